@@ -1,0 +1,23 @@
+"""mxcompat: the Apache MXNet 1.x Python API on PyTorch.
+
+``import mxcompat as mx`` gives MXNet's namespaces. To run an unchanged ``import mxnet`` script, use
+``python -m mxcompat script.py`` or call :func:`mxcompat.install_alias` first.
+"""
+__version__ = '0.1.0'
+
+from . import base  # noqa: F401
+from .base import MXNetError  # noqa: F401
+from .context import Context, cpu, gpu, cpu_pinned, num_gpus, gpu_memory_info, current_context  # noqa: F401
+from . import context, engine, autograd  # noqa: F401
+from . import ndarray  # noqa: F401
+from . import ndarray as nd  # noqa: F401
+from . import random  # noqa: F401
+from . import test_utils  # noqa: F401
+from ._alias import install_alias  # noqa: F401
+from . import _planned
+
+_planned.install(globals())
+
+
+def __getattr__(name):
+    return _planned.missing(name)

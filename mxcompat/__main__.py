@@ -1,0 +1,33 @@
+"""``python -m mxcompat script.py [args...]``: run an unchanged ``import mxnet`` script on mxcompat."""
+import os
+import runpy
+import sys
+
+USAGE = 'usage: python -m mxcompat script.py [args ...]   (runs an `import mxnet` script on mxcompat)'
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ('-h', '--help'):
+        print(USAGE)
+        return 0 if argv else 2
+    if argv[0] == '-c' and len(argv) > 1:
+        from . import install_alias
+        install_alias(force=True)
+        sys.argv = ['-c'] + argv[2:]
+        exec(compile(argv[1], '<string>', 'exec'), {'__name__': '__main__'})  # noqa: S102
+        return 0
+    script = argv[0]
+    if not os.path.exists(script):
+        print('mxcompat: cannot open %r: no such file' % script, file=sys.stderr)
+        return 2
+    from . import install_alias
+    install_alias(force=True)
+    sys.argv = argv
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name='__main__')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""Lets ``import mxnet`` (and ``import mxnet.gluon`` ...) give mxcompat's very module objects."""
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+
+class _MXNetAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``mxnet`` / ``mxnet.X`` and loads them as ``mxcompat`` / ``mxcompat.X``."""
+
+    @staticmethod
+    def _target(name):
+        return 'mxcompat' + name[len('mxnet'):]
+
+    def find_spec(self, name, path=None, target=None):
+        if name != 'mxnet' and not name.startswith('mxnet.'):
+            return None
+        real = self._target(name)
+        mod = sys.modules.get(real)
+        if mod is None:
+            try:
+                spec = importlib.util.find_spec(real)
+            except (ImportError, ValueError):
+                return None
+            if spec is None:
+                return None
+            is_pkg = spec.submodule_search_locations is not None
+        else:
+            is_pkg = hasattr(mod, '__path__')
+        return importlib.util.spec_from_loader(name, self, is_package=is_pkg)
+
+    def create_module(self, spec):
+        return importlib.import_module(self._target(spec.name))
+
+    def exec_module(self, module):
+        # The module object is mxcompat's own, already executed; keep its own spec.
+        real = sys.modules.get(module.__name__)
+        if real is not None and getattr(real, '__spec__', None) is not None:
+            module.__spec__ = real.__spec__
+
+
+def install_alias(force=False):
+    """Make ``import mxnet`` resolve to mxcompat.
+
+    If a real ``mxnet`` is importable it is left alone unless ``force=True`` (``python -m mxcompat`` forces).
+    """
+    if any(isinstance(f, _MXNetAlias) for f in sys.meta_path):
+        return True
+    if not force and 'mxnet' not in sys.modules:
+        try:
+            real = importlib.util.find_spec('mxnet')
+        except (ImportError, ValueError):
+            real = None
+        if real is not None:
+            return False
+    if force:
+        for k in [k for k in sys.modules if k == 'mxnet' or k.startswith('mxnet.')]:
+            mod = sys.modules[k]
+            if not getattr(mod, '__name__', '').startswith('mxcompat'):
+                del sys.modules[k]
+    sys.meta_path.insert(0, _MXNetAlias())
+    return True

@@ -1,0 +1,38 @@
+"""MXNet namespaces mxcompat does not provide yet: using one raises an error that names it."""
+import importlib
+
+from .base import unsupported
+
+# MXNet top-level name -> (module path inside mxcompat, alias attribute names)
+NAMESPACES = {
+    'symbol': ('symbol', ('sym',)), 'gluon': ('gluon', ()), 'module': ('module', ('mod',)),
+    'kvstore': ('kvstore', ('kv',)), 'initializer': ('initializer', ('init',)), 'optimizer': ('optimizer', ()),
+    'metric': ('metric', ()), 'lr_scheduler': ('lr_scheduler', ()), 'callback': ('callback', ()),
+    'io': ('io', ()), 'recordio': ('recordio', ()), 'model': ('model', ()), 'visualization': ('visualization',
+                                                                                               ('viz',)),
+    'image': ('image', ('img',)), 'name': ('name', ()), 'attribute': ('attribute', ()), 'executor': ('executor', ()),
+    'profiler': ('profiler', ()), 'util': ('util', ()), 'rnn': ('rnn', ()), 'monitor': ('monitor', ()),
+    'contrib': ('contrib', ()), 'operator': ('operator', ()),
+}
+_ALIASES = {alias: ns for ns, (_, aliases) in NAMESPACES.items() for alias in aliases}
+
+
+def install(g):
+    """Import each namespace that exists in the package and bind it (and its aliases) in ``g``."""
+    for ns, (path, aliases) in NAMESPACES.items():
+        try:
+            mod = importlib.import_module('mxcompat.' + path)
+        except ModuleNotFoundError as e:
+            if e.name != 'mxcompat.' + path:
+                raise
+            continue
+        g[ns] = mod
+        for a in aliases:
+            g[a] = mod
+
+
+def missing(name):
+    ns = _ALIASES.get(name, name)
+    if ns in NAMESPACES:
+        raise unsupported('mx.' + name, 'the namespace', 'it is not implemented in this version of mxcompat')
+    raise AttributeError("module 'mxnet' has no attribute %r" % name)

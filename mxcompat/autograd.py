@@ -1,0 +1,265 @@
+"""MXNet's imperative autograd (``mx.autograd``) on torch autograd.
+
+Differs from MXNet: gradients are computed by torch's autograd engine. Recording state and training state are
+per thread, as in MXNet. Outside ``record()`` results are detached from any graph, so calling ``backward`` on them
+raises ``MXNetError`` as MXNet does.
+"""
+import threading
+
+import torch
+
+from .base import MXNetError, MXNetValueError
+
+__all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training', 'set_recording',
+           'set_training', 'mark_variables', 'backward', 'grad', 'get_symbol', 'Function']
+
+
+class _State(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.recording = False
+        self.training = False
+        self.in_grad = False  # inside autograd.grad(): leaf 'write' hooks must not clear .grad buffers
+
+
+STATE = _State()
+
+
+def set_recording(is_recording):
+    """Set recording on/off; returns the previous state."""
+    prev = STATE.recording
+    STATE.recording = bool(is_recording)
+    return prev
+
+
+def set_training(train_mode):
+    """Set training mode on/off; returns the previous state."""
+    prev = STATE.training
+    STATE.training = bool(train_mode)
+    return prev
+
+
+def is_recording():
+    return STATE.recording
+
+
+def is_training():
+    return STATE.training
+
+
+class _Scope:
+    """``with``-block that sets recording/training and torch's grad mode, restoring them on exit."""
+
+    def __init__(self, is_record, train_mode):
+        self._rec = is_record
+        self._train = train_mode
+        self._prev = None
+
+    def __enter__(self):
+        st = STATE
+        self._prev = (st.recording, st.training, torch.is_grad_enabled())
+        if self._rec is not None:
+            st.recording = self._rec
+            torch.set_grad_enabled(self._rec)
+        if self._train is not None:
+            st.training = self._train
+        return self
+
+    def __exit__(self, *exc):
+        st = STATE
+        st.recording, st.training, grad = self._prev
+        torch.set_grad_enabled(grad)
+
+
+def record(train_mode=True):
+    """Record operations for gradient computation (``train_mode`` sets training behaviour of Dropout/BatchNorm)."""
+    return _Scope(True, train_mode)
+
+
+def pause(train_mode=False):
+    """Stop recording inside a ``record()`` block."""
+    return _Scope(False, train_mode)
+
+
+def train_mode():
+    """Training behaviour for Dropout/BatchNorm without changing recording."""
+    return _Scope(None, True)
+
+
+def predict_mode():
+    """Inference behaviour for Dropout/BatchNorm without changing recording."""
+    return _Scope(None, False)
+
+
+# ---- variables ---------------------------------------------------------------------------------------------------
+_GRAD_REQS = ('write', 'add', 'null')
+
+
+def _write_hook(tensor_ref):
+    # Runs on the summed incoming gradient of a leaf before torch accumulates it: clearing the buffer first makes
+    # torch's accumulation a plain write, which is MXNet's grad_req='write'.
+    def hook(g):
+        if not STATE.in_grad:
+            t = tensor_ref()
+            if t is not None and t.grad is not None:
+                t.grad.zero_()
+        return g
+    return hook
+
+
+def _attach(arr, grad_req='write', grad_buf=None):
+    """Make NDArray ``arr`` a variable with a gradient buffer (``grad_buf`` tensor, or zeros)."""
+    import weakref
+    if grad_req not in _GRAD_REQS:
+        raise MXNetValueError("grad_req must be one of 'write', 'add', 'null'; got %r" % (grad_req,))
+    t = arr._t
+    if t.grad_fn is not None or t.requires_grad:
+        t = t.detach()  # a new variable: cut it from any earlier graph (data stays shared)
+    if grad_req == 'null':
+        arr._t = t
+        t._mx_grad_req = 'null'
+        return
+    if not (t.is_floating_point() or t.is_complex()):
+        raise MXNetError('attach_grad: gradients need a floating-point array, got dtype %s' % (t.dtype,))
+    t.requires_grad_(True)
+    with torch.no_grad():
+        t.grad = torch.zeros_like(t) if grad_buf is None else grad_buf
+    t._mx_grad_req = grad_req
+    if grad_req == 'write':
+        t.register_hook(_write_hook(weakref.ref(t)))
+    arr._t = t
+
+
+def mark_variables(variables, gradients, grad_reqs='write'):
+    """Mark NDArrays as variables whose gradients go into the given NDArrays (shared buffers)."""
+    from .ndarray.ndarray import NDArray
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    if len(variables) != len(gradients) or len(variables) != len(grad_reqs):
+        raise MXNetValueError('mark_variables: variables, gradients and grad_reqs must have equal lengths')
+    for v, g, r in zip(variables, gradients, grad_reqs):
+        _attach(v, r, None if g is None else g._t)
+
+
+def _heads(heads, head_grads):
+    from .ndarray.ndarray import NDArray
+    if isinstance(heads, NDArray):
+        heads = [heads]
+        head_grads = None if head_grads is None else ([head_grads] if isinstance(head_grads, NDArray)
+                                                         else head_grads)
+    heads = list(heads)
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    head_grads = list(head_grads)
+    if len(head_grads) != len(heads):
+        raise MXNetValueError('backward: heads and head_grads must have the same length')
+    ts, gs = [], []
+    for h, g in zip(heads, head_grads):
+        t = h._t
+        if not t.requires_grad:
+            raise MXNetError('Cannot differentiate node because it is not in a computational graph. You need to '
+                             'set is_recording to true or use autograd.record() to save computational graphs for '
+                             'backward. If you want to differentiate the same graph twice, you need to pass '
+                             'retain_graph=True to backward.')
+        ts.append(t)
+        gs.append(torch.ones_like(t) if g is None else g._t.to(t.dtype))
+    return ts, gs
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
+    """Compute gradients of ``heads`` into the ``.grad`` of the marked variables."""
+    ts, gs = _heads(heads, head_grads)
+    prev = STATE.training
+    STATE.training = train_mode
+    try:
+        torch.autograd.backward(ts, gs, retain_graph=retain_graph)
+    except RuntimeError as e:
+        raise MXNetError('autograd.backward: %s' % str(e).splitlines()[0]) from None
+    finally:
+        STATE.training = prev
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):
+    """Gradients of ``heads`` with respect to ``variables``, returned as new NDArrays (``.grad`` untouched)."""
+    from .ndarray.ndarray import NDArray, _wrap
+    ts, gs = _heads(heads, head_grads)
+    single = isinstance(variables, NDArray)
+    vs = [variables] if single else list(variables)
+    if retain_graph is None:
+        retain_graph = create_graph
+    prev = STATE.training, STATE.in_grad
+    STATE.training, STATE.in_grad = train_mode, True
+    try:
+        with torch.set_grad_enabled(create_graph):
+            res = torch.autograd.grad(ts, [v._t for v in vs], gs, retain_graph=retain_graph,
+                                      create_graph=create_graph, allow_unused=True)
+    except RuntimeError as e:
+        raise MXNetError('autograd.grad: %s' % str(e).splitlines()[0]) from None
+    finally:
+        STATE.training, STATE.in_grad = prev
+    out = []
+    for v, r in zip(vs, res):
+        if r is None:
+            r = torch.zeros_like(v._t)
+        out.append(_wrap(r, v._ctx) if create_graph else NDArray._from_tensor(r.detach(), v._ctx))
+    return out
+
+
+def get_symbol(x):
+    """Not available: torch autograd keeps no MXNet symbol of the recorded graph."""
+    from .base import unsupported
+    raise unsupported('mx.autograd.get_symbol', 'retrieving the recorded graph as a Symbol',
+                      'trace the computation with a HybridBlock instead')
+
+
+class Function:
+    """Custom differentiable function: subclass with ``forward(self, *inputs)`` and ``backward(self, *grads)``
+    working on NDArrays, as in MXNet."""
+
+    def __init__(self):
+        self._saved = ()
+
+    def save_for_backward(self, *args):
+        self._saved = args
+
+    @property
+    def saved_tensors(self):
+        return self._saved
+
+    def __call__(self, *inputs):
+        from .ndarray.ndarray import NDArray, _wrap
+        func = self
+
+        class _Fn(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, *ts):
+                with pause(STATE.training):
+                    outs = func.forward(*[NDArray._from_tensor(t, a._ctx) for t, a in zip(ts, inputs)])
+                single = isinstance(outs, NDArray)
+                ctx._single = single
+                outs = (outs,) if single else tuple(outs)
+                ctx._ctxs = [o._ctx for o in outs]
+                return tuple(o._t for o in outs) if not single else outs[0]._t
+
+            @staticmethod
+            def backward(ctx, *gs):
+                with pause(STATE.training):
+                    grads = func.backward(*[NDArray._from_tensor(g.contiguous(), c)
+                                            for g, c in zip(gs, ctx._ctxs)])
+                grads = (grads,) if isinstance(grads, NDArray) else tuple(grads)
+                return tuple(None if g is None else g._t for g in grads)
+
+        res = _Fn.apply(*[i._t for i in inputs])
+        ctx = inputs[0]._ctx if inputs else None
+        if isinstance(res, tuple):
+            return [_wrap(r, ctx) for r in res]
+        return _wrap(res, ctx)
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        raise NotImplementedError
+

@@ -1,0 +1,211 @@
+"""Errors and small helpers shared across mxcompat (MXNet's ``mxnet.base``).
+
+Differs from MXNet: besides ``MXNetError`` (a ``RuntimeError``), errors that MXNet's C++ core reports as
+``ValueError``/``TypeError``/``IndexError``/``NotImplementedError`` are raised here as classes that subclass
+*both* ``MXNetError`` and the matching Python error, so either ``except`` clause catches them.
+"""
+import ast
+import os
+
+import numpy as np
+
+__all__ = ['MXNetError', 'MXNetValueError', 'MXNetTypeError', 'MXNetIndexError', 'MXNetNotImplementedError',
+           'NotImplementedForSymbol', 'NotSupportedForSparseNDArray', 'string_types', 'numeric_types',
+           'integer_types', 'py_str', 'data_dir']
+
+string_types = (str,)
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.integer)
+py_str = lambda x: x.decode('utf-8') if isinstance(x, bytes) else x  # noqa: E731
+
+
+class MXNetError(RuntimeError):
+    """The error MXNet raises; a ``RuntimeError``."""
+
+
+class MXNetValueError(MXNetError, ValueError):
+    """An ``MXNetError`` that is also a ``ValueError`` (bad argument value)."""
+
+
+class MXNetTypeError(MXNetError, TypeError):
+    """An ``MXNetError`` that is also a ``TypeError`` (bad argument type or dtype)."""
+
+
+class MXNetIndexError(MXNetError, IndexError):
+    """An ``MXNetError`` that is also an ``IndexError``."""
+
+
+class MXNetNotImplementedError(MXNetError, NotImplementedError):
+    """Raised for an MXNet API or argument that mxcompat does not support (yet); the message names it."""
+
+
+class NotImplementedForSymbol(MXNetError):
+    """Raised when a function is called on a Symbol that only works on NDArray."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__ if callable(function) else str(function)
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = 'Function {}'.format(self.function)
+        if self.alias:
+            msg += ' (namely operator "{}")'.format(self.alias)
+        if self.args:
+            msg += ' with arguments ({})'.format(', '.join(self.args))
+        return msg + ' is not implemented for Symbol and only available in NDArray.'
+
+
+class NotSupportedForSparseNDArray(MXNetError):
+    """Raised when a function is called on a sparse NDArray that only works on dense ones."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__ if callable(function) else str(function)
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = 'Function {}'.format(self.function)
+        if self.alias:
+            msg += ' (namely operator "{}")'.format(self.alias)
+        if self.args:
+            msg += ' with arguments ({})'.format(', '.join(self.args))
+        return msg + ' is not supported for SparseNDArray and only available in NDArray.'
+
+
+def unsupported(api, what, why=''):
+    """Build the error for a known gap: names the MXNet API and the argument or feature."""
+    return MXNetNotImplementedError('%s: %s is not supported by mxcompat%s' % (api, what, ('; ' + why) if why else ''))
+
+
+def data_dir_default():
+    """MXNet's default data directory (``~/.mxnet``)."""
+    return os.path.join(os.path.expanduser('~'), '.mxnet')
+
+
+def data_dir():
+    """The data directory: ``$MXNET_HOME`` or ``~/.mxnet``."""
+    return os.getenv('MXNET_HOME', data_dir_default())
+
+
+def _as_list(obj):
+    """A list/tuple stays as it is; anything else becomes a one-element list."""
+    return obj if isinstance(obj, (list, tuple)) else [obj]
+
+
+# ---- MXNet-style attribute parsing: operators accept attributes as Python values or as the strings
+# ---- that symbol JSON stores ('(2, 3)', 'True', '0.5', 'float32', 'None').
+
+def parse_bool(v):
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in ('true', '1'):
+            return True
+        if s in ('false', '0'):
+            return False
+        raise MXNetValueError('Invalid boolean attribute %r' % v)
+    return bool(v)
+
+
+def parse_tuple(v, allow_none=True):
+    """'(2, 3)', '[2,3]', '2', (2, 3), 2 -> (2, 3) / (2,); 'None' -> None."""
+    if v is None:
+        return None
+    if isinstance(v, str):
+        s = v.strip()
+        if s in ('None', ''):
+            return None if allow_none else ()
+        v = ast.literal_eval(s.replace('L', '') if s[-1:] in ')]' else s)
+    if isinstance(v, (int, np.integer)):
+        return (int(v),)
+    return tuple(None if x is None else int(x) for x in v)
+
+
+def parse_float_tuple(v):
+    if v is None:
+        return None
+    if isinstance(v, str):
+        s = v.strip()
+        if s in ('None', ''):
+            return None
+        v = ast.literal_eval(s)
+    if isinstance(v, (int, float, np.number)):
+        return (float(v),)
+    return tuple(float(x) for x in v)
+
+
+def parse_optional_int(v):
+    if v is None or (isinstance(v, str) and v.strip() in ('None', '')):
+        return None
+    return int(float(v)) if isinstance(v, str) else int(v)
+
+
+def parse_optional_float(v):
+    if v is None or (isinstance(v, str) and v.strip() in ('None', '')):
+        return None
+    return float(v)
+
+
+def parse_int_or_tuple(v):
+    """An axis argument: int, tuple of ints, '(0,1)', '1', 'None' or ()."""
+    if v is None:
+        return None
+    if isinstance(v, str):
+        s = v.strip()
+        if s in ('None', ''):
+            return None
+        v = ast.literal_eval(s)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return tuple(int(x) for x in v)
+
+
+# ---- dtypes: MXNet names them as numpy types ('float32', np.float32, np.dtype); data lives in torch dtypes.
+import torch  # noqa: E402  (kept below the pure-Python helpers on purpose: they are usable without torch)
+
+_NP2TORCH = {
+    np.dtype('float32'): torch.float32, np.dtype('float64'): torch.float64, np.dtype('float16'): torch.float16,
+    np.dtype('uint8'): torch.uint8, np.dtype('int8'): torch.int8, np.dtype('int16'): torch.int16,
+    np.dtype('int32'): torch.int32, np.dtype('int64'): torch.int64, np.dtype('bool'): torch.bool,
+    np.dtype('uint16'): torch.uint16, np.dtype('uint32'): torch.uint32, np.dtype('uint64'): torch.uint64,
+}
+_TORCH2NP = {v: k.type for k, v in _NP2TORCH.items()}
+_TORCH2NP[torch.bfloat16] = np.float32  # numpy has no bfloat16; reported as its storage-free float32 cousin
+_NAME2TORCH = {k.name: v for k, v in _NP2TORCH.items()}
+_NAME2TORCH['bfloat16'] = torch.bfloat16
+# MXNet's integer dtype flags (mshadow type codes), used by the file formats and infer_type.
+DTYPE_MX2NP = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.int32, 5: np.int8, 6: np.int64,
+               7: np.bool_, 8: np.int16, 9: np.uint16, 10: np.uint32, 11: np.uint64}
+DTYPE_NP2MX = {np.dtype(v): k for k, v in DTYPE_MX2NP.items()}
+FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+
+
+def to_torch_dtype(dtype, default=torch.float32):
+    """Any MXNet dtype spelling (None, 'float32', np.float32, np.dtype, torch.dtype, bool) -> torch.dtype."""
+    if dtype is None:
+        return default
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if isinstance(dtype, str):
+        t = _NAME2TORCH.get(dtype)
+        if t is None:
+            if dtype in ('None', ''):
+                return default
+            raise MXNetTypeError('Unknown dtype %r; MXNet accepts %s' % (dtype, ', '.join(sorted(_NAME2TORCH))))
+        return t
+    try:
+        return _NP2TORCH[np.dtype(dtype)]
+    except (TypeError, KeyError):
+        raise MXNetTypeError('Unknown dtype %r' % (dtype,)) from None
+
+
+def to_np_dtype(tdtype):
+    """torch.dtype -> the numpy type class MXNet reports (np.float32, ...)."""
+    return _TORCH2NP[tdtype]
+
+
+def dtype_name(tdtype):
+    """torch.dtype -> MXNet's name for it ('float32')."""
+    return 'bfloat16' if tdtype is torch.bfloat16 else np.dtype(_TORCH2NP[tdtype]).name

@@ -1,0 +1,1 @@
+"""``mx.nd._internal``: operators filed under this namespace (filled from the registry by ``op.py``)."""

@@ -1,0 +1,804 @@
+"""NDArray: MXNet's n-dimensional array, wrapping one ``torch.Tensor``.
+
+Differs from MXNet: data lives in a torch tensor (``NDArray.to_torch()`` gives it without a copy); ``cpu(i)``
+labels are kept but all share the torch CPU device. Arithmetic follows MXNet's rules, not torch's: both operands
+of a binary op must have the same dtype, a Python scalar is cast to the array's dtype, integer division
+truncates, comparisons return the input dtype, and a result with no axes is given shape ``(1,)``.
+"""
+import numpy as np
+import torch
+
+from .. import autograd as _ag
+from .. import engine
+from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
+                    to_np_dtype, dtype_name)
+from ..context import Context, current_context, cpu
+
+__all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye', 'linspace', 'concatenate',
+           'waitall', 'moveaxis', 'from_numpy', 'from_torch', 'from_dlpack', 'to_dlpack_for_read',
+           'to_dlpack_for_write', 'onehot_encode']
+
+_STATE = _ag.STATE
+_object_new = object.__new__
+_INT_SCALAR = (int, np.integer)
+
+
+def _wrap(t, ctx):
+    """A new NDArray around tensor ``t``. Outside ``autograd.record()`` the result carries no graph (MXNet)."""
+    if t.requires_grad and not _STATE.recording:
+        t = t.detach()
+    a = _object_new(NDArray)
+    a._t = t
+    a._ctx = ctx
+    return a
+
+
+def _scalar_for(t, s):
+    """MXNet casts a Python scalar to the array's dtype before a scalar op (so int32 * 2.5 multiplies by 2)."""
+    if t.is_floating_point():
+        return s
+    if isinstance(s, bool):
+        return int(s)
+    if isinstance(s, _INT_SCALAR):
+        return s
+    if isinstance(s, (float, np.floating)):
+        return int(s) if t.dtype is not torch.bool else bool(s)
+    raise MXNetTypeError('type %s not supported' % type(s))
+
+
+def _broadcast_error(op, a, b, e):
+    msg = str(e)
+    if 'must match the size' in msg or 'broadcast' in msg or 'expanded size' in msg:
+        return MXNetValueError('Operator %s: operands could not be broadcast together with shapes %s %s'
+                               % (op, list(a.shape), list(b.shape)))
+    return MXNetError('Operator %s: %s' % (op, msg.splitlines()[0]))
+
+
+def _binary(self, other, fn, op, rfn=None):
+    """``self (op) other`` with MXNet's rules; ``rfn`` for scalar ops whose torch form needs the scalar first."""
+    t = self._t
+    if type(other) is NDArray:
+        o = other._t
+        if o.dtype is not t.dtype:
+            raise MXNetTypeError('Operator %s: Incompatible attr in node at 1-th input: expected %s, got %s'
+                                 % (op, dtype_name(t.dtype), dtype_name(o.dtype)))
+        try:
+            return _wrap(fn(t, o), self._ctx)
+        except RuntimeError as e:
+            raise _broadcast_error(op, t, o, e) from None
+    if isinstance(other, numeric_types):
+        return _wrap(fn(t, _scalar_for(t, other)), self._ctx)
+    if isinstance(other, NDArray):  # a subclass (sparse)
+        return _binary(self, other.tostype('default'), fn, op)
+    if isinstance(other, np.ndarray):
+        return _binary(self, array(other, ctx=self._ctx, dtype=self.dtype), fn, op)
+    raise MXNetTypeError('type %s not supported' % str(type(other)))
+
+
+def _rbinary(self, other, fn, op):
+    """``other (op) self`` for a scalar ``other``."""
+    t = self._t
+    if isinstance(other, numeric_types):
+        s = _scalar_for(t, other)
+        return _wrap(fn(torch.full((), s, dtype=t.dtype, device=t.device), t), self._ctx)
+    if isinstance(other, np.ndarray):
+        return _binary(array(other, ctx=self._ctx, dtype=self.dtype), self, fn, op)
+    raise MXNetTypeError('type %s not supported' % str(type(other)))
+
+
+def _inplace(self, other, fn_, op):
+    t = self._t
+    if type(other) is NDArray:
+        o = other._t
+        if o.dtype is not t.dtype:
+            raise MXNetTypeError('Operator %s: Incompatible attr in node at 1-th input: expected %s, got %s'
+                                 % (op, dtype_name(t.dtype), dtype_name(o.dtype)))
+    elif isinstance(other, numeric_types):
+        o = _scalar_for(t, other)
+    elif isinstance(other, np.ndarray):
+        o = torch.as_tensor(other, dtype=t.dtype, device=t.device)
+    else:
+        raise MXNetTypeError('type %s not supported' % str(type(other)))
+    try:
+        if t.requires_grad and not _STATE.recording:
+            with torch.no_grad():
+                fn_(t, o)
+        else:
+            fn_(t, o)
+    except RuntimeError as e:
+        raise _broadcast_error(op, t, o if isinstance(o, torch.Tensor) else torch.empty(()), e) from None
+    return self
+
+
+def _div(a, b):
+    if isinstance(a, torch.Tensor) and not a.is_floating_point():
+        return torch.div(a, b, rounding_mode='trunc')
+    return torch.div(a, b)
+
+
+def _div_(a, b):
+    if a.is_floating_point():
+        return a.div_(b)
+    return a.div_(b, rounding_mode='trunc')
+
+
+def _cmp(fn):
+    def f(a, b):
+        return fn(a, b).to(a.dtype)
+    return f
+
+
+_eq, _ne, _gt, _ge, _lt, _le = (_cmp(torch.eq), _cmp(torch.ne), _cmp(torch.gt), _cmp(torch.ge), _cmp(torch.lt),
+                                _cmp(torch.le))
+
+
+def _rsub(a, b):
+    return torch.sub(b, a)
+
+
+class NDArray:
+    """An n-dimensional array on a context, wrapping a ``torch.Tensor`` (``to_torch()``)."""
+
+    __slots__ = ('_t', '_ctx', '__weakref__')
+    __array_priority__ = 1000.0  # numpy defers to our reflected operators
+
+    # -- construction ------------------------------------------------------------------------------------------
+    def __init__(self, tensor, ctx=None):
+        if not isinstance(tensor, torch.Tensor):
+            raise MXNetTypeError('NDArray(tensor): expected a torch.Tensor, got %s; use mx.nd.array() to convert'
+                                 % type(tensor).__name__)
+        self._t = tensor
+        self._ctx = ctx if ctx is not None else _ctx_of_tensor(tensor)
+
+    @staticmethod
+    def _from_tensor(t, ctx):
+        a = _object_new(NDArray)
+        a._t = t
+        a._ctx = ctx
+        return a
+
+    def to_torch(self):
+        """The underlying ``torch.Tensor`` (no copy). mxcompat only."""
+        return self._t
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        # An NDArray passed to a torch function behaves as its tensor; results stay plain tensors.
+        def unwrap(x):
+            if isinstance(x, NDArray):
+                return x._t
+            if isinstance(x, (list, tuple)):
+                return type(x)(unwrap(i) for i in x)
+            return x
+        return func(*unwrap(args), **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._t.detach().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.asnumpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    # -- properties ---------------------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return tuple(self._t.shape)
+
+    @property
+    def size(self):
+        return self._t.numel()
+
+    @property
+    def ndim(self):
+        return self._t.dim()
+
+    @property
+    def dtype(self):
+        return to_np_dtype(self._t.dtype)
+
+    @property
+    def context(self):
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def stype(self):
+        return 'default'
+
+    @property
+    def handle(self):
+        return self._t
+
+    @property
+    def writable(self):
+        return True
+
+    @property
+    def T(self):
+        if self._t.dim() < 2:
+            return self
+        return _wrap(self._t.permute(*range(self._t.dim() - 1, -1, -1)).contiguous(), self._ctx)
+
+    @property
+    def grad(self):
+        g = self._t.grad if self._t.requires_grad else None
+        return None if g is None else NDArray._from_tensor(g, self._ctx)
+
+    @property
+    def _fresh_grad(self):
+        return bool(getattr(self._t, '_mx_fresh_grad', False))
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, state):
+        self._t._mx_fresh_grad = bool(state)
+
+    # -- conversion ---------------------------------------------------------------------------------------------
+    def asnumpy(self):
+        """A numpy copy of the data (waits for pending work)."""
+        t = self._t.detach()
+        if t.dtype is torch.bfloat16:
+            t = t.float()
+        if t.device.type != 'cpu':
+            return t.cpu().numpy()
+        return t.numpy().copy()
+
+    def asscalar(self):
+        if self._t.numel() != 1 or self._t.dim() > 1 and self.shape != (1,) * self._t.dim():
+            raise MXNetValueError('The current array is not a scalar')
+        if self._t.dim() > 1:
+            raise MXNetValueError('The current array is not a scalar')
+        return self.asnumpy().reshape(())[()]
+
+    def astype(self, dtype, copy=True):
+        """A copy converted to ``dtype`` (with ``copy=False`` and the same dtype, ``self``)."""
+        td = to_torch_dtype(dtype)
+        if not copy and td is self._t.dtype:
+            return self
+        return _wrap(self._t.to(td, copy=True), self._ctx)
+
+    def copy(self):
+        return _wrap(self._t.clone(), self._ctx)
+
+    def copyto(self, other):
+        """Copy into NDArray ``other`` (returned), or to a new array on Context ``other``."""
+        if isinstance(other, NDArray):
+            if other is self:
+                return self  # MXNet warns and does nothing
+            if other.shape != self.shape:
+                raise MXNetValueError('copyto: shape mismatch %s vs %s' % (self.shape, other.shape))
+            ot = other._t
+            with torch.no_grad() if not _STATE.recording else _NULL:
+                ot.copy_(self._t)
+            return other
+        if isinstance(other, Context):
+            return _wrap(self._t.to(other.torch_device, copy=True), other)
+        raise MXNetTypeError('copyto does not support type ' + str(type(other)))
+
+    def as_in_context(self, context):
+        """``self`` if already on ``context``, else a copy there."""
+        if self._ctx == context:
+            return self
+        return self.copyto(context)
+
+    as_in_ctx = as_in_context
+
+    def tostype(self, stype):
+        if stype == 'default':
+            return self
+        from . import sparse
+        return sparse.cast_storage(self, stype)
+
+    def wait_to_read(self):
+        engine.wait_tensor(self._t)
+
+    def wait_to_write(self):
+        engine.wait_tensor(self._t)
+
+    def detach(self):
+        return NDArray._from_tensor(self._t.detach(), self._ctx)
+
+    def attach_grad(self, grad_req='write', stype=None):
+        """Attach a zero gradient buffer (``grad_req`` 'write', 'add' or 'null'). ``stype`` other than default
+        is not supported."""
+        if stype not in (None, 'default'):
+            from ..base import unsupported
+            raise unsupported('NDArray.attach_grad', "stype=%r" % stype, 'gradients are stored dense')
+        _ag._attach(self, grad_req)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        _ag.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+    def to_dlpack_for_read(self):
+        return torch.utils.dlpack.to_dlpack(self._t.detach())
+
+    def to_dlpack_for_write(self):
+        return torch.utils.dlpack.to_dlpack(self._t.detach())
+
+    # -- printing, hashing, pickling ------------------------------------------------------------------------------
+    def __repr__(self):
+        shape_info = 'x'.join('%d' % x for x in self.shape)
+        return '\n%s\n<%s %s @%s>' % (str(self.asnumpy()), self.__class__.__name__, shape_info, self._ctx)
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self) // 16
+
+    def __reduce__(self):
+        return (_unpickle, (self.asnumpy(), self._ctx.device_type, self._ctx.device_id))
+
+    def __setstate__(self, state):
+        # Pickles written by real MXNet carry {'handle': raw NDArray bytes}.
+        from . import _codec
+        raw = state.get('handle') if isinstance(state, dict) else None
+        if raw is None:
+            raise MXNetError('NDArray: cannot unpickle state of type %s' % type(state).__name__)
+        t = _codec.loads_record(raw)
+        self._t = t
+        self._ctx = cpu(0)
+
+    # -- python protocol ----------------------------------------------------------------------------------------
+    def __len__(self):
+        if self._t.dim() == 0:
+            raise TypeError('len() of unsized object')
+        return self._t.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self):
+        n = self._t.numel()
+        if n == 0:
+            return False
+        if n == 1:
+            return bool(self._t.reshape(()).item())
+        raise MXNetValueError('The truth value of an NDArray with multiple elements is ambiguous.')
+
+    __nonzero__ = __bool__
+
+    def __float__(self):
+        return float(self.asscalar())
+
+    def __int__(self):
+        return int(self.asscalar())
+
+    def __index__(self):
+        if self._t.dtype.is_floating_point:
+            raise TypeError('only integer arrays can be converted to an index')
+        return int(self.asscalar())
+
+    # -- arithmetic --------------------------------------------------------------------------------------------
+    def __add__(self, other):
+        return _binary(self, other, torch.add, 'broadcast_add')
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return _binary(self, other, torch.sub, 'broadcast_sub')
+
+    def __rsub__(self, other):
+        return _rbinary(self, other, torch.sub, '_rminus_scalar')
+
+    def __mul__(self, other):
+        return _binary(self, other, torch.mul, 'broadcast_mul')
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return _binary(self, other, _div, 'broadcast_div')
+
+    def __rtruediv__(self, other):
+        return _rbinary(self, other, _div, '_rdiv_scalar')
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __mod__(self, other):
+        return _binary(self, other, torch.remainder, 'broadcast_mod')
+
+    def __rmod__(self, other):
+        return _rbinary(self, other, torch.remainder, '_rmod_scalar')
+
+    def __pow__(self, other):
+        return _binary(self, other, torch.pow, 'broadcast_power')
+
+    def __rpow__(self, other):
+        return _rbinary(self, other, torch.pow, '_rpower_scalar')
+
+    def __neg__(self):
+        return _wrap(torch.neg(self._t), self._ctx)
+
+    def __abs__(self):
+        return _wrap(torch.abs(self._t), self._ctx)
+
+    def __iadd__(self, other):
+        return _inplace(self, other, torch.Tensor.add_, 'broadcast_add')
+
+    def __isub__(self, other):
+        return _inplace(self, other, torch.Tensor.sub_, 'broadcast_sub')
+
+    def __imul__(self, other):
+        return _inplace(self, other, torch.Tensor.mul_, 'broadcast_mul')
+
+    def __itruediv__(self, other):
+        return _inplace(self, other, _div_, 'broadcast_div')
+
+    __idiv__ = __itruediv__
+
+    def __imod__(self, other):
+        return _inplace(self, other, torch.Tensor.remainder_, 'broadcast_mod')
+
+    def __eq__(self, other):
+        if other is None:
+            raise MXNetTypeError("type %s not supported" % type(None))
+        return _binary(self, other, _eq, 'broadcast_equal')
+
+    def __ne__(self, other):
+        if other is None:
+            raise MXNetTypeError("type %s not supported" % type(None))
+        return _binary(self, other, _ne, 'broadcast_not_equal')
+
+    def __gt__(self, other):
+        return _binary(self, other, _gt, 'broadcast_greater')
+
+    def __ge__(self, other):
+        return _binary(self, other, _ge, 'broadcast_greater_equal')
+
+    def __lt__(self, other):
+        return _binary(self, other, _lt, 'broadcast_lesser')
+
+    def __le__(self, other):
+        return _binary(self, other, _le, 'broadcast_lesser_equal')
+
+    # -- indexing ----------------------------------------------------------------------------------------------
+    def __getitem__(self, key):
+        t = self._t
+        if type(key) is int:
+            n = t.shape[0] if t.dim() else 0
+            if not -n <= key < n:
+                raise MXNetIndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
+            r = t[key]
+            if r.dim() == 0:
+                r = r.reshape(1)
+            return _wrap(r, self._ctx)
+        k = _index_key(key, t)
+        try:
+            r = t[k]
+        except IndexError as e:
+            raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
+        except (RuntimeError, TypeError) as e:
+            raise MXNetIndexError('NDArray of shape %s: invalid index %r (%s)' % (self.shape, key, e)) from None
+        if r.dim() == 0:
+            r = r.reshape(1)
+        elif not r.is_contiguous():
+            r = r.contiguous()  # MXNet copies for non-contiguous slices; only contiguous basic slices are views
+        return _wrap(r, self._ctx)
+
+    def __setitem__(self, key, value):
+        t = self._t
+        if isinstance(value, NDArray):
+            v = value._t
+            if v.dtype is not t.dtype:
+                v = v.to(t.dtype)
+        elif isinstance(value, numeric_types):
+            v = value
+        elif isinstance(value, (np.ndarray, list, tuple)):
+            v = torch.as_tensor(np.asarray(value), dtype=t.dtype, device=t.device)
+        elif isinstance(value, torch.Tensor):
+            v = value.to(t.dtype)
+        else:
+            raise MXNetTypeError('NDArray does not support assignment with %s of type %s'
+                                 % (str(value), str(type(value))))
+        k = _index_key(key, t)
+        guard = t.requires_grad and not _STATE.recording
+        try:
+            if guard:
+                with torch.no_grad():
+                    _assign(t, k, v)
+            else:
+                _assign(t, k, v)
+        except IndexError as e:
+            raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
+        except RuntimeError as e:
+            raise MXNetValueError('NDArray of shape %s: cannot assign value of shape %s at index %r (%s)'
+                                  % (self.shape, tuple(getattr(v, 'shape', ())), key,
+                                     str(e).splitlines()[0])) from None
+
+    def _slice(self, start, stop):
+        return _wrap(self._t[start:stop], self._ctx)
+
+    def _at(self, idx):
+        return _wrap(self._t[idx], self._ctx)
+
+    def slice_assign_scalar(self, value, begin, end, step):
+        self[_begin_end_key(begin, end, step)] = value
+        return self
+
+    def slice_assign(self, rhs, begin, end, step):
+        self[_begin_end_key(begin, end, step)] = rhs
+        return self
+
+    # -- shape (methods whose semantics differ from the ops of the same name) -------------------------------------
+    def reshape(self, *shape, **kwargs):
+        """A view with a new shape; MXNet's special codes 0, -1, -2, -3, -4 and ``reverse=True`` work."""
+        from ..operator.shape_ops import infer_reshape
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        elif not shape:
+            shape = kwargs.pop('shape', None)
+            if shape is None:
+                raise MXNetValueError('NDArray.reshape: shape is required')
+        reverse = kwargs.pop('reverse', False)
+        if kwargs:
+            raise MXNetTypeError('NDArray.reshape: unknown arguments %s' % ', '.join(sorted(kwargs)))
+        new = infer_reshape(self.shape, tuple(shape), reverse)
+        t = self._t
+        return _wrap(t.view(new) if t.is_contiguous() else t.reshape(new), self._ctx)
+
+    def broadcast_to(self, shape):
+        from . import op
+        return op.broadcast_to(self, shape=shape)
+
+
+_NULL = __import__('contextlib').nullcontext()
+
+
+def _assign(t, k, v):
+    if k is _FULL:
+        if isinstance(v, torch.Tensor):
+            t.copy_(v)
+        else:
+            t.fill_(v)
+    else:
+        t[k] = v
+
+
+_FULL = slice(None)
+
+
+def _begin_end_key(begin, end, step):
+    step = step or [None] * len(begin)
+    return tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
+
+
+def _index_key(key, t):
+    """Translate an MXNet index into a torch one: NDArrays and lists become integer tensors."""
+    if key is _FULL or type(key) is slice or type(key) is int:
+        return key
+    if isinstance(key, NDArray):
+        return key._t.long()
+    if isinstance(key, tuple):
+        if any(isinstance(k, (NDArray, list, np.ndarray)) for k in key):
+            return tuple(_index_key(k, t) if isinstance(k, (NDArray, list, np.ndarray)) else k for k in key)
+        return key
+    if isinstance(key, (list, np.ndarray)):
+        return torch.as_tensor(np.asarray(key), device=t.device).long()
+    if isinstance(key, np.integer):
+        return int(key)
+    return key
+
+
+def _unpickle(data, dev_type, dev_id):
+    return array(data, ctx=Context(dev_type, dev_id), dtype=data.dtype)
+
+
+def _ctx_of_tensor(t):
+    return Context('gpu', t.device.index or 0) if t.device.type == 'cuda' else cpu(0)
+
+
+def _device_ctx(ctx):
+    if ctx is None:
+        ctx = current_context()
+    elif isinstance(ctx, str):
+        name, _, rest = ctx.partition('(')
+        ctx = Context(name, int(rest.rstrip(')') or 0))
+    return ctx, ctx.torch_device
+
+
+# ---- creation -----------------------------------------------------------------------------------------------------
+def array(source_array, ctx=None, dtype=None):
+    """A new NDArray from an array-like. The dtype defaults to float32, or to the source's for an NDArray."""
+    ctx, dev = _device_ctx(ctx)
+    if isinstance(source_array, NDArray):
+        td = source_array._t.dtype if dtype is None else to_torch_dtype(dtype)
+        return _wrap(source_array._t.detach().to(device=dev, dtype=td, copy=True), ctx)
+    td = to_torch_dtype(dtype)
+    if isinstance(source_array, torch.Tensor):
+        return _wrap(source_array.detach().to(device=dev, dtype=td, copy=True), ctx)
+    if not isinstance(source_array, np.ndarray):
+        try:
+            source_array = np.array(source_array, dtype=to_np_dtype(td) if td is not torch.bfloat16 else None)
+        except Exception:
+            raise MXNetTypeError('source_array must be array like object, got %s' % type(source_array)) from None
+    if source_array.dtype == object:
+        raise MXNetTypeError('source_array must be array like object')
+    t = torch.from_numpy(np.ascontiguousarray(source_array)).to(device=dev, dtype=td, copy=True)
+    if t.dim() == 0:
+        t = t.reshape(1)
+    return _wrap(t, ctx)
+
+
+def _shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def empty(shape, ctx=None, dtype=None, stype=None):
+    """An uninitialised array (float32 unless ``dtype``)."""
+    if stype not in (None, 'default'):
+        from . import sparse
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
+    ctx, dev = _device_ctx(ctx)
+    return _wrap(torch.empty(_shape(shape), dtype=to_torch_dtype(dtype), device=dev), ctx)
+
+
+def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
+    """An array of zeros (float32 unless ``dtype``)."""
+    if stype not in (None, 'default'):
+        from . import sparse
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
+    _no_kwargs('zeros', kwargs)
+    ctx, dev = _device_ctx(ctx)
+    return _wrap(torch.zeros(_shape(shape), dtype=to_torch_dtype(dtype), device=dev), ctx)
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    """An array of ones (float32 unless ``dtype``)."""
+    _no_kwargs('ones', kwargs)
+    ctx, dev = _device_ctx(ctx)
+    return _wrap(torch.ones(_shape(shape), dtype=to_torch_dtype(dtype), device=dev), ctx)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None):
+    """An array filled with ``val`` (float32 unless ``dtype``)."""
+    if out is not None:
+        out[:] = val
+        return out
+    ctx, dev = _device_ctx(ctx)
+    td = to_torch_dtype(dtype)
+    return _wrap(torch.full(_shape(shape), _scalar_for(torch.empty((), dtype=td), val), dtype=td, device=dev), ctx)
+
+
+def _no_kwargs(name, kwargs):
+    if kwargs:
+        raise MXNetTypeError('%s: unknown arguments %s' % (name, ', '.join(sorted(kwargs))))
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times (float32 unless ``dtype``)."""
+    from ..operator.init_ops import arange_values
+    ctx, dev = _device_ctx(ctx)
+    return _wrap(arange_values(start, stop, step, repeat, to_torch_dtype(dtype), dev), ctx)
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
+    """A 2-D array with ones on the k-th diagonal."""
+    from ..operator.init_ops import eye_values
+    _no_kwargs('eye', kwargs)
+    ctx, dev = _device_ctx(ctx)
+    return _wrap(eye_values(N, M, k, to_torch_dtype(dtype), dev), ctx)
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
+    """``num`` evenly spaced values from start to stop."""
+    from ..operator.init_ops import linspace_values
+    ctx, dev = _device_ctx(ctx)
+    return _wrap(linspace_values(start, stop, num, endpoint, to_torch_dtype(dtype), dev), ctx)
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """Join arrays along an existing axis."""
+    if not arrays:
+        raise MXNetValueError('concatenate: need at least one array')
+    if len(arrays) == 1 and not always_copy:
+        return arrays[0]
+    return _wrap(torch.cat([a._t for a in arrays], dim=axis), arrays[0]._ctx)
+
+
+def moveaxis(tensor, source, destination):
+    """Move axes of an array to new positions."""
+    return _wrap(torch.movedim(tensor._t, source, destination).contiguous(), tensor._ctx)
+
+
+def onehot_encode(indices, out):
+    """One-hot encode ``indices`` into ``out`` (deprecated in MXNet; use ``one_hot``)."""
+    n = out.shape[1]
+    out[:] = 0
+    out._t.scatter_(1, indices._t.long().reshape(-1, 1), 1)
+    del n
+    return out
+
+
+def waitall():
+    """Wait for all pending work to finish."""
+    engine.waitall()
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """An NDArray sharing memory with a C-contiguous numpy array (``zero_copy``), else a copy."""
+    if not isinstance(ndarray, np.ndarray):
+        raise MXNetTypeError('from_numpy: expected a numpy.ndarray, got %s' % type(ndarray))
+    if zero_copy:
+        if not ndarray.flags['C_CONTIGUOUS']:
+            raise MXNetValueError('from_numpy: zero_copy needs a C-contiguous array')
+        return _wrap(torch.from_numpy(ndarray), cpu(0))
+    return array(ndarray, dtype=ndarray.dtype)
+
+
+def from_torch(tensor, ctx=None):
+    """An NDArray sharing memory with ``tensor`` (no copy). mxcompat only."""
+    return NDArray(tensor, ctx)
+
+
+def from_dlpack(dlpack):
+    """An NDArray sharing memory with a DLPack capsule or an object exposing ``__dlpack__``."""
+    return NDArray(torch.utils.dlpack.from_dlpack(dlpack))
+
+
+def to_dlpack_for_read(data):
+    return data.to_dlpack_for_read()
+
+
+def to_dlpack_for_write(data):
+    return data.to_dlpack_for_write()
+
+
+# ---- functions taking arrays or scalars on either side (MXNet's nd.add, nd.maximum, ...) ----------------------------
+def _ufunc(name, fn, commutative):
+    def f(lhs, rhs):
+        if isinstance(lhs, NDArray):
+            return _binary(lhs, rhs, fn, name)
+        if isinstance(rhs, NDArray):
+            if commutative:
+                return _binary(rhs, lhs, fn, name)
+            return _rbinary(rhs, lhs, fn, name)
+        if isinstance(lhs, numeric_types) and isinstance(rhs, numeric_types):
+            return fn(torch.tensor(lhs), rhs).item()
+        raise MXNetTypeError('type %s not supported' % str(type(rhs)))
+    f.__name__ = name
+    f.__doc__ = 'Elementwise %s of arrays and/or scalars with broadcasting (MXNet semantics).' % name
+    return f
+
+
+def _lmax(a, b):
+    return torch.maximum(a, b) if isinstance(b, torch.Tensor) else torch.clamp(a, min=b)
+
+
+def _lmin(a, b):
+    return torch.minimum(a, b) if isinstance(b, torch.Tensor) else torch.clamp(a, max=b)
+
+
+def _logic(fn):
+    def f(a, b):
+        bb = (b != 0) if isinstance(b, torch.Tensor) else torch.tensor(bool(b), device=a.device)
+        return fn(a != 0, bb).to(a.dtype)
+    return f
+
+
+add = _ufunc('add', torch.add, True)
+subtract = _ufunc('subtract', torch.sub, False)
+multiply = _ufunc('multiply', torch.mul, True)
+divide = _ufunc('divide', _div, False)
+true_divide = divide
+modulo = _ufunc('modulo', torch.remainder, False)
+power = _ufunc('power', torch.pow, False)
+maximum = _ufunc('maximum', _lmax, True)
+minimum = _ufunc('minimum', _lmin, True)
+equal = _ufunc('equal', _eq, True)
+not_equal = _ufunc('not_equal', _ne, True)
+greater = _ufunc('greater', _gt, False)
+greater_equal = _ufunc('greater_equal', _ge, False)
+lesser = _ufunc('lesser', _lt, False)
+lesser_equal = _ufunc('lesser_equal', _le, False)
+logical_and = _ufunc('logical_and', _logic(torch.logical_and), True)
+logical_or = _ufunc('logical_or', _logic(torch.logical_or), True)
+logical_xor = _ufunc('logical_xor', _logic(torch.logical_xor), True)
+
+__all__ += ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'modulo', 'power', 'maximum', 'minimum',
+            'equal', 'not_equal', 'greater', 'greater_equal', 'lesser', 'lesser_equal', 'logical_and',
+            'logical_or', 'logical_xor']

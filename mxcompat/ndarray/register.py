@@ -1,0 +1,194 @@
+"""Generates the ``mx.nd`` operator functions from the operator registry."""
+import torch
+
+from ..base import MXNetError, MXNetTypeError
+from ..context import current_context
+from ..operator import registry
+from .ndarray import NDArray, _wrap, _STATE
+
+def _out_ctx(arrays, attrs):
+    for a in arrays:
+        if a is not None:
+            return a._ctx
+    c = attrs.get('ctx') if attrs else None
+    return c if c is not None else current_context()
+
+
+def _finish(op, res, arrays, attrs, out):
+    ctx = _out_ctx(arrays, attrs)
+    if isinstance(res, torch.Tensor):
+        if op.view:
+            res = _fresh(res, arrays)
+        if out is not None:
+            return _write_out(out, res)
+        return _wrap(res, ctx)
+    res = [_fresh(r, arrays) for r in res] if op.view else res
+    if out is not None:
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        for o, r in zip(outs, res):
+            _write_out(o, r)
+        return out
+    return [_wrap(r, ctx) for r in res]
+
+
+def _fresh(r, arrays):
+    # MXNet's operators always produce new arrays: copy a torch view that shares an input's storage.
+    if not r.is_contiguous():
+        return r.contiguous()
+    for a in arrays:
+        if a is not None and r.untyped_storage().data_ptr() == a._t.untyped_storage().data_ptr():
+            return r.clone()
+    return r
+
+
+def _write_out(out, r):
+    if not isinstance(out, NDArray):
+        raise MXNetTypeError('out must be an NDArray, got %s' % type(out))
+    t = out._t
+    if tuple(t.shape) != tuple(r.shape):
+        raise MXNetError('out: shape %s does not match the result shape %s' % (tuple(t.shape), tuple(r.shape)))
+    if _STATE.recording and r.requires_grad:
+        out._t = r.to(t.dtype)  # keep the graph: the out handle now holds the recorded result
+    else:
+        with torch.no_grad():
+            t.copy_(r)
+    return out
+
+
+def _input_error(op, name, value):
+    return MXNetTypeError('Operator %s: input %s must be an NDArray, got %s' % (op.name, name, type(value).__name__))
+
+
+def make_function(op, func_name=None):
+    """Build the ``mx.nd`` function for an OpDef: inputs positional or by name, then attributes."""
+    inputs = op.inputs
+    n_in = len(inputs)
+    param_names = op.param_names
+    impl = op.impl
+    parse = op.parse_attrs
+    name = func_name or op.name
+
+    if op.variadic:
+        def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001 (name is MXNet's, unused for NDArrays)
+            if len(args) == 1 and isinstance(args[0], (list, tuple)):
+                args = tuple(args[0])
+            for i, a in enumerate(args):
+                if not isinstance(a, NDArray):
+                    raise _input_error(op, 'data[%d]' % i, a)
+            if 'num_args' not in kwargs:
+                kwargs['num_args'] = len(args)
+            attrs = parse(kwargs)
+            if attrs['num_args'] != len(args):
+                raise MXNetError('Operator %s: num_args=%d but %d inputs were given'
+                                 % (op.name, attrs['num_args'], len(args)))
+            try:
+                res = impl(*[a._t for a in args], **attrs)
+            except MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as e:
+                raise _op_error(op, args, e) from None
+            return _finish(op, res, args, attrs, out)
+    else:
+        optional = op.optional
+
+        def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001
+            arrays = list(args[:n_in])
+            if len(args) > n_in:
+                extra = args[n_in:]
+                if len(extra) > len(param_names):
+                    raise MXNetTypeError('Operator %s: too many positional arguments' % op.name)
+                for pname, v in zip(param_names, extra):
+                    if pname in kwargs:
+                        raise MXNetTypeError('Operator %s: got multiple values for argument %r' % (op.name, pname))
+                    kwargs[pname] = v
+            if len(arrays) < n_in:
+                for iname in inputs[len(arrays):]:
+                    arrays.append(kwargs.pop(iname, None))
+            elif kwargs:
+                for iname in inputs:
+                    if iname in kwargs:
+                        raise MXNetTypeError('Operator %s: got multiple values for input %r' % (op.name, iname))
+            attrs = parse(kwargs)
+            tensors = []
+            for iname, a in zip(inputs, arrays):
+                if type(a) is NDArray:
+                    tensors.append(a._t)
+                elif a is None:
+                    if iname not in optional:
+                        raise MXNetError('Operator %s: required input %r is missing' % (op.name, iname))
+                    tensors.append(None)
+                elif isinstance(a, NDArray):
+                    tensors.append(a.tostype('default')._t)
+                else:
+                    raise _input_error(op, iname, a)
+            try:
+                res = impl(*tensors, **attrs)
+            except MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as e:
+                raise _op_error(op, arrays, e) from None
+            return _finish(op, res, arrays, attrs, out)
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = op.doc
+    fn._op = op
+    return fn
+
+
+def _op_error(op, arrays, e):
+    shapes = [tuple(a.shape) if a is not None else None for a in arrays]
+    return MXNetError('Operator %s: %s (input shapes %s)' % (op.name, str(e).splitlines()[0], shapes))
+
+
+# How MXNet files operators into namespaces by name prefix.
+SUBMODULES = (('_contrib_', 'contrib'), ('_linalg_', 'linalg'), ('_random_', 'random'), ('_sample_', 'random'),
+              ('_sparse_', 'sparse'), ('_image_', 'image'))
+
+
+def populate(module_dict, internal_dict, submodule_dicts):
+    """Fill the nd namespaces (public, ``_internal``, contrib/linalg/...) from the registry."""
+    seen = {}
+    for reg_name, op in registry.REGISTRY.items():
+        fn = seen.get((id(op), reg_name))
+        if fn is None:
+            fn = make_function(op, reg_name)
+        placed = False
+        for prefix, sub in SUBMODULES:
+            if reg_name.startswith(prefix):
+                submodule_dicts.setdefault(sub, {})[reg_name[len(prefix):]] = fn
+                internal_dict[reg_name] = fn
+                placed = True
+                break
+        if placed:
+            continue
+        if reg_name.startswith('_'):
+            internal_dict[reg_name] = fn
+        else:
+            module_dict[reg_name] = fn
+
+
+# NDArray methods that call the operator of the same name with the array as first input (MXNet's fluent API).
+FLUENT = ('reshape_like zeros_like ones_like broadcast_axes repeat pad swapaxes split split_v2 slice slice_axis '
+          'slice_like take one_hot pick sort topk argsort argmax argmax_channel argmin clip abs sign flatten '
+          'shape_array size_array expand_dims tile transpose flip depth_to_space space_to_depth diag sum nansum '
+          'prod nanprod mean max min norm round rint fix floor ceil trunc sin cos tan arcsin arccos arctan '
+          'degrees radians sinh cosh tanh arcsinh arccosh arctanh exp expm1 log log10 log2 log1p sqrt rsqrt '
+          'cbrt rcbrt square reciprocal relu sigmoid softmax log_softmax softmin squeeze broadcast_like').split()
+_FLUENT_RENAME = {'broadcast_axes': 'broadcast_axis'}
+
+
+def attach_methods(cls, namespace):
+    """Add the fluent methods whose operators exist; leave the others unset (AttributeError, as for any gap)."""
+    for meth in FLUENT:
+        if meth in cls.__dict__:
+            continue
+        fn = namespace.get(_FLUENT_RENAME.get(meth, meth))
+        if fn is None:
+            continue
+
+        def method(self, *args, __fn=fn, **kwargs):
+            return __fn(self, *args, **kwargs)
+        method.__name__ = meth
+        method.__doc__ = 'Same as ``mx.nd.%s(self, ...)``.' % meth
+        setattr(cls, meth, method)

@@ -1,0 +1,229 @@
+"""Elementwise operators: unary math, binary (broadcast_*, elemwise_*, _plus ...), scalar forms, comparisons,
+logic, casts and gradient blockers. Mostly one line each, built by the factories below."""
+import torch
+
+from ..base import MXNetError, MXNetValueError, MXNetTypeError, dtype_name
+from .registry import defop, REQUIRED
+
+_X = ('data',)
+
+
+# ---- unary ----------------------------------------------------------------------------------------------------
+def _unary(name, fn, aliases=(), doc=None):
+    defop(name, _X, (), lambda data: fn(data), aliases=aliases, doc=doc or 'Elementwise %s.' % name)
+
+
+def _round_half_away(x):
+    # MXNet's round is C's round(): halves go away from zero (torch.round rounds half to even).
+    return torch.sign(x) * torch.floor(torch.abs(x) + 0.5) if x.is_floating_point() else x
+
+
+def _rcbrt(x):
+    return 1.0 / _cbrt(x)
+
+
+def _cbrt(x):
+    return torch.sign(x) * torch.abs(x).pow(1.0 / 3)
+
+
+def _int_ok(fn):
+    # rounding ops are the identity on integers, as in MXNet
+    return lambda x: fn(x) if x.is_floating_point() else x.clone()
+
+
+for _name, _fn in [
+        ('abs', torch.abs), ('sign', torch.sign), ('round', _round_half_away), ('rint', _int_ok(torch.round)),
+        ('ceil', _int_ok(torch.ceil)), ('floor', _int_ok(torch.floor)), ('trunc', _int_ok(torch.trunc)),
+        ('fix', _int_ok(torch.trunc)), ('square', torch.square), ('sqrt', torch.sqrt), ('rsqrt', torch.rsqrt),
+        ('cbrt', _cbrt), ('rcbrt', _rcbrt), ('exp', torch.exp), ('log', torch.log), ('log10', torch.log10),
+        ('log2', torch.log2), ('log1p', torch.log1p), ('expm1', torch.expm1), ('sin', torch.sin),
+        ('cos', torch.cos), ('tan', torch.tan), ('arcsin', torch.asin), ('arccos', torch.acos),
+        ('arctan', torch.atan), ('sinh', torch.sinh), ('cosh', torch.cosh), ('tanh', torch.tanh),
+        ('arcsinh', torch.asinh), ('arccosh', torch.acosh), ('arctanh', torch.atanh),
+        ('degrees', torch.rad2deg), ('radians', torch.deg2rad), ('reciprocal', torch.reciprocal),
+        ('relu', torch.relu), ('sigmoid', torch.sigmoid), ('softsign', torch.nn.functional.softsign),
+        ('erf', torch.erf), ('erfinv', torch.erfinv), ('gammaln', torch.lgamma),
+        ('gamma', lambda x: torch.exp(torch.lgamma(x)) * torch.where(
+            (x < 0) & (torch.floor(x).remainder(2) == 0), -1.0, 1.0).to(x.dtype)),
+        ('digamma', torch.digamma)]:
+    _unary(_name, _fn)
+
+_unary('negative', torch.neg)
+_unary('logical_not', lambda x: (x == 0).to(x.dtype))
+_unary('_copy', lambda x: x.clone(), aliases=('identity',))
+_unary('BlockGrad', lambda x: x.detach(), aliases=('stop_gradient',), doc='Identity that stops gradients.')
+_unary('zeros_like', torch.zeros_like)
+_unary('ones_like', torch.ones_like)
+_unary('shape_array', lambda x: torch.tensor(x.shape, dtype=torch.int64, device=x.device))
+_unary('size_array', lambda x: torch.tensor([x.numel()], dtype=torch.int64, device=x.device))
+
+defop('make_loss', _X, (), lambda data: data.clone(),
+      doc='Identity whose gradient is ones: marks a loss head.')
+
+defop('hard_sigmoid', _X, [('alpha', 'float', 0.2), ('beta', 'float', 0.5)],
+      lambda data, alpha, beta: torch.clamp(data * alpha + beta, 0.0, 1.0))
+
+
+def _cast(data, dtype):
+    return data.to(dtype)
+
+
+defop('Cast', _X, [('dtype', 'dtype', REQUIRED)], _cast, aliases=('cast',), doc='Cast to ``dtype``.')
+defop('amp_cast', _X, [('dtype', 'dtype', REQUIRED)], _cast)
+
+
+def _clip(data, a_min, a_max):
+    if not data.is_floating_point():
+        a_min, a_max = int(a_min), int(a_max)
+    return torch.clamp(data, a_min, a_max)
+
+
+defop('clip', _X, [('a_min', 'float', REQUIRED), ('a_max', 'float', REQUIRED)], _clip,
+      doc='Clip values to [a_min, a_max].')
+
+
+# ---- binary ---------------------------------------------------------------------------------------------------
+def _same_dtype(op, a, b):
+    if a.dtype is not b.dtype:
+        raise MXNetTypeError('Operator %s: Incompatible attr in node at 1-th input: expected %s, got %s'
+                             % (op, dtype_name(a.dtype), dtype_name(b.dtype)))
+
+
+def _div(a, b):
+    if a.is_floating_point():
+        return torch.div(a, b)
+    return torch.div(a, b, rounding_mode='trunc')
+
+
+def _cmp(fn):
+    return lambda a, b: fn(a, b).to(a.dtype)
+
+
+def _logic(fn):
+    return lambda a, b: fn(a != 0, b != 0).to(a.dtype)
+
+
+BINARY = {  # name stem -> torch function; MXNet semantics where they differ from torch's
+    'add': torch.add, 'sub': torch.sub, 'mul': torch.mul, 'div': _div, 'mod': torch.remainder,
+    'power': torch.pow, 'maximum': torch.maximum, 'minimum': torch.minimum, 'hypot': torch.hypot,
+    'equal': _cmp(torch.eq), 'not_equal': _cmp(torch.ne), 'greater': _cmp(torch.gt),
+    'greater_equal': _cmp(torch.ge), 'lesser': _cmp(torch.lt), 'lesser_equal': _cmp(torch.le),
+    'logical_and': _logic(torch.logical_and), 'logical_or': _logic(torch.logical_or),
+    'logical_xor': _logic(torch.logical_xor),
+}
+
+
+def _broadcast_fn(name, fn):
+    def impl(lhs, rhs):
+        _same_dtype(name, lhs, rhs)
+        try:
+            return fn(lhs, rhs)
+        except RuntimeError as e:
+            if 'must match' in str(e):
+                raise MXNetValueError('Operator %s: operands could not be broadcast together with shapes %s %s'
+                                      % (name, list(lhs.shape), list(rhs.shape))) from None
+            raise
+    return impl
+
+
+def _elemwise_fn(name, fn):
+    def impl(lhs, rhs):
+        _same_dtype(name, lhs, rhs)
+        if lhs.shape != rhs.shape:
+            raise MXNetValueError('Operator %s: Incompatible attr in node at 1-th input: expected %s, got %s'
+                                  % (name, tuple(lhs.shape), tuple(rhs.shape)))
+        return fn(lhs, rhs)
+    return impl
+
+
+_BIN_IN = ('lhs', 'rhs')
+for _stem, _fn in BINARY.items():
+    _bname = 'broadcast_' + _stem
+    _aliases = {'add': ('broadcast_plus',), 'sub': ('broadcast_minus',)}.get(_stem, ())
+    defop(_bname, _BIN_IN, (), _broadcast_fn(_bname, _fn), aliases=_aliases,
+          doc='Elementwise %s with numpy-style broadcasting.' % _stem)
+    _iname = {'add': '_plus', 'sub': '_minus', 'mul': '_mul', 'div': '_div', 'mod': '_mod', 'power': '_power',
+              'maximum': '_maximum', 'minimum': '_minimum', 'hypot': '_hypot', 'equal': '_equal',
+              'not_equal': '_not_equal', 'greater': '_greater', 'greater_equal': '_greater_equal',
+              'lesser': '_lesser', 'lesser_equal': '_lesser_equal', 'logical_and': '_logical_and',
+              'logical_or': '_logical_or', 'logical_xor': '_logical_xor'}[_stem]
+    _ealiases = {'add': ('elemwise_add', '_add', '_Plus'), 'sub': ('elemwise_sub', '_sub', '_Minus'),
+                 'mul': ('elemwise_mul', '_Mul'), 'div': ('elemwise_div', '_Div'), 'power': ('_Power',),
+                 'maximum': ('_Maximum',), 'minimum': ('_Minimum',), 'mod': ('_Mod',)}.get(_stem, ())
+    defop(_iname, _BIN_IN, (), _elemwise_fn(_iname, _fn), aliases=_ealiases,
+          doc='Elementwise %s of two arrays of the same shape.' % _stem)
+
+
+# ---- scalar forms (``x op scalar`` and ``scalar op x``) -------------------------------------------------------------
+def _cast_scalar(x, s):
+    """MXNet applies the scalar in the array's dtype: int arrays see int(scalar)."""
+    if x.is_floating_point():
+        return s
+    return int(s)
+
+
+def _scalar_op(fn, reverse=False):
+    if reverse:
+        def impl(data, scalar, is_int):
+            s = torch.full((), _cast_scalar(data, scalar), dtype=data.dtype, device=data.device)
+            return fn(s, data)
+    else:
+        def impl(data, scalar, is_int):
+            return fn(data, _cast_scalar(data, scalar))
+    return impl
+
+
+_SCALAR_PARAMS = [('scalar', 'float', 1.0), ('is_int', 'bool', True)]
+for _sname, _fn, _rev in [
+        ('_plus_scalar', torch.add, False), ('_minus_scalar', torch.sub, False),
+        ('_rminus_scalar', torch.sub, True), ('_mul_scalar', torch.mul, False), ('_div_scalar', _div, False),
+        ('_rdiv_scalar', _div, True), ('_mod_scalar', torch.remainder, False),
+        ('_rmod_scalar', torch.remainder, True), ('_power_scalar', torch.pow, False),
+        ('_rpower_scalar', torch.pow, True), ('_maximum_scalar', lambda a, s: torch.clamp(a, min=s), False),
+        ('_minimum_scalar', lambda a, s: torch.clamp(a, max=s), False),
+        ('_hypot_scalar', lambda a, s: torch.hypot(a, torch.full_like(a, s)), False),
+        ('_equal_scalar', _cmp(torch.eq), False), ('_not_equal_scalar', _cmp(torch.ne), False),
+        ('_greater_scalar', _cmp(torch.gt), False), ('_greater_equal_scalar', _cmp(torch.ge), False),
+        ('_lesser_scalar', _cmp(torch.lt), False), ('_lesser_equal_scalar', _cmp(torch.le), False),
+        ('_logical_and_scalar', lambda a, s: ((a != 0) & (s != 0)).to(a.dtype), False),
+        ('_logical_or_scalar', lambda a, s: ((a != 0) | (s != 0)).to(a.dtype), False),
+        ('_logical_xor_scalar', lambda a, s: ((a != 0) ^ (s != 0)).to(a.dtype), False)]:
+    _aliases = {'_plus_scalar': ('_PlusScalar',), '_minus_scalar': ('_MinusScalar',),
+                '_rminus_scalar': ('_RMinusScalar',), '_mul_scalar': ('_MulScalar',),
+                '_div_scalar': ('_DivScalar',), '_rdiv_scalar': ('_RDivScalar',),
+                '_power_scalar': ('_PowerScalar',), '_rpower_scalar': ('_RPowerScalar',),
+                '_maximum_scalar': ('_MaximumScalar',), '_minimum_scalar': ('_MinimumScalar',)}.get(_sname, ())
+    defop(_sname, _X, _SCALAR_PARAMS, _scalar_op(_fn, _rev), aliases=_aliases)
+
+
+# ---- n-ary ----------------------------------------------------------------------------------------------------
+def _add_n(*args, num_args):
+    if not args:
+        raise MXNetError('add_n needs at least one input')
+    out = args[0]
+    for a in args[1:]:
+        _same_dtype('add_n', out, a)
+        if a.shape != out.shape:
+            raise MXNetValueError('Operator add_n: shapes %s and %s differ' % (tuple(out.shape), tuple(a.shape)))
+        out = out + a
+    return out if len(args) > 1 else out.clone()
+
+
+defop('add_n', ('*args',), (), _add_n, aliases=('ElementWiseSum', '_sum'), doc='Sum of all inputs.')
+
+
+def _where(condition, x, y):
+    if condition.shape != x.shape:
+        if condition.dim() != 1 or condition.shape[0] != x.shape[0]:
+            raise MXNetValueError('Operator where: condition shape %s must equal x shape %s or be (%d,)'
+                                  % (tuple(condition.shape), tuple(x.shape), x.shape[0]))
+        condition = condition.reshape((-1,) + (1,) * (x.dim() - 1))
+    _same_dtype('where', x, y)
+    return torch.where(condition != 0, x, y)
+
+
+defop('where', ('condition', 'x', 'y'), (), _where, doc='Elements of x where condition is nonzero, else of y.')
+
+defop('smooth_l1', _X, [('scalar', 'float', 1.0)],
+      lambda data, scalar: torch.where(data.abs() < 1.0 / (scalar * scalar), 0.5 * (data * scalar) ** 2,
+                                       data.abs() - 0.5 / (scalar * scalar)))
