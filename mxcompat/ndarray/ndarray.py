@@ -239,10 +239,12 @@ class NDArray:
     # -- conversion ---------------------------------------------------------------------------------------------
     def asnumpy(self):
         """A numpy copy of the data (waits for pending work)."""
-        t = self._t.detach()
+        t = self._t
+        if t.requires_grad:
+            t = t.detach()
         if t.dtype is torch.bfloat16:
             t = t.float()
-        if t.device.type != 'cpu':
+        if t.is_cuda:
             return t.cpu().numpy()
         return t.numpy().copy()
 
@@ -361,17 +363,6 @@ class NDArray:
 
     __nonzero__ = __bool__
 
-    def __float__(self):
-        return float(self.asscalar())
-
-    def __int__(self):
-        return int(self.asscalar())
-
-    def __index__(self):
-        if self._t.dtype.is_floating_point:
-            raise TypeError('only integer arrays can be converted to an index')
-        return int(self.asscalar())
-
     # -- arithmetic --------------------------------------------------------------------------------------------
     def __add__(self, other):
         return _binary(self, other, torch.add, 'broadcast_add')
@@ -457,6 +448,8 @@ class NDArray:
     # -- indexing ----------------------------------------------------------------------------------------------
     def __getitem__(self, key):
         t = self._t
+        if type(key) is slice and key.step is None and t.dim():
+            return _wrap(t[key], self._ctx)  # a basic slice of the first axis: a view, as in MXNet
         if type(key) is int:
             n = t.shape[0] if t.dim() else 0
             if not -n <= key < n:
@@ -465,9 +458,14 @@ class NDArray:
             if r.dim() == 0:
                 r = r.reshape(1)
             return _wrap(r, self._ctx)
+        flips = None
+        if _has_neg_step(key):
+            key, flips = _positive_steps(key, t.shape)
         k = _index_key(key, t)
         try:
             r = t[k]
+            if flips:
+                r = r.flip(flips)
         except IndexError as e:
             raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
         except (RuntimeError, TypeError) as e:
@@ -480,6 +478,9 @@ class NDArray:
 
     def __setitem__(self, key, value):
         t = self._t
+        if type(key) is slice and key == _FULL and type(value) in (int, float) and not t.requires_grad:
+            t.fill_(value if t.is_floating_point() else _scalar_for(t, value))
+            return
         if isinstance(value, NDArray):
             v = value._t
             if v.dtype is not t.dtype:
@@ -493,6 +494,11 @@ class NDArray:
         else:
             raise MXNetTypeError('NDArray does not support assignment with %s of type %s'
                                  % (str(value), str(type(value))))
+        if _has_neg_step(key):
+            key, flips = _positive_steps(key, t.shape)
+            view_shape = t[key].shape
+            v = (v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=t.dtype, device=t.device))
+            v = v.expand(view_shape).flip(flips)
         k = _index_key(key, t)
         guard = t.requires_grad and not _STATE.recording
         try:
@@ -567,7 +573,9 @@ def _begin_end_key(begin, end, step):
 
 def _index_key(key, t):
     """Translate an MXNet index into a torch one: NDArrays and lists become integer tensors."""
-    if key is _FULL or type(key) is slice or type(key) is int:
+    if key is _FULL or type(key) is int:
+        return key
+    if type(key) is slice:
         return key
     if isinstance(key, NDArray):
         return key._t.long()
@@ -580,6 +588,39 @@ def _index_key(key, t):
     if isinstance(key, np.integer):
         return int(key)
     return key
+
+
+def _has_neg_step(key):
+    if type(key) is slice:
+        return key.step is not None and key.step < 0
+    return isinstance(key, tuple) and any(type(k) is slice and k.step is not None and k.step < 0 for k in key)
+
+
+def _positive_steps(key, shape):
+    """A basic key with negative-step slices -> (same key with positive steps, output axes to flip)."""
+    key = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, (NDArray, list, np.ndarray)) for k in key):
+        from ..base import unsupported
+        raise unsupported('NDArray indexing', 'a negative-step slice combined with advanced indices')
+    n_axes = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if Ellipsis in key:
+        i = key.index(Ellipsis)
+        key = key[:i] + (slice(None),) * (len(shape) - n_axes) + key[i + 1:]
+    new, flips, axis, out_axis = [], [], 0, 0
+    for k in key:
+        if k is None:
+            new.append(k)
+            out_axis += 1
+            continue
+        if type(k) is slice and k.step is not None and k.step < 0:
+            idx = range(*k.indices(shape[axis]))
+            k = slice(idx[-1], idx[0] + 1, -k.step) if len(idx) else slice(0, 0)
+            flips.append(out_axis)
+        new.append(k)
+        axis += 1
+        if type(k) is slice:
+            out_axis += 1
+    return tuple(new), flips
 
 
 def _unpickle(data, dev_type, dev_id):
@@ -616,10 +657,9 @@ def array(source_array, ctx=None, dtype=None):
             raise MXNetTypeError('source_array must be array like object, got %s' % type(source_array)) from None
     if source_array.dtype == object:
         raise MXNetTypeError('source_array must be array like object')
-    t = torch.from_numpy(np.ascontiguousarray(source_array)).to(device=dev, dtype=td, copy=True)
-    if t.dim() == 0:
-        t = t.reshape(1)
-    return _wrap(t, ctx)
+    if not source_array.flags.c_contiguous:
+        source_array = source_array.copy(order='C')  # (np.ascontiguousarray would turn 0-d into 1-d)
+    return _wrap(torch.from_numpy(source_array).to(device=dev, dtype=td, copy=True), ctx)
 
 
 def _shape(shape):
@@ -642,16 +682,22 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     if stype not in (None, 'default'):
         from . import sparse
         return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
-    _no_kwargs('zeros', kwargs)
+    if kwargs:
+        _no_kwargs('zeros', kwargs)
     ctx, dev = _device_ctx(ctx)
-    return _wrap(torch.zeros(_shape(shape), dtype=to_torch_dtype(dtype), device=dev), ctx)
+    if dtype is None and dev.type == 'cpu' and torch.get_default_dtype() is torch.float32:
+        return _wrap(torch.zeros(shape), ctx)  # the common case, without torch's slower keyword parsing
+    return _wrap(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=dev), ctx)
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
     """An array of ones (float32 unless ``dtype``)."""
-    _no_kwargs('ones', kwargs)
+    if kwargs:
+        _no_kwargs('ones', kwargs)
     ctx, dev = _device_ctx(ctx)
-    return _wrap(torch.ones(_shape(shape), dtype=to_torch_dtype(dtype), device=dev), ctx)
+    if dtype is None and dev.type == 'cpu' and torch.get_default_dtype() is torch.float32:
+        return _wrap(torch.ones(shape), ctx)  # the common case, without torch's slower keyword parsing
+    return _wrap(torch.ones(shape, dtype=to_torch_dtype(dtype), device=dev), ctx)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):

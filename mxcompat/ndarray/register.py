@@ -67,6 +67,21 @@ def make_function(op, func_name=None):
     impl = op.impl
     parse = op.parse_attrs
     name = func_name or op.name
+    cache = {}
+
+    def parse_cached(kwargs):
+        # Parsed attributes keyed by the call's (name, value) pairs: scripts call an op with the same few settings.
+        try:
+            key = tuple(kwargs.items())
+            attrs = cache.get(key)
+        except TypeError:  # an unhashable value (a list): parse every time
+            return parse(kwargs)
+        if attrs is None:
+            attrs = parse(kwargs)
+            if len(cache) > 64:
+                cache.clear()
+            cache[key] = attrs
+        return attrs
 
     if op.variadic:
         def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001 (name is MXNet's, unused for NDArrays)
@@ -90,8 +105,20 @@ def make_function(op, func_name=None):
             return _finish(op, res, args, attrs, out)
     else:
         optional = op.optional
+        simple = n_in == 1 and not op.view and len(op.defaults) == len(op.params)
+        defaults = op.defaults
 
         def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001
+            if simple and out is None and len(args) == 1 and type(args[0]) is NDArray:
+                # hot path: one array input, attributes by keyword only
+                a = args[0]
+                attrs = parse_cached(kwargs) if kwargs else defaults
+                try:
+                    return _wrap(impl(a._t, **attrs), a._ctx)
+                except MXNetError:
+                    raise
+                except (RuntimeError, IndexError, ValueError) as e:
+                    raise _op_error(op, args, e) from None
             arrays = list(args[:n_in])
             if len(args) > n_in:
                 extra = args[n_in:]

@@ -10,12 +10,18 @@ _X = ('data',)
 
 # ---- unary ----------------------------------------------------------------------------------------------------
 def _unary(name, fn, aliases=(), doc=None):
-    defop(name, _X, (), lambda data: fn(data), aliases=aliases, doc=doc or 'Elementwise %s.' % name)
+    defop(name, _X, (), fn, aliases=aliases, doc=doc or 'Elementwise %s.' % name)
 
 
 def _round_half_away(x):
     # MXNet's round is C's round(): halves go away from zero (torch.round rounds half to even).
     return torch.sign(x) * torch.floor(torch.abs(x) + 0.5) if x.is_floating_point() else x
+
+
+def _rint_half_down(x):
+    # MXNet's rint picks the floor on ties (-2.5 -> -3, 1.5 -> 1), unlike C's rint.
+    lo, hi = torch.floor(x), torch.ceil(x)
+    return torch.where(x - lo > hi - x, hi, lo)
 
 
 def _rcbrt(x):
@@ -32,7 +38,7 @@ def _int_ok(fn):
 
 
 for _name, _fn in [
-        ('abs', torch.abs), ('sign', torch.sign), ('round', _round_half_away), ('rint', _int_ok(torch.round)),
+        ('abs', torch.abs), ('sign', torch.sign), ('round', _round_half_away), ('rint', _int_ok(_rint_half_down)),
         ('ceil', _int_ok(torch.ceil)), ('floor', _int_ok(torch.floor)), ('trunc', _int_ok(torch.trunc)),
         ('fix', _int_ok(torch.trunc)), ('square', torch.square), ('sqrt', torch.sqrt), ('rsqrt', torch.rsqrt),
         ('cbrt', _cbrt), ('rcbrt', _rcbrt), ('exp', torch.exp), ('log', torch.log), ('log10', torch.log10),

@@ -32,6 +32,12 @@ def _parse_dtype_or_none(v):
     return to_torch_dtype(v)
 
 
+def _parse_optional_bool(v):
+    if v is None or (isinstance(v, str) and v.strip() in ('None', '')):
+        return None
+    return parse_bool(v)
+
+
 def _parse_float(v):
     return float(v)
 
@@ -44,7 +50,7 @@ def _parse_int(v):
 PARSERS = {
     'int': _parse_int, 'float': _parse_float, 'bool': parse_bool, 'str': _parse_str,
     'shape': parse_tuple, 'tuple': parse_tuple, 'floats': parse_float_tuple, 'axis': parse_int_or_tuple,
-    'int?': parse_optional_int, 'float?': parse_optional_float, 'dtype': to_torch_dtype,
+    'int?': parse_optional_int, 'bool?': _parse_optional_bool, 'float?': parse_optional_float, 'dtype': to_torch_dtype,
     'dtype?': _parse_dtype_or_none, 'any': lambda v: v,
 }
 

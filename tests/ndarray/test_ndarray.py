@@ -1,0 +1,134 @@
+"""NDArray behaviour beyond the expression table: aliasing, pickling, interop, out=, printing."""
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import mxcompat as mx
+from mxcompat.base import MXNetError
+
+
+def test_lazy_evaluation_aliasing_example():
+    a = mx.nd.ones((2, 3))
+    b = a
+    c = a.copyto(mx.cpu())
+    a += 1
+    b *= 3
+    c *= 3
+    assert (a.asnumpy() == 6).all() and (b.asnumpy() == 6).all() and (c.asnumpy() == 3).all()
+
+
+def test_views_share_memory_like_mxnet():
+    m = mx.nd.arange(12).reshape((3, 4))
+    row = m[1]
+    row[:] = -1
+    assert m.asnumpy()[1].tolist() == [-1] * 4
+    r = m.reshape((4, 3))
+    r[0] = 9
+    assert m.asnumpy()[0, :3].tolist() == [9, 9, 9]
+    col = m[:, 1]
+    col[:] = 100
+    assert 100 not in m.asnumpy()
+    t = m.T
+    t[:] = 0
+    assert m.asnumpy().any()
+
+
+def test_op_outputs_never_alias_inputs():
+    a = mx.nd.ones((2, 3))
+    for out in (mx.nd.reshape(a, shape=(3, 2)), mx.nd.expand_dims(a, axis=0), mx.nd.flatten(a),
+                mx.nd.transpose(a), mx.nd.broadcast_to(mx.nd.ones((1, 3)), shape=(2, 3))):
+        out[:] = 5
+    assert (a.asnumpy() == 1).all()
+
+
+def test_asnumpy_is_a_copy():
+    a = mx.nd.ones((3,))
+    n = a.asnumpy()
+    n[0] = 7
+    assert a.asnumpy()[0] == 1
+
+
+def test_pickle_roundtrip_keeps_dtype_and_context():
+    for dtype in ('float32', 'float16', 'int64', 'uint8', 'bool'):
+        a = mx.nd.array([[1, 0], [3, 4]], dtype=dtype, ctx=mx.cpu(1))
+        b = pickle.loads(pickle.dumps(a))
+        assert b.dtype == a.dtype and b.context == mx.cpu(1) and (b.asnumpy() == a.asnumpy()).all()
+
+
+def test_hash_iter_len_bool():
+    a = mx.nd.arange(6).reshape((3, 2))
+    assert hash(a) == id(a) // 16 and len(a) == 3
+    assert [x.shape for x in a] == [(2,)] * 3
+    assert bool(mx.nd.ones((1,))) and not bool(mx.nd.zeros((1, 1)))
+    with pytest.raises(ValueError):
+        bool(a)
+
+
+def test_out_argument_writes_in_place():
+    a = mx.nd.array([1, 2, 3])
+    out = mx.nd.zeros((3,))
+    res = mx.nd.exp(a, out=out)
+    assert res is out and np.allclose(out.asnumpy(), np.exp([1, 2, 3]))
+    with pytest.raises(MXNetError, match='shape'):
+        mx.nd.exp(a, out=mx.nd.zeros((2,)))
+
+
+def test_torch_interop_zero_copy():
+    t = torch.arange(4.0)
+    a = mx.nd.from_torch(t)
+    a[0] = 10
+    assert t[0].item() == 10 and a.to_torch() is t
+    n = np.arange(3, dtype=np.float32)
+    b = mx.nd.from_numpy(n)
+    n[1] = 5
+    assert b.asnumpy()[1] == 5
+    c = mx.nd.from_dlpack(a.to_dlpack_for_read())
+    assert c.to_torch().data_ptr() == t.data_ptr()
+    assert torch.sum(a).item() == 16  # __torch_function__: NDArrays pass into torch functions
+    assert np.asarray(a).tolist() == [10, 1, 2, 3]
+
+
+def test_numpy_on_the_left_defers_to_ndarray():
+    a = mx.nd.ones((2,))
+    r = np.float32(2) * a
+    assert isinstance(r, mx.nd.NDArray) and r.asnumpy().tolist() == [2, 2]
+
+
+def test_dtypes_are_numpy_types():
+    assert mx.nd.ones((1,)).dtype is np.float32
+    assert mx.nd.ones((1,), dtype=np.int8).dtype is np.int8
+    assert mx.nd.ones((1,), dtype=np.dtype('float64')).dtype is np.float64
+    with pytest.raises(TypeError):
+        mx.nd.ones((1,), dtype='complex1000')
+
+
+def test_unknown_operator_argument_is_rejected():
+    with pytest.raises(MXNetError, match=r"sum: unknown argument 'axes'"):
+        mx.nd.sum(mx.nd.ones((2, 2)), axes=1)
+    with pytest.raises(MXNetError, match="required argument"):
+        mx.nd.Cast(mx.nd.ones((1,)))
+    with pytest.raises(TypeError, match='must be an NDArray'):
+        mx.nd.exp([1, 2])
+
+
+def test_wait_and_engine_calls():
+    a = mx.nd.ones((2,))
+    a.wait_to_read()
+    a.wait_to_write()
+    mx.nd.waitall()
+    with mx.engine.bulk(10):
+        b = a + 1
+    assert b.asnumpy().tolist() == [2, 2]
+
+
+def test_registry_infers_shapes_on_meta_tensors():
+    from mxcompat.operator import registry
+    op = registry.get('broadcast_add')
+    shapes, dtypes = op.infer([(2, 1, 3), (4, 1)], [torch.float32, torch.float32], op.parse_attrs({}))
+    assert shapes == [(2, 4, 3)] and dtypes == [torch.float32]
+    op = registry.get('Reshape')
+    assert op.infer([(2, 3, 4)], [torch.float16], op.parse_attrs({'shape': '(-3, -2)'}))[0] == [(6, 4)]
+    with pytest.raises(MXNetError, match='broadcast'):
+        registry.get('broadcast_add').infer([(2, 3), (3, 2)], [torch.float32] * 2, {})

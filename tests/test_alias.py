@@ -1,0 +1,79 @@
+"""`import mxnet` resolves to mxcompat's very modules; `python -m mxcompat script.py args` runs unchanged scripts."""
+import os
+import subprocess
+import sys
+import textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(args, cwd=None, env_extra=None):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''))
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable] + args, cwd=cwd or ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_script_sees_mxnet_modules_identical_to_mxcompat(tmp_path):
+    script = tmp_path / 'legacy.py'
+    script.write_text(textwrap.dedent('''
+        import sys
+        import mxnet as mx
+        import mxnet.ndarray
+        from mxnet import nd, autograd
+        import mxcompat
+        assert mx is mxcompat and mx.nd is mxcompat.nd and nd is mxcompat.ndarray
+        assert mxnet.ndarray is mxcompat.ndarray and autograd is mxcompat.autograd
+        assert sys.modules['mxnet.ndarray'] is mxcompat.ndarray
+        print('argv', sys.argv[1:], __name__)
+        print((mx.nd.ones((2,)) * 3).asnumpy().tolist())
+    '''))
+    r = run(['-m', 'mxcompat', str(script), '--epochs', '3'])
+    assert r.returncode == 0, r.stderr
+    assert "argv ['--epochs', '3'] __main__" in r.stdout and '[3.0, 3.0]' in r.stdout
+
+
+def test_missing_script_and_usage():
+    r = run(['-m', 'mxcompat', 'no_such_script.py'])
+    assert r.returncode == 2 and 'no such file' in r.stderr
+    r = run(['-m', 'mxcompat'])
+    assert r.returncode == 2 and 'usage' in r.stdout
+
+
+def test_dash_c():
+    r = run(['-m', 'mxcompat', '-c', 'import mxnet as mx; print(mx.nd.arange(3).sum().asscalar())'])
+    assert r.returncode == 0 and r.stdout.strip() == '3.0', r.stderr
+
+
+def test_real_mxnet_is_not_shadowed_unless_forced(tmp_path):
+    fake = tmp_path / 'site' / 'mxnet'
+    fake.mkdir(parents=True)
+    (fake / '__init__.py').write_text('REAL = True\n')
+    code = textwrap.dedent('''
+        import mxcompat
+        print(mxcompat.install_alias())
+        import mxnet
+        print(getattr(mxnet, 'REAL', False))
+    ''')
+    r = run(['-c', code], env_extra={'PYTHONPATH': ROOT + os.pathsep + str(tmp_path / 'site')})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ['False', 'True']
+    code_forced = 'import mxcompat; mxcompat.install_alias(force=True); import mxnet; print(mxnet is mxcompat)'
+    r = run(['-c', code_forced], env_extra={'PYTHONPATH': ROOT + os.pathsep + str(tmp_path / 'site')})
+    assert r.stdout.strip() == 'True', r.stderr
+
+
+def test_import_does_not_pull_graphviz():
+    r = run(['-c', 'import sys, mxcompat; print("graphviz" in sys.modules)'])
+    assert r.returncode == 0 and r.stdout.strip() == 'False', r.stderr
+
+
+def test_planned_namespace_fails_loudly():
+    import pytest
+    import mxcompat as mx
+    from mxcompat.base import MXNetNotImplementedError
+    if 'kvstore' not in dir(mx):
+        with pytest.raises(MXNetNotImplementedError, match=r'mx\.kv'):
+            mx.kv.create('local')
+    with pytest.raises(AttributeError):
+        mx.no_such_thing

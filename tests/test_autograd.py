@@ -1,0 +1,125 @@
+import numpy as np
+import pytest
+
+import mxcompat as mx
+from mxcompat import autograd
+from mxcompat.base import MXNetError
+
+
+def test_simple_gradient():
+    x = mx.nd.array([1., 2., 3.])
+    x.attach_grad()
+    with autograd.record():
+        y = (x * x * 2).sum()
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [4, 8, 12]
+
+
+def test_grad_req_write_overwrites_and_add_accumulates():
+    x = mx.nd.array([1., 2.])
+    x.attach_grad()
+    g = x.grad
+    for _ in range(2):
+        with autograd.record():
+            y = x * 3
+        y.backward()
+    assert x.grad.asnumpy().tolist() == [3, 3] and g.asnumpy().tolist() == [3, 3]
+    x.attach_grad(grad_req='add')
+    for _ in range(2):
+        with autograd.record():
+            y = x * 3
+        y.backward()
+    assert x.grad.asnumpy().tolist() == [6, 6]
+    x.attach_grad(grad_req='null')
+    assert x.grad is None
+
+
+def test_backward_outside_record_raises():
+    x = mx.nd.ones((2,))
+    x.attach_grad()
+    y = x * 2
+    with pytest.raises(MXNetError, match='not in a computational graph'):
+        y.backward()
+
+
+def test_pause_and_modes():
+    assert not autograd.is_recording() and not autograd.is_training()
+    x = mx.nd.ones((2,))
+    x.attach_grad()
+    with autograd.record():
+        assert autograd.is_recording() and autograd.is_training()
+        with autograd.pause():
+            assert not autograd.is_recording() and not autograd.is_training()
+            z = x * 5
+        y = x * 2 + z
+        with autograd.predict_mode():
+            assert not autograd.is_training()
+    with autograd.train_mode():
+        assert autograd.is_training() and not autograd.is_recording()
+    with autograd.record(train_mode=False):
+        assert not autograd.is_training()
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [2, 2]
+    prev = autograd.set_recording(True)
+    assert prev is False and autograd.set_recording(False) is True
+
+
+def test_head_grads_and_retain_graph():
+    x = mx.nd.array([1., 2.])
+    x.attach_grad()
+    with autograd.record():
+        y = x * x
+    y.backward(mx.nd.array([10., 1.]), retain_graph=True)
+    assert x.grad.asnumpy().tolist() == [20, 4]
+    autograd.backward([y], [mx.nd.array([1., 1.])])
+    assert x.grad.asnumpy().tolist() == [2, 4]
+
+
+def test_autograd_grad_leaves_grad_buffers_alone_and_higher_order():
+    x = mx.nd.array([1., 2.])
+    x.attach_grad()
+    with autograd.record():
+        y = x ** 3
+        dx = autograd.grad(y, x, create_graph=True)[0]
+        z = dx.sum()
+    assert np.allclose(dx.asnumpy(), [3, 12])
+    z.backward()
+    assert np.allclose(x.grad.asnumpy(), [6, 12])
+
+
+def test_mark_variables_and_detach():
+    x = mx.nd.array([1., 2.])
+    g = mx.nd.zeros((2,))
+    autograd.mark_variables([x], [g])
+    with autograd.record():
+        y = (x * 4).sum() + (x.detach() * 100).sum()
+    y.backward()
+    assert g.asnumpy().tolist() == [4, 4]
+
+
+def test_function():
+    class Sigmoid(autograd.Function):
+        def forward(self, x):
+            y = 1 / (1 + mx.nd.exp(-x))
+            self.save_for_backward(y)
+            return y
+
+        def backward(self, dy):
+            y, = self.saved_tensors
+            return dy * y * (1 - y)
+
+    x = mx.nd.array([0., 1.])
+    x.attach_grad()
+    with autograd.record():
+        y = Sigmoid()(x)
+    y.backward()
+    s = 1 / (1 + np.exp(-np.array([0., 1.])))
+    assert np.allclose(x.grad.asnumpy(), s * (1 - s))
+
+
+def test_inplace_write_to_variable_outside_record():
+    x = mx.nd.ones((3,))
+    x.attach_grad()
+    x[:] = 5
+    x += 1
+    assert x.asnumpy().tolist() == [6, 6, 6]
