@@ -40,6 +40,8 @@ def save(fname, data):
 
 def _from_record(r):
     from . import _codec
+    if r is None:  # a "none" array record (older MXNet writers): MXNet's Python load refuses it too
+        raise MXNetTypeError('load: the file holds an empty (none) NDArray record, which MXNet cannot load')
     if isinstance(r, _codec.SparseRecord):
         from . import sparse
         return sparse._from_record(r)

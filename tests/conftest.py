@@ -1,0 +1,27 @@
+"""Test-wide helpers. Tests marked `oracle` run only where the real MXNet 1.9.1 is already installed
+(../shared/oracle/setup.sh puts it in $MXNET_ORACLE or ~/.mxnet-oracle), or where MXCOMPAT_MXRUN names a runner."""
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def oracle_runner():
+    """The command that runs a script under real MXNet 1.9.1, or None when it is not installed here."""
+    explicit = os.environ.get('MXCOMPAT_MXRUN')
+    if explicit:
+        return explicit if os.path.exists(explicit) else None
+    env = os.environ.get('MXNET_ORACLE') or os.path.join(os.path.expanduser('~'), '.mxnet-oracle')
+    mxrun = os.path.join(ROOT, '..', 'shared', 'oracle', 'mxrun')
+    if os.path.exists(os.path.join(env, 'bin', 'python')) and os.path.exists(mxrun):
+        return mxrun
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    if oracle_runner() is None:
+        skip = pytest.mark.skip(reason='real MXNet 1.9.1 is not installed (run ../shared/oracle/setup.sh)')
+        for item in items:
+            if 'oracle' in item.keywords:
+                item.add_marker(skip)
