@@ -9,6 +9,8 @@ from . import base  # noqa: F401
 from .base import MXNetError  # noqa: F401
 from .context import Context, cpu, gpu, cpu_pinned, num_gpus, gpu_memory_info, current_context  # noqa: F401
 from . import context, engine, autograd  # noqa: F401
+from . import name, attribute  # noqa: F401
+from .attribute import AttrScope  # noqa: F401
 from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 from . import random  # noqa: F401
@@ -19,5 +21,5 @@ from . import _planned
 _planned.install(globals())
 
 
-def __getattr__(name):
-    return _planned.missing(name)
+def __getattr__(attr):
+    return _planned.missing(attr)

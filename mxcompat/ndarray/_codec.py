@@ -26,7 +26,6 @@ A "none" array (MXNet's ``NDArray()``, no storage) loads as ``None``. MXNet 1.9.
 """
 import math
 import os
-import secrets
 import struct
 import sys
 from typing import NamedTuple
@@ -34,6 +33,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
+from .._fileio import MXNetFileNotFoundError, get_fsspec, path_of, write_atomic
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 
 __all__ = ['SparseRecord', 'MXNetFileNotFoundError', 'dumps', 'loads', 'save_file', 'load_file',
@@ -85,10 +85,6 @@ class SparseRecord(NamedTuple):
     shape: tuple
     data: torch.Tensor
     aux: tuple
-
-
-class MXNetFileNotFoundError(MXNetError, FileNotFoundError):
-    """An ``MXNetError`` that is also a ``FileNotFoundError``: the NDArray file does not exist."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -483,85 +479,10 @@ def loads_record(buf, source='<buffer>'):
 # ---------------------------------------------------------------------------------------------------------
 # files
 
-def _path_of(fname):
-    """(path str, is_remote)."""
-    try:
-        path = os.fspath(fname)
-    except TypeError:
-        raise MXNetTypeError('expected a file name (str or os.PathLike), got %s' % type(fname).__name__) from None
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
-    if path.startswith('file://'):
-        return path[len('file://'):], False
-    return path, '://' in path
-
-
-def _fsspec(path, action):
-    try:
-        import fsspec
-    except ImportError:
-        raise MXNetError('cannot %s %r: remote paths are handled by fsspec, which is not installed; install fsspec '
-                         '(pip install fsspec and the filesystem\'s package, e.g. s3fs)' % (action, path)) from None
-    return fsspec
-
-
 def save_file(fname, arrays, np_shape=False):
-    """Write ``arrays`` to ``fname`` as ``mx.nd.save`` does (see ``dumps``).
-
-    Local files are replaced atomically (a temporary file in the same directory, fsync, ``os.replace``): an
-    error leaves any previous file untouched and no temporary file behind. Paths with a scheme (``s3://``,
-    ``hdfs://``, ``memory://`` ...) are written through fsspec; how atomic that is depends on the filesystem.
-    """
-    path, remote = _path_of(fname)
+    """Write ``arrays`` to ``fname`` as ``mx.nd.save`` does (see ``dumps``), atomically (see ``_fileio``)."""
     chunks = _encode(arrays, np_shape)  # every conversion happens before the target is touched
-    if remote:
-        fsspec = _fsspec(path, 'save NDArray file')
-        try:
-            with fsspec.open(path, 'wb') as f:
-                for c in chunks:
-                    f.write(c)
-        except OSError as e:
-            raise MXNetError('cannot save NDArray file %r: %s' % (path, e)) from e
-        return
-    if os.path.islink(path):
-        path = os.path.realpath(path)  # replace the link's target, not the link
-    directory = os.path.dirname(os.path.abspath(path))
-    tmp = None
-    try:
-        for _ in range(100):
-            tmp = os.path.join(directory, '.%s.%s.tmp' % (os.path.basename(path), secrets.token_hex(6)))
-            try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_BINARY', 0), 0o666)
-                break
-            except FileExistsError:
-                continue
-        else:
-            raise FileExistsError('could not create a temporary file in %s' % directory)
-        with os.fdopen(fd, 'wb') as f:
-            for c in chunks:
-                f.write(c)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        tmp = None
-    except FileNotFoundError as e:
-        raise MXNetFileNotFoundError('cannot save NDArray file %r: %s' % (os.fspath(fname), e)) from e
-    except OSError as e:
-        raise MXNetError('cannot save NDArray file %r: %s' % (os.fspath(fname), e)) from e
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-    try:  # make the rename itself durable; not all platforms/filesystems allow opening a directory
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+    write_atomic(fname, chunks, 'save NDArray file')
 
 
 def load_file(fname):
@@ -570,10 +491,10 @@ def load_file(fname):
     Local files are read straight into the tensors' memory; paths with a scheme go through fsspec.
     Errors are ``MXNetError``s naming the file (``MXNetFileNotFoundError`` when it does not exist).
     """
-    path, remote = _path_of(fname)
+    path, remote = path_of(fname)
     source = repr(os.fspath(fname))
     if remote:
-        fsspec = _fsspec(path, 'load NDArray file')
+        fsspec = get_fsspec(path, 'load NDArray file')
         try:
             with fsspec.open(path, 'rb') as f:
                 data = f.read()

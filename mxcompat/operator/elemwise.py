@@ -148,14 +148,14 @@ for _stem, _fn in BINARY.items():
     _aliases = {'add': ('broadcast_plus',), 'sub': ('broadcast_minus',)}.get(_stem, ())
     defop(_bname, _BIN_IN, (), _broadcast_fn(_bname, _fn), aliases=_aliases,
           doc='Elementwise %s with numpy-style broadcasting.' % _stem)
-    _iname = {'add': '_plus', 'sub': '_minus', 'mul': '_mul', 'div': '_div', 'mod': '_mod', 'power': '_power',
-              'maximum': '_maximum', 'minimum': '_minimum', 'hypot': '_hypot', 'equal': '_equal',
-              'not_equal': '_not_equal', 'greater': '_greater', 'greater_equal': '_greater_equal',
-              'lesser': '_lesser', 'lesser_equal': '_lesser_equal', 'logical_and': '_logical_and',
-              'logical_or': '_logical_or', 'logical_xor': '_logical_xor'}[_stem]
-    _ealiases = {'add': ('elemwise_add', '_add', '_Plus'), 'sub': ('elemwise_sub', '_sub', '_Minus'),
-                 'mul': ('elemwise_mul', '_Mul'), 'div': ('elemwise_div', '_Div'), 'power': ('_Power',),
-                 'maximum': ('_Maximum',), 'minimum': ('_Minimum',), 'mod': ('_Mod',)}.get(_stem, ())
+    # MXNet's canonical names: elemwise_add/sub/mul/div, then _mod, _power, ... with the historic aliases
+    _iname = {'add': 'elemwise_add', 'sub': 'elemwise_sub', 'mul': 'elemwise_mul', 'div': 'elemwise_div'}.get(
+        _stem, '_' + _stem)
+    _ealiases = {'add': ('_plus', '_Plus', '_add'), 'sub': ('_minus', '_Minus', '_sub'), 'mul': ('_mul', '_Mul'),
+                 'div': ('_div', '_Div'), 'power': ('_Power',), 'maximum': ('_Maximum',),
+                 'minimum': ('_Minimum',), 'mod': ('_Mod',), 'hypot': ('_Hypot',), 'equal': ('_Equal',),
+                 'not_equal': ('_Not_Equal',), 'greater': ('_Greater',), 'greater_equal': ('_Greater_Equal',),
+                 'lesser': ('_Lesser',), 'lesser_equal': ('_Lesser_Equal',)}.get(_stem, ())
     defop(_iname, _BIN_IN, (), _elemwise_fn(_iname, _fn), aliases=_ealiases,
           doc='Elementwise %s of two arrays of the same shape.' % _stem)
 
@@ -198,6 +198,10 @@ for _sname, _fn, _rev in [
                 '_rminus_scalar': ('_RMinusScalar',), '_mul_scalar': ('_MulScalar',),
                 '_div_scalar': ('_DivScalar',), '_rdiv_scalar': ('_RDivScalar',),
                 '_power_scalar': ('_PowerScalar',), '_rpower_scalar': ('_RPowerScalar',),
+                '_mod_scalar': ('_ModScalar',), '_rmod_scalar': ('_RModScalar',), '_hypot_scalar': ('_HypotScalar',),
+                '_equal_scalar': ('_EqualScalar',), '_not_equal_scalar': ('_NotEqualScalar',),
+                '_greater_scalar': ('_GreaterScalar',), '_greater_equal_scalar': ('_GreaterEqualScalar',),
+                '_lesser_scalar': ('_LesserScalar',), '_lesser_equal_scalar': ('_LesserEqualScalar',),
                 '_maximum_scalar': ('_MaximumScalar',), '_minimum_scalar': ('_MinimumScalar',)}.get(_sname, ())
     defop(_sname, _X, _SCALAR_PARAMS, _scalar_op(_fn, _rev), aliases=_aliases)
 

@@ -153,11 +153,11 @@ class OpDef:
 
     def input_names(self, attrs, num_args=None):
         """The input names for these attributes (drops optional inputs the attributes switch off)."""
+        if self.input_names_fn is not None:
+            return list(self.input_names_fn(attrs))
         if self.variadic:
             n = num_args if num_args is not None else attrs.get('num_args')
             return ['arg%d' % i for i in range(n or 0)]
-        if self.input_names_fn is not None:
-            return list(self.input_names_fn(attrs))
         return list(self.inputs)
 
     def n_outputs(self, attrs):

@@ -1,0 +1,271 @@
+"""``Executor``: a Symbol bound to arrays, running its lowered ``torch.fx`` graph forward and backward.
+
+Differs from MXNet: the graph is a ``torch.fx.GraphModule`` (``executor.graph_module``) run by torch; backward
+goes through torch autograd. ``group2ctx`` (model parallelism across devices) and monitor callbacks on
+internal outputs are not supported.
+"""
+import numpy as np
+import torch
+
+from . import autograd as _ag
+from .base import MXNetError, MXNetValueError, MXNetTypeError, unsupported
+from .context import Context
+from .ndarray.ndarray import NDArray, array as _nd_array
+
+__all__ = ['Executor']
+
+
+def _as_list(names, arrays, what, allow_missing=False):
+    if arrays is None:
+        return [None] * len(names)
+    if isinstance(arrays, dict):
+        missing = [n for n in names if n not in arrays]
+        if missing and not allow_missing:
+            raise MXNetValueError('bind: %s is missing %s' % (what, ', '.join(repr(m) for m in missing)))
+        return [arrays.get(n) for n in names]
+    arrays = list(arrays)
+    if len(arrays) != len(names):
+        raise MXNetValueError('bind: %s has %d arrays, the symbol needs %d (%s)'
+                              % (what, len(arrays), len(names), ', '.join(names)))
+    return arrays
+
+
+class Executor:
+    """A bound symbol. ``forward(is_train, **inputs)``, ``backward(out_grads)``, and MXNet's array dicts."""
+
+    def __init__(self, symbol, ctx, args, args_grad=None, grad_req='write', aux_states=None, group2ctx=None,
+                 shared_exec=None):
+        from .symbol.lower import lower
+        if group2ctx:
+            raise unsupported('Symbol.bind', 'group2ctx', 'model parallelism over devices is not implemented')
+        if not isinstance(ctx, Context):
+            raise MXNetTypeError('bind: ctx must be a Context, got %s' % type(ctx).__name__)
+        self._symbol = symbol
+        self._ctx = ctx
+        self._lowered = lower(symbol)
+        arg_names = self._lowered.arg_names
+        aux_names = self._lowered.aux_names
+        self.arg_arrays = _as_list(arg_names, args, 'args')
+        for n, a in zip(arg_names, self.arg_arrays):
+            if not isinstance(a, NDArray):
+                raise MXNetTypeError('bind: argument %r must be an NDArray, got %s' % (n, type(a).__name__))
+        self.grad_arrays = _as_list(arg_names, args_grad, 'args_grad', allow_missing=True)
+        if isinstance(grad_req, str):
+            reqs = [grad_req] * len(arg_names)
+        elif isinstance(grad_req, dict):
+            reqs = [grad_req.get(n, 'null') for n in arg_names]
+        else:
+            reqs = list(grad_req)
+        for r in reqs:
+            if r not in ('write', 'add', 'null', 'inplace'):
+                raise MXNetValueError("grad_req must be 'write', 'add' or 'null', got %r" % (r,))
+        self._grad_req = ['write' if r == 'inplace' else r for r in reqs]
+        for i, g in enumerate(self.grad_arrays):
+            if g is None:
+                self._grad_req[i] = 'null'
+        self.aux_arrays = _as_list(aux_names, aux_states, 'aux_states')
+        self.outputs = []
+        self._saved = None
+        self._monitor = None
+
+    # -- MXNet's views of the arrays ---------------------------------------------------------------------------
+    @property
+    def arg_dict(self):
+        return dict(zip(self._lowered.arg_names, self.arg_arrays))
+
+    @property
+    def grad_dict(self):
+        return {n: g for n, g in zip(self._lowered.arg_names, self.grad_arrays) if g is not None}
+
+    @property
+    def aux_dict(self):
+        return dict(zip(self._lowered.aux_names, self.aux_arrays))
+
+    @property
+    def output_dict(self):
+        return dict(zip(self._lowered.output_names, self.outputs))
+
+    @property
+    def graph_module(self):
+        """The ``torch.fx.GraphModule`` this executor runs (arguments, then aux states -> tuple of outputs)."""
+        return self._lowered.graph_module
+
+    # -- running ------------------------------------------------------------------------------------------------
+    def forward(self, is_train=False, **kwargs):
+        """Run the graph; keyword arguments are copied into the named argument arrays first."""
+        arg_dict = None
+        for k, v in kwargs.items():
+            if arg_dict is None:
+                arg_dict = self.arg_dict
+            if k not in arg_dict:
+                raise MXNetValueError('forward: unknown argument %r' % k)
+            dst = arg_dict[k]
+            if isinstance(v, NDArray):
+                if v.shape != dst.shape:
+                    raise MXNetValueError('forward: shape of %r is %s, bound as %s' % (k, v.shape, dst.shape))
+                dst._t.copy_(v._t)
+            else:
+                dst[:] = _nd_array(np.asarray(v), dtype=dst.dtype)
+        args = [a._t for a in self.arg_arrays]
+        aux = [a._t for a in self.aux_arrays]
+        prev_train = _ag.set_training(is_train)
+        try:
+            if is_train and any(r != 'null' for r in self._grad_req):
+                ins = [t.detach().requires_grad_(True) if r != 'null' and t.is_floating_point() else t
+                       for t, r in zip(args, self._grad_req)]
+                with torch.enable_grad():
+                    outs = self._lowered.graph_module(*ins, *aux)
+                self._saved = (ins, outs)
+            else:
+                with torch.no_grad():
+                    outs = self._lowered.graph_module(*args, *aux)
+                self._saved = None
+        except MXNetError:
+            raise
+        except (RuntimeError, ValueError, IndexError) as e:
+            raise MXNetError('Executor.forward: %s' % str(e).splitlines()[0]) from None
+        finally:
+            _ag.set_training(prev_train)
+        self._set_outputs(outs)
+        if self._monitor is not None:
+            for name, out in zip(self._lowered.output_names, self.outputs):
+                self._monitor[0](name, out)
+        return self.outputs
+
+    def _set_outputs(self, outs):
+        # The same NDArray objects stay in `outputs` across calls (MXNet's executors own their outputs).
+        if len(self.outputs) == len(outs):
+            for o, t in zip(self.outputs, outs):
+                o._t = t.detach()
+        else:
+            self.outputs = [NDArray._from_tensor(t.detach(), self._ctx) for t in outs]
+
+    def backward(self, out_grads=None, is_train=True):
+        """Gradients of the outputs (times ``out_grads``, ones by default) into the gradient arrays."""
+        if self._saved is None:
+            raise MXNetError('Executor.backward: call forward(is_train=True) first (and only once per backward)')
+        ins, outs = self._saved
+        self._saved = None
+        if out_grads is None:
+            heads = [torch.ones_like(o) for o in outs]
+        else:
+            if isinstance(out_grads, NDArray):
+                out_grads = [out_grads]
+            if isinstance(out_grads, dict):
+                out_grads = [out_grads[n] for n in self._lowered.output_names]
+            if len(out_grads) != len(outs):
+                raise MXNetValueError('backward: %d out_grads for %d outputs' % (len(out_grads), len(outs)))
+            heads = [torch.ones_like(o) if g is None else g._t for o, g in zip(outs, out_grads)]
+        want = [i for i, r in enumerate(self._grad_req) if r != 'null' and ins[i].requires_grad]
+        pairs = [(o, h) for o, h in zip(outs, heads) if o.requires_grad]
+        if not want or not pairs:
+            return
+        prev = _ag.set_training(is_train)
+        try:
+            grads = torch.autograd.grad([o for o, _ in pairs], [ins[i] for i in want], [h for _, h in pairs],
+                                        allow_unused=True)
+        finally:
+            _ag.set_training(prev)
+        for i, g in zip(want, grads):
+            dst = self.grad_arrays[i]._t
+            if g is None:
+                if self._grad_req[i] == 'write':
+                    dst.zero_()
+            elif self._grad_req[i] == 'add':
+                dst.add_(g)
+            else:
+                dst.copy_(g)
+
+    # -- parameters -----------------------------------------------------------------------------------------------
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        """Copy values from dicts of NDArrays into the bound argument and auxiliary arrays."""
+        arg_dict, aux_dict = self.arg_dict, self.aux_dict
+        for name, arr in (arg_params or {}).items():
+            if name in arg_dict:
+                arr.copyto(arg_dict[name])
+            elif not allow_extra_params:
+                raise MXNetValueError('Found name "%s" that is not in the arguments' % name)
+        for name, arr in (aux_params or {}).items():
+            if name in aux_dict:
+                arr.copyto(aux_dict[name])
+            elif not allow_extra_params:
+                raise MXNetValueError('Found name "%s" that is not in the auxiliary states' % name)
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new executor for new input shapes, sharing the arrays whose shapes stay the same."""
+        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
+        if arg_shapes is None:
+            raise MXNetError('reshape: cannot infer all shapes from %s' % kwargs)
+        new_args, new_grads = [], []
+        for name, a, g, shape in zip(self._lowered.arg_names, self.arg_arrays, self.grad_arrays, arg_shapes):
+            if a.shape == tuple(shape):
+                new_args.append(a)
+                new_grads.append(g)
+                continue
+            if name not in kwargs and not partial_shaping:
+                raise MXNetValueError('reshape: shape of %r changes from %s to %s; pass partial_shaping=True'
+                                      % (name, a.shape, tuple(shape)))
+            if int(np.prod(shape)) > a.size and not allow_up_sizing:
+                raise MXNetValueError('reshape: %r grows from %s to %s; pass allow_up_sizing=True'
+                                      % (name, a.shape, tuple(shape)))
+            new_args.append(NDArray._from_tensor(torch.zeros(tuple(shape), dtype=a._t.dtype, device=a._t.device),
+                                                 a.context))
+            new_grads.append(None if g is None else NDArray._from_tensor(
+                torch.zeros(tuple(shape), dtype=g._t.dtype, device=g._t.device), g.context))
+        new_aux = [a if a.shape == tuple(s) else NDArray._from_tensor(
+            torch.zeros(tuple(s), dtype=a._t.dtype, device=a._t.device), a.context)
+            for a, s in zip(self.aux_arrays, aux_shapes)]
+        reqs = dict(zip(self._lowered.arg_names, self._grad_req))
+        grads = {n: g for n, g in zip(self._lowered.arg_names, new_grads) if g is not None}
+        return Executor(self._symbol, self._ctx, new_args, grads, reqs, new_aux)
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """Calls ``callback(name, array)`` for every output after each forward (internal nodes are not seen)."""
+        self._monitor = (callback, monitor_all)
+
+    def debug_str(self):
+        return str(self._lowered.graph_module.graph)
+
+
+def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, group2ctx=None,
+                shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+    """Infer shapes and dtypes, allocate zero arrays (and gradients unless grad_req is 'null') and bind."""
+    if stype_dict and any(v != 'default' for v in stype_dict.values()):
+        raise unsupported('Symbol.simple_bind', 'stype_dict', 'sparse storage is not implemented')
+    arg_shapes, _, aux_shapes = symbol.infer_shape(**kwargs)
+    if arg_shapes is None:
+        arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**kwargs)
+        names = [n for n, s in zip(symbol.list_arguments(), arg_shapes) if not s]
+        raise MXNetError('simple_bind: cannot infer the shapes of %s from %s' % (', '.join(names), kwargs))
+    arg_types, _, aux_types = symbol.infer_type(**(type_dict or {}))
+    if arg_types is None:
+        arg_types = [np.float32] * len(arg_shapes)
+        aux_types = [np.float32] * len(aux_shapes)
+    arg_names = symbol.list_arguments()
+    if isinstance(grad_req, str):
+        reqs = {n: grad_req for n in arg_names}
+    elif isinstance(grad_req, (list, tuple)):
+        reqs = dict(zip(arg_names, grad_req))
+    else:
+        reqs = {n: grad_req.get(n, 'null') for n in arg_names}
+    shared = shared_exec.arg_dict if shared_exec is not None else {}
+    shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
+    shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
+
+    def zeros(shape, dtype):
+        from .base import to_torch_dtype
+        return NDArray._from_tensor(torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=ctx.torch_device),
+                                    ctx)
+
+    args, grads = [], {}
+    for n, s, t in zip(arg_names, arg_shapes, arg_types):
+        a = shared.get(n)
+        args.append(a if a is not None and a.shape == tuple(s) else zeros(s, t))
+        if reqs.get(n, 'null') != 'null':
+            g = shared_grads.get(n)
+            grads[n] = g if g is not None and g.shape == tuple(s) else zeros(s, t)
+    aux = []
+    for n, s, t in zip(symbol.list_auxiliary_states(), aux_shapes, aux_types):
+        a = shared_aux.get(n)
+        aux.append(a if a is not None and a.shape == tuple(s) else zeros(s, t))
+    return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx)

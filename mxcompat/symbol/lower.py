@@ -1,0 +1,90 @@
+"""Lowering a Symbol to one ``torch.fx.GraphModule``.
+
+The module takes the symbol's arguments then its auxiliary states (``list_arguments()`` + ``list_auxiliary_states()``
+order) as tensors and returns a tuple with one tensor per output. Each graph node calls the registry
+implementation of its operator with the node's parsed attributes bound, so the graph runs with no per-op
+attribute parsing or MXNet dispatch left.
+"""
+import keyword
+import operator
+import re
+
+import torch
+import torch.fx
+
+from ..base import MXNetError
+from .symbol import _aux_vars
+
+__all__ = ['lower', 'Lowered']
+
+
+class Lowered:
+    """A lowered symbol: ``graph_module(*args, *aux) -> tuple of outputs``."""
+
+    __slots__ = ('graph_module', 'arg_names', 'aux_names', 'output_names')
+
+    def __init__(self, graph_module, arg_names, aux_names, output_names):
+        self.graph_module = graph_module
+        self.arg_names = arg_names
+        self.aux_names = aux_names
+        self.output_names = output_names
+
+
+def _ident(name, used):
+    s = re.sub(r'\W', '_', name)
+    if not s or s[0].isdigit() or keyword.iskeyword(s):
+        s = '_' + s
+    base, k = s, 1
+    while s in used:
+        s = '%s_%d' % (base, k)
+        k += 1
+    used.add(s)
+    return s
+
+
+def _bind_op(op, attrs, fname):
+    impl = op.impl
+    if attrs:
+        def call(*args):
+            return impl(*args, **attrs)
+    else:
+        def call(*args):
+            return impl(*args)
+    call.__name__ = call.__qualname__ = fname
+    call._mx_op = op.name
+    call._mx_attrs = attrs
+    return call
+
+
+def lower(sym):
+    """Build the fx graph of ``sym`` (linted)."""
+    nodes = sym._nodes()
+    aux = _aux_vars(nodes)
+    args = [n for n in nodes if n.is_var and id(n) not in aux]
+    auxs = [n for n in nodes if n.is_var and id(n) in aux]
+    graph = torch.fx.Graph()
+    used = set()
+    env = {}
+    for n in args + auxs:
+        env[(id(n), 0)] = graph.placeholder(_ident(n.name, used))
+    for n in nodes:
+        if n.is_var:
+            continue
+        params = n.params()
+        fn = _bind_op(n.op, params, 'op_' + _ident(n.name, used))
+        out = graph.call_function(fn, tuple(n.op_args([env[(id(s), i)] for s, i in n.inputs])))
+        nvis = n.num_visible()
+        if nvis == 1:
+            env[(id(n), 0)] = out
+        else:
+            for i in range(nvis):
+                env[(id(n), i)] = graph.call_function(operator.getitem, (out, i))
+    try:
+        outs = tuple(env[(id(n), i)] for n, i in sym._outputs)
+    except KeyError:
+        raise MXNetError('lower: an output refers to a hidden operator output, which mxcompat does not compute') \
+            from None
+    graph.output(outs)
+    graph.lint()
+    gm = torch.fx.GraphModule(torch.nn.Module(), graph, class_name='MXNetSymbol')
+    return Lowered(gm, [n.name for n in args], [n.name for n in auxs], sym.list_outputs())

@@ -1,0 +1,135 @@
+"""What the symbol graph needs to know about an operator beyond its registry entry: all its outputs (visible or not)
+and their names, attributes given to the variables it creates, and the shapes of its parameter inputs."""
+from ..base import parse_tuple
+
+# op -> names of all outputs, including the hidden ones MXNet keeps in the graph (nnvm's num_outputs)
+OUTPUT_NAMES = {
+    'BatchNorm': ('output', 'mean', 'var'),
+    'LayerNorm': ('output', 'mean', 'std'),
+    'Dropout': ('output', 'mask'),
+    'GroupNorm': ('output', 'mean', 'std'),
+    'InstanceNorm': ('output', 'mean', 'var'),
+}
+
+# attributes a freshly created input variable gets (MXNet's FSetInputVarAttrOnCompose)
+VAR_ATTRS = {
+    'BatchNorm': {'moving_mean': {'__init__': '["zero", {}]'}, 'moving_var': {'__init__': '["one", {}]'}},
+}
+
+
+def total_outputs(op, attrs, n_visible):
+    """All outputs of a node as MXNet 1.9.1's CPU build (with MKLDNN) counts them in its JSON ``node_row_ptr``."""
+    names = OUTPUT_NAMES.get(op.name)
+    if names is not None:
+        return max(len(names), n_visible)
+    if op.name == 'Pooling' and attrs.get('pool_type') == 'max' and not attrs.get('global_pool'):
+        return 2  # MKLDNN's max pooling keeps a hidden workspace output
+    return n_visible
+
+
+def output_names(op, attrs, n_visible):
+    names = OUTPUT_NAMES.get(op.name)
+    if names is not None:
+        return list(names)
+    if n_visible == 1:
+        return ['output']
+    return ['output%d' % i for i in range(n_visible)]
+
+
+def _kernel_params(attrs, data, deconv=False):
+    kernel = parse_tuple(attrs['kernel'])
+    nf = int(attrs['num_filter'])
+    ng = int(attrs.get('num_group', 1))
+    layout = attrs.get('layout') or 'None'
+    cax = 1 if layout in ('None', 'NCW', 'NCHW', 'NCDHW') else len(data) - 1
+    cin = data[cax]
+    if deconv:
+        w = (cin, nf // ng) + tuple(kernel)
+    else:
+        w = (nf, cin // ng) + tuple(kernel)
+    if cax != 1:  # channels-last layouts keep the weight channels last too
+        w = (w[0],) + tuple(kernel) + (w[1],)
+    return {'weight': w, 'bias': (nf,)}
+
+
+def _fc(attrs, data):
+    nh = int(attrs['num_hidden'])
+    flatten = str(attrs.get('flatten', True)) in ('True', 'true', '1')
+    k = 1
+    if flatten:
+        for s in data[1:]:
+            k *= s
+    else:
+        k = data[-1]
+    return {'weight': (nh, k), 'bias': (nh,)}
+
+
+def _channel_axis(attrs, data):
+    return int(attrs.get('axis', 1)) % len(data)
+
+
+def _bn(attrs, data):
+    c = data[_channel_axis(attrs, data)]
+    return {'gamma': (c,), 'beta': (c,), 'moving_mean': (c,), 'moving_var': (c,)}
+
+
+def _ln(attrs, data):
+    c = data[int(attrs.get('axis', -1)) % len(data)]
+    return {'gamma': (c,), 'beta': (c,)}
+
+
+def _in(attrs, data):
+    return {'gamma': (data[1],), 'beta': (data[1],)}
+
+
+def _gn(attrs, data):
+    g = int(attrs.get('num_groups', 1))
+    return {'gamma': (g,), 'beta': (g,)}
+
+
+def _embed(attrs, data):
+    return {'weight': (int(attrs['input_dim']), int(attrs['output_dim']))}
+
+
+def _prelu(attrs, data):
+    if attrs.get('act_type') == 'prelu':
+        return {'gamma': (data[1] if len(data) > 1 else 1,)}
+    return {}
+
+
+def _upsampling(attrs, data):
+    if attrs.get('sample_type') != 'bilinear':
+        return {}
+    scale = int(attrs.get('scale', 1))
+    k = 2 * scale - scale % 2
+    return {'weight': (data[1], 1, k, k)}
+
+
+def _label_like_data(attrs, data):
+    return {'label': tuple(data)}
+
+
+def _softmax_label(attrs, data):
+    multi = str(attrs.get('multi_output', False)) in ('True', 'true', '1')
+    preserve = str(attrs.get('preserve_shape', False)) in ('True', 'true', '1')
+    if multi:
+        return {'label': (data[0],) + tuple(data[2:])}
+    if preserve:
+        return {'label': tuple(data[:-1])}
+    return {'label': (data[0],)}
+
+
+def _svm_label(attrs, data):
+    return {'label': (data[0],)}
+
+
+# op -> f(attrs (strings or values), data_shape) -> {input name: shape}, for parameters inferred from the data
+PARAM_SHAPES = {
+    'FullyConnected': _fc,
+    'Convolution': lambda a, d: _kernel_params(a, d),
+    'Deconvolution': lambda a, d: _kernel_params(a, d, deconv=True),
+    'BatchNorm': _bn, 'LayerNorm': _ln, 'InstanceNorm': _in, 'GroupNorm': _gn, 'Embedding': _embed,
+    'LeakyReLU': _prelu, 'SoftmaxOutput': _softmax_label, 'LinearRegressionOutput': _label_like_data,
+    'LogisticRegressionOutput': _label_like_data, 'MAERegressionOutput': _label_like_data,
+    'SVMOutput': _svm_label, 'UpSampling': _upsampling,
+}

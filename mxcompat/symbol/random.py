@@ -1,0 +1,1 @@
+"""``mx.sym.random``: operators filed under this namespace (filled from the registry by ``op.py``)."""

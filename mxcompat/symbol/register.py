@@ -1,0 +1,94 @@
+"""Generates the ``mx.sym`` operator functions from the operator registry (the same entries as ``mx.nd``)."""
+from ..base import MXNetTypeError
+from ..ndarray.register import SUBMODULES, FLUENT, _FLUENT_RENAME
+from ..operator import registry
+from .symbol import Symbol, make_op_symbol
+
+
+def make_function(op, func_name):
+    hint = func_name.lower()
+    inputs = op.inputs
+    param_names = op.param_names
+
+    def fn(*args, **kwargs):
+        name = kwargs.pop('name', None)
+        attr = kwargs.pop('attr', None)
+        if op.variadic:
+            if len(args) == 1 and isinstance(args[0], (list, tuple)):
+                args = tuple(args[0])
+            for i, a in enumerate(args):
+                if not isinstance(a, Symbol):
+                    raise MXNetTypeError('Operator %s: input %d must be a Symbol, got %s'
+                                         % (op.name, i, type(a).__name__))
+            kwargs.setdefault('num_args', len(args))
+            ins = list(args)
+        else:
+            ins = {}
+            pos = list(args)
+            for iname in inputs:
+                if not pos:
+                    break
+                if not isinstance(pos[0], Symbol):
+                    break
+                ins[iname] = pos.pop(0)
+            if pos:
+                if len(pos) > len(param_names):
+                    raise MXNetTypeError('Operator %s: too many positional arguments' % op.name)
+                for pname, v in zip(param_names, pos):
+                    kwargs[pname] = v
+            for iname in inputs:
+                v = kwargs.pop(iname, None)
+                if v is not None:
+                    if not isinstance(v, Symbol):
+                        raise MXNetTypeError('Operator %s: input %s must be a Symbol, got %s'
+                                             % (op.name, iname, type(v).__name__))
+                    ins[iname] = v
+        sym = make_op_symbol(op, hint, ins, kwargs, name)
+        if attr:
+            sym._set_attr(**attr)
+        return sym
+
+    fn.__name__ = fn.__qualname__ = func_name
+    fn.__doc__ = op.doc
+    fn._op = op
+    return fn
+
+
+def populate(module_dict, internal_dict, submodule_dicts):
+    """Fill the sym namespaces from the registry, by MXNet's name prefixes."""
+    for reg_name, op in registry.REGISTRY.items():
+        fn = make_function(op, reg_name)
+        for prefix, sub in SUBMODULES:
+            if reg_name.startswith(prefix):
+                submodule_dicts.setdefault(sub, {})[reg_name[len(prefix):]] = fn
+                internal_dict[reg_name] = fn
+                break
+        else:
+            (internal_dict if reg_name.startswith('_') else module_dict)[reg_name] = fn
+
+
+# Symbol methods that differ in name from their operator
+_SYMBOL_METHODS = {'reshape': 'Reshape', 'astype': 'Cast'}
+
+
+def attach_methods(cls, namespace):
+    for meth, opname in _SYMBOL_METHODS.items():
+        fn = namespace.get(opname)
+        if fn is not None and meth not in cls.__dict__:
+            def method(self, *args, __fn=fn, **kwargs):
+                return __fn(self, *args, **kwargs)
+            method.__name__ = meth
+            method.__doc__ = 'Same as ``mx.sym.%s(self, ...)``.' % opname
+            setattr(cls, meth, method)
+    for meth in FLUENT:
+        if meth in cls.__dict__:
+            continue
+        fn = namespace.get(_FLUENT_RENAME.get(meth, meth))
+        if fn is None:
+            continue
+
+        def method(self, *args, __fn=fn, **kwargs):
+            return __fn(self, *args, **kwargs)
+        method.__name__ = meth
+        method.__doc__ = 'Same as ``mx.sym.%s(self, ...)``.' % meth
+        setattr(cls, meth, method)
