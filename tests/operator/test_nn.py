@@ -1,0 +1,190 @@
+"""Neural-network operators against goldens recorded from MXNet 1.9.1 (tests/fixtures/nn/gen_nn.py), plus shape
+inference, errors and the behaviours that cannot be compared value by value (random ops, layouts MXNet's CPU build
+cannot run)."""
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import mxcompat as mx
+from mxcompat.base import MXNetError, MXNetNotImplementedError, MXNetValueError
+from mxcompat.operator import registry
+
+_spec = importlib.util.spec_from_file_location(
+    'nn_replay', os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'nn', 'nn_replay.py'))
+nn_replay = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(nn_replay)
+OUTPUT_OPS = ('SoftmaxOutput', 'Softmax', 'LinearRegressionOutput', 'LogisticRegressionOutput',
+              'MAERegressionOutput', 'SVMOutput', 'MakeLoss', 'CTCLoss')  # tested in test_nn_output.py
+CASES = nn_replay.cases(OUTPUT_OPS, include=False)
+
+
+@pytest.mark.parametrize('c', CASES, ids=[c['name'] for c in CASES])
+def test_against_mxnet(c):
+    nn_replay.replay(c)
+
+
+# ---- registry metadata ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize('op, attrs, names', [
+    ('FullyConnected', {'num_hidden': 3}, ['data', 'weight', 'bias']),
+    ('FullyConnected', {'num_hidden': 3, 'no_bias': True}, ['data', 'weight']),
+    ('Convolution', {'kernel': (3, 3), 'num_filter': 2, 'no_bias': 'True'}, ['data', 'weight']),
+    ('Deconvolution', {'kernel': (3, 3), 'num_filter': 2}, ['data', 'weight']),
+    ('Deconvolution', {'kernel': (3, 3), 'num_filter': 2, 'no_bias': False}, ['data', 'weight', 'bias']),
+    ('BatchNorm', {}, ['data', 'gamma', 'beta', 'moving_mean', 'moving_var']),
+    ('LeakyReLU', {}, ['data']),
+    ('LeakyReLU', {'act_type': 'prelu'}, ['data', 'gamma']),
+    ('softmax', {}, ['data']),
+    ('softmax', {'use_length': True}, ['data', 'length']),
+    ('SoftmaxOutput', {}, ['data', 'label']),
+    ('CTCLoss', {'use_label_lengths': True}, ['data', 'label', 'label_lengths']),
+])
+def test_input_names(op, attrs, names):
+    o = registry.get(op)
+    assert o.input_names(o.parse_attrs(attrs)) == names
+
+
+def test_aliases_and_aux():
+    assert registry.get('Softmax') is registry.get('SoftmaxOutput')
+    assert registry.get('_npx_convolution') is registry.get('Convolution')
+    assert registry.get('ctc_loss') is registry.get('CTCLoss')
+    assert registry.get('BatchNorm').aux == ('moving_mean', 'moving_var')
+    assert mx.nd.contrib.CTCLoss is not None
+
+
+def test_defaults_match_mxnet():
+    bn = registry.get('BatchNorm').parse_attrs({})
+    assert bn['fix_gamma'] is True and bn['eps'] == 1e-3 and bn['momentum'] == 0.9 and bn['axis'] == 1
+    assert registry.get('Deconvolution').parse_attrs({'kernel': (2, 2), 'num_filter': 1})['no_bias'] is True
+    assert registry.get('Convolution').parse_attrs({'kernel': (2, 2), 'num_filter': 1})['workspace'] == 1024
+    assert registry.get('LeakyReLU').parse_attrs({})['upper_bound'] == pytest.approx(0.334)
+
+
+# ---- shape inference ----------------------------------------------------------------------------------------------
+F32 = torch.float32
+
+
+def _infer(op, shapes, **attrs):
+    o = registry.get(op)
+    a = o.parse_attrs(attrs)
+    return o.infer(shapes, [F32] * len(shapes), a)
+
+
+def test_infer_shapes():
+    assert _infer('FullyConnected', [(2, 3, 4), (5, 12), (5,)], num_hidden=5)[0] == [(2, 5)]
+    assert _infer('FullyConnected', [(2, 3, 4), (5, 4), None], num_hidden=5, flatten=False, no_bias=True)[0] \
+        == [(2, 3, 5)]
+    assert _infer('Convolution', [(2, 3, 9, 9), (8, 3, 3, 3), (8,)], kernel=(3, 3), num_filter=8,
+                  stride=(2, 2), pad=(1, 1))[0] == [(2, 8, 5, 5)]
+    assert _infer('Deconvolution', [(2, 3, 4, 4), (3, 5, 3, 3), None], kernel=(3, 3), num_filter=5,
+                  stride=(2, 2), adj=(1, 1))[0] == [(2, 5, 10, 10)]
+    assert _infer('Pooling', [(1, 2, 5, 5)], kernel=(2, 2), stride=(2, 2), pooling_convention='full')[0] \
+        == [(1, 2, 3, 3)]
+    assert _infer('Pooling', [(1, 2, 5, 5)], kernel=(2, 2), stride=(2, 2))[0] == [(1, 2, 2, 2)]
+    assert _infer('BatchNorm', [(4, 3, 2, 2), (3,), (3,), (3,), (3,)], output_mean_var=True)[0] \
+        == [(4, 3, 2, 2), (3,), (3,)]
+    assert _infer('GroupNorm', [(2, 4, 3), (2,), (2,)], num_groups=2, output_mean_var=True)[0] \
+        == [(2, 4, 3), (2, 2), (2, 2)]
+    assert _infer('Embedding', [(2, 3), (10, 4)], input_dim=10, output_dim=4)[0] == [(2, 3, 4)]
+    assert _infer('ROIPooling', [(1, 3, 8, 8), (5, 5)], pooled_size=(2, 3), spatial_scale=0.5)[0] == [(5, 3, 2, 3)]
+    assert _infer('GridGenerator', [(2, 6)], transform_type='affine', target_shape=(3, 4))[0] == [(2, 2, 3, 4)]
+
+
+@pytest.mark.parametrize('op, shapes, attrs', [
+    ('FullyConnected', [(2, 12), (5, 11), (5,)], {'num_hidden': 5}),
+    ('Convolution', [(2, 3, 9, 9), (8, 2, 3, 3), (8,)], {'kernel': (3, 3), 'num_filter': 8}),
+    ('Convolution', [(2, 3, 9), (8, 3, 3, 3), (8,)], {'kernel': (3, 3), 'num_filter': 8}),
+    ('Deconvolution', [(2, 3, 4, 4), (4, 5, 3, 3), None], {'kernel': (3, 3), 'num_filter': 5}),
+    ('Pooling', [(1, 2, 3, 3)], {'kernel': (5, 5)}),
+    ('Pooling', [(2, 3)], {'kernel': (2,)}),
+    ('BatchNorm', [(4, 3, 2), (2,), (3,), (3,), (3,)], {}),
+    ('GroupNorm', [(2, 5, 3), (2,), (2,)], {'num_groups': 2}),
+    ('LayerNorm', [(2, 5), (4,), (4,)], {}),
+    ('Embedding', [(2, 3), (10, 3)], {'input_dim': 10, 'output_dim': 4}),
+    ('softmax', [(2, 3)], {'axis': 2}),
+])
+def test_bad_shapes_name_the_op(op, shapes, attrs):
+    with pytest.raises(MXNetError, match=op):
+        _infer(op, shapes, **attrs)
+
+
+def test_eager_errors_name_the_op():
+    with pytest.raises(MXNetValueError, match='FullyConnected'):
+        mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 2)), mx.nd.ones(4), num_hidden=4)
+    with pytest.raises(MXNetValueError, match='Activation'):
+        mx.nd.Activation(mx.nd.ones(3), act_type='swish')
+    with pytest.raises(MXNetValueError, match='Convolution'):
+        mx.nd.Convolution(mx.nd.ones((1, 2, 4, 4)), mx.nd.ones((3, 1, 3, 3)), mx.nd.ones(3), num_filter=3,
+                          kernel=(3, 3))
+    with pytest.raises(MXNetError, match='FullyConnected.*num_hidden'):
+        mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 3)), mx.nd.ones(4))
+
+
+def test_known_gaps_raise():
+    with pytest.raises(MXNetNotImplementedError, match='log_softmax.*use_length'):
+        mx.nd.log_softmax(mx.nd.ones((2, 3)), use_length=True)
+    with pytest.raises(MXNetNotImplementedError, match='Deconvolution.*layout'):
+        mx.nd.Deconvolution(mx.nd.ones((1, 4, 4, 2)), mx.nd.ones((2, 3, 3, 3)), kernel=(3, 3), num_filter=3,
+                            layout='NHWC')
+    with pytest.raises(MXNetNotImplementedError, match="Pooling.*same"):
+        mx.nd.Pooling(mx.nd.ones((1, 2, 6)), kernel=(3,), pooling_convention='same')
+
+
+# ---- behaviours checked without goldens ---------------------------------------------------------------------------
+def test_convolution_channels_last_equals_channels_first():
+    # MXNet's CPU build infers NHWC shapes but cannot run them; mxcompat computes them by transposing.
+    rs = np.random.RandomState(1)
+    x, w, b = rs.randn(2, 5, 6, 3), rs.randn(4, 3, 2, 3), rs.randn(4)
+    nhwc = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), mx.nd.array(b), kernel=(3, 2), num_filter=4,
+                             layout='NHWC')
+    nchw = mx.nd.Convolution(mx.nd.array(x.transpose(0, 3, 1, 2)), mx.nd.array(w.transpose(0, 3, 1, 2)),
+                             mx.nd.array(b), kernel=(3, 2), num_filter=4)
+    np.testing.assert_allclose(nhwc.asnumpy(), nchw.asnumpy().transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-5)
+
+
+def test_dropout():
+    x = mx.nd.ones((200, 50))
+    assert (mx.nd.Dropout(x, p=0.5).asnumpy() == 1).all()  # inference: identity
+    with mx.autograd.train_mode():
+        y = mx.nd.Dropout(x, p=0.4).asnumpy()
+    assert set(np.unique(y)) <= {0.0, np.float32(1 / 0.6)}
+    assert abs((y == 0).mean() - 0.4) < 0.03
+    y = mx.nd.Dropout(x, p=0.5, mode='always', axes=(1,)).asnumpy()
+    assert ((y == y[:, :1]).all())  # one mask value per row
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Dropout(x, p=0.5)
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), y.asnumpy())  # grad = mask / (1 - p) = output here
+
+
+def test_rrelu_training_slopes_in_bounds():
+    x = -mx.nd.ones((1000,))
+    with mx.autograd.train_mode():
+        y, slopes = mx.nd.LeakyReLU(x, act_type='rrelu', lower_bound=0.1, upper_bound=0.3)
+    y, slopes = y.asnumpy(), slopes.asnumpy()
+    assert ((-y >= 0.1) & (-y <= 0.3)).all() and y.std() > 0.01
+    np.testing.assert_allclose(-y, slopes)
+
+
+def test_batchnorm_train_forward_only_leaves_moving_stats():
+    # MXNet updates the moving statistics in the backward pass: a forward alone changes nothing.
+    x, g, b = mx.nd.ones((4, 3)) * 2, mx.nd.ones(3), mx.nd.zeros(3)
+    mm, mv = mx.nd.zeros(3), mx.nd.ones(3)
+    with mx.autograd.train_mode():
+        mx.nd.BatchNorm(x, g, b, mm, mv)
+    assert (mm.asnumpy() == 0).all() and (mv.asnumpy() == 1).all()
+
+
+def test_impls_take_switched_off_inputs_as_absent():
+    # Symbols call impls with only the inputs the attributes keep (no trailing bias with no_bias=True).
+    x, w = torch.ones(2, 3), torch.ones(4, 3)
+    fc = registry.get('FullyConnected')
+    assert fc.impl(x, w, **fc.parse_attrs({'num_hidden': 4, 'no_bias': True})).shape == (2, 4)
+    conv = registry.get('Convolution')
+    a = conv.parse_attrs({'kernel': (1,), 'num_filter': 4, 'no_bias': True})
+    assert conv.impl(torch.ones(1, 3, 5), torch.ones(4, 3, 1), **a).shape == (1, 4, 5)
+    lr = registry.get('LeakyReLU')
+    assert lr.impl(x, **lr.parse_attrs({})).shape == (2, 3)
