@@ -12,7 +12,8 @@ NAMESPACES = {
                                                                                                ('viz',)),
     'image': ('image', ('img',)), 'name': ('name', ()), 'attribute': ('attribute', ()), 'executor': ('executor', ()),
     'profiler': ('profiler', ()), 'util': ('util', ()), 'rnn': ('rnn', ()), 'monitor': ('monitor', ()),
-    'contrib': ('contrib', ()), 'operator': ('operator', ()),
+    'contrib': ('contrib', ()), 'operator': ('operator', ()), 'registry': ('registry', ()),
+    'runtime': ('runtime', ()),
 }
 _ALIASES = {alias: ns for ns, (_, aliases) in NAMESPACES.items() for alias in aliases}
 

@@ -35,6 +35,10 @@ class MXNetIndexError(MXNetError, IndexError):
     """An ``MXNetError`` that is also an ``IndexError``."""
 
 
+class MXNetAssertionError(MXNetValueError, AssertionError):
+    """A failed check that MXNet makes with ``assert``: catchable as ``AssertionError`` or ``MXNetValueError``."""
+
+
 class MXNetNotImplementedError(MXNetError, NotImplementedError):
     """Raised for an MXNet API or argument that mxcompat does not support (yet); the message names it."""
 

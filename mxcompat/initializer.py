@@ -14,74 +14,11 @@ import warnings
 import numpy as np
 import torch
 
-from .base import MXNetValueError, MXNetTypeError, string_types
+from .base import MXNetValueError, MXNetTypeError, MXNetAssertionError, string_types  # noqa: F401
+from .registry import _check, make_registry
 
 __all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create', 'Load', 'Mixed', 'Zero', 'One', 'Constant',
            'Uniform', 'Normal', 'Orthogonal', 'Xavier', 'MSRAPrelu', 'Bilinear', 'LSTMBias', 'FusedRNN']
-
-
-class MXNetAssertionError(MXNetValueError, AssertionError):
-    """A failed check that MXNet makes with ``assert``: catchable as ``AssertionError`` or ``MXNetValueError``."""
-
-
-def _check(cond, msg):
-    if not cond:
-        raise MXNetAssertionError(msg)
-
-
-def make_registry(base_class, nickname):
-    """MXNet's ``mx.registry`` trio for ``base_class``: ``(table, register, alias, create)``.
-
-    ``create`` accepts an instance (returned as is), a name (any case), ``'["name", {kwargs}]'``,
-    ``'{"<nickname>": name, ...}'`` or a dict of keyword arguments naming the class under ``nickname``.
-    """
-    table = {}
-
-    def register(klass, name=None):
-        _check(isinstance(klass, type) and issubclass(klass, base_class),
-               'Can only register subclass of %s' % base_class.__name__)
-        key = (klass.__name__ if name is None else name).lower()
-        old = table.get(key)
-        if old is not None:
-            warnings.warn('New %s %s.%s registered with name %s is overriding existing %s %s.%s'
-                          % (nickname, klass.__module__, klass.__name__, key, nickname, old.__module__,
-                             old.__name__), UserWarning, stacklevel=2)
-        table[key] = klass
-        return klass
-
-    def alias(*aliases):
-        def reg(klass):
-            for name in aliases:
-                register(klass, name)
-            return klass
-        return reg
-
-    def create(*args, **kwargs):
-        if args:
-            name, args = args[0], args[1:]
-        elif nickname in kwargs:
-            name = kwargs.pop(nickname)
-        else:
-            raise MXNetTypeError('create(): missing the %s to create' % nickname)
-        if isinstance(name, base_class):
-            _check(not args and not kwargs,
-                   '%s is already an instance. Additional arguments are invalid' % nickname)
-            return name
-        if isinstance(name, dict):
-            return create(**name)
-        _check(isinstance(name, string_types), '%s must be of string type' % nickname)
-        if name.startswith('[') or name.startswith('{'):
-            _check(not args and not kwargs, 'create(%r): no extra arguments are allowed with a JSON spec' % name)
-            spec = json.loads(name)
-            if isinstance(spec, dict):
-                return create(**spec)
-            return create(spec[0], **spec[1])
-        key = name.lower()
-        _check(key in table, '%s is not registered. Please register with %s.register first' % (key, nickname))
-        return table[key](*args, **kwargs)
-
-    create.__doc__ = 'Create a %s from a name, a JSON spec, a config dict or an instance.' % nickname
-    return table, register, alias, create
 
 
 class InitDesc(str):

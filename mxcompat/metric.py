@@ -12,7 +12,7 @@ import numpy
 import torch
 
 from .base import MXNetValueError, numeric_types, string_types
-from .initializer import _check, make_registry
+from .registry import _check, make_registry
 from .ndarray.ndarray import NDArray
 
 __all__ = ['EvalMetric', 'CompositeEvalMetric', 'Accuracy', 'TopKAccuracy', 'F1', 'MCC', 'Perplexity', 'MAE',
