@@ -1,31 +1,42 @@
-"""Reductions with MXNet's ``axis`` / ``keepdims`` / ``exclude`` semantics."""
+"""Reductions with MXNet's ``axis`` / ``keepdims`` / ``exclude`` semantics: sum, mean, prod, max, min, nansum,
+nanprod, argmax, argmin, argmax_channel, norm, moments.
+
+As in MXNet (legacy shape mode): a full reduction gives shape (1,), never 0-d; ``axis=()`` means all axes (and then
+``exclude`` is ignored); integer arrays reduce in their own dtype (wrapping on overflow, truncating means).
+The gradient of max/min goes in full to every element equal to the result, as in MXNet (torch splits it).
+Differs from MXNet: ``norm(out_dtype=...)`` casts the result (MXNet 1.9.1 fails at run time on CPU); ord=2 on
+integer arrays is not supported (MXNet's result there is an artifact of integer arithmetic in its scaled reducer).
+"""
 import torch
 
-from ..base import MXNetValueError
+from ..base import unsupported
 from .registry import defop
+from .shape_ops import check_axis, op_error
 
 _X = ('data',)
 _RED = [('axis', 'axis', None), ('keepdims', 'bool', False), ('exclude', 'bool', False)]
 
 
 def norm_axes(op, axis, ndim, exclude=False):
-    """MXNet axis argument (None, int or tuple, negatives allowed) -> sorted tuple of axes."""
+    """MXNet axis argument (None, int or tuple, negatives allowed) -> sorted tuple of the axes to reduce.
+
+    None and () mean every axis, whatever ``exclude`` says (MXNet ignores it then).
+    """
     if axis is None or axis == ():
-        axes = tuple(range(ndim))
-    else:
-        axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        out = []
-        for a in axes:
-            if not -ndim <= a < ndim:
-                raise MXNetValueError('Operator %s: axis %d is out of range for an array of ndim %d'
-                                      % (op, a, ndim))
-            out.append(a % ndim)
-        if len(set(out)) != len(out):
-            raise MXNetValueError('Operator %s: duplicate axes in %s' % (op, axes))
-        axes = tuple(sorted(out))
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = sorted(a + ndim if a < 0 else a for a in axes)
+    if len(set(out)) != len(out):
+        raise op_error(op, 'Reduction axes have duplicates %s' % (axes,))
+    if out[-1] >= ndim or out[0] < 0:
+        raise op_error(op, 'Reduction axis %s exceeds the input dimensions (ndim %d)' % (axes, ndim))
     if exclude:
-        axes = tuple(a for a in range(ndim) if a not in axes)
-    return axes
+        return tuple(a for a in range(ndim) if a not in out)
+    return tuple(out)
+
+
+def _legacy(out):
+    return out.reshape(1) if out.dim() == 0 else out  # MXNet has no 0-d arrays: a full reduction gives (1,)
 
 
 def _reduce(name, fn):
@@ -33,29 +44,35 @@ def _reduce(name, fn):
         axes = norm_axes(name, axis, data.dim(), exclude)
         if not axes:
             return data.clone()
-        out = fn(data, axes, keepdims)
-        if out.dim() == 0:
-            out = out.reshape(1)  # MXNet has no 0-d arrays: a full reduction gives shape (1,)
-        return out
+        return _legacy(fn(data, axes, keepdims))
     return impl
 
 
-def _amax(x, axes, keep):
-    return torch.amax(x, dim=axes, keepdim=keep)
+class _ExtremumGrad(torch.autograd.Function):
+    """max/min whose gradient goes to every element equal to the result (MXNet's rule for ties)."""
+
+    @staticmethod
+    def forward(ctx, x, out_keep):
+        ctx.save_for_backward(x, out_keep)
+        return out_keep.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out_keep = ctx.saved_tensors
+        return grad * (x == out_keep).to(grad.dtype), None
 
 
-def _amin(x, axes, keep):
-    return torch.amin(x, dim=axes, keepdim=keep)
+def _extremum(fn):
+    def red(x, axes, keep):
+        out = fn(x, dim=axes, keepdim=True)
+        if x.requires_grad and torch.is_grad_enabled():
+            out = _ExtremumGrad.apply(x, out.detach())
+        return out if keep else out.squeeze(axes)
+    return red
 
 
 def _sum(x, axes, keep):
     return torch.sum(x, dim=axes, keepdim=keep, dtype=x.dtype)
-
-
-def _mean(x, axes, keep):
-    if x.is_floating_point():
-        return torch.mean(x, dim=axes, keepdim=keep)
-    return torch.div(torch.sum(x, dim=axes, keepdim=keep), _count(x, axes), rounding_mode='trunc').to(x.dtype)
 
 
 def _count(x, axes):
@@ -63,6 +80,12 @@ def _count(x, axes):
     for a in axes:
         n *= x.shape[a]
     return n
+
+
+def _mean(x, axes, keep):
+    if x.is_floating_point():
+        return torch.mean(x, dim=axes, keepdim=keep)
+    return torch.div(_sum(x, axes, keep), _count(x, axes), rounding_mode='trunc').to(x.dtype)
 
 
 def _prod(x, axes, keep):
@@ -73,15 +96,20 @@ def _prod(x, axes, keep):
 
 
 def _nansum(x, axes, keep):
+    if not x.is_floating_point():
+        return _sum(x, axes, keep)
     return torch.nansum(x, dim=axes, keepdim=keep)
 
 
 def _nanprod(x, axes, keep):
+    if not x.is_floating_point():
+        return _prod(x, axes, keep)
     return _prod(torch.where(torch.isnan(x), torch.ones_like(x), x), axes, keep)
 
 
 for _name, _fn, _aliases in [('sum', _sum, ('sum_axis',)), ('mean', _mean, ()), ('prod', _prod, ()),
-                             ('max', _amax, ('max_axis',)), ('min', _amin, ('min_axis',)),
+                             ('max', _extremum(torch.amax), ('max_axis',)),
+                             ('min', _extremum(torch.amin), ('min_axis',)),
                              ('nansum', _nansum, ()), ('nanprod', _nanprod, ())]:
     defop(_name, _X, _RED, _reduce(_name, _fn), aliases=_aliases,
           doc='%s over ``axis`` (all axes by default; ``exclude`` inverts the set).' % _name)
@@ -89,22 +117,60 @@ for _name, _fn, _aliases in [('sum', _sum, ('sum_axis',)), ('mean', _mean, ()), 
 
 def _arg(name, fn):
     def impl(data, axis, keepdims):
-        if axis is None:
+        if axis is None or data.dim() == 1:
+            if axis is not None:
+                check_axis(name, axis, 1)
             out = fn(data.reshape(-1), 0)
-            out = out.reshape((1,) * data.dim()) if keepdims else out.reshape(1)
+            out = out.reshape((1,) * data.dim() if keepdims else (1,))
         else:
-            if not -data.dim() <= axis < data.dim():
-                raise MXNetValueError('Operator %s: axis %d out of range for ndim %d' % (name, axis, data.dim()))
-            out = fn(data, axis)
-            if keepdims:
-                out = out.unsqueeze(axis)
-            elif out.dim() == 0:
-                out = out.reshape(1)
-        return out.to(torch.float32) if data.dtype is not torch.float64 else out.to(data.dtype)
+            ax = check_axis(name, axis, data.dim())
+            out = _legacy(fn(data, ax, keepdim=keepdims))
+        return out.to(data.dtype)  # MXNet returns the index in the input's dtype
     return impl
 
 
-# MXNet's argmax/argmin return the index as a float array of the input's float type.
-defop('argmax', _X, [('axis', 'int?', None), ('keepdims', 'bool', False)], _arg('argmax', torch.argmax))
-defop('argmin', _X, [('axis', 'int?', None), ('keepdims', 'bool', False)], _arg('argmin', torch.argmin))
-defop('argmax_channel', _X, (), lambda data: torch.argmax(data, dim=-1).to(torch.float32))
+defop('argmax', _X, [('axis', 'int?', None), ('keepdims', 'bool', False)], _arg('argmax', torch.argmax),
+      doc="Index of the maximum along ``axis`` (flattened if None), in the input's dtype as in MXNet.")
+defop('argmin', _X, [('axis', 'int?', None), ('keepdims', 'bool', False)], _arg('argmin', torch.argmin),
+      doc="Index of the minimum along ``axis`` (flattened if None), in the input's dtype as in MXNet.")
+defop('argmax_channel', _X, (), lambda data: _arg('argmax_channel', torch.argmax)(data, 1, False),
+      doc="Index of the maximum along axis 1 (the channel axis), in the input's dtype.")
+
+
+def _norm(data, ord, axis, out_dtype, keepdims):
+    if ord not in (1, 2):
+        raise op_error('norm', 'ord must be 1 or 2, got %d' % ord)
+    axes = norm_axes('norm', axis, data.dim())
+    if ord == 1:
+        out = torch.sum(torch.abs(data), dim=axes, keepdim=keepdims, dtype=data.dtype)
+    else:
+        if not data.is_floating_point():
+            raise unsupported('norm', 'ord=2 on %s data' % str(data.dtype).replace('torch.', ''),
+                              "MXNet's integer L2 norm is an artifact of integer division in its scaled reducer")
+        x = data.float() if data.dtype in (torch.float16, torch.bfloat16) else data
+        out = torch.linalg.vector_norm(x, 2, dim=axes, keepdim=keepdims).to(data.dtype)
+    out = _legacy(out)
+    return out if out_dtype is None else out.to(out_dtype)
+
+
+_NORM_DTYPES = (None, torch.float16, torch.float32, torch.float64, torch.int32, torch.int64, torch.int8)
+defop('norm', _X, [('ord', 'int', 2), ('axis', 'axis', None), ('out_dtype', 'dtype?', None),
+                   ('keepdims', 'bool', False)], _norm, choices={'out_dtype': _NORM_DTYPES},
+      doc='L1 or L2 norm over ``axis`` (all axes by default; several axes are flattened together).')
+
+
+def _moments(data, axes, keepdims):
+    if axes is None or axes == ():
+        raise op_error('moments', 'Empty axes is not supported, if you would like to do global moments, please pass '
+                       'all axes to axes argument')
+    red = norm_axes('moments', axes, data.dim())
+    mean = _mean(data, red, True)
+    dev = data - mean
+    var = _mean(dev * dev, red, True)
+    if not keepdims:
+        mean, var = mean.squeeze(red), var.squeeze(red)
+    return _legacy(mean), _legacy(var)
+
+
+defop('moments', _X, [('axes', 'axis', None), ('keepdims', 'bool', False)], _moments, num_outputs=2,
+      doc='Mean and (biased) variance over ``axes``.')

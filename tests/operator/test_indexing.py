@@ -1,0 +1,203 @@
+"""Indexing, slicing, ordering and sequence operators (mxcompat/operator/indexing.py): goldens recorded from MXNet
+1.9.1 (tests/fixtures/shape_ops/gen_shape_ops.py: take/pick modes, sort/topk ties, one_hot dtypes, SequenceMask,
+negative-step slices, errors, gradients), numpy references over dtypes, and the documented gaps."""
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+import mxcompat as mx
+from mxcompat.base import MXNetError, MXNetIndexError, MXNetNotImplementedError, MXNetValueError
+from mxcompat.operator import registry
+
+_spec = importlib.util.spec_from_file_location(
+    'shape_ops_replay', os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'shape_ops', 'shape_ops_replay.py'))
+replay = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(replay)
+
+test_against_mxnet, test_shape_inference_matches_mxnet = replay.golden_tests('index')
+DTYPES = ('float32', 'float64', 'float16', 'int32', 'int64')
+nd = mx.nd
+
+
+# ---- numpy references ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('begin, end, step', [
+    ((1, None), (None, -1), ()), ((None, None, None), (None, None, None), (-1, 2, -3)),
+    ((3, 0), (0, 4), (-1, 1)), ((-2,), (None,), (-2,)), ((0, 5), (4, None), (3, -2))])
+def test_slice_against_numpy(dtype, begin, end, step):
+    a = replay.data((4, 5, 6), dtype)
+    steps = step or (None,) * len(begin)
+    key = tuple(slice(b, e, s) for b, e, s in zip(begin, end, steps))
+    replay.check_equal(nd.slice(nd.array(a, dtype=dtype), begin=begin, end=end, step=step), a[key])
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_slice_axis_and_like_against_numpy(dtype):
+    a = replay.data((4, 5, 6), dtype)
+    x = nd.array(a, dtype=dtype)
+    replay.check_equal(nd.slice_axis(x, axis=-2, begin=-4, end=None), a[:, -4:])
+    replay.check_equal(nd.slice_axis(x, axis=0, begin=1, end=-1), a[1:-1])
+    replay.check_equal(nd.slice_like(x, nd.zeros((2, 3, 4))), a[:2, :3, :4])
+    replay.check_equal(nd.slice_like(x, nd.zeros((9, 3)), axes=(1,)), a[:, :3])
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('mode', ['clip', 'wrap'])
+@pytest.mark.parametrize('axis', [0, 1, -1])
+def test_take_against_numpy(dtype, mode, axis):
+    a = replay.data((4, 5, 3), dtype)
+    idx = np.array([[0, 7, -2], [3, -9, 1]])
+    got = nd.take(nd.array(a, dtype=dtype), nd.array(idx, dtype='int32'), axis=axis, mode=mode)
+    replay.check_equal(got, np.take(a, idx, axis=axis, mode=mode))
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_gather_scatter_nd_against_numpy(dtype):
+    a = replay.data((3, 4, 2), dtype)
+    idx = np.array([[[0, 2], [1, -1]], [[3, 0], [-4, 2]]])
+    replay.check_equal(nd.gather_nd(nd.array(a, dtype=dtype), nd.array(idx)), a[idx[0], idx[1]])
+    vals = replay.data((3, 2), dtype, 1)
+    sidx = np.array([[0, 2, 1], [3, 0, 1]])
+    want = np.zeros((3, 4, 2), dtype)
+    want[sidx[0], sidx[1]] = vals
+    replay.check_equal(nd.scatter_nd(nd.array(vals, dtype=dtype), nd.array(sidx, dtype='int64'), shape=(3, 4, 2)), want)
+
+
+@pytest.mark.parametrize('dtype', ('float32', 'float64', 'float16', 'int32', 'int64', 'uint8', 'int8'))
+def test_one_hot_against_numpy(dtype):
+    idx = np.array([[0, 3, 5], [-1, 2, 1]])
+    want = np.where(np.arange(4) == idx[..., None], 7, -2).astype(dtype)
+    replay.check_equal(nd.one_hot(nd.array(idx), depth=4, on_value=7, off_value=-2, dtype=dtype), want)
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('axis, keepdims, mode', [(-1, False, 'clip'), (0, True, 'wrap'), (1, False, 'wrap')])
+def test_pick_against_numpy(dtype, axis, keepdims, mode):
+    a = replay.data((3, 4, 5), dtype)
+    n = a.shape[axis]
+    rs = np.random.RandomState(2)
+    shape = list(a.shape)
+    shape[axis] = 1
+    idx = rs.randint(-7, 9, size=shape)
+    idx_np = np.clip(idx, 0, n - 1) if mode == 'clip' else np.mod(idx, n)
+    want = np.take_along_axis(a, idx_np, axis=axis)
+    index = idx if keepdims else np.squeeze(idx, axis)
+    got = nd.pick(nd.array(a, dtype=dtype), nd.array(index), axis=axis, keepdims=keepdims, mode=mode)
+    replay.check_equal(got, want if keepdims else np.squeeze(want, axis))
+
+
+@pytest.mark.parametrize('dtype', ('float32', 'float64', 'int32', 'int64', 'uint8'))
+@pytest.mark.parametrize('axis', [-1, 0, None])
+@pytest.mark.parametrize('is_ascend', [True, False])
+def test_sort_argsort_topk_against_numpy(dtype, axis, is_ascend):
+    a = np.random.RandomState(3).randint(0, 6, size=(4, 7)).astype(dtype)  # many ties
+    x = nd.array(a, dtype=dtype)
+    flat = a.reshape(-1) if axis is None else a
+    ax = 0 if axis is None else axis
+    order = np.argsort(flat if is_ascend else -flat.astype('float64'), axis=ax, kind='stable')
+    replay.check_equal(nd.argsort(x, axis=axis, is_ascend=is_ascend, dtype='int64'), order)
+    replay.check_equal(nd.sort(x, axis=axis, is_ascend=is_ascend), np.take_along_axis(flat, order, ax))
+    k = 3
+    top = np.take(order, np.arange(k), axis=ax)
+    vals, inds = nd.topk(x, axis=axis, k=k, ret_typ='both', is_ascend=is_ascend)
+    replay.check_equal(vals, np.take_along_axis(flat, top, ax))
+    replay.check_equal(inds, top.astype('float32'))
+    mask = np.zeros(flat.shape, dtype)
+    np.put_along_axis(mask, top, 1, ax)
+    replay.check_equal(nd.topk(x, axis=axis, k=k, ret_typ='mask', is_ascend=is_ascend), mask.reshape(a.shape))
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_sequence_ops_against_numpy(dtype):
+    a = replay.data((5, 3, 2), dtype)
+    lens = np.array([2, 5, 1])
+    x, ln = nd.array(a, dtype=dtype), nd.array(lens)
+    t = np.arange(5)[:, None, None]
+    replay.check_equal(nd.SequenceMask(x, ln, use_sequence_length=True, value=3),
+           np.where(t < lens[None, :, None], a, np.array(3).astype(dtype)))
+    replay.check_equal(nd.SequenceLast(x, ln, use_sequence_length=True), a[lens - 1, np.arange(3)])
+    rev = a.copy()
+    for b, n in enumerate(lens):
+        rev[:n, b] = a[:n, b][::-1]
+    replay.check_equal(nd.SequenceReverse(x, ln, use_sequence_length=True), rev)
+    replay.check_equal(nd.SequenceReverse(x), a[::-1])
+    # batch-major (axis=1); MXNet 1.9.1 crashes on SequenceLast(axis=1) without lengths, mxcompat returns the last step
+    b = np.swapaxes(a, 0, 1)
+    xb = nd.array(b, dtype=dtype)
+    replay.check_equal(nd.SequenceLast(xb, axis=1), b[:, -1])
+    replay.check_equal(nd.SequenceLast(xb, ln, use_sequence_length=True, axis=1), b[np.arange(3), lens - 1])
+    replay.check_equal(nd.SequenceMask(xb, ln, use_sequence_length=True, axis=1),
+           np.where(np.arange(5)[None, :, None] < lens[:, None, None], b, np.array(0).astype(dtype)))
+
+
+# ---- behaviours the goldens cannot hold ----------------------------------------------------------------------------
+def test_take_raise_mode_errors_name_the_op():
+    with pytest.raises(MXNetIndexError, match='take'):
+        nd.take(nd.zeros((3, 2)), nd.array([0, 3]), mode='raise')
+    op = registry.get('take')
+    # shape inference never looks at index values
+    f32 = mx.base.to_torch_dtype('float32')
+    assert op.infer([(3, 2), (2,)], [f32, f32], op.parse_attrs({'mode': 'raise'}))[0] == [(2, 2)]
+
+
+def test_gather_nd_out_of_bounds_is_an_index_error():
+    with pytest.raises(MXNetIndexError, match='gather_nd'):
+        nd.gather_nd(nd.zeros((3, 2)), nd.array([[3], [0]]))
+
+
+def test_batch_take_beyond_2d_is_a_known_gap():
+    with pytest.raises(MXNetNotImplementedError, match='batch_take'):
+        nd.batch_take(nd.zeros((2, 2, 2)), nd.array([0, 1], dtype='int32'))
+
+
+def test_out_of_range_sequence_lengths_are_clipped():
+    # MXNet 1.9.1 reads out of bounds for lengths outside [1, T]; mxcompat clips them
+    a = nd.array(np.arange(6).reshape(3, 2))
+    np.testing.assert_array_equal(nd.SequenceLast(a, nd.array([0, 9]), use_sequence_length=True).asnumpy(), [0, 5])
+    np.testing.assert_array_equal(nd.SequenceReverse(a, nd.array([9, 0]), use_sequence_length=True).asnumpy(),
+                                  [[4, 1], [2, 3], [0, 5]])
+
+
+def test_float16_sort_matches_mxnet_refusal_but_topk_works():
+    x = nd.array([[3, 1, 2]], dtype='float16')
+    with pytest.raises(MXNetError, match='sort'):
+        nd.sort(x)
+    with pytest.raises(MXNetError, match='argsort'):
+        nd.argsort(x)
+    np.testing.assert_array_equal(nd.topk(x, k=2, ret_typ='value').asnumpy(), [[3, 2]])
+
+
+@pytest.mark.parametrize('op, attrs, names', [
+    ('SequenceMask', {}, ['data']), ('SequenceMask', {'use_sequence_length': True}, ['data', 'sequence_length']),
+    ('SequenceLast', {'use_sequence_length': 'True'}, ['data', 'sequence_length']),
+    ('SequenceReverse', {}, ['data']), ('take', {}, ['a', 'indices']), ('pick', {}, ['data', 'index']),
+    ('slice_like', {}, ['data', 'shape_like']), ('one_hot', {'depth': 2}, ['indices']),
+    ('scatter_nd', {'shape': (2,)}, ['data', 'indices'])])
+def test_input_names(op, attrs, names):
+    o = registry.get(op)
+    assert o.input_names(o.parse_attrs(attrs)) == names
+
+
+def test_aliases_and_defaults():
+    assert registry.get('crop') is registry.get('slice')
+    assert registry.get('choose_element_0index') is registry.get('pick')
+    assert registry.get('topk').parse_attrs({}) == {'axis': -1, 'k': 1, 'ret_typ': 'indices', 'is_ascend': False,
+                                                    'dtype': mx.base.to_torch_dtype('float32')}
+    assert registry.get('pick').parse_attrs({}) == {'axis': -1, 'keepdims': False, 'mode': 'clip'}
+    assert registry.get('take').parse_attrs({}) == {'axis': 0, 'mode': 'clip'}
+    assert registry.get('one_hot').parse_attrs({'depth': '3'})['dtype'] == mx.base.to_torch_dtype('float32')
+    o = registry.get('topk')
+    assert o.n_outputs(o.parse_attrs({'ret_typ': 'both'})) == 2
+    assert o.n_outputs(o.parse_attrs({'ret_typ': 'mask'})) == 1
+    with pytest.raises(MXNetValueError, match='topk'):
+        o.parse_attrs({'ret_typ': 'all'})
+
+
+def test_slice_outputs_do_not_alias():
+    x = nd.array(np.arange(12).reshape(3, 4))
+    for y in (nd.slice(x, begin=(1,), end=(3,)), nd.slice_axis(x, axis=1, begin=0, end=2),
+              nd.slice_like(x, nd.zeros((2, 2))), nd.SequenceLast(x)):
+        y[:] = -1
+    np.testing.assert_array_equal(x.asnumpy(), np.arange(12).reshape(3, 4))
