@@ -1,1 +1,71 @@
-"""``mx.sym.random``: operators filed under this namespace (filled from the registry by ``op.py``)."""
+"""``mx.sym.random``: sampling symbols. Numeric parameters make ``_random_<dist>`` nodes, Symbol parameters make
+``_sample_<dist>`` nodes (output shape ``param.shape + shape``), as MXNet's ``mx.sym.random`` does."""
+from numbers import Number
+
+from ..base import MXNetTypeError, MXNetValueError
+from . import _internal
+from .symbol import Symbol
+
+__all__ = ['uniform', 'normal', 'randn', 'poisson', 'exponential', 'gamma', 'multinomial', 'negative_binomial',
+           'generalized_negative_binomial', 'shuffle', 'randint']
+
+
+def _helper(dist, params, shape, dtype, kwargs):
+    if isinstance(params[0], Symbol):
+        if not all(isinstance(p, Symbol) for p in params):
+            raise MXNetTypeError('Distribution parameters must all have the same type')
+        return getattr(_internal, '_sample_' + dist)(*params, shape=shape if shape is not None else (),
+                                                     dtype=dtype, **kwargs)
+    if isinstance(params[0], Number):
+        if not all(isinstance(p, Number) for p in params):
+            raise MXNetTypeError('Distribution parameters must all have the same type')
+        return getattr(_internal, '_random_' + dist)(*params, shape=shape if shape is not None else (1,),
+                                                     dtype=dtype, **kwargs)
+    raise MXNetValueError('Distribution parameters must be either Symbol or numbers, but got %s.'
+                          % type(params[0]))
+
+
+def uniform(low=0, high=1, shape=None, dtype=None, **kwargs):
+    return _helper('uniform', [low, high], shape, dtype, kwargs)
+
+
+def normal(loc=0, scale=1, shape=None, dtype=None, **kwargs):
+    return _helper('normal', [loc, scale], shape, dtype, kwargs)
+
+
+def randn(*shape, **kwargs):
+    return normal(kwargs.pop('loc', 0), kwargs.pop('scale', 1), shape, **kwargs)
+
+
+def poisson(lam=1, shape=None, dtype=None, **kwargs):
+    return _helper('poisson', [lam], shape, dtype, kwargs)
+
+
+def exponential(scale=1, shape=None, dtype=None, **kwargs):
+    return _helper('exponential', [1.0 / scale], shape, dtype, kwargs)  # the op takes the rate
+
+
+def gamma(alpha=1, beta=1, shape=None, dtype=None, **kwargs):
+    return _helper('gamma', [alpha, beta], shape, dtype, kwargs)
+
+
+def negative_binomial(k=1, p=1, shape=None, dtype=None, **kwargs):
+    return _helper('negative_binomial', [k, p], shape, dtype, kwargs)
+
+
+def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, **kwargs):
+    return _helper('generalized_negative_binomial', [mu, alpha], shape, dtype, kwargs)
+
+
+def multinomial(data, shape=None, get_prob=False, dtype='int32', **kwargs):
+    return _internal._sample_multinomial(data, shape=shape if shape is not None else (), get_prob=get_prob,
+                                         dtype=dtype, **kwargs)
+
+
+def shuffle(data, **kwargs):
+    return _internal._shuffle(data, **kwargs)
+
+
+def randint(low, high, shape=None, dtype=None, **kwargs):
+    return _internal._random_randint(low=low, high=high, shape=shape if shape is not None else (1,),
+                                     dtype=dtype, **kwargs)

@@ -1,0 +1,310 @@
+"""Random sampling operators: ``_random_*`` (scalar parameters), ``_random_*_like``, ``_sample_*`` (one
+distribution per element of the parameter arrays), ``_sample_multinomial`` and ``_shuffle``.
+
+Differs from MXNet: numbers come from torch's default generator of the output's device (seeded by
+``mx.random.seed``), so a seed reproduces runs here but not MXNet's numbers. Parameters are used in double
+precision (MXNet rounds scalar parameters to float32). ``_random_randint`` with ``low == high`` raises (MXNet
+crashes); ``_random_negative_binomial`` with ``p == 0`` gives torch's Poisson result for an infinite rate.
+"""
+import math
+
+import numpy as np
+import torch
+
+from ..base import MXNetTypeError, MXNetValueError, dtype_name
+from ..context import current_context
+from .init_ops import _ctx
+from .registry import defop, REQUIRED, check_same_dtype
+from .shape_ops import op_error
+
+_NP = {'float16': torch.float16, 'float32': torch.float32, 'float64': torch.float64, 'int32': torch.int32,
+       'int64': torch.int64, 'uint8': torch.uint8}
+
+
+def _dtype_enum(*names):
+    """A ``dtype`` parser accepting only the values of MXNet's enum for the op ('None' -> None)."""
+    allowed = {n: _NP.get(n) for n in names}
+
+    def parse(v):
+        if v is None:
+            key = 'None'
+        elif isinstance(v, torch.dtype):
+            key = dtype_name(v)
+        elif isinstance(v, str):
+            key = v
+        else:
+            try:
+                key = np.dtype(v).name
+            except TypeError:
+                key = str(v)
+        if key not in allowed:
+            raise ValueError('Invalid Input: %r, valid values are: {%s}' % (key, ', '.join(repr(n) for n in names)))
+        return allowed[key]
+    return parse
+
+
+_FLOAT_DTYPE = _dtype_enum('None', 'float16', 'float32', 'float64')
+_INT_DTYPE = _dtype_enum('None', 'int32', 'int64')
+
+
+def _strict_int(v):
+    """An integer attribute: 1, '1' or 1.0, but not 1.5 (MXNet rejects it rather than truncating)."""
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, str) and v.strip().lstrip('-').isdigit():
+        return int(v)
+    f = float(v)
+    if f != int(f):
+        raise ValueError('Invalid Parameter format: expect int but value=%r' % (v,))
+    return int(f)
+
+
+def _dev(ctx):
+    # no ctx attribute: the current default context, as MXNet's imperative calls
+    return (ctx if ctx is not None else current_context()).torch_device
+
+
+def _work_dtype(out_dtype):
+    return torch.float64 if out_dtype is torch.float64 else torch.float32
+
+
+# ---- samplers: draw(params, shape, work dtype, device) -> float tensor of `shape` ------------------------------------
+# Parameters come in already broadcast to the output shape (tensors) or as Python floats.
+def _gamma(alpha, scale, shape, dt, dev):
+    a = alpha if isinstance(alpha, torch.Tensor) else torch.full(shape, float(alpha), dtype=dt, device=dev)
+    return torch._standard_gamma(a.to(dt).expand(shape).contiguous()) * scale
+
+
+def _poisson(lam, shape, dt, dev):
+    rate = lam if isinstance(lam, torch.Tensor) else torch.full(shape, float(lam), dtype=dt, device=dev)
+    return torch.poisson(rate.to(dt).expand(shape).contiguous())
+
+
+def _draw_uniform(p, shape, dt, dev):
+    low, high = p
+    return torch.rand(shape, dtype=dt, device=dev) * (high - low) + low
+
+
+def _draw_normal(p, shape, dt, dev):
+    loc, scale = p
+    return torch.randn(shape, dtype=dt, device=dev) * scale + loc
+
+
+def _draw_gamma(p, shape, dt, dev):
+    return _gamma(p[0], p[1], shape, dt, dev)
+
+
+def _draw_exponential(p, shape, dt, dev):
+    return torch.empty(shape, dtype=dt, device=dev).exponential_() / p[0]
+
+
+def _draw_poisson(p, shape, dt, dev):
+    return _poisson(p[0], shape, dt, dev)
+
+
+def _draw_negative_binomial(p, shape, dt, dev):
+    # Gamma-Poisson mixture: k failures with failure probability p, as MXNet samples it.
+    k, prob = p
+    return _poisson(_gamma(k, (1 - prob) / prob, shape, dt, dev), shape, dt, dev)
+
+
+def _draw_generalized_negative_binomial(p, shape, dt, dev):
+    mu, alpha = p
+    if not isinstance(alpha, torch.Tensor):
+        if alpha == 0:
+            return _poisson(mu, shape, dt, dev)
+        return _poisson(_gamma(1.0 / alpha, alpha * mu, shape, dt, dev), shape, dt, dev)
+    zero = alpha == 0
+    safe = torch.where(zero, torch.ones_like(alpha), alpha)
+    lam = torch.where(zero, mu.expand(shape), _gamma(1.0 / safe, safe * mu, shape, dt, dev))
+    return _poisson(lam, shape, dt, dev)
+
+
+# name -> (sampler, [(param, kind, default)], checks on scalar params: [(predicate, message)])
+DISTRIBUTIONS = {
+    'uniform': (_draw_uniform, [('low', 'float', 0.0), ('high', 'float', 1.0)],
+                [(lambda low, high: high >= low, 'low must be less or equal to high in uniform distribution')]),
+    'normal': (_draw_normal, [('loc', 'float', 0.0), ('scale', 'float', 1.0)],
+               [(lambda loc, scale: scale > 0, 'scale parameter in gaussian has to be positive')]),
+    'gamma': (_draw_gamma, [('alpha', 'float', 1.0), ('beta', 'float', 1.0)],
+              [(lambda alpha, beta: alpha > 0, 'alpha parameter in gamma distribution has to be positive'),
+               (lambda alpha, beta: beta > 0, 'beta parameter in gamma distribution has to be positive')]),
+    'exponential': (_draw_exponential, [('lam', 'float', 1.0)],
+                    [(lambda lam: lam > 0, 'lambda parameter in exponential distribution has to be positive')]),
+    'poisson': (_draw_poisson, [('lam', 'float', 1.0)],
+                [(lambda lam: lam >= 0, 'lambda parameter in poisson distribution has to be non-negative')]),
+    'negative_binomial': (
+        _draw_negative_binomial, [('k', _strict_int, 1), ('p', 'float', 1.0)],
+        [(lambda k, p: k >= 0, 'k parameter in negative binomial distribution has to be non-negative'),
+         (lambda k, p: p >= 0, 'p parameter in negative binomial distribution has to be non-negative')]),
+    'generalized_negative_binomial': (
+        _draw_generalized_negative_binomial, [('mu', 'float', 1.0), ('alpha', 'float', 1.0)],
+        [(lambda mu, alpha: mu >= 0,
+          'mu parameter in generalized negative binomial distribution has to be non-negative'),
+         (lambda mu, alpha: alpha >= 0,
+          'alpha parameter in generalized negative binomial distribution has to be non-negative')]),
+}
+# the same distributions with parameter arrays: input names as MXNet lists them
+SAMPLE_INPUTS = {'uniform': ('low', 'high'), 'normal': ('mu', 'sigma'), 'gamma': ('alpha', 'beta'),
+                 'exponential': ('lam',), 'poisson': ('lam',), 'negative_binomial': ('k', 'p'),
+                 'generalized_negative_binomial': ('mu', 'alpha')}
+
+
+def _check_params(op, checks, values):
+    for ok, msg in checks:
+        if not ok(*values):
+            raise op_error(op, '%s (got %s)' % (msg, ', '.join('%g' % v for v in values)))
+
+
+def _out_shape(op, shape):
+    # MXNet's imperative shape inference fails on an unknown shape: () or any 0 dimension
+    if not shape or any(s == 0 for s in shape):
+        raise op_error(op, 'inferring shapes failed: shape must be given with no zero dimension, got %s'
+                       % (tuple(shape) if shape is not None else None,))
+    if any(s < 0 for s in shape):
+        raise op_error(op, 'invalid shape %s' % (tuple(shape),))
+    return tuple(shape)
+
+
+def _random_op(name, draw, pspecs, checks):
+    op = '_random_' + name
+    pnames = [p[0] for p in pspecs]
+
+    def impl(shape, ctx, dtype, **params):
+        values = [params[p] for p in pnames]
+        _check_params(op, checks, values)
+        shape = _out_shape(op, shape)
+        out_dtype = dtype or torch.float32
+        dt = _work_dtype(out_dtype)
+        return draw(values, shape, dt, _dev(ctx)).to(out_dtype)
+
+    def infer(shapes, dtypes, attrs):
+        return [_out_shape(op, attrs['shape'])], [attrs['dtype'] or torch.float32]
+
+    defop(op, (), pspecs + [('shape', 'shape', ()), ('ctx', _ctx, None), ('dtype', _FLOAT_DTYPE, None)], impl,
+          infer=infer, aliases=('random_' + name,) + (() if name not in ('uniform', 'normal') else (name,)),
+          doc='Samples from the %s distribution with scalar parameters %s.' % (name, ', '.join(pnames)))
+
+    def like(data, **params):
+        values = [params[p] for p in pnames]
+        _check_params(op + '_like', checks, values)
+        if not data.is_floating_point():
+            raise op_error(op + '_like', 'This operation only support floating point types, not %s'
+                           % dtype_name(data.dtype), MXNetTypeError)
+        return draw(values, tuple(data.shape), _work_dtype(data.dtype), data.device).to(data.dtype)
+
+    defop(op + '_like', ('data',), pspecs, like,
+          infer=lambda shapes, dtypes, attrs: ([tuple(shapes[0])], [dtypes[0]]),
+          doc='Samples from the %s distribution with the shape and dtype of ``data``.' % name)
+
+
+def _check_sample(op, params, shape):
+    p0 = params[0]
+    for p in params[1:]:
+        if p.shape != p0.shape:
+            raise op_error(op, 'inferring shapes failed: parameter shapes differ: %s vs %s'
+                           % (tuple(p0.shape), tuple(p.shape)))
+    check_same_dtype(op, params)
+    extra = tuple(shape or ())
+    if any(s <= 0 for s in extra):
+        raise op_error(op, 'shape parameter must be non-zero within each dimension, got %s' % (extra,))
+    return tuple(p0.shape) + extra, len(extra)
+
+
+def _sample_op(name, draw, inputs):
+    op = '_sample_' + name
+
+    def impl(*params, shape, dtype):
+        full, n_extra = _check_sample(op, params, shape)
+        out_dtype = dtype or torch.float32
+        dt = _work_dtype(torch.float64 if torch.float64 in (out_dtype, params[0].dtype) else out_dtype)
+        # each parameter's samples fill one contiguous block of `shape`: view params as p.shape + (1,) * len(shape)
+        ps = [p.detach().to(dt).reshape(tuple(p.shape) + (1,) * n_extra) for p in params]
+        return draw(ps, full, dt, params[0].device).to(out_dtype)
+
+    def infer(shapes, dtypes, attrs):
+        metas = [torch.empty(s, dtype=d, device='meta') for s, d in zip(shapes, dtypes)]
+        return [_check_sample(op, metas, attrs['shape'])[0]], [attrs['dtype'] or torch.float32]
+
+    defop(op, inputs, [('shape', 'shape', ()), ('dtype', _FLOAT_DTYPE, None)], impl, infer=infer,
+          aliases=('sample_' + name,),
+          doc='Samples from one %s distribution per element of the parameter arrays; output shape is '
+              'params.shape + shape. No gradient reaches the parameters, as in MXNet.' % name)
+
+
+for _name, (_draw, _pspecs, _checks) in DISTRIBUTIONS.items():
+    _random_op(_name, _draw, _pspecs, _checks)
+    _sample_op(_name, _draw, SAMPLE_INPUTS[_name])
+
+
+# ---- randint ---------------------------------------------------------------------------------------------------------
+def _randint(low, high, shape, ctx, dtype):
+    op = '_random_randint'
+    if high < low:
+        raise op_error(op, 'low must be less or equal to high in uniform distribution (got low=%d, high=%d)'
+                       % (low, high))
+    if high == low:
+        raise op_error(op, 'high must be greater than low (got low=high=%d)' % low)
+    return torch.randint(low, high, _out_shape(op, shape), dtype=dtype or torch.int32, device=_dev(ctx))
+
+
+defop('_random_randint', (), [('low', _strict_int, REQUIRED), ('high', _strict_int, REQUIRED), ('shape', 'shape', ()),
+                              ('ctx', _ctx, None), ('dtype', _INT_DTYPE, None)], _randint,
+      infer=lambda shapes, dtypes, attrs: ([_out_shape('_random_randint', attrs['shape'])],
+                                           [attrs['dtype'] or torch.int32]),
+      aliases=('random_randint',), doc='Integers drawn uniformly from [low, high) (int32 unless ``dtype``).')
+
+
+# ---- multinomial and shuffle -----------------------------------------------------------------------------------------
+def _multinomial_shape(data, shape):
+    op = '_sample_multinomial'
+    if not data.is_floating_point():
+        raise op_error(op, 'This operation only support floating point types, not %s' % dtype_name(data.dtype),
+                       MXNetTypeError)
+    if data.dim() < 1:
+        raise op_error(op, 'data must have at least one axis')
+    extra = tuple(shape or ())
+    return (extra or (1,)) if data.dim() == 1 else tuple(data.shape[:-1]) + extra
+
+
+def _multinomial(data, shape, get_prob, dtype):
+    out_shape = _multinomial_shape(data, shape)
+    k = data.shape[-1]
+    rows = data.detach().reshape(-1, k)
+    m = math.prod(out_shape) // rows.shape[0] if rows.shape[0] else 0
+    # inverse CDF on the unnormalized cumulative sums, as MXNet (a draw past the total gives index k)
+    cdf = torch.cumsum(rows.to(torch.float64), -1).to(torch.float32)
+    u = torch.rand((rows.shape[0], m), dtype=torch.float32, device=data.device)
+    idx = torch.searchsorted(cdf, u, side='left')
+    sample = idx.reshape(out_shape).to(dtype)
+    if not get_prob:
+        return sample
+    picked = torch.gather(data.reshape(-1, k), 1, idx.clamp(max=k - 1))
+    return sample, torch.log(picked).reshape(out_shape)
+
+
+def _multinomial_infer(shapes, dtypes, attrs):
+    out = _multinomial_shape(torch.empty(shapes[0], dtype=dtypes[0], device='meta'), attrs['shape'])
+    if attrs['get_prob']:
+        return [out, out], [attrs['dtype'], dtypes[0]]
+    return [out], [attrs['dtype']]
+
+
+defop('_sample_multinomial', ('data',), [('shape', 'shape', ()), ('get_prob', 'bool', False),
+                                         ('dtype', _dtype_enum('uint8', 'int32', 'float16', 'float32', 'float64'),
+                                          torch.int32)],
+      _multinomial, num_outputs=lambda attrs: 2 if attrs['get_prob'] else 1, aliases=('sample_multinomial',),
+      infer=_multinomial_infer,
+      doc='Draws category indices from the last-axis distributions of ``data`` (with ``get_prob``, also their '
+          'log-probabilities, whose gradient reaches ``data``).')
+
+
+def _shuffle(data):
+    if data.dim() < 1:
+        raise op_error('_shuffle', 'data must have at least one axis', MXNetValueError)
+    return data.detach()[torch.randperm(data.shape[0], device=data.device)]
+
+
+defop('_shuffle', ('data',), (), _shuffle, aliases=('shuffle',), infer=lambda shapes, dtypes, attrs: (
+      [tuple(shapes[0])], [dtypes[0]]),
+      doc='A copy of ``data`` with its first axis randomly permuted (not differentiable).')
