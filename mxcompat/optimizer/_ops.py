@@ -1,0 +1,282 @@
+"""MXNet's optimizer update operators (``sgd_update``, ``adam_update``, ``multi_lamb_update`` ...) as in-place torch
+code on tensors: the arithmetic of MXNet 1.9.1's C++ kernels (src/operator/optimizer_op-inl.h, contrib/), term by
+term, so results agree to float32 rounding.
+
+Conventions, as in the kernels: ``clip_gradient < 0`` turns clipping off (the Python optimizers pass -1 unless the
+option is truthy); a kernel on float16 data without a float32 master copy computes in float16, with scalar
+parameters rounded to float16 first. Functions mutate ``weight`` and the state tensors and return nothing. Callers
+hold ``torch.no_grad()``.
+"""
+import functools
+
+import numpy as np
+import torch
+
+_NP = {torch.float16: np.float16, torch.float64: np.float64}
+
+
+def _ty(t):
+    """The numpy scalar type a kernel computes its scalar parameters in, for tensor ``t``."""
+    return _NP.get(t.dtype, np.float32)
+
+
+@functools.lru_cache(maxsize=4096)
+def _par(T, x):
+    # kernel parameters are C++ floats, cast to the data type (DType) inside the kernel
+    return T(np.float32(x))
+
+
+@functools.lru_cache(maxsize=4096)
+def _f(T, x):
+    """A kernel parameter as the Python float torch is given."""
+    return float(T(np.float32(x)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _one_minus(T, x):
+    """``1 - x`` computed in the kernel's precision."""
+    return float(T(1) - T(np.float32(x)))
+
+
+def _rescaled(g, rescale_grad, clip_gradient, dtype=None):
+    """``clip(rescale_grad * g)`` as a new tensor (in ``dtype`` if given)."""
+    r = torch.mul(g if dtype is None else g.to(dtype), rescale_grad)
+    if clip_gradient >= 0:
+        r.clamp_(-clip_gradient, clip_gradient)
+    return r
+
+
+def _grad_plus_wd(g, w, rescale_grad, wd, clip_gradient):
+    """``clip(rescale_grad * g + wd * w)``, the gradient most kernels start from. May be ``g`` itself (when there
+    is nothing to do): callers only read it."""
+    if rescale_grad != 1:
+        r = torch.mul(g, rescale_grad)
+        if wd:
+            r.add_(w, alpha=wd)
+    elif wd:
+        r = torch.add(g, w, alpha=wd)
+    elif clip_gradient >= 0:
+        r = g.clone()
+    else:
+        return g
+    if clip_gradient >= 0:
+        r.clamp_(-clip_gradient, clip_gradient)
+    return r
+
+
+# ---- SGD family ---------------------------------------------------------------------------------------------------
+def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, clip_gradient=-1.0, weights32=None):
+    """sgd_update, sgd_mom_update, their mp_ forms and multi_/preloaded_multi_ batches: for each tensor
+    ``mom = momentum * mom - lr * wd * w - lr * clip(rescale_grad * g); w += mom`` (no ``mom`` state when ``moms``
+    is None). With ``weights32`` the update runs on those float32 master copies and is cast into ``weights``."""
+    master = weights if weights32 is None else weights32
+    groups = {}
+    for i, key in enumerate(zip(lrs, wds)):
+        groups.setdefault(key, []).append(i)
+    for (lr, wd), idx in groups.items():
+        ws = [master[i] for i in idx]
+        gs = [grads[i] for i in idx]
+        if weights32 is not None:
+            gs = [g.float() for g in gs]
+        T = _ty(ws[0])
+        lr_t = _par(T, lr)
+        decay = -(lr_t * _par(T, wd))
+        if clip_gradient >= 0:
+            gs = torch._foreach_mul(gs, _f(T, rescale_grad))
+            torch._foreach_clamp_min_(gs, -_f(T, clip_gradient))
+            torch._foreach_clamp_max_(gs, _f(T, clip_gradient))
+            g_alpha = -lr_t
+        else:
+            g_alpha = -(lr_t * _par(T, rescale_grad))
+        if moms is not None:
+            ms = [moms[i] for i in idx]
+            torch._foreach_mul_(ms, _f(T, momentum))
+            if decay:
+                torch._foreach_add_(ms, ws, alpha=float(decay))
+            torch._foreach_add_(ms, gs, alpha=float(g_alpha))
+            torch._foreach_add_(ws, ms)
+        else:
+            if decay:
+                torch._foreach_mul_(ws, float(T(1) + decay))
+            torch._foreach_add_(ws, gs, alpha=float(g_alpha))
+        if weights32 is not None:
+            torch._foreach_copy_([weights[i] for i in idx], ws)
+
+
+def nag_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
+                   weight32=None):
+    """nag_mom_update / mp_nag_mom_update: ``g = clip(rescale_grad * g); mom *= momentum;
+    w = w - mom + (momentum + 1) * (mom - lr * (g + wd * w)); mom -= lr * (g + wd * w_new)``: as in MXNet's
+    in-place kernels, the momentum's weight-decay term reads the weight already updated."""
+    w = weight if weight32 is None else weight32
+    T = _ty(w)
+    g = _rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient), w.dtype)
+    lr_f, wd_f = _f(T, lr), _f(T, wd)
+    m = _par(T, momentum)
+    mom.mul_(float(m))
+    ahead = torch.sub(mom, torch.add(g, w, alpha=wd_f).mul_(lr_f))
+    w.sub_(mom).add_(ahead, alpha=float(m + T(1)))
+    if wd:
+        g.add_(w, alpha=wd_f)
+    mom.sub_(g.mul_(lr_f))
+    if weight32 is not None:
+        weight.copy_(weight32)
+
+
+def signsgd_update(weight, grad, lr, wd=0.0):
+    """signsgd_update: ``w = (1 - lr * wd) * w - lr * sign(g)`` (the raw gradient: no rescaling or clipping)."""
+    T = _ty(weight)
+    lr_t = _par(T, lr)
+    keep = T(1) - lr_t * _par(T, wd)
+    if keep != 1:
+        weight.mul_(float(keep))
+    weight.sub_(torch.sign(grad), alpha=float(lr_t))
+
+
+def signum_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, wd_lh=0.0):
+    """signum_update: ``mom = momentum * mom - (1 - momentum) * (wd * w + clip(rescale_grad * g));
+    w = (1 - lr * wd_lh) * w + lr * sign(mom)``."""
+    T = _ty(weight)
+    rest = T(1) - _par(T, momentum)
+    mom.mul_(_f(T, momentum))
+    if wd:
+        mom.add_(weight, alpha=-float(rest * _par(T, wd)))
+    if clip_gradient >= 0:
+        mom.add_(_rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient)), alpha=-float(rest))
+    else:
+        mom.add_(grad, alpha=-float(rest * _par(T, rescale_grad)))
+    lr_t = _par(T, lr)
+    keep = T(1) - lr_t * _par(T, wd_lh)
+    if keep != 1:
+        weight.mul_(float(keep))
+    weight.add_(torch.sign(mom), alpha=float(lr_t))
+
+
+# ---- adaptive rules -----------------------------------------------------------------------------------------------
+def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, wd=0.0, rescale_grad=1.0,
+                clip_gradient=-1.0):
+    """adam_update (``lr`` already bias-corrected by the caller, as MXNet's Python optimizer does):
+    ``g = clip(rescale_grad * g + wd * w); mean = b1 * mean + (1 - b1) * g; var = b2 * var + (1 - b2) * g * g;
+    w -= lr * mean / (sqrt(var) + epsilon)``."""
+    T = _ty(weight)
+    g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
+    mean.mul_(_f(T, beta1)).add_(g, alpha=_one_minus(T, beta1))
+    var.mul_(_f(T, beta2)).addcmul_(g, g, value=_one_minus(T, beta2))
+    den = var.sqrt().add_(_f(T, epsilon))
+    weight.addcdiv_(mean, den, value=-_f(T, lr))
+
+
+def ftml_update(weight, grad, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e-8, wd=0.0, rescale_grad=1.0,
+                clip_grad=-1.0):
+    """ftml_update: ``g = clip(rescale_grad * g + wd * w); v = b2 * v + (1 - b2) * g^2;
+    d_t = (1 - b1^t) / lr * (sqrt(v / (1 - b2^t)) + epsilon); z = b1 * z + (1 - b1) * g - (d_t - b1 * d) * w;
+    d = d_t; w = -z / d_t``."""
+    T = _ty(weight)
+    g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_grad))
+    b1, b2, tt = _par(T, beta1), _par(T, beta2), T(t)
+    v.mul_(float(b2)).addcmul_(g, g, value=float(T(1) - b2))
+    d_t = v.div(float(T(1) - b2 ** tt)).sqrt_().add_(float(T(epsilon))).mul_(float((T(1) - b1 ** tt) / _par(T, lr)))
+    z.mul_(float(b1)).add_(g, alpha=float(T(1) - b1))
+    z.sub_(torch.sub(d_t, d, alpha=float(b1)).mul_(weight))
+    d.copy_(d_t)
+    torch.div(z, d_t, out=weight).neg_()
+
+
+def rmsprop_update(weight, grad, n, lr, gamma1=0.95, epsilon=1e-8, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
+                   clip_weights=-1.0):
+    """rmsprop_update (Tieleman & Hinton): ``g = clip(rescale_grad * g + wd * w); n = (1 - g1) * g^2 + g1 * n;
+    w = clip_w(w - lr * g / sqrt(n + epsilon))``."""
+    T = _ty(weight)
+    g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
+    n.mul_(_f(T, gamma1)).addcmul_(g, g, value=_one_minus(T, gamma1))
+    weight.addcdiv_(g, n.add(_f(T, epsilon)).sqrt_(), value=-_f(T, lr))
+    if clip_weights >= 0:
+        weight.clamp_(-_f(T, clip_weights), _f(T, clip_weights))
+
+
+def rmspropalex_update(weight, grad, n, g_avg, delta, lr, gamma1=0.95, gamma2=0.9, epsilon=1e-8, wd=0.0,
+                       rescale_grad=1.0, clip_gradient=-1.0, clip_weights=-1.0):
+    """rmspropalex_update (Graves' centered RMSProp): ``n = (1 - g1) * g^2 + g1 * n; g_avg = (1 - g1) * g + g1 *
+    g_avg; delta = g2 * delta - lr * g / sqrt(n - g_avg^2 + epsilon); w = clip_w(w + delta)``."""
+    T = _ty(weight)
+    g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
+    n.mul_(_f(T, gamma1)).addcmul_(g, g, value=_one_minus(T, gamma1))
+    g_avg.mul_(_f(T, gamma1)).add_(g, alpha=_one_minus(T, gamma1))
+    den = torch.addcmul(n, g_avg, g_avg, value=-1).add_(_f(T, epsilon)).sqrt_()
+    delta.mul_(_f(T, gamma2)).addcdiv_(g, den, value=-_f(T, lr))
+    weight.add_(delta)
+    if clip_weights >= 0:
+        weight.clamp_(-_f(T, clip_weights), _f(T, clip_weights))
+
+
+def ftrl_update(weight, grad, z, n, lr, lamda1=0.01, beta=1.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0):
+    """ftrl_update: ``g = clip(rescale_grad * g); z += g - (sqrt(n + g^2) - sqrt(n)) * w / lr; n += g^2;
+    w = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)``."""
+    T = _ty(weight)
+    g = _rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient))
+    lr_f, l1 = _f(T, lr), _f(T, lamda1)
+    g2 = g * g
+    sigma = torch.add(n, g2).sqrt_().sub_(n.sqrt()).mul_(weight).div_(lr_f)
+    z.add_(g.sub_(sigma))
+    n.add_(g2)
+    den = n.sqrt().add_(_f(T, beta)).div_(lr_f).add_(_f(T, wd))
+    weight.copy_(torch.sign(z).mul_(l1).sub_(z).div_(den).mul_(z.abs() > l1))
+
+
+# ---- LAMB and LARS ------------------------------------------------------------------------------------------------
+def lamb_update(weight, grad, mean, var, lr, wd, t, beta1=0.9, beta2=0.999, epsilon=1e-6, bias_correction=True,
+                rescale_grad=1.0, clip_gradient=-1.0, lower_bound=-1.0, upper_bound=-1.0, weight32=None,
+                master_stays=False):
+    """lamb_update_phase1 + phase2 (and the mp_ / multi_ forms): Adam-like direction ``g`` (with ``wd * w``),
+    then ``w -= lr * r1 / r2 * g`` with ``r1 = clip(|w|, lower_bound, upper_bound)``, ``r2 = |g|`` (ratio 1 if
+    either is 0).
+
+    With ``weight32`` (mixed precision): ``master_stays=True`` is the single-tensor mp_lamb_update_phase2 of MXNet,
+    which takes ``r1`` from the master copy and writes ``master - lr * ...`` into ``weight`` without updating the
+    master copy; ``False`` is multi_mp_lamb_update, which takes ``r1`` from the float16 weight and updates both."""
+    w = weight if weight32 is None else weight32
+    T = _ty(w)
+    g = _rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient), w.dtype)
+    mean.mul_(_f(T, beta1)).add_(g, alpha=_one_minus(T, beta1))
+    var.mul_(_f(T, beta2)).addcmul_(g, g, value=_one_minus(T, beta2))
+    eps = _f(T, epsilon)
+    if bias_correction:
+        c1, c2 = T(1) - _par(T, beta1) ** T(t), T(1) - _par(T, beta2) ** T(t)
+        d = mean.div(float(c1)).div_(var.div(float(c2)).sqrt_().add_(eps))
+    else:
+        d = mean.div(var.sqrt().add_(eps))
+    if wd:
+        d.add_(w, alpha=_f(T, wd))
+    r1 = (w if weight32 is None or master_stays else weight)
+    r1 = multi_sum_sq([r1])[0].sqrt() if r1.dtype is torch.float16 else torch.linalg.vector_norm(r1.float())
+    r2 = torch.linalg.vector_norm(d.float())
+    if lower_bound >= 0:
+        r1 = r1.clamp(min=float(np.float32(lower_bound)))
+    if upper_bound >= 0:
+        r1 = r1.clamp(max=float(np.float32(upper_bound)))
+    lr_f = _f(T, lr)
+    scale = torch.where((r1 == 0) | (r2 == 0), r1.new_tensor(lr_f), lr_f * r1 / r2)
+    d.mul_(scale.to(d.dtype))
+    if weight32 is not None and master_stays:
+        torch.sub(weight32, d, out=d)
+        weight.copy_(d)
+        return
+    w.sub_(d)
+    if weight32 is not None:
+        weight.copy_(weight32)
+
+
+def multi_sum_sq(arrays):
+    """multi_sum_sq: the sum of squares of each array, as a float32 tensor of shape (len(arrays),). As in MXNet,
+    float16 values are squared in float16 and summed in float32."""
+    return torch.stack([(a * a).float().sum() if a.dtype is torch.float16 else a.float().square().sum()
+                        for a in arrays])
+
+
+def multi_lars(lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad=1.0):
+    """multi_lars: per-layer rates ``lr * eta * |w| / (|g| * rescale_grad + wd * |w| + eps)`` where both norms are
+    positive, else ``lr``. All arguments but the scalars are float32 tensors; returns a new one."""
+    w_norm = weights_sum_sq.sqrt()
+    scaled = lrs * float(np.float32(eta)) * w_norm / (grads_sum_sq.sqrt() * float(np.float32(rescale_grad))
+                                                      + wds * w_norm + float(np.float32(eps)))
+    return torch.where((w_norm > 0) & (grads_sum_sq > 0), scaled, lrs)

@@ -1,0 +1,274 @@
+"""Optimizers with per-coordinate adaptive steps: Adam, Adamax, Nadam, AdaGrad, AdaDelta, RMSProp, Ftrl, FTML,
+LAMB.
+
+Same update rules as MXNet 1.9.1, including where its Python layer computes in NDArray arithmetic rather than in
+a fused kernel (AdaGrad, AdaDelta, Adamax, Nadam) and its quirks (noted per class). Differs from MXNet: dense
+arrays only (``lazy_update`` is accepted; it only ever changes row-sparse updates).
+"""
+import math
+import os
+
+import numpy as np
+import torch
+
+from . import _ops
+from ._base import (Optimizer, AggregatedUpdates, register, zeros_state, check_arrays, preprocess_grad,
+                    begin_update, inplace)
+
+__all__ = ['Adam', 'Adamax', 'Nadam', 'AdaGrad', 'AdaDelta', 'RMSProp', 'Ftrl', 'FTML', 'LAMB']
+
+
+def _clip_arg(opt):
+    """The clip value MXNet's Python layer hands a fused kernel: the option when truthy, else -1 (off)."""
+    return opt.clip_gradient if opt.clip_gradient else -1.0
+
+
+class _Moments(Optimizer):
+    """Rules with first and second moment states of the weight's dtype (``beta1``, ``beta2``)."""
+
+    def __init__(self, learning_rate, beta1, beta2, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+
+    def create_state(self, index, weight):
+        return (zeros_state(weight), zeros_state(weight))
+
+
+@register
+class Adam(_Moments):
+    """Adam with MXNet's placement of the bias correction: ``lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)``,
+    ``w -= lr_t * m / (sqrt(v) + epsilon)``, the gradient being ``clip(rescale_grad * grad + wd * w)``."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_update=True, **kwargs):
+        super().__init__(learning_rate, beta1, beta2, **kwargs)
+        self.epsilon = epsilon
+        self.lazy_update = lazy_update
+
+    @inplace
+    def update(self, index, weight, grad, state):
+        lr, wd = begin_update(self, index, weight, grad)
+        t = self._index_update_count[index]
+        lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
+        mean, var = state
+        _ops.adam_update(weight._t, grad._t, mean._t, var._t, lr, self.beta1, self.beta2, self.epsilon, wd,
+                         self.rescale_grad, _clip_arg(self))
+
+
+@register
+class AdaGrad(Optimizer):
+    """AdaGrad: ``history += g^2; w += (g / sqrt(history + eps) + wd * w) * -lr`` (float32 history)."""
+
+    def __init__(self, eps=1e-7, **kwargs):
+        super().__init__(**kwargs)
+        self.float_stable_eps = eps
+
+    def create_state(self, index, weight):
+        return zeros_state(weight, torch.float32)
+
+    @inplace
+    def update(self, index, weight, grad, state):
+        lr, wd = begin_update(self, index, weight, grad)
+        g = preprocess_grad(self, grad._t)
+        history = state._t
+        history.add_(g.square())
+        div = g / (history + self.float_stable_eps).sqrt_()
+        weight._t.add_((div + weight._t * wd) * -lr)
+
+
+@register
+class RMSProp(Optimizer):
+    """RMSProp: Tieleman & Hinton's form, or Graves' with ``centered=True`` (``gamma2`` its momentum);
+    ``clip_weights`` bounds the weights after the step. States are float32."""
+
+    def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8, centered=False,
+                 clip_weights=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.gamma1 = gamma1
+        self.gamma2 = gamma2
+        self.centered = centered
+        self.epsilon = epsilon
+        self.clip_weights = clip_weights
+
+    def create_state(self, index, weight):
+        n = 3 if self.centered else 1
+        return tuple(zeros_state(weight, torch.float32) for _ in range(n))
+
+    @inplace
+    def update(self, index, weight, grad, state):
+        lr, wd = begin_update(self, index, weight, grad)
+        clip_w = self.clip_weights if self.clip_weights else -1.0
+        if not self.centered:
+            _ops.rmsprop_update(weight._t, grad._t, state[0]._t, lr, self.gamma1, self.epsilon, wd,
+                                self.rescale_grad, _clip_arg(self), clip_w)
+        else:
+            n, g, delta = state
+            _ops.rmspropalex_update(weight._t, grad._t, n._t, g._t, delta._t, lr, self.gamma1, self.gamma2,
+                                    self.epsilon, wd, self.rescale_grad, _clip_arg(self), clip_w)
+
+
+@register
+class AdaDelta(Optimizer):
+    """AdaDelta (no learning rate): ``delta = sqrt(acc_delta + eps) / sqrt(acc_g + eps) * g; w -= delta + wd * w``.
+    As in MXNet, the gradient passed in is multiplied by ``rescale_grad`` in place."""
+
+    def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
+        super().__init__(**kwargs)
+        self.rho = rho
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        return (zeros_state(weight, torch.float32), zeros_state(weight, torch.float32))
+
+    @inplace
+    def update(self, index, weight, grad, state):
+        check_arrays(self, (weight,), (grad,))
+        wd = self._get_wd(index)
+        self._update_count(index)
+        g = grad._t.mul_(self.rescale_grad)
+        if self.clip_gradient is not None:
+            g = g.clamp(-self.clip_gradient, self.clip_gradient)
+        acc_g, acc_delta = state[0]._t, state[1]._t
+        rho, eps = self.rho, self.epsilon
+        acc_g.mul_(rho).add_((1. - rho) * g * g)
+        delta = (acc_delta + eps).sqrt_().div_((acc_g + eps).sqrt_()).mul_(g)
+        acc_delta.mul_(rho).add_((1. - rho) * delta * delta)
+        w = weight._t
+        w.sub_(delta + wd * w)
+
+
+@register
+class Ftrl(Optimizer):
+    """FTRL-proximal (MXNet's ftrl_update). As in MXNet, ``learning_rate`` (default 0.1) is set after the base
+    class, so a given ``lr_scheduler`` keeps its own ``base_lr``."""
+
+    def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
+        super().__init__(**kwargs)
+        self.lamda1 = lamda1
+        self.beta = beta
+        self.lr = learning_rate
+
+    def create_state(self, index, weight):
+        return (zeros_state(weight, torch.float32), zeros_state(weight, torch.float32))
+
+    @inplace
+    def update(self, index, weight, grad, state):
+        lr, wd = begin_update(self, index, weight, grad)
+        z, n = state
+        _ops.ftrl_update(weight._t, grad._t, z._t, n._t, lr, self.lamda1, self.beta, wd, self.rescale_grad,
+                         _clip_arg(self))
+
+
+@register
+class Adamax(_Moments):
+    """AdaMax: ``m = beta1 * m + (1 - beta1) * g; u = max(beta2 * u, |g|); w -= lr / (1 - beta1^t) * m / u``."""
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
+        super().__init__(learning_rate, beta1, beta2, **kwargs)
+
+    @inplace
+    def update(self, index, weight, grad, state):
+        lr, wd = begin_update(self, index, weight, grad)
+        lr /= (1. - self.beta1 ** self._index_update_count[index])
+        g = preprocess_grad(self, grad._t, weight._t, wd)
+        m, u = state[0]._t, state[1]._t
+        m.mul_(self.beta1).add_((1. - self.beta1) * g)
+        torch.maximum(self.beta2 * u, g.abs(), out=u)
+        weight._t.sub_(lr * m / u)
+
+
+@register
+class Nadam(_Moments):
+    """Adam with Nesterov momentum and a warming momentum schedule. As in MXNet, the running product
+    ``m_schedule`` is one value for the whole optimizer, advanced by every parameter's update."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, schedule_decay=0.004, **kwargs):
+        super().__init__(learning_rate, beta1, beta2, **kwargs)
+        self.epsilon = epsilon
+        self.schedule_decay = schedule_decay
+        self.m_schedule = 1.
+
+    @inplace
+    def update(self, index, weight, grad, state):
+        lr, wd = begin_update(self, index, weight, grad)
+        t = self._index_update_count[index]
+        g = preprocess_grad(self, grad._t, weight._t, wd)
+        b1, b2 = self.beta1, self.beta2
+        momentum_t = b1 * (1. - 0.5 * (pow(0.96, t * self.schedule_decay)))
+        momentum_t_1 = b1 * (1. - 0.5 * (pow(0.96, (t + 1) * self.schedule_decay)))
+        self.m_schedule = self.m_schedule * momentum_t
+        m_schedule_next = self.m_schedule * momentum_t_1
+        m, v = state[0]._t, state[1]._t
+        m.mul_(b1).add_((1. - b1) * g)
+        v.mul_(b2).add_((1. - b2) * g * g)
+        g_prime = g / (1. - self.m_schedule)
+        m_prime = m / (1. - m_schedule_next)
+        v_prime = v / (1. - pow(b2, t))
+        m_bar = (1. - momentum_t) * g_prime + momentum_t_1 * m_prime
+        weight._t.sub_(lr * m_bar / (v_prime.sqrt_() + self.epsilon))
+
+
+@register
+class FTML(Optimizer):
+    """FTML, "Follow the Moving Leader" (MXNet's ftml_update; states d, v, z)."""
+
+    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
+        super().__init__(**kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        return (zeros_state(weight), zeros_state(weight), zeros_state(weight))
+
+    @inplace
+    def update(self, index, weight, grad, state):
+        lr, wd = begin_update(self, index, weight, grad)
+        d, v, z = state
+        _ops.ftml_update(weight._t, grad._t, d._t, v._t, z._t, lr, self._index_update_count[index], self.beta1,
+                         self.beta2, self.epsilon, wd, self.rescale_grad, _clip_arg(self))
+
+
+@register
+class LAMB(AggregatedUpdates, _Moments):
+    """LAMB (layer-wise adaptive moments). Lists of indices are updated together (``aggregate_num`` from
+    ``MXNET_OPTIMIZER_AGGREGATION_SIZE``, default 45). As in MXNet, a single float16 weight with
+    ``multi_precision`` updated on its own (not through a list) never updates its float32 master copy."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6, lower_bound=None,
+                 upper_bound=None, bias_correction=True, **kwargs):
+        super().__init__(learning_rate, beta1, beta2, **kwargs)
+        self.epsilon = epsilon
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+        self.bias_correction = bias_correction
+        self.aggregate_num = max(1, min(45, int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '45'))))
+
+    def _lamb(self, weight, grad, state, lr, wd, t, multi_precision, master_stays):
+        mean, var = state[1] if multi_precision else state
+        _ops.lamb_update(weight._t, grad._t, mean._t, var._t, lr, wd, t, self.beta1, self.beta2, self.epsilon,
+                         self.bias_correction, self.rescale_grad, _clip_arg(self),
+                         self.lower_bound if self.lower_bound else -1.0,
+                         self.upper_bound if self.upper_bound else -1.0,
+                         weight32=state[0]._t if multi_precision else None, master_stays=master_stays)
+
+    @inplace
+    def _update_impl(self, index, weight, grad, state, multi_precision=False):
+        if self.aggregate_num <= 1 or not isinstance(index, (tuple, list)):
+            if isinstance(index, (tuple, list)):
+                if len(index) != self.aggregate_num:
+                    raise AssertionError('LAMB: expected %d indices, got %d' % (self.aggregate_num, len(index)))
+                index, weight, grad, state = index[0], weight[0], grad[0], state[0]
+            lr, wd = begin_update(self, index, weight, grad)
+            self._lamb(weight, grad, state, lr, wd, self._index_update_count[index], multi_precision, True)
+            return
+        check_arrays(self, weight, grad)
+        steps, lrs, wds = [], [], []
+        for i in index:
+            self._update_count(i)
+            steps.append(self._index_update_count[i])
+            lrs.append(self._get_lr(i))
+            wds.append(self._get_wd(i))
+        for w, g, s, lr, wd, t in zip(weight, grad, state, lrs, wds, steps):
+            # the multi-tensor kernel reads rates and decays as float32
+            self._lamb(w, g, s, float(np.float32(lr)), float(np.float32(wd)), t, multi_precision, False)
