@@ -144,6 +144,10 @@ class NDArray:
 
     # -- construction ------------------------------------------------------------------------------------------
     def __init__(self, tensor, ctx=None):
+        if tensor is None:  # MXNet's pickles call NDArray(None), then __setstate__
+            self._t = torch.empty(0)
+            self._ctx = cpu(0)
+            return
         if not isinstance(tensor, torch.Tensor):
             raise MXNetTypeError('NDArray(tensor): expected a torch.Tensor, got %s; use mx.nd.array() to convert'
                                  % type(tensor).__name__)

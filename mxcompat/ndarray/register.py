@@ -105,7 +105,7 @@ def make_function(op, func_name=None):
             return _finish(op, res, args, attrs, out)
     else:
         optional = op.optional
-        simple = n_in == 1 and not op.view and len(op.defaults) == len(op.params)
+        simple = n_in == 1 and not op.view and op.num_outputs == 1 and len(op.defaults) == len(op.params)
         defaults = op.defaults
 
         def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001

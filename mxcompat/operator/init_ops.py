@@ -20,7 +20,8 @@ def _ctx(v):
 
 
 def _dev(ctx):
-    return ctx.torch_device if ctx is not None else torch.device('cpu')
+    from ..context import current_context
+    return (ctx if ctx is not None else current_context()).torch_device
 
 
 _CREATE = [('shape', 'shape', ()), ('ctx', _ctx, None), ('dtype', 'dtype', torch.float32)]

@@ -105,8 +105,17 @@ def _upsampling(attrs, data):
     return {'weight': (data[1], 1, k, k)}
 
 
-def _label_like_data(attrs, data):
+def _regression_label(attrs, data):
+    # MXNet's regression heads take a (N,) label for (N, 1) data, else a label shaped like the data
+    if len(data) == 2 and data[1] == 1:
+        return {'label': (data[0],)}
     return {'label': tuple(data)}
+
+
+def _same_batch_and_size(given, want):
+    """MXNet's regression heads accept any label with the data's batch size and element count."""
+    size = lambda s: __import__('math').prod(s)  # noqa: E731
+    return given[0] == want[0] and size(given) == size(want)
 
 
 def _softmax_label(attrs, data):
@@ -129,7 +138,11 @@ PARAM_SHAPES = {
     'Convolution': lambda a, d: _kernel_params(a, d),
     'Deconvolution': lambda a, d: _kernel_params(a, d, deconv=True),
     'BatchNorm': _bn, 'LayerNorm': _ln, 'InstanceNorm': _in, 'GroupNorm': _gn, 'Embedding': _embed,
-    'LeakyReLU': _prelu, 'SoftmaxOutput': _softmax_label, 'LinearRegressionOutput': _label_like_data,
-    'LogisticRegressionOutput': _label_like_data, 'MAERegressionOutput': _label_like_data,
+    'LeakyReLU': _prelu, 'SoftmaxOutput': _softmax_label, 'LinearRegressionOutput': _regression_label,
+    'LogisticRegressionOutput': _regression_label, 'MAERegressionOutput': _regression_label,
     'SVMOutput': _svm_label, 'UpSampling': _upsampling,
 }
+
+# op -> {input: f(given_shape, inferred_shape) -> bool}: inputs whose given shape may differ from the inferred one
+COMPATIBLE = {op: {'label': _same_batch_and_size}
+              for op in ('LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput')}

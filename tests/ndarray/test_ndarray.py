@@ -132,3 +132,15 @@ def test_registry_infers_shapes_on_meta_tensors():
     assert op.infer([(2, 3, 4)], [torch.float16], op.parse_attrs({'shape': '(-3, -2)'}))[0] == [(6, 4)]
     with pytest.raises(MXNetError, match='broadcast'):
         registry.get('broadcast_add').infer([(2, 3), (3, 2)], [torch.float32] * 2, {})
+
+
+def test_pickles_written_by_real_mxnet_load():
+    import os
+    mx.install_alias()  # the pickle names mxnet.ndarray.ndarray.NDArray
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fixtures', 'ndarray', 'mxnet_pickle.pkl')
+    with open(path, 'rb') as f:
+        d = pickle.load(f)
+    assert d['int64'].dtype is np.int64 and d['int64'].asnumpy().tolist() == [[1, 2], [3, 4]]
+    assert d['float32'].shape == (2, 3) and (d['float32'].asnumpy() == 1.5).all()
+    assert d['float16'].dtype is np.float16 and d['float16'].asnumpy().tolist() == [0.5, -2.0]
+    assert d['on_cpu1'].asnumpy().tolist() == [0, 1, 2]

@@ -1,0 +1,73 @@
+"""``mx.model``: checkpoints in MXNet's file layout and the callback record ``BatchEndParam``.
+
+``prefix-symbol.json`` holds the symbol, ``prefix-%04d.params`` the parameters with ``arg:``/``aux:`` keys.
+``FeedForward`` (removed from MXNet's recommended API long ago) raises, pointing to ``mx.mod.Module``.
+"""
+import logging
+from collections import namedtuple
+
+from .base import MXNetError, unsupported
+
+__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params', 'FeedForward']
+
+BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
+
+
+def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
+    """Write ``prefix-symbol.json`` (if ``symbol`` is given) and ``prefix-%04d.params``."""
+    from . import ndarray as nd
+    if symbol is not None:
+        symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
+    save_dict = {'arg:%s' % k: v.as_in_context(_cpu()) for k, v in arg_params.items()}
+    save_dict.update({'aux:%s' % k: v.as_in_context(_cpu()) for k, v in aux_params.items()})
+    param_name = '%s-%04d.params' % (prefix, epoch)
+    nd.save(param_name, save_dict)
+    logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def _cpu():
+    from .context import cpu
+    return cpu()
+
+
+def load_params(prefix, epoch):
+    """(arg_params, aux_params) from ``prefix-%04d.params``."""
+    from . import ndarray as nd
+    save_dict = nd.load('%s-%04d.params' % (prefix, epoch))
+    arg_params, aux_params = {}, {}
+    if not save_dict:
+        logging.warning('Params file "%s" is empty', '%s-%04d.params' % (prefix, epoch))
+        return arg_params, aux_params
+    if not isinstance(save_dict, dict):
+        raise MXNetError('load_params: %s-%04d.params holds a list, not named parameters' % (prefix, epoch))
+    for k, v in save_dict.items():
+        tp, _, name = k.partition(':')
+        if tp == 'arg':
+            arg_params[name] = v
+        elif tp == 'aux':
+            aux_params[name] = v
+    return arg_params, aux_params
+
+
+def load_checkpoint(prefix, epoch):
+    """(symbol, arg_params, aux_params) from a checkpoint written by ``save_checkpoint`` (here or by MXNet)."""
+    from . import symbol as sym
+    symbol = sym.load('%s-symbol.json' % prefix)
+    arg_params, aux_params = load_params(prefix, epoch)
+    return symbol, arg_params, aux_params
+
+
+class FeedForward:
+    """Not provided: MXNet deprecated FeedForward in favour of ``mx.mod.Module``."""
+
+    def __init__(self, *args, **kwargs):
+        raise unsupported('mx.model.FeedForward', 'the class', 'it is deprecated in MXNet 1.x; use mx.mod.Module')
+
+    @staticmethod
+    def load(*args, **kwargs):
+        raise unsupported('mx.model.FeedForward.load', 'the class',
+                          'use mx.mod.Module.load(prefix, epoch) instead')
+
+    @staticmethod
+    def create(*args, **kwargs):
+        raise unsupported('mx.model.FeedForward.create', 'the class', 'use mx.mod.Module(...).fit(...) instead')
