@@ -1,0 +1,1018 @@
+"""``mx.image``: image decoding, resizing, cropping, augmenters and ``ImageIter``.
+
+Differs from MXNet:
+
+* Decoding and encoding use Pillow (``pip install pillow``) instead of OpenCV. PNG pixels are identical to MXNet's;
+  a color PNG read as grayscale uses libpng's conversion, as OpenCV does. JPEG goes through libjpeg(-turbo) in
+  both, but the two builds may round a few pixels differently. EXIF orientation is ignored, as in MXNet.
+* Resizing is done here in torch, not by OpenCV. It follows OpenCV's ``cv::resize``: nearest takes
+  ``floor(x * scale)``; bilinear, bicubic (a = -0.75) and Lanczos-4 use half-pixel centres, clamped borders
+  and, for uint8, 11-bit fixed-point weights; area averages the covered pixels when shrinking and falls back
+  to OpenCV's area-style bilinear when enlarging. OpenCV's SIMD paths round a few uint8 pixels differently
+  (at most 1 apart). Pillow's own resize filters antialias when shrinking, which OpenCV does not, so they
+  are not used.
+"""
+import io as _io
+import json
+import logging
+import math
+import os
+import random
+import warnings
+from numbers import Number
+
+import numpy as np
+import torch
+
+from .. import ndarray as nd
+from .. import io
+from .. import recordio
+from ..base import MXNetError, MXNetValueError, MXNetTypeError, numeric_types
+
+__all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 'resize_short', 'fixed_crop',
+           'random_crop', 'center_crop', 'color_normalize', 'random_size_crop', 'imrotate', 'random_rotate',
+           'Augmenter', 'SequentialAug', 'ResizeAug', 'ForceResizeAug', 'RandomCropAug', 'RandomSizedCropAug',
+           'CenterCropAug', 'RandomOrderAug', 'BrightnessJitterAug', 'ContrastJitterAug', 'SaturationJitterAug',
+           'HueJitterAug', 'ColorJitterAug', 'LightingAug', 'ColorNormalizeAug', 'RandomGrayAug',
+           'HorizontalFlipAug', 'CastAug', 'CreateAugmenter', 'ImageIter']
+
+
+# ---- decoding / encoding (Pillow) -------------------------------------------------------------------------------
+def _pil():
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError('mxcompat decodes and encodes images with Pillow, which is not installed: '
+                          'pip install pillow') from None
+    return Image
+
+
+def _gray_png(rgb):
+    """libpng's png_set_rgb_to_gray(1, 0.299, 0.587) on 8-bit data (what OpenCV asks for)."""
+    r, g, b = (rgb[..., i].astype(np.uint32) for i in range(3))
+    return ((9797 * r + 19234 * g + 3737 * b) >> 15).astype(np.uint8)
+
+
+def _gray_cv(rgb):
+    """OpenCV's fixed-point BGR2GRAY (14-bit weights, rounded)."""
+    r, g, b = (rgb[..., i].astype(np.uint32) for i in range(3))
+    return ((4899 * r + 9617 * g + 1868 * b + 8192) >> 14).astype(np.uint8)
+
+
+def _decode_numpy(buf, flag=1, bgr=False):
+    """Decode ``buf`` like ``cv2.imdecode(buf, flag)``: HxW (flag 0), HxWx3 (flag > 0) or the stored channels
+    (flag < 0); RGB order unless ``bgr``. Raises MXNetError for data that is not an image."""
+    Image = _pil()
+    try:
+        im = Image.open(_io.BytesIO(buf))
+        fmt = im.format
+        if flag == 0 and fmt == 'JPEG' and im.mode in ('RGB', 'L'):
+            im.draft('L', im.size)  # libjpeg's own grayscale output, as OpenCV requests for JPEG
+        im.load()
+    except Exception:  # noqa: BLE001  (Pillow raises many kinds for broken data)
+        raise MXNetError('Check failed: !res.empty(): Decoding failed. Invalid image file.') from None
+    mode = im.mode
+    if mode.startswith('I;16') or mode in ('I', 'F'):
+        arr = np.asarray(im)
+        arr = (arr.astype(np.int64) >> 8 if mode != 'F' else arr).clip(0, 255).astype(np.uint8)
+        chans = 1
+    else:
+        if mode == 'P':
+            im = im.convert('RGBA' if 'transparency' in im.info else 'RGB')
+        elif mode == '1':
+            im = im.convert('L')
+        elif mode == 'LA':
+            im = im.convert('RGBA')
+        elif mode not in ('L', 'RGB', 'RGBA'):
+            im = im.convert('RGB')
+        arr = np.asarray(im)
+        chans = 1 if arr.ndim == 2 else arr.shape[2]
+    if flag == 0:
+        if chans == 1:
+            return np.ascontiguousarray(arr)
+        rgb = arr[..., :3]
+        return _gray_png(rgb) if fmt == 'PNG' else _gray_cv(rgb)
+    if chans == 1:
+        arr = np.repeat(arr[:, :, None], 3, axis=2)
+        if flag < 0:
+            return np.ascontiguousarray(arr[:, :, 0])
+    elif chans == 4 and flag > 0:
+        arr = arr[..., :3]
+    if bgr:
+        arr = arr[..., [2, 1, 0, 3][:arr.shape[2]]]
+    return np.ascontiguousarray(arr)
+
+
+def _encode_numpy(img, quality=95, img_fmt='.jpg'):
+    """Encode a uint8 HxW / HxWxC numpy image in OpenCV's BGR(A) order, like ``cv2.imencode``."""
+    Image = _pil()
+    img = np.asarray(img)
+    if img.dtype != np.uint8:
+        raise MXNetTypeError('pack_img: only uint8 images can be encoded, got %s' % img.dtype)
+    if img.ndim == 3 and img.shape[2] == 1:
+        img = img[:, :, 0]
+    if img.ndim == 3:
+        img = img[..., [2, 1, 0, 3][:img.shape[2]]]
+    ext = img_fmt.upper()
+    out = _io.BytesIO()
+    try:
+        pic = Image.fromarray(np.ascontiguousarray(img))
+        if ext in ('.JPG', '.JPEG'):
+            pic.save(out, format='JPEG', quality=int(quality))
+        elif ext == '.PNG':
+            pic.save(out, format='PNG', compress_level=min(max(int(quality), 0), 9))
+        else:
+            fmt = Image.registered_extensions().get(img_fmt.lower())
+            if fmt is None:
+                raise ValueError('unknown image format %r' % img_fmt)
+            pic.save(out, format=fmt)
+    except Exception as e:  # noqa: BLE001
+        raise AssertionError('failed to encode image: %s' % e) from None
+    return out.getvalue()
+
+
+def _uint8_image(arr):
+    return nd.NDArray(torch.from_numpy(np.array(arr if arr.ndim == 3 else arr[:, :, None])))
+
+
+def _write_out(res, out):
+    if out is None:
+        return res
+    out[:] = res
+    return out
+
+
+def _check_flag(op, flag):
+    flag = int(flag)
+    if flag < 0:
+        raise MXNetValueError('%s: value %d for Parameter flag should be greater equal to 0' % (op, flag))
+    return flag
+
+
+def imdecode(buf, flag=1, to_rgb=1, out=None):
+    """Decode an encoded image (bytes, bytearray, numpy or uint8 NDArray buffer) to a uint8 HxWxC NDArray.
+
+    ``flag=0`` gives one gray channel, any other value three channels; ``to_rgb=0`` gives OpenCV's BGR order.
+    """
+    flag = _check_flag('_cvimdecode', flag)
+    if isinstance(buf, nd.NDArray):
+        if buf.dtype is not np.uint8:
+            raise MXNetTypeError('_cvimdecode: Check failed: Input needs to be uint8 buffer')
+        data = buf.asnumpy().tobytes()
+    elif isinstance(buf, (bytes, bytearray, np.ndarray)):
+        data = np.frombuffer(buf, dtype=np.uint8).tobytes() if isinstance(buf, np.ndarray) else bytes(buf)
+    else:
+        raise ValueError('buf must be of type bytes, bytearray or numpy.ndarray,'
+                         'if you would like to input type str, please convert to bytes')
+    if not data:
+        raise MXNetError('_cvimdecode: Check failed: len > 0: Input cannot be an empty buffer')
+    arr = _decode_numpy(data, 0 if flag == 0 else 1, bgr=not to_rgb)
+    return _write_out(_uint8_image(arr), out)
+
+
+def imread(filename, flag=1, to_rgb=1, out=None):
+    """Read and decode an image file (see :func:`imdecode`)."""
+    flag = _check_flag('_cvimread', flag)
+    try:
+        with open(filename, 'rb') as f:
+            data = f.read()
+    except OSError as e:
+        raise MXNetError("Imread: '%s' couldn't open file: %s" % (filename, e.strerror)) from None
+    return imdecode(data, flag, to_rgb, out)
+
+
+# ---- resizing (OpenCV's cv::resize rules, computed with torch) --------------------------------------------------
+_COEF_SCALE = 2048.0  # OpenCV's INTER_RESIZE_COEF_SCALE (11 fractional bits) for 8-bit images
+
+
+def _cubic(fx):
+    a = -0.75
+    x = fx + 1
+    c0 = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    c1 = ((a + 2) * fx - (a + 3)) * fx * fx + 1
+    y = 1 - fx
+    c2 = ((a + 2) * y - (a + 3)) * y * y + 1
+    return np.stack([c0, c1, c2, 1 - c0 - c1 - c2], axis=1).astype(np.float32)
+
+
+def _lanczos4(fx):
+    t = fx[:, None] + 3 - np.arange(8)[None, :]
+    w = np.sinc(t) * np.sinc(t / 4)
+    w = w / w.sum(axis=1, keepdims=True)
+    w[fx < np.finfo(np.float32).eps] = np.eye(8)[3]
+    return w.astype(np.float32)
+
+
+def _area_table(n_in, n_out, scale):
+    """OpenCV's pixel-coverage weights for shrinking (computeResizeAreaTab), as a dense (n_out, n_in) matrix."""
+    m = np.zeros((n_out, n_in), np.float64)
+    for dx in range(n_out):
+        f1 = dx * scale
+        f2 = f1 + scale
+        cell = min(scale, n_in - f1)
+        s1, s2 = math.ceil(f1), min(math.floor(f2), n_in - 1)
+        s1 = min(s1, s2)
+        if s1 - f1 > 1e-3:
+            m[dx, s1 - 1] = np.float32((s1 - f1) / cell)
+        m[dx, s1:s2] = np.float32(1.0 / cell)
+        if f2 - s2 > 1e-3:
+            m[dx, s2] = np.float32(min(f2 - s2, 1.0, cell) / cell)
+    return m
+
+
+def _axis_taps(n_in, n_out, interp, area_mode, horizontal=True):
+    """Per output pixel: the source indices (clamped to the image) and weights along one axis, as OpenCV computes
+    them. OpenCV pins bilinear taps that fall outside the image to the edge pixel along x only; along y it keeps
+    the weights and clamps the rows they read."""
+    inv_scale = n_out / n_in
+    scale = 1.0 / inv_scale
+    dx = np.arange(n_out, dtype=np.float64)
+    if interp == 0:
+        src = np.minimum(np.floor(dx * scale).astype(np.int64), n_in - 1)
+        return src[:, None], np.ones((n_out, 1), np.float32)
+    if area_mode:
+        sx = np.floor(dx * scale)
+        fx = ((dx + 1) - (sx + 1) * inv_scale).astype(np.float32)
+        fx = np.where(fx <= 0, np.float32(0), fx - np.floor(fx)).astype(np.float32)
+    else:
+        f = ((dx + 0.5) * scale - 0.5).astype(np.float32)
+        sx = np.floor(f)
+        fx = (f - sx).astype(np.float32)
+    sx = sx.astype(np.int64)
+    if interp in (1, 3):
+        if horizontal:
+            low, high = sx < 0, sx >= n_in - 1
+            fx = np.where(low | high, np.float32(0), fx)
+            sx = np.where(low, 0, np.where(high, n_in - 1, sx))
+        coef, first = np.stack([1 - fx, fx], axis=1).astype(np.float32), 0
+    elif interp == 2:
+        coef, first = _cubic(fx), -1
+    else:
+        coef, first = _lanczos4(fx), -3
+    idx = np.clip(sx[:, None] + first + np.arange(coef.shape[1])[None, :], 0, n_in - 1)
+    return idx, coef
+
+
+def _dense(idx, coef, n_in):
+    m = np.zeros((idx.shape[0], n_in))
+    np.add.at(m, (np.repeat(np.arange(idx.shape[0]), idx.shape[1]), idx.ravel()), coef.ravel().astype(np.float64))
+    return m
+
+
+def _vertical_u8_linear(hs, idx, beta):
+    """OpenCV's SSE2 vertical pass for 8-bit bilinear: each tap's (row >> 4) * beta keeps its top 16 bits, the sum
+    is rounded by 2 bits. ``hs`` holds the 11-bit fixed-point horizontal results (rows, width*C)."""
+    acc = ((hs[idx[:, 0]] >> 4) * beta[:, :1]) >> 16
+    acc += ((hs[idx[:, 1]] >> 4) * beta[:, 1:]) >> 16
+    return (acc + 2) >> 2
+
+
+def _resize_tensor(t, w, h, interp):
+    """Resize an HxWxC tensor (uint8, int32, float32 or float64) to h x w like OpenCV."""
+    ih, iw, c = t.shape
+    if (ih, iw) == (h, w):
+        return t.clone()
+    if interp == 0:
+        ys = torch.from_numpy(_axis_taps(ih, h, 0, False)[0][:, 0])
+        xs = torch.from_numpy(_axis_taps(iw, w, 0, False)[0][:, 0])
+        return t.index_select(0, ys).index_select(1, xs)
+    if interp == 3 and ih >= h and iw >= w:  # shrinking by area: coverage weights, float, rounded at the end
+        res = torch.einsum('oh,hwc,pw->opc', torch.from_numpy(_area_table(ih, h, ih / h)), t.to(torch.float64),
+                           torch.from_numpy(_area_table(iw, w, iw / w)))
+        return _cast_back(res, t.dtype)
+    yidx, ycoef = _axis_taps(ih, h, interp, interp == 3, horizontal=False)
+    mx = _dense(*_axis_taps(iw, w, interp, interp == 3), iw)
+    if t.dtype != torch.uint8:
+        res = torch.einsum('oh,hwc,pw->opc', torch.from_numpy(_dense(yidx, ycoef, ih)), t.to(torch.float64),
+                           torch.from_numpy(mx))
+        return _cast_back(res, t.dtype)
+    # 8-bit: 11-bit fixed-point weights; horizontal sums are exact integers
+    alpha = torch.from_numpy(np.rint(mx * _COEF_SCALE))
+    hs = torch.einsum('hwc,pw->hpc', t.to(torch.float64), alpha).to(torch.int64).reshape(ih, w * c)
+    beta = torch.from_numpy(np.rint(ycoef.astype(np.float64) * _COEF_SCALE).astype(np.int64))
+    yidx = torch.from_numpy(yidx)
+    if interp in (1, 3):
+        res = _vertical_u8_linear(hs, yidx, beta)
+    else:
+        acc = (hs[yidx] * beta[:, :, None]).sum(dim=1)
+        res = (acc + (1 << 21)) >> 22
+    return res.clamp(0, 255).to(torch.uint8).reshape(h, w, c)
+
+
+def _cast_back(res, dtype):
+    if dtype in (torch.uint8, torch.int32):
+        res = torch.round(res)  # OpenCV's saturate_cast rounds half to even, as torch.round does
+        if dtype == torch.uint8:
+            res = res.clamp(0, 255)
+    return res.to(dtype)
+
+
+_RESIZE_DTYPES = (torch.uint8, torch.int32, torch.float32, torch.float64)
+
+
+def imresize(src, w, h, interp=1, out=None):
+    """Resize an HxWxC image to ``h`` x ``w``; ``interp``: 0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos-4.
+
+    Differs from MXNet: computed with torch following OpenCV's rules (see the module docstring).
+    """
+    w, h, interp = int(w), int(h), int(interp)
+    if w < 1 or h < 1:
+        raise MXNetValueError('_cvimresize: w and h must be >= 1, got w=%d, h=%d' % (w, h))
+    if src.ndim != 3:
+        raise MXNetValueError('_cvimresize: expects an HxWxC image, got shape %s' % (src.shape,))
+    if src._t.dtype not in _RESIZE_DTYPES:
+        raise MXNetTypeError('_cvimresize: opencv resize does not support dtype %s' % np.dtype(src.dtype).name)
+    if interp not in (0, 1, 2, 3, 4):
+        raise MXNetValueError('_cvimresize: unknown interpolation method %d (0-4)' % interp)
+    res = nd.NDArray(_resize_tensor(src._t.detach().cpu(), w, h, interp))
+    return _write_out(res, out)
+
+
+def scale_down(src_size, size):
+    """Shrink a crop ``size`` (w, h) to fit into ``src_size`` (w, h), keeping its aspect ratio."""
+    w, h = size
+    sw, sh = src_size
+    if sh < h:
+        w, h = float(w * sh) / h, sh
+    if sw < w:
+        w, h = sw, float(h * sw) / w
+    return int(w), int(h)
+
+
+_BORDER_MODES = {1: 'edge', 2: 'symmetric', 3: 'wrap', 4: 'reflect'}  # OpenCV's BORDER_* numbers
+
+
+def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out=None):  # noqa: A002
+    """Pad an HxWxC image with OpenCV's border types: 0 constant (``values`` per channel, or ``value``),
+    1 replicate, 2 reflect (``fedcba|abcdef``), 3 wrap, 4 reflect-101 (``fedcb|abcdef``). (MXNet's docstring lists
+    another order; these are the numbers OpenCV, and so MXNet, actually use.)"""
+    if src.ndim != 3:
+        raise MXNetValueError('_cvcopyMakeBorder: expects an HxWxC image, got shape %s' % (src.shape,))
+    if src._t.dtype not in _RESIZE_DTYPES:
+        raise MXNetTypeError('_cvcopyMakeBorder: dtype %s is not supported' % np.dtype(src.dtype).name)
+    a = src.asnumpy()
+    pads = ((int(top), int(bot)), (int(left), int(right)), (0, 0))
+    if type == 0:
+        fill = list(values) if len(values) else [value] * 3
+        fill = (fill + [0.0] * 4)[:a.shape[2]]
+        res = np.empty((a.shape[0] + pads[0][0] + pads[0][1], a.shape[1] + pads[1][0] + pads[1][1], a.shape[2]),
+                       a.dtype)
+        res[...] = np.asarray(fill).round() if a.dtype.kind in 'iu' else np.asarray(fill)
+        res[pads[0][0]:pads[0][0] + a.shape[0], pads[1][0]:pads[1][0] + a.shape[1]] = a
+    elif type in _BORDER_MODES:
+        res = np.pad(a, pads, mode=_BORDER_MODES[type])
+    else:
+        raise MXNetValueError('_cvcopyMakeBorder: unknown border type %r (0-4)' % (type,))
+    return _write_out(nd.array(res, dtype=a.dtype), out)
+
+
+def _get_interp_method(interp, sizes=()):
+    """Resolve 9 (auto: cubic to enlarge, area to shrink, else bilinear) and 10 (random) to 0-4."""
+    if interp == 9:
+        if sizes:
+            assert len(sizes) == 4
+            oh, ow, nh, nw = sizes
+            if nh > oh and nw > ow:
+                return 2
+            if nh < oh and nw < ow:
+                return 3
+            return 1
+        return 2
+    if interp == 10:
+        return random.randint(0, 4)
+    if interp not in (0, 1, 2, 3, 4):
+        raise ValueError('Unknown interp method %d' % interp)
+    return interp
+
+
+def resize_short(src, size, interp=2):
+    """Resize so that the shorter edge is ``size``, keeping the aspect ratio."""
+    h, w, _ = src.shape
+    if h > w:
+        new_h, new_w = size * h // w, size
+    else:
+        new_h, new_w = size, size * w // h
+    return imresize(src, new_w, new_h, interp=_get_interp_method(interp, (h, w, new_h, new_w)))
+
+
+def fixed_crop(src, x0, y0, w, h, size=None, interp=2):
+    """Crop ``src[y0:y0+h, x0:x0+w]``, then resize to ``size`` (w, h) if given."""
+    out = src[y0:y0 + h, x0:x0 + w]
+    if size is not None and (w, h) != size:
+        out = imresize(out, *size, interp=_get_interp_method(interp, (h, w, size[1], size[0])))
+    return out
+
+
+def random_crop(src, size, interp=2):
+    """Crop a random ``size`` (w, h) window (shrunk to fit); returns the crop and (x0, y0, w, h)."""
+    h, w, _ = src.shape
+    new_w, new_h = scale_down((w, h), size)
+    x0 = random.randint(0, w - new_w)
+    y0 = random.randint(0, h - new_h)
+    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+
+
+def center_crop(src, size, interp=2):
+    """Crop the central ``size`` (w, h) window (shrunk to fit); returns the crop and (x0, y0, w, h)."""
+    h, w, _ = src.shape
+    new_w, new_h = scale_down((w, h), size)
+    x0 = int((w - new_w) / 2)
+    y0 = int((h - new_h) / 2)
+    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+
+
+def color_normalize(src, mean, std=None):
+    """``(src - mean) / std``, in place on ``src`` (as MXNet does)."""
+    if mean is not None:
+        src -= mean
+    if std is not None:
+        src /= std
+    return src
+
+
+def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
+    """Random crop with random area fraction and aspect ratio, resized to ``size``; center crop after 10 misses."""
+    h, w, _ = src.shape
+    src_area = h * w
+    if 'min_area' in kwargs:
+        warnings.warn('`min_area` is deprecated. Please use `area` instead.', DeprecationWarning)
+        area = kwargs.pop('min_area')
+    assert not kwargs, 'unexpected keyword arguments for `random_size_crop`.'
+    if isinstance(area, numeric_types):
+        area = (area, 1.0)
+    for _ in range(10):
+        target_area = random.uniform(area[0], area[1]) * src_area
+        log_ratio = (np.log(ratio[0]), np.log(ratio[1]))
+        new_ratio = np.exp(random.uniform(*log_ratio))
+        new_w = int(round(np.sqrt(target_area * new_ratio)))
+        new_h = int(round(np.sqrt(target_area / new_ratio)))
+        if new_w <= w and new_h <= h:
+            x0 = random.randint(0, w - new_w)
+            y0 = random.randint(0, h - new_h)
+            return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+    return center_crop(src, size, interp)
+
+
+def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
+    """Rotate float32 CHW image(s) (or an NCHW batch) about their centre with bilinear sampling, zero fill.
+
+    ``zoom_in`` scales so no padding shows; ``zoom_out`` so the whole image stays visible.
+    """
+    if zoom_in and zoom_out:
+        raise ValueError('`zoom_in` and `zoom_out` cannot be both True')
+    if src.dtype is not np.float32:
+        raise TypeError('Only `float32` images are supported by this function')
+    expanded = src.ndim == 3
+    if expanded:
+        if not isinstance(rotation_degrees, Number):
+            raise TypeError('When a single image is passed the rotation angle is required to be a scalar.')
+        src = src.expand_dims(axis=0)
+    elif src.ndim != 4:
+        raise ValueError('Only 3D and 4D are supported by this function')
+    n, _, h, w = src.shape
+    if isinstance(rotation_degrees, Number):
+        angles = torch.full((n,), float(rotation_degrees), dtype=torch.float32)
+    else:
+        angles = rotation_degrees._t.detach().to(torch.float32).cpu().reshape(-1)
+    if len(angles) != n:
+        raise ValueError('The number of images must be equal to the number of rotation angles')
+    rad = (angles * (np.pi / 180)).view(n, 1, 1)
+    hs, ws = (h - 1) / 2.0, (w - 1) / 2.0
+    ys = (torch.arange(h, dtype=torch.float32) - hs).view(1, h, 1).expand(1, h, w)
+    xs = (torch.arange(w, dtype=torch.float32) - ws).view(1, 1, w).expand(1, h, w)
+    cos, sin = torch.cos(rad), torch.sin(rad)
+    gx = (xs * cos - ys * sin) / ws
+    gy = (xs * sin + ys * cos) / hs
+    if zoom_in or zoom_out:
+        rho = math.sqrt(h * h + w * w)
+        corner = math.atan(h / w)
+        a = rad.abs()
+        max_x = torch.maximum((rho * torch.cos(corner + a)).abs(), (rho * torch.cos(corner - a)).abs())
+        max_y = torch.maximum((rho * torch.sin(corner + a)).abs(), (rho * torch.sin(corner - a)).abs())
+        if zoom_out:
+            scale = torch.maximum(max_x / w, max_y / h)
+        else:
+            scale = torch.minimum(w / max_x, h / max_y)
+        gx, gy = gx * scale, gy * scale
+    grid = torch.stack([gx, gy], dim=1).to(src._t.device)
+    rot = nd.BilinearSampler(src, nd.NDArray(grid, src.context))
+    return rot[0] if expanded else rot
+
+
+def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
+    """Rotate by angle(s) drawn uniformly from ``angle_limits`` (numpy's global RNG, as MXNet)."""
+    if src.ndim == 3:
+        degrees = np.random.uniform(*angle_limits)
+    else:
+        degrees = nd.array(np.random.uniform(*angle_limits, size=src.shape[0]))
+    return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)
+
+
+# ---- augmenters ---------------------------------------------------------------------------------------------------
+class Augmenter:
+    """Base class of image augmenters; ``dumps()`` gives ``[lowercase class name, kwargs]`` as JSON."""
+
+    def __init__(self, **kwargs):
+        self._kwargs = kwargs
+        for k, v in self._kwargs.items():
+            if isinstance(v, nd.NDArray):
+                v = v.asnumpy()
+            if isinstance(v, np.ndarray):
+                self._kwargs[k] = v.tolist()
+
+    def dumps(self):
+        """The augmenter as a JSON string."""
+        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
+
+    def __call__(self, src):
+        raise NotImplementedError('Must override implementation.')
+
+
+class _ListAug(Augmenter):
+    """An augmenter made of a list ``ts`` of augmenters; ``dumps()`` lists theirs."""
+
+    def __init__(self, ts):
+        super().__init__()
+        self.ts = ts
+
+    def dumps(self):
+        return [self.__class__.__name__.lower(), [x.dumps() for x in self.ts]]
+
+
+class SequentialAug(_ListAug):
+    """Apply augmenters ``ts`` in order."""
+
+    def __call__(self, src):
+        for aug in self.ts:
+            src = aug(src)
+        return src
+
+
+class _SizedAug(Augmenter):
+    """An augmenter parameterised by a size and an interpolation method."""
+
+    def __init__(self, size, interp=2):
+        super().__init__(size=size, interp=interp)
+        self.size = size
+        self.interp = interp
+
+
+class ResizeAug(_SizedAug):
+    """Resize the shorter edge to ``size``."""
+
+    def __call__(self, src):
+        return resize_short(src, self.size, self.interp)
+
+
+class ForceResizeAug(_SizedAug):
+    """Resize to ``size`` (w, h), ignoring the aspect ratio."""
+
+    def __call__(self, src):
+        sizes = (src.shape[0], src.shape[1], self.size[1], self.size[0])
+        return imresize(src, *self.size, interp=_get_interp_method(self.interp, sizes))
+
+
+class RandomCropAug(_SizedAug):
+    """Random crop to ``size`` (w, h)."""
+
+    def __call__(self, src):
+        return random_crop(src, self.size, self.interp)[0]
+
+
+class RandomSizedCropAug(Augmenter):
+    """Random crop with random area and aspect ratio, resized to ``size``."""
+
+    def __init__(self, size, area, ratio, interp=2, **kwargs):
+        super().__init__(size=size, area=area, ratio=ratio, interp=interp)
+        self.size = size
+        if 'min_area' in kwargs:
+            warnings.warn('`min_area` is deprecated. Please use `area` instead.', DeprecationWarning)
+            self.area = kwargs.pop('min_area')
+        else:
+            self.area = area
+        self.ratio = ratio
+        self.interp = interp
+        assert not kwargs, 'unexpected keyword arguments for `RandomSizedCropAug`.'
+
+    def __call__(self, src):
+        return random_size_crop(src, self.size, self.area, self.ratio, self.interp)[0]
+
+
+class CenterCropAug(_SizedAug):
+    """Center crop to ``size`` (w, h)."""
+
+    def __call__(self, src):
+        return center_crop(src, self.size, self.interp)[0]
+
+
+class RandomOrderAug(_ListAug):
+    """Apply augmenters ``ts`` in a random order (shuffles ``ts`` in place with Python's ``random``)."""
+
+    def __call__(self, src):
+        random.shuffle(self.ts)
+        for t in self.ts:
+            src = t(src)
+        return src
+
+
+class BrightnessJitterAug(Augmenter):
+    """Scale by ``1 + U(-brightness, brightness)``, in place."""
+
+    def __init__(self, brightness):
+        super().__init__(brightness=brightness)
+        self.brightness = brightness
+
+    def __call__(self, src):
+        alpha = 1.0 + random.uniform(-self.brightness, self.brightness)
+        src *= alpha
+        return src
+
+
+_GRAY_COEF = [[[0.299, 0.587, 0.114]]]
+
+
+class ContrastJitterAug(Augmenter):
+    """Blend with the mean gray level by ``1 + U(-contrast, contrast)``, in place."""
+
+    def __init__(self, contrast):
+        super().__init__(contrast=contrast)
+        self.contrast = contrast
+        self.coef = nd.array(_GRAY_COEF)
+
+    def __call__(self, src):
+        alpha = 1.0 + random.uniform(-self.contrast, self.contrast)
+        gray = src * self.coef
+        gray = (3.0 * (1.0 - alpha) / gray.size) * nd.sum(gray)
+        src *= alpha
+        src += gray
+        return src
+
+
+class SaturationJitterAug(Augmenter):
+    """Blend with the per-pixel gray by ``1 + U(-saturation, saturation)``, in place."""
+
+    def __init__(self, saturation):
+        super().__init__(saturation=saturation)
+        self.saturation = saturation
+        self.coef = nd.array(_GRAY_COEF)
+
+    def __call__(self, src):
+        alpha = 1.0 + random.uniform(-self.saturation, self.saturation)
+        gray = nd.sum(src * self.coef, axis=2, keepdims=True)
+        gray *= (1.0 - alpha)
+        src *= alpha
+        src += gray
+        return src
+
+
+class HueJitterAug(Augmenter):
+    """Rotate the hue by ``U(-hue, hue) * pi`` in YIQ space (a linear approximation)."""
+
+    def __init__(self, hue):
+        super().__init__(hue=hue)
+        self.hue = hue
+        self.tyiq = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]])
+        self.ityiq = np.array([[1.0, 0.956, 0.621], [1.0, -0.272, -0.647], [1.0, -1.107, 1.705]])
+
+    def __call__(self, src):
+        alpha = random.uniform(-self.hue, self.hue)
+        u, w = np.cos(alpha * np.pi), np.sin(alpha * np.pi)
+        bt = np.array([[1.0, 0.0, 0.0], [0.0, u, -w], [0.0, w, u]])
+        t = np.dot(np.dot(self.ityiq, bt), self.tyiq).T
+        return nd.dot(src, nd.array(t))
+
+
+class ColorJitterAug(RandomOrderAug):
+    """Brightness, contrast and saturation jitter (those > 0) in random order."""
+
+    def __init__(self, brightness, contrast, saturation):
+        ts = []
+        if brightness > 0:
+            ts.append(BrightnessJitterAug(brightness))
+        if contrast > 0:
+            ts.append(ContrastJitterAug(contrast))
+        if saturation > 0:
+            ts.append(SaturationJitterAug(saturation))
+        super().__init__(ts)
+
+
+class LightingAug(Augmenter):
+    """Add AlexNet-style PCA color noise (numpy's global RNG), in place."""
+
+    def __init__(self, alphastd, eigval, eigvec):
+        super().__init__(alphastd=alphastd, eigval=eigval, eigvec=eigvec)
+        self.alphastd = alphastd
+        self.eigval = eigval
+        self.eigvec = eigvec
+
+    def __call__(self, src):
+        alpha = np.random.normal(0, self.alphastd, size=(3,))
+        rgb = np.dot(self.eigvec * alpha, self.eigval)
+        src += nd.array(rgb)
+        return src
+
+
+class ColorNormalizeAug(Augmenter):
+    """Subtract ``mean`` and divide by ``std`` (in place)."""
+
+    def __init__(self, mean, std):
+        super().__init__(mean=mean, std=std)
+        self.mean = mean if mean is None or isinstance(mean, nd.NDArray) else nd.array(mean)
+        self.std = std if std is None or isinstance(std, nd.NDArray) else nd.array(std)
+
+    def __call__(self, src):
+        return color_normalize(src, self.mean, self.std)
+
+
+class RandomGrayAug(Augmenter):
+    """With probability ``p``, replace each channel by the gray level (0.21 R + 0.72 G + 0.07 B)."""
+
+    def __init__(self, p):
+        super().__init__(p=p)
+        self.p = p
+        self.mat = nd.array([[0.21, 0.21, 0.21], [0.72, 0.72, 0.72], [0.07, 0.07, 0.07]])
+
+    def __call__(self, src):
+        if random.random() < self.p:
+            src = nd.dot(src, self.mat)
+        return src
+
+
+class HorizontalFlipAug(Augmenter):
+    """With probability ``p``, flip left-right."""
+
+    def __init__(self, p):
+        super().__init__(p=p)
+        self.p = p
+
+    def __call__(self, src):
+        if random.random() < self.p:
+            src = nd.flip(src, axis=1)
+        return src
+
+
+class CastAug(Augmenter):
+    """Cast to ``typ`` (float32)."""
+
+    def __init__(self, typ='float32'):
+        super().__init__(type=typ)
+        self.typ = typ
+
+    def __call__(self, src):
+        return src.astype(self.typ)
+
+
+_PCA_EIGVAL = np.array([55.46, 4.794, 1.148])
+_PCA_EIGVEC = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140], [-0.5836, -0.6948, 0.4203]])
+
+
+def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False, rand_mirror=False, mean=None,
+                    std=None, brightness=0, contrast=0, saturation=0, hue=0, pca_noise=0, rand_gray=0,
+                    inter_method=2):
+    """The standard augmenter list; ``mean=True`` / ``std=True`` use ImageNet's RGB statistics."""
+    auglist = []
+    if resize > 0:
+        auglist.append(ResizeAug(resize, inter_method))
+    crop_size = (data_shape[2], data_shape[1])
+    if rand_resize:
+        assert rand_crop
+        auglist.append(RandomSizedCropAug(crop_size, 0.08, (3.0 / 4.0, 4.0 / 3.0), inter_method))
+    elif rand_crop:
+        auglist.append(RandomCropAug(crop_size, inter_method))
+    else:
+        auglist.append(CenterCropAug(crop_size, inter_method))
+    if rand_mirror:
+        auglist.append(HorizontalFlipAug(0.5))
+    auglist.append(CastAug())
+    if brightness or contrast or saturation:
+        auglist.append(ColorJitterAug(brightness, contrast, saturation))
+    if hue:
+        auglist.append(HueJitterAug(hue))
+    if pca_noise > 0:
+        auglist.append(LightingAug(pca_noise, _PCA_EIGVAL, _PCA_EIGVEC))
+    if rand_gray > 0:
+        auglist.append(RandomGrayAug(rand_gray))
+    if mean is True:
+        mean = nd.array([123.68, 116.28, 103.53])
+    elif mean is not None:
+        assert isinstance(mean, (np.ndarray, nd.NDArray)) and mean.shape[0] in [1, 3]
+    if std is True:
+        std = nd.array([58.395, 57.12, 57.375])
+    elif std is not None:
+        assert isinstance(std, (np.ndarray, nd.NDArray)) and std.shape[0] in [1, 3]
+    if mean is not None or std is not None:
+        auglist.append(ColorNormalizeAug(mean, std))
+    return auglist
+
+
+# ---- ImageIter ----------------------------------------------------------------------------------------------------
+class ImageIter(io.DataIter):
+    """Batches of augmented images from a .rec file (``path_imgrec``, ``path_imgidx``), an image list file
+    (``path_imglist`` + ``path_root``) or an in-memory ``imglist`` of ``[label(s)..., path]``.
+
+    Extra keyword arguments go to :func:`CreateAugmenter`. Labels come in ``dtype``; data is float32 NCHW.
+    """
+
+    def __init__(self, batch_size, data_shape, label_width=1, path_imgrec=None, path_imglist=None, path_root=None,
+                 path_imgidx=None, shuffle=False, part_index=0, num_parts=1, aug_list=None, imglist=None,
+                 data_name='data', label_name='softmax_label', dtype='float32', last_batch_handle='pad',
+                 **kwargs):
+        super().__init__()
+        assert path_imgrec or path_imglist or (isinstance(imglist, list))
+        assert dtype in ['int32', 'float32', 'int64', 'float64'], dtype + ' label not supported'
+        logging.info('Using %s threads for decoding...', str(os.environ.get('MXNET_CPU_WORKER_NTHREADS', 1)))
+        cls = self.__class__.__name__
+        if path_imgrec:
+            logging.info('%s: loading recordio %s...', cls, path_imgrec)
+            if path_imgidx:
+                self.imgrec = recordio.MXIndexedRecordIO(path_imgidx, path_imgrec, 'r')
+                self.imgidx = list(self.imgrec.keys)
+            else:
+                self.imgrec = recordio.MXRecordIO(path_imgrec, 'r')
+                self.imgidx = None
+        else:
+            self.imgrec = None
+        imgkeys = []
+        if path_imglist:
+            logging.info('%s: loading image list %s...', cls, path_imglist)
+            self.imglist = {}
+            with open(path_imglist) as fin:
+                for line in iter(fin.readline, ''):
+                    fields = line.strip().split('\t')
+                    key = int(fields[0])
+                    self.imglist[key] = (nd.array(fields[1:-1], dtype=dtype), fields[-1])
+                    imgkeys.append(key)
+        elif isinstance(imglist, list):
+            logging.info('%s: loading image list...', cls)
+            self.imglist = {}
+            for index, img in enumerate(imglist, 1):
+                key = str(index)
+                if len(img) > 2:
+                    label = nd.array(img[:-1], dtype=dtype)
+                elif isinstance(img[0], numeric_types):
+                    label = nd.array([img[0]], dtype=dtype)
+                else:
+                    label = nd.array(img[0], dtype=dtype)
+                self.imglist[key] = (label, img[-1])
+                imgkeys.append(key)
+        else:
+            self.imglist = None
+        self.path_root = path_root
+        self.check_data_shape(data_shape)
+        self.provide_data = [(data_name, (batch_size,) + data_shape)]
+        self.provide_label = [(label_name, (batch_size, label_width) if label_width > 1 else (batch_size,))]
+        self.batch_size = batch_size
+        self.data_shape = data_shape
+        self.label_width = label_width
+        self.shuffle = shuffle
+        if self.imgrec is None:
+            self.seq = imgkeys
+        elif shuffle or num_parts > 1 or path_imgidx:
+            assert self.imgidx is not None
+            self.seq = self.imgidx
+        else:
+            self.seq = None
+        if num_parts > 1:
+            assert part_index < num_parts
+            c = len(self.seq) // num_parts
+            self.seq = self.seq[part_index * c:(part_index + 1) * c]
+        self.auglist = CreateAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
+        self.cur = 0
+        self._allow_read = True
+        self.last_batch_handle = last_batch_handle
+        self.num_image = len(self.seq) if self.seq is not None else None
+        self._cache_data = None
+        self._cache_label = None
+        self._cache_idx = None
+        self.reset()
+
+    def reset(self):
+        """Start a new epoch (reshuffling if ``shuffle``); 'roll_over' keeps the cached partial batch."""
+        if self.seq is not None and self.shuffle:
+            random.shuffle(self.seq)
+        if self.last_batch_handle != 'roll_over' or self._cache_data is None:
+            if self.imgrec is not None:
+                self.imgrec.reset()
+            self.cur = 0
+            self._allow_read = True
+
+    def hard_reset(self):
+        """Start a new epoch and drop any rolled-over data."""
+        if self.seq is not None and self.shuffle:
+            random.shuffle(self.seq)
+        if self.imgrec is not None:
+            self.imgrec.reset()
+        self.cur = 0
+        self._allow_read = True
+        self._cache_data = None
+        self._cache_label = None
+        self._cache_idx = None
+
+    def next_sample(self):
+        """The next (label, encoded image) pair; raises StopIteration at the end."""
+        if self._allow_read is False:
+            raise StopIteration
+        if self.seq is not None:
+            if self.cur >= self.num_image:
+                if self.last_batch_handle != 'discard':
+                    self.cur = 0
+                raise StopIteration
+            idx = self.seq[self.cur]
+            self.cur += 1
+            if self.imgrec is not None:
+                header, img = recordio.unpack(self.imgrec.read_idx(idx))
+                return (header.label if self.imglist is None else self.imglist[idx][0]), img
+            label, fname = self.imglist[idx]
+            return label, self.read_image(fname)
+        s = self.imgrec.read()
+        if s is None:
+            if self.last_batch_handle != 'discard':
+                self.imgrec.reset()
+            raise StopIteration
+        header, img = recordio.unpack(s)
+        return header.label, img
+
+    def _batchify(self, batch_data, batch_label, start=0):
+        i = start
+        try:
+            while i < self.batch_size:
+                label, s = self.next_sample()
+                data = self.imdecode(s)
+                try:
+                    self.check_valid_image(data)
+                except RuntimeError as e:
+                    logging.debug('Invalid image, skipping:  %s', str(e))
+                    continue
+                data = self.augmentation_transform(data)
+                assert i < self.batch_size, 'Batch size must be multiples of augmenter output length'
+                batch_data[i] = self.postprocess_data(data)
+                batch_label[i] = label
+                i += 1
+        except StopIteration:
+            if not i:
+                raise
+        return i
+
+    def next(self):
+        """The next DataBatch (``pad`` counts the filler images of the last batch)."""
+        c, h, w = self.data_shape
+        if self._cache_data is not None:
+            assert self._cache_label is not None, "_cache_label didn't have values"
+            assert self._cache_idx is not None, "_cache_idx didn't have values"
+            batch_data, batch_label, i = self._cache_data, self._cache_label, self._cache_idx
+        else:
+            batch_data = nd.zeros((self.batch_size, c, h, w))
+            batch_label = nd.empty(self.provide_label[0][1])
+            i = self._batchify(batch_data, batch_label)
+        pad = self.batch_size - i
+        if pad != 0:
+            if self.last_batch_handle == 'discard':
+                raise StopIteration
+            if self.last_batch_handle == 'roll_over' and self._cache_data is None:
+                self._cache_data, self._cache_label, self._cache_idx = batch_data, batch_label, i
+                raise StopIteration
+            self._batchify(batch_data, batch_label, i)
+            if self.last_batch_handle == 'pad':
+                self._allow_read = False
+            else:
+                self._cache_data = self._cache_label = self._cache_idx = None
+        return io.DataBatch([batch_data], [batch_label], pad=pad)
+
+    def check_data_shape(self, data_shape):
+        """Require a (3, H, W) shape."""
+        if not len(data_shape) == 3:
+            raise ValueError('data_shape should have length 3, with dimensions CxHxW')
+        if not data_shape[0] == 3:
+            raise ValueError('This iterator expects inputs to have 3 channels.')
+
+    def check_valid_image(self, data):
+        """Reject images with an empty shape."""
+        if len(data[0].shape) == 0:
+            raise RuntimeError('Data shape is wrong')
+
+    def imdecode(self, s):
+        """Decode bytes to an NDArray; a failure names the image (file name or record index)."""
+        try:
+            return imdecode(s)
+        except Exception as e:  # noqa: BLE001
+            if self.seq is not None:
+                idx = self.seq[(self.cur % self.num_image) - 1]
+            else:
+                idx = (self.cur % self.num_image) - 1 if self.num_image else self.cur - 1
+            where = 'filename: {}'.format(self.imglist[idx][1]) if self.imglist is not None else 'index: %s' % idx
+            raise RuntimeError('Broken image {}, {}'.format(where, e)) from None
+
+    def read_image(self, fname):
+        """The raw bytes of ``path_root/fname``."""
+        with open(os.path.join(self.path_root, fname), 'rb') as fin:
+            return fin.read()
+
+    def augmentation_transform(self, data):
+        """Apply the augmenter list."""
+        for aug in self.auglist:
+            data = aug(data)
+        return data
+
+    def postprocess_data(self, datum):
+        """HWC -> CHW."""
+        return nd.transpose(datum, axes=(2, 0, 1))

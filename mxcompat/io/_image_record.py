@@ -1,0 +1,513 @@
+"""``mx.io.ImageRecordIter`` (and its uint8/int8 variants): batches of decoded, augmented images from a .rec file.
+
+Follows MXNet 1.9.1's ImageRecordIter2 with one decoding thread (what MXNet uses on a 2-core machine): records are
+parsed a chunk at a time (the whole part of a plain .rec file, ``batch_size`` records with an .idx file) and
+augmented in file order with MXNet's random engines, so random crops, mirrors and shuffles follow the same seeds
+(``seed`` for shuffling, ``seed_aug`` to reseed augmentation per image). Images are decoded with Pillow and
+resized following OpenCV's rules (see ``mx.image``), so JPEG pixels and resized pixels can differ by a little.
+
+Without ``round_batch`` the last, short batch reports ``pad`` 0, as MXNet does; its unfilled rows repeat the
+previous batch (uninitialised memory in MXNet).
+
+Not supported (raise): the affine augmentations (``max_rotate_angle``, ``rotate``, ``rotate_list``,
+``max_shear_ratio``, ``max/min_random_scale``, aspect-ratio jitter without ``random_resized_crop``,
+``max/min_img_size``), HSL jitter (``random_h/s/l``), other ``aug_seq`` values, ``shuffle_chunk_size``,
+remote paths and directories of .rec files.
+"""
+import logging
+import os
+import struct
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import torch
+
+from ..base import MXNetError, unsupported
+from ..recordio import _MAGIC, _MAGIC_BYTES, _LEN_MASK, unpack
+from . import _cxxrandom as R
+from .io import MXDataIter, _Params, _REQUIRED, _BATCH, _PREFETCH, _open_local
+
+_MAGIC_SEED = 111  # MXNet's kRandMagic for the record parser and the indexed split
+_CHUNK_BYTES = 64 << 20
+
+_SPEC = dict({
+    # ImageRecParserParam
+    'path_imglist': ('string', ''), 'path_imgrec': ('string', ''), 'path_imgidx': ('string', ''),
+    'aug_seq': ('string', 'aug_default'), 'label_width': ('int', 1), 'data_shape': ('Shape(tuple)', _REQUIRED),
+    'preprocess_threads': ('int', 4), 'verbose': ('boolean', True), 'num_parts': ('int', 1),
+    'part_index': ('int', 0), 'device_id': ('int', 0), 'shuffle_chunk_size': ('int', 0),
+    'shuffle_chunk_seed': ('int', 0), 'seed_aug': ('int or None', None),
+    # ImageRecordParam
+    'shuffle': ('boolean', False), 'seed': ('int', 0),
+    # DefaultImageAugmentParam
+    'resize': ('int', -1), 'rand_crop': ('boolean', False), 'random_resized_crop': ('boolean', False),
+    'max_rotate_angle': ('int', 0), 'max_aspect_ratio': ('float', 0.0), 'min_aspect_ratio': ('float or None', None),
+    'max_shear_ratio': ('float', 0.0), 'max_crop_size': ('int', -1), 'min_crop_size': ('int', -1),
+    'max_random_scale': ('float', 1.0), 'min_random_scale': ('float', 1.0), 'max_random_area': ('float', 1.0),
+    'min_random_area': ('float', 1.0), 'max_img_size': ('float', 1e10), 'min_img_size': ('float', 0.0),
+    'brightness': ('float', 0.0), 'contrast': ('float', 0.0), 'saturation': ('float', 0.0),
+    'pca_noise': ('float', 0.0), 'random_h': ('int', 0), 'random_s': ('int', 0), 'random_l': ('int', 0),
+    'rotate': ('int', -1), 'fill_value': ('int', 255), 'inter_method': ('int', 1), 'pad': ('int', 0),
+    # ImageNormalizeParam
+    'mirror': ('boolean', False), 'rand_mirror': ('boolean', False), 'mean_img': ('string', ''),
+    'mean_r': ('float', 0.0), 'mean_g': ('float', 0.0), 'mean_b': ('float', 0.0), 'mean_a': ('float', 0.0),
+    'std_r': ('float', 1.0), 'std_g': ('float', 1.0), 'std_b': ('float', 1.0), 'std_a': ('float', 1.0),
+    'scale': ('float', 1.0), 'max_random_contrast': ('float', 0.0), 'max_random_illumination': ('float', 0.0),
+}, **_BATCH, **_PREFETCH)
+
+# eigenvalue * eigenvector, as MXNet stores them for the PCA noise
+_EIGVEC = np.array([[55.46 * -0.5675, 4.794 * 0.7192, 1.148 * 0.4009],
+                    [55.46 * -0.5808, 4.794 * -0.0045, 1.148 * -0.8140],
+                    [55.46 * -0.5836, 4.794 * -0.6948, 1.148 * 0.4203]], np.float32)
+
+
+def _check_supported(api, p):
+    gaps = [('max_rotate_angle', p.max_rotate_angle > 0), ('rotate', p.rotate > 0),
+            ('max_shear_ratio', p.max_shear_ratio > 0), ('max_random_scale', p.max_random_scale != 1),
+            ('min_random_scale', p.min_random_scale != 1), ('max_img_size', p.max_img_size != 1e10),
+            ('min_img_size', p.min_img_size != 0),
+            ('max_aspect_ratio', not p.random_resized_crop and (p.max_aspect_ratio != 0 or
+                                                                p.min_aspect_ratio is not None)),
+            ('random_h', p.random_h != 0), ('random_s', p.random_s != 0), ('random_l', p.random_l != 0),
+            ('shuffle_chunk_size', p.shuffle_chunk_size > 0), ('aug_seq', p.aug_seq != 'aug_default')]
+    for name, bad in gaps:
+        if bad:
+            raise unsupported('mx.io.' + api, 'the argument %s=%r' % (name, getattr(p, name)),
+                              'affine/HSL augmentation, chunk shuffling and custom augmenters are not ported')
+
+
+def _sat_u8(x):
+    """OpenCV's saturate_cast<uchar> from a float: round half to even, clamp."""
+    return np.clip(np.rint(x), 0, 255).astype(np.uint8)
+
+
+def _resize(img, w, h, interp):
+    from ..image.image import _resize_tensor
+    t = torch.from_numpy(np.require(img if img.ndim == 3 else img[:, :, None], requirements=['C', 'W']))
+    return _resize_tensor(t, int(w), int(h), int(interp)).numpy()
+
+
+class _Augmenter:
+    """MXNet's DefaultImageAugmenter on a BGR(A) uint8 HxWxC image, with its random draws in the same order."""
+
+    def __init__(self, p):
+        self.p = p
+        if p.min_aspect_ratio is not None:
+            self.max_ar, self.min_ar = np.float32(p.max_aspect_ratio), np.float32(p.min_aspect_ratio)
+        else:
+            self.max_ar, self.min_ar = np.float32(1 + p.max_aspect_ratio), np.float32(1 - p.max_aspect_ratio)
+
+    def _interp(self, g, ow, oh, nw, nh):
+        m = self.p.inter_method
+        if m == 9:
+            if nw > ow and nh > oh:
+                return 2
+            return 3 if (nw < ow and nh < oh) else 1
+        if m == 10:
+            return R.uniform_int(g, 0, 4)
+        return m
+
+    def __call__(self, res, g):
+        p = self.p
+        H, W = p.data_shape[1], p.data_shape[2]
+        if p.resize != -1:
+            rows, cols = res.shape[:2]
+            if rows > cols:
+                nh, nw = p.resize * rows // cols, p.resize
+            else:
+                nh, nw = p.resize, p.resize * cols // rows
+            if p.inter_method not in (0, 1, 2, 3, 4, 9, 10):
+                raise MXNetError('ImageRecordIter: invalid inter_method: valid value 0,1,2,3,9,10')
+            res = _resize(res, nw, nh, self._interp(g, cols, rows, nw, nh))
+        if p.pad > 0:
+            fill = np.full((res.shape[0] + 2 * p.pad, res.shape[1] + 2 * p.pad) + res.shape[2:], p.fill_value,
+                           np.uint8)
+            fill[p.pad:p.pad + res.shape[0], p.pad:p.pad + res.shape[1]] = res
+            res = fill
+        cropped = False
+        if p.random_resized_crop:
+            if not (p.min_random_scale == 1 and p.max_random_scale == 1 and p.min_crop_size == -1
+                    and p.max_crop_size == -1 and not p.rand_crop):
+                raise MXNetError('ImageRecordIter: Setting random_resized_crop to true conflicts with '
+                                 'min_random_scale, max_random_scale, min_crop_size, max_crop_size, and rand_crop.')
+            if p.max_random_area != 1 or p.min_random_area != 1 or self.max_ar != 1 or self.min_ar != 1:
+                if not (self.min_ar > 0 and p.min_random_area <= p.max_random_area and self.min_ar <= self.max_ar):
+                    raise MXNetError('ImageRecordIter: invalid random_resized_crop area/aspect-ratio ranges')
+                area = np.float32(res.shape[0] * res.shape[1])
+                for _ in range(10):
+                    rand_area = R.uniform_float(g, p.min_random_area, p.max_random_area)
+                    ratio = R.uniform_float(g, self.min_ar, self.max_ar)
+                    target = area * rand_area
+                    y_area = int(np.floor(np.sqrt(target / ratio) + np.float32(0.5)))
+                    x_area = int(np.floor(np.sqrt(target * ratio) + np.float32(0.5)))
+                    if R.uniform_float(g, 0, 1) > 0.5:
+                        y_area, x_area = x_area, y_area
+                    if y_area <= res.shape[0] and x_area <= res.shape[1]:
+                        y = R.uniform_int(g, 0, res.shape[0] - y_area)
+                        x = R.uniform_int(g, 0, res.shape[1] - x_area)
+                        interp = self._interp(g, x_area, y_area, W, H)
+                        res = _resize(res[y:y + y_area, x:x + x_area], W, H, interp)
+                        cropped = True
+                        break
+        elif p.max_crop_size != -1 or p.min_crop_size != -1:
+            if not (res.shape[1] >= p.max_crop_size and res.shape[0] >= p.max_crop_size
+                    and p.max_crop_size >= p.min_crop_size):
+                raise MXNetError('ImageRecordIter: input image size smaller than max_crop_size')
+            size = R.uniform_int(g, p.min_crop_size, p.max_crop_size)
+            y, x = self._origin(g, res.shape[0] - size, res.shape[1] - size)
+            interp = self._interp(g, size, size, W, H)
+            res = _resize(res[y:y + size, x:x + size], W, H, interp)
+            cropped = True
+        if not cropped:
+            interp = self._interp(g, res.shape[1], res.shape[0], W, H)
+            if res.shape[0] < H:
+                cols = int(np.float32(H) / np.float32(res.shape[0]) * np.float32(res.shape[1]))
+                res = _resize(res, cols, H, interp)
+            if res.shape[1] < W:
+                rows = int(np.float32(W) / np.float32(res.shape[1]) * np.float32(res.shape[0]))
+                res = _resize(res, W, rows, interp)
+            if res.shape[0] < H or res.shape[1] < W:
+                raise MXNetError('ImageRecordIter: input image size smaller than input shape')
+            y, x = self._origin(g, res.shape[0] - H, res.shape[1] - W)
+            res = res[y:y + H, x:x + W]
+        if p.brightness > 0 or p.contrast > 0 or p.saturation > 0:
+            res = self._color_jitter(res, g)
+        if p.pca_noise > 0:
+            res = self._pca(res, g)
+        return res
+
+    def _origin(self, g, y, x):
+        """The crop's top-left corner given the spare rows/cols: random (y drawn first) or centred."""
+        if self.p.rand_crop:
+            y = R.uniform_int(g, 0, y)
+            return y, R.uniform_int(g, 0, x)
+        return y // 2, x // 2
+
+    def _color_jitter(self, res, g):
+        p = self.p
+        ab = 1 + float(R.uniform_float(g, -p.brightness, p.brightness))
+        ac = 1 + float(R.uniform_float(g, -p.contrast, p.contrast))
+        as_ = 1 + float(R.uniform_float(g, -p.saturation, p.saturation))
+        for i in R.shuffle([0, 1, 2], g):
+            if i == 0:
+                res = _sat_u8(res.astype(np.float64) * ab)
+            elif i == 1:  # MXNet converts its BGR data as if it were RGB
+                gray_mean = float(_gray_first_is_red(res).mean())
+                res = _sat_u8(res.astype(np.float64) * ac + (1 - ac) * gray_mean)
+            else:
+                gray = _gray_first_is_red(res).astype(np.float64)[:, :, None]
+                res = _sat_u8(res.astype(np.float64) * as_ + gray * (1 - as_))
+        return res
+
+    def _pca(self, res, g):
+        normal = R.NormalFloat(0, self.p.pca_noise)
+        alpha = np.array([normal(g) for _ in range(3)], np.float32)
+        rgb = _EIGVEC @ alpha
+        bgr = np.array([rgb[2], rgb[1], rgb[0]], np.float32)
+        return np.clip(np.trunc(res.astype(np.float32) + bgr), 0, 255).astype(np.uint8)
+
+
+def _gray_first_is_red(img):
+    c0, c1, c2 = (img[..., i].astype(np.int64) for i in range(3))
+    return (c0 * 4899 + c1 * 9617 + c2 * 1868 + 8192) >> 14
+
+
+# ---- record sources (dmlc's InputSplit for recordio and indexed_recordio) -------------------------------------------
+def _read_record_at(f):
+    """Read one (possibly split) record at the current position; None at the end."""
+    parts = []
+    while True:
+        head = f.read(8)
+        if len(head) < 8:
+            if parts or head:
+                raise MXNetError('ImageRecordIter: Invalid RecordIO File')
+            return None
+        magic, lrec = struct.unpack('<II', head)
+        if magic != _MAGIC:
+            raise MXNetError('ImageRecordIter: Invalid RecordIO Format')
+        cflag, length = lrec >> 29, lrec & _LEN_MASK
+        parts.append(f.read((length + 3) & ~3)[:length])
+        if cflag in (0, 3):
+            return _MAGIC_BYTES.join(parts)
+
+
+def _seek_record_begin(f, pos, size):
+    """The offset of the first record head (cflag 0 or 1) at or after ``pos`` (aligned), or ``size``."""
+    f.seek(pos)
+    while pos + 8 <= size:
+        magic, lrec = struct.unpack('<II', f.read(8))
+        if magic == _MAGIC and (lrec >> 29) in (0, 1):
+            return pos
+        pos += 4
+        f.seek(pos)
+    return size
+
+
+class _RecSplit:
+    """A plain .rec file (part ``part_index`` of ``num_parts`` by bytes), read in chunks of about 64 MB."""
+
+    def __init__(self, p):
+        self.f = _open_local('ImageRecordIter', p.path_imgrec)
+        size = os.fstat(self.f.fileno()).st_size
+        step = (size + p.num_parts - 1) // p.num_parts
+        step = (step + 3) // 4 * 4
+        begin, end = min(step * p.part_index, size), min(step * (p.part_index + 1), size)
+        self.begin = _seek_record_begin(self.f, begin, size) if begin not in (0, size) else begin
+        self.end = _seek_record_begin(self.f, end, size) if end != size else end
+        self.before_first()
+
+    def before_first(self):
+        self.pos = self.begin
+
+    def next_chunk(self, n_records):
+        if self.pos >= self.end:
+            return None
+        self.f.seek(self.pos)
+        out, nbytes = [], 0
+        while self.f.tell() < self.end and nbytes < _CHUNK_BYTES:
+            rec = _read_record_at(self.f)
+            if rec is None:
+                break
+            out.append(rec)
+            nbytes += len(rec)
+        self.pos = self.f.tell()
+        return out
+
+
+class _IndexedSplit:
+    """A .rec file with its .idx: parts by record count, ``batch_size`` records per chunk, optional shuffle of
+    the record order at every epoch (``std::mt19937(111 + seed)``)."""
+
+    def __init__(self, p):
+        self.f = _open_local('ImageRecordIter', p.path_imgrec)
+        with _open_local('ImageRecordIter', p.path_imgidx, 'r') as fi:
+            offsets = sorted(int(line.split()[1]) for line in fi if line.strip())
+        n = len(offsets)
+        step = (n + p.num_parts - 1) // p.num_parts
+        self.offsets = offsets[min(p.part_index * step, n):min((p.part_index + 1) * step, n)]
+        self.shuffle = p.shuffle
+        self.rng = R.MT19937(_MAGIC_SEED + p.seed)
+        self.n_overflow = 0
+        self.before_first()
+
+    def before_first(self):
+        self.order = list(range(len(self.offsets)))
+        if self.shuffle:
+            R.shuffle(self.order, self.rng)
+        self.cur = 0
+
+    def next_chunk(self, n_records):
+        n = self.n_overflow or n_records
+        take = self.order[self.cur:self.cur + n]
+        self.cur += len(take)
+        self.n_overflow = n - len(take) if take else self.n_overflow
+        out = []
+        for i in take:
+            self.f.seek(self.offsets[i])
+            out.append(_read_record_at(self.f))
+        return out or None
+
+
+class _ImageRecordParser:
+    """ImageRecordIOParser2: turns chunks of records into batches of normalized CHW images and labels."""
+
+    def __init__(self, api, p, out_dtype):
+        self.api, self.p, self.dtype = api, p, out_dtype
+        if p.data_shape is None or len(p.data_shape) != 3 or 0 in p.data_shape:
+            raise MXNetError('%s: data_shape must have 3 non-zero dimensions (C, H, W), got %s'
+                             % (api, p.data_shape))
+        if p.data_shape[0] not in (1, 3, 4):
+            raise MXNetError('%s: Invalid output shape %s' % (api, p.data_shape))
+        if not p.path_imgrec:
+            raise MXNetError('%s: ImageRecordIter2: must specify image_rec' % api)
+        if os.path.isdir(p.path_imgrec):
+            raise unsupported('mx.io.' + api, 'a directory as path_imgrec', 'pass one .rec file')
+        if p.label_width < 1:
+            raise MXNetError('%s: label_width should be >= 1' % api)
+        self.label_map = self._read_imglist(p.path_imglist) if p.path_imglist else None
+        self.split = _IndexedSplit(p) if p.path_imgidx else _RecSplit(p)
+        self.legacy_shuffle = p.shuffle and not p.path_imgidx
+        self.rnd = R.MT19937(_MAGIC_SEED + p.seed)
+        self.prnd = R.MT19937(_MAGIC_SEED)
+        self.aug = _Augmenter(p)
+        self.threads = max(1, min(p.preprocess_threads, os.cpu_count() or 1))
+        self.queue = []
+        self.overflow = False
+        self.buffers = None
+        self.meanimg = None
+        if out_dtype != np.uint8 and p.mean_img:
+            self._mean_image()
+        if p.verbose:
+            logging.info('ImageRecordIOParser2: %s, use %d threads for decoding..', p.path_imgrec, self.threads)
+
+    def _read_imglist(self, path):
+        labels = {}
+        with _open_local(self.api, path, 'r') as f:
+            for line in f:
+                fields = line.split()
+                if not fields:
+                    continue
+                if len(fields) < 1 + self.p.label_width:
+                    raise MXNetError('%s: Bad ImageList format' % self.api)
+                labels[int(fields[0])] = np.array(fields[1:1 + self.p.label_width], np.float32)
+        return labels
+
+    def _mean_image(self):
+        from .. import ndarray as nd
+        if os.path.exists(self.p.mean_img):
+            data = nd.load(self.p.mean_img)
+            arrays = list(data.values()) if isinstance(data, dict) else data
+            if len(arrays) != 1:
+                raise MXNetError('%s: Invalid mean image file format' % self.api)
+            self.meanimg = arrays[0].asnumpy().astype(np.float32)
+            return
+        logging.info('Cannot find %s: create mean image, this will take some time...', self.p.mean_img)
+        total, count = None, 0
+        while True:
+            chunk = self.split.next_chunk(self.p.batch_size)
+            if chunk is None:
+                break
+            for data, _ in self._parse_chunk(chunk, self.p.batch_size):
+                total = data.astype(np.float32) if total is None else total + data
+                count += 1
+        self.meanimg = total * np.float32(1.0 / count)
+        nd.save(self.p.mean_img, {'mean_img': nd.array(self.meanimg)})
+        logging.info('Save mean image to %s..', self.p.mean_img)
+        self.split.before_first()
+
+    # -- one record -> (CHW array, label) --
+    def _decode(self, rec):
+        from ..image.image import _decode_numpy
+        header, content = unpack(rec)
+        c = self.p.data_shape[0]
+        img = _decode_numpy(bytes(content), {1: 0, 3: 1, 4: -1}[c], bgr=True)
+        if c == 4 and (img.ndim != 3 or img.shape[2] != 4):
+            raise MXNetError('%s: Invalid image with index %d. Expected 4 channels, got %d'
+                             % (self.api, header.id, 1 if img.ndim == 2 else img.shape[2]))
+        return header, img if img.ndim == 3 else img[:, :, None]
+
+    def _label(self, header):
+        p = self.p
+        if self.label_map is not None:
+            if header.id not in self.label_map:
+                raise MXNetError('%s: fail to find imagelabel for id %d' % (self.api, header.id))
+            return self.label_map[header.id]
+        if header.flag > 0:
+            if header.flag != p.label_width:
+                raise MXNetError('%s: rec file provide %d-dimensional label but label_width is set to %d'
+                                 % (self.api, header.flag, p.label_width))
+            return np.asarray(header.label, np.float32)
+        if p.label_width != 1:
+            raise MXNetError('%s: label_width must be 1 unless an imglist is provided or the rec file is packed '
+                             'with multi dimensional label' % self.api)
+        return np.array([header.label], np.float32)
+
+    def _process(self, img, g):
+        p = self.p
+        mirrored = (p.rand_mirror and R.bernoulli(g, 0.5)) or p.mirror
+        c = img.shape[2]
+        chw = img.transpose(2, 0, 1)[[2, 1, 0, 3][:c] if c > 1 else [0]]
+        if self.dtype == np.uint8:
+            out = chw.copy()
+        else:
+            f32 = np.float32  # MXNet draws contrast and illumination for every non-uint8 output type
+            contrast = (R.uniform_float(g, 0, 1) * f32(p.max_random_contrast) * f32(2)
+                        - f32(p.max_random_contrast) + f32(1)) * f32(p.scale)
+            illum = (R.uniform_float(g, 0, 1) * f32(p.max_random_illumination) * f32(2)
+                     - f32(p.max_random_illumination)) * f32(p.scale)
+            if self.meanimg is not None:
+                mean = self.meanimg
+            else:
+                mean = np.array([p.mean_r, p.mean_g, p.mean_b, p.mean_a][:c] if c > 1 else [p.mean_r],
+                                f32)[:, None, None]
+            if self.dtype == np.int8:
+                rounded = np.sign(mean) * np.floor(np.abs(mean) + 0.5)  # std::round: half away from zero
+                out = np.clip(chw.astype(np.int64) - rounded.astype(np.int64), -128, 127).astype(np.int8)
+            else:
+                std = np.array([p.std_r, p.std_g, p.std_b, p.std_a][:c] if c > 1 else [p.std_r], f32)[:, None, None]
+                out = (chw.astype(f32) - mean) * (contrast / std) + illum / std
+        return np.ascontiguousarray(out[:, :, ::-1] if mirrored else out)
+
+    def _parse_chunk(self, chunk, start):
+        """Decode (in threads) then augment (in order, with the per-image random engine) a chunk of records."""
+        if self.threads > 1 and len(chunk) > 1:
+            with ThreadPoolExecutor(self.threads) as ex:
+                decoded = list(ex.map(self._decode, chunk))
+        else:
+            decoded = [self._decode(r) for r in chunk]
+        out = []
+        for k, (header, img) in enumerate(decoded):
+            if self.p.seed_aug is not None:
+                self.prnd.seed(start + k + self.p.seed_aug + _MAGIC_SEED)
+            label = self._label(header)
+            res = self.aug(img, self.prnd)
+            if res.ndim == 2:
+                res = res[:, :, None]
+            out.append((self._process(res, self.prnd), label))
+        return out
+
+    def before_first(self):
+        if not self.p.round_batch or not self.overflow:
+            self.queue = []
+            self.split.before_first()
+        else:
+            self.overflow = False
+
+    def next(self):
+        if self.overflow:
+            return None
+        B = self.p.batch_size
+        batch, pad = [], 0
+        while len(batch) < B:
+            if self.queue:
+                n = min(len(self.queue), B - len(batch))
+                batch += self.queue[:n]
+                del self.queue[:n]
+                continue
+            chunk = self.split.next_chunk(B)
+            if chunk is not None:
+                start = B if self.legacy_shuffle else len(batch)
+                self.queue = self._parse_chunk(chunk, start)
+                if self.legacy_shuffle:
+                    R.shuffle(self.queue, self.rnd)
+                continue
+            if not batch:
+                return None
+            if self.overflow:
+                raise MXNetError('%s: number of input images must be bigger than the batch size' % self.api)
+            if self.p.round_batch:
+                pad = B - len(batch)
+                self.overflow = True
+                self.split.before_first()
+                continue
+            break  # MXNet reports pad 0 here; the unfilled rows keep the previous batch's values
+        return self._assemble(batch, pad)
+
+    def _assemble(self, batch, pad):
+        p = self.p
+        if self.buffers is None:
+            self.buffers = (np.zeros((p.batch_size,) + tuple(p.data_shape), self.dtype),
+                            np.zeros((p.batch_size, p.label_width), np.float32))
+        data, label = self.buffers
+        for i, (d, l) in enumerate(batch):
+            if d.shape != data.shape[1:]:
+                raise MXNetError('%s: an augmented image has shape %s, expected %s'
+                                 % (self.api, d.shape, data.shape[1:]))
+            data[i] = d
+            label[i] = l
+        return data.copy(), label.copy(), pad, np.zeros(p.batch_size, np.uint64)
+
+
+_DTYPES = {None: np.float32, 'float32': np.float32, 'uint8': np.uint8, 'int8': np.int8}
+
+
+def image_record_iter(api, kwargs, fixed_dtype=None):
+    """Build the ImageRecordIter family (``fixed_dtype`` for the UInt8/Int8 variants)."""
+    p = _Params(api, kwargs, _SPEC, extra=('rotate_list',))
+    if 'rotate_list' in kwargs:
+        raise unsupported('mx.io.' + api, 'the argument rotate_list', 'affine augmentation is not ported')
+    _check_supported(api, p)
+    dtype = fixed_dtype or p.dtype
+    if dtype not in _DTYPES:
+        raise MXNetError('%s: unknown dtype for ImageRecordIter2: %s' % (api, dtype))
+    return MXDataIter(_ImageRecordParser(api, p, _DTYPES[dtype]), **kwargs)

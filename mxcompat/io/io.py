@@ -1,0 +1,820 @@
+"""``mx.io``: data iterators (``DataIter`` protocol, ``NDArrayIter``, ``ResizeIter``, ``PrefetchingIter``) and the
+iterators MXNet implements in C++ (``CSVIter``, ``MNISTIter``, ``ImageRecordIter``), here in Python.
+
+Differs from MXNet: the C++-style iterators are ``MXDataIter`` objects over a Python batch source, so they
+read local files only; each batch holds fresh arrays (MXNet recycles its buffers after ``prefetch_buffer``
+batches). Arguments they do not know raise a warning (MXNet ignores them silently).
+"""
+import logging
+import os
+import struct
+import threading
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from ..base import MXNetError, parse_bool, parse_tuple, unsupported
+from ..ndarray import NDArray, array, concat, tile
+from ..ndarray.ndarray import _wrap
+from ..context import cpu
+from . import _cxxrandom
+from .utils import _init_data, _has_instance, _getdata_by_idx, _slice_along_batch_axis  # noqa: F401
+
+__all__ = ['DataDesc', 'DataBatch', 'DataIter', 'ResizeIter', 'PrefetchingIter', 'NDArrayIter', 'MXDataIter',
+           'CSVIter', 'LibSVMIter', 'MNISTIter', 'ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter',
+           'ImageRecordIter_v1', 'ImageRecordUInt8Iter_v1', 'ImageDetRecordIter']
+
+
+class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
+    """A (name, shape) pair with ``dtype`` and ``layout`` attributes, describing one input or label."""
+
+    def __new__(cls, name, shape, dtype=np.float32, layout='NCHW'):
+        ret = super(DataDesc, cls).__new__(cls, name, shape)
+        ret.dtype = dtype
+        ret.layout = layout
+        return ret
+
+    def __repr__(self):
+        return 'DataDesc[%s,%s,%s,%s]' % (self.name, self.shape, self.dtype, self.layout)
+
+    @staticmethod
+    def get_batch_axis(layout):
+        """The index of 'N' in ``layout`` (0 when ``layout`` is None, -1 when it has no 'N')."""
+        if layout is None:
+            return 0
+        return layout.find('N')
+
+    @staticmethod
+    def get_list(shapes, types):
+        """DataDescs from (name, shape) pairs and optional (name, dtype) pairs."""
+        if types is not None:
+            type_dict = dict(types)
+            return [DataDesc(x[0], x[1], type_dict[x[0]]) for x in shapes]
+        return [DataDesc(x[0], x[1]) for x in shapes]
+
+
+class DataBatch:
+    """One batch: lists of data and label arrays, plus ``pad``, ``index``, ``bucket_key`` and descriptions."""
+
+    def __init__(self, data, label=None, pad=None, index=None, bucket_key=None, provide_data=None,
+                 provide_label=None):
+        if data is not None:
+            assert isinstance(data, (list, tuple)), 'Data must be list of NDArrays'
+        if label is not None:
+            assert isinstance(label, (list, tuple)), 'Label must be list of NDArrays'
+        self.data = data
+        self.label = label
+        self.pad = pad
+        self.index = index
+        self.bucket_key = bucket_key
+        self.provide_data = provide_data
+        self.provide_label = provide_label
+
+    def __str__(self):
+        data_shapes = [d.shape for d in self.data]
+        label_shapes = [l.shape for l in self.label] if self.label else None
+        return '{}: data shapes: {} label shapes: {}'.format(self.__class__.__name__, data_shapes, label_shapes)
+
+
+class DataIter:
+    """Base class of data iterators: ``next()`` returns a DataBatch or raises StopIteration; ``reset()`` rewinds."""
+
+    def __init__(self, batch_size=0):
+        self.batch_size = batch_size
+
+    def __iter__(self):
+        return self
+
+    def reset(self):
+        """Go back to the beginning of the data."""
+
+    def next(self):
+        """The next DataBatch (built from ``getdata``/``getlabel``/``getpad``/``getindex``)."""
+        if self.iter_next():
+            return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(), index=self.getindex())
+        raise StopIteration
+
+    def __next__(self):
+        return self.next()
+
+    def iter_next(self):
+        """Move to the next batch; False at the end."""
+
+    def getdata(self):
+        """The data arrays of the current batch."""
+
+    def getlabel(self):
+        """The label arrays of the current batch."""
+
+    def getindex(self):
+        """The example indices of the current batch (None)."""
+        return None
+
+    def getpad(self):
+        """How many examples at the end of the current batch are padding."""
+
+
+class _FromCurrentBatch:
+    """getdata/getlabel/getindex/getpad of ``self.current_batch``."""
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class ResizeIter(_FromCurrentBatch, DataIter):
+    """Make ``data_iter`` yield exactly ``size`` batches per epoch, restarting it when it runs out."""
+
+    def __init__(self, data_iter, size, reset_internal=True):
+        super().__init__()
+        self.data_iter = data_iter
+        self.size = size
+        self.reset_internal = reset_internal
+        self.cur = 0
+        self.current_batch = None
+        self.provide_data = data_iter.provide_data
+        self.provide_label = data_iter.provide_label
+        self.batch_size = data_iter.batch_size
+        if hasattr(data_iter, 'default_bucket_key'):
+            self.default_bucket_key = data_iter.default_bucket_key
+
+    def reset(self):
+        self.cur = 0
+        if self.reset_internal:
+            self.data_iter.reset()
+
+    def iter_next(self):
+        if self.cur == self.size:
+            return False
+        try:
+            self.current_batch = self.data_iter.next()
+        except StopIteration:
+            self.data_iter.reset()
+            self.current_batch = self.data_iter.next()
+        self.cur += 1
+        return True
+
+
+class PrefetchingIter(_FromCurrentBatch, DataIter):
+    """Read the next batch of each of ``iters`` in background threads; batches are concatenated side by side.
+
+    ``rename_data`` / ``rename_label``: one ``{old_name: new_name}`` dict per iterator.
+    Differs from MXNet: an error raised inside a prefetching thread is re-raised by ``next()`` (MXNet hangs).
+    """
+
+    def __init__(self, iters, rename_data=None, rename_label=None):
+        super().__init__()
+        if not isinstance(iters, list):
+            iters = [iters]
+        self.n_iter = len(iters)
+        assert self.n_iter > 0
+        self.iters = iters
+        self.rename_data = rename_data
+        self.rename_label = rename_label
+        self.batch_size = self.provide_data[0][1][0]
+        self.data_ready = [threading.Event() for _ in range(self.n_iter)]
+        self.data_taken = [threading.Event() for _ in range(self.n_iter)]
+        for e in self.data_taken:
+            e.set()
+        self.started = True
+        self.current_batch = None
+        self.next_batch = [None] * self.n_iter
+        self._errors = [None] * self.n_iter
+        self.prefetch_threads = [threading.Thread(target=self._prefetch, args=(i,), daemon=True)
+                                 for i in range(self.n_iter)]
+        for t in self.prefetch_threads:
+            t.start()
+
+    def _prefetch(self, i):
+        while True:
+            self.data_taken[i].wait()
+            if not self.started:
+                break
+            try:
+                self.next_batch[i] = self.iters[i].next()
+            except StopIteration:
+                self.next_batch[i] = None
+            except Exception as e:  # noqa: BLE001  (handed to the consumer)
+                self.next_batch[i], self._errors[i] = None, e
+            self.data_taken[i].clear()
+            self.data_ready[i].set()
+
+    def __del__(self):
+        self.started = False
+        for e in getattr(self, 'data_taken', ()):
+            e.set()
+        for t in getattr(self, 'prefetch_threads', ()):
+            if t is not threading.current_thread():
+                t.join(timeout=5)
+
+    def _renamed(self, renames, descs_of):
+        if renames is None:
+            return sum([descs_of(it) for it in self.iters], [])
+        return sum([[DataDesc(r[x.name], x.shape, x.dtype) if isinstance(x, DataDesc) else DataDesc(*x)
+                     for x in descs_of(it)] for r, it in zip(renames, self.iters)], [])
+
+    @property
+    def provide_data(self):
+        return self._renamed(self.rename_data, lambda it: it.provide_data)
+
+    @property
+    def provide_label(self):
+        return self._renamed(self.rename_label, lambda it: it.provide_label)
+
+    def _raise_errors(self):
+        for i, e in enumerate(self._errors):
+            if e is not None:
+                self._errors[i] = None
+                raise e
+
+    def reset(self):
+        for e in self.data_ready:
+            e.wait()
+        self._errors = [None] * self.n_iter
+        for it in self.iters:
+            it.reset()
+        for e in self.data_ready:
+            e.clear()
+        for e in self.data_taken:
+            e.set()
+
+    def iter_next(self):
+        for e in self.data_ready:
+            e.wait()
+        self._raise_errors()
+        if self.next_batch[0] is None:
+            for b in self.next_batch:
+                assert b is None, 'Number of entry mismatches between iterators'
+            return False
+        for b in self.next_batch:
+            assert b.pad == self.next_batch[0].pad, 'Number of entry mismatches between iterators'
+        self.current_batch = DataBatch(sum([b.data for b in self.next_batch], []),
+                                       sum([b.label for b in self.next_batch], []),
+                                       self.next_batch[0].pad, self.next_batch[0].index,
+                                       provide_data=self.provide_data, provide_label=self.provide_label)
+        for e in self.data_ready:
+            e.clear()
+        for e in self.data_taken:
+            e.set()
+        return True
+
+    def next(self):
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration
+
+
+class NDArrayIter(DataIter):
+    """Batches over in-memory arrays (NDArray, numpy, h5py.Dataset; a list or a dict of them).
+
+    ``last_batch_handle``: 'pad' fills the last batch from the start ('getpad' says how many), 'discard' drops
+    it, 'roll_over' carries the remainder into the first batch of the next epoch. numpy inputs become
+    float32 NDArrays, and so does every input once shuffled (as in MXNet).
+    Differs from MXNet: sparse (CSR) inputs are not supported.
+    """
+
+    def __init__(self, data, label=None, batch_size=1, shuffle=False, last_batch_handle='pad', data_name='data',
+                 label_name='softmax_label', layout='NCHW'):
+        super().__init__(batch_size)
+        if last_batch_handle not in ('pad', 'discard', 'roll_over'):
+            raise ValueError("last_batch_handle must be 'pad', 'discard' or 'roll_over', got %r"
+                             % (last_batch_handle,))
+        self.data = _init_data(data, allow_empty=False, default_name=data_name)
+        self.label = _init_data(label, allow_empty=True, default_name=label_name)
+        self.idx = np.arange(self.data[0][1].shape[0])
+        self.shuffle = shuffle
+        self.last_batch_handle = last_batch_handle
+        self.batch_size = batch_size
+        self.cursor = -self.batch_size
+        self.num_data = self.idx.shape[0]
+        self.reset()
+        self.data_list = [x[1] for x in self.data] + [x[1] for x in self.label]
+        self.num_source = len(self.data_list)
+        self._cache_data = None
+        self._cache_label = None
+        self.layout = layout
+
+    def _descs(self, pairs):
+        axis = self.layout.find('N')
+        return [DataDesc(k, tuple(v.shape[:axis]) + (self.batch_size,) + tuple(v.shape[axis + 1:]),
+                         _np_type(v.dtype), layout=self.layout) for k, v in pairs]
+
+    @property
+    def provide_data(self):
+        """DataDescs of the data, with the batch size on the layout's 'N' axis."""
+        return self._descs(self.data)
+
+    @property
+    def provide_label(self):
+        """DataDescs of the labels."""
+        return self._descs(self.label)
+
+    def hard_reset(self):
+        """Rewind and forget any rolled-over data."""
+        if self.shuffle:
+            self._shuffle_data()
+        self.cursor = -self.batch_size
+        self._cache_data = None
+        self._cache_label = None
+
+    def reset(self):
+        if self.shuffle:
+            self._shuffle_data()
+        if self.last_batch_handle == 'roll_over' and self.num_data - self.batch_size < self.cursor < self.num_data:
+            self.cursor = self.cursor - self.num_data - self.batch_size  # the cached remainder opens the epoch
+        else:
+            self.cursor = -self.batch_size
+
+    def iter_next(self):
+        self.cursor += self.batch_size
+        return self.cursor < self.num_data
+
+    def next(self):
+        if not self.iter_next():
+            raise StopIteration
+        data = self.getdata()
+        label = self.getlabel()
+        if data[0].shape[self.layout.find('N')] != self.batch_size:  # short last batch: keep it for roll_over
+            self._cache_data = data
+            self._cache_label = label
+            raise StopIteration
+        return DataBatch(data=data, label=label, pad=self.getpad(), index=None)
+
+    def _getdata(self, data_source, start=None, end=None):
+        assert start is not None or end is not None, 'should at least specify start or end'
+        start = start if start is not None else 0
+        if end is None:
+            end = data_source[0][1].shape[0] if data_source else 0
+        s = slice(start, end)
+        axis = self.layout.find('N')
+        out = []
+        for _, v in data_source:
+            if isinstance(v, (np.ndarray, NDArray)):
+                out.append(_slice_along_batch_axis(v, s, axis))
+            else:  # h5py reads indices in increasing order only; the reordering is MXNet's (exact when unshuffled)
+                sel = self.idx[s]
+                out.append(array(v[sorted(sel.tolist())][np.argsort(sel, kind='stable')]))
+        return out
+
+    def _concat(self, first_data, second_data):
+        if not first_data or not second_data:
+            return first_data if first_data else second_data
+        assert len(first_data) == len(second_data), 'data source should contain the same size'
+        return [concat(a, b, dim=self.layout.find('N')) for a, b in zip(first_data, second_data)]
+
+    def _tile(self, data, repeats):
+        return [tile(d, reps=(repeats,) + (1,) * (d.ndim - 1)) for d in data]
+
+    def _batchify(self, data_source):
+        assert self.cursor < self.num_data, 'DataIter needs reset.'
+        if self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0:
+            assert self._cache_data is not None or self._cache_label is not None, \
+                'next epoch should have cached data'
+            cache = self._cache_data if self._cache_data is not None else self._cache_label
+            second = self._getdata(data_source, end=self.cursor + self.batch_size)
+            if self._cache_data is not None:
+                self._cache_data = None
+            else:
+                self._cache_label = None
+            return self._concat(cache, second)
+        if self.last_batch_handle == 'pad' and self.cursor + self.batch_size > self.num_data:
+            pad = self.batch_size - self.num_data + self.cursor
+            first = self._getdata(data_source, start=self.cursor)
+            if pad > self.num_data:
+                second = self._tile(self._getdata(data_source, end=self.num_data), pad // self.num_data)
+                if pad % self.num_data != 0:
+                    second = self._concat(second, self._getdata(data_source, end=pad % self.num_data))
+            else:
+                second = self._getdata(data_source, end=pad)
+            return self._concat(first, second)
+        end = min(self.cursor + self.batch_size, self.num_data)
+        return self._getdata(data_source, self.cursor, end)
+
+    def getdata(self):
+        return self._batchify(self.data)
+
+    def getlabel(self):
+        return self._batchify(self.label)
+
+    def getpad(self):
+        if self.last_batch_handle == 'pad' and self.cursor + self.batch_size > self.num_data:
+            return self.cursor + self.batch_size - self.num_data
+        if self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0:
+            return -self.cursor
+        return 0
+
+    def _shuffle_data(self):
+        np.random.shuffle(self.idx)
+        self.data = _getdata_by_idx(self.data, self.idx)
+        self.label = _getdata_by_idx(self.label, self.idx)
+
+
+def _np_type(dtype):
+    """MXNet reports dtypes as numpy type classes (np.float32), h5py as np.dtype."""
+    return dtype if isinstance(dtype, type) else np.dtype(dtype).type
+
+
+# ---- the iterators MXNet implements in C++ ----------------------------------------------------------------------
+class MXDataIter(DataIter):
+    """An iterator over a batch source (MXNet: a C++ iterator handle): provides ``data_name``/``label_name``
+    descriptions taken from its first batch, which is loaded at construction.
+
+    ``handle`` has ``before_first()`` and ``next()`` returning ``(data, label, pad, index)`` numpy arrays or
+    None at the end.
+    """
+
+    def __init__(self, handle, data_name='data', label_name='softmax_label', **_):
+        super().__init__()
+        self.handle = handle
+        self._debug_skip_load = False
+        self._debug_at_begin = True
+        self._current = None
+        self.first_batch = None
+        self.first_batch = self.next()
+        data = self.first_batch.data[0]
+        label = self.first_batch.label[0]
+        self.provide_data = [DataDesc(data_name, data.shape, data.dtype)]
+        self.provide_label = [DataDesc(label_name, label.shape, label.dtype)]
+        self.batch_size = data.shape[0]
+
+    def debug_skip_load(self):
+        """Keep returning the first batch (to time a network without data loading)."""
+        self._debug_skip_load = True
+        logging.info('Set debug_skip_load to be true, will simply return first batch')
+
+    def reset(self):
+        self._debug_at_begin = True
+        self.first_batch = None
+        self.handle.before_first()
+
+    def _advance(self):
+        self._current = self.handle.next()
+        return self._current is not None
+
+    def _batch(self):
+        return DataBatch(data=[self.getdata()], label=[self.getlabel()], pad=self.getpad(), index=self.getindex())
+
+    def next(self):
+        if self._debug_skip_load and not self._debug_at_begin:
+            return self._batch()
+        if self.first_batch is not None:
+            batch, self.first_batch = self.first_batch, None
+            return batch
+        self._debug_at_begin = False
+        if self._advance():
+            return self._batch()
+        raise StopIteration
+
+    def iter_next(self):
+        if self.first_batch is not None:
+            return True
+        return self._advance()
+
+    def _cur(self, i):
+        if self._current is None:
+            raise MXNetError('MXDataIter: there is no current batch (call next() or iter_next() first)')
+        return self._current[i]
+
+    def getdata(self):
+        return _wrap(_torch_from(self._cur(0)), cpu(0))
+
+    def getlabel(self):
+        label = self._cur(1)
+        if label.ndim > 1 and label.shape[1] == 1:  # MXNet's C API flattens (N, 1, ...) labels to (N,)
+            label = label.reshape(label.shape[0])
+        return _wrap(_torch_from(label), cpu(0))
+
+    def getindex(self):
+        index = self._cur(3)
+        return None if index is None or not len(index) else index.copy()
+
+    def getpad(self):
+        return int(self._cur(2))
+
+
+def _torch_from(a):
+    import torch
+    return torch.from_numpy(np.array(a))
+
+
+_REQUIRED = object()
+
+
+class _Params:
+    """MXNet's dmlc parameter parsing for an iterator: values may be Python objects or their str() forms."""
+
+    def __init__(self, api, kwargs, spec, extra=()):
+        self.api = api
+        unknown = sorted(set(kwargs) - set(spec) - set(extra) - {'data_name', 'label_name'})
+        if unknown:
+            warnings.warn('%s: ignoring unknown argument(s) %s (MXNet ignores them too)' % (api, ', '.join(unknown)),
+                          stacklevel=4)
+        for name, (kind, default) in spec.items():
+            if name not in kwargs:
+                if default is _REQUIRED:
+                    raise MXNetError('%s: Required parameter %s of %s is not presented' % (api, name, kind))
+                setattr(self, name, default)
+                continue
+            setattr(self, name, self._parse(name, kind, kwargs[name]))
+
+    def _parse(self, name, kind, v):
+        try:
+            if kind == 'string':
+                return os.fspath(v) if not isinstance(v, str) and hasattr(v, '__fspath__') else str(v)
+            if kind == 'boolean':
+                return parse_bool(v)
+            if kind == 'int':
+                return int(float(v)) if isinstance(v, str) else int(v)
+            if kind == 'float':
+                return float(v)
+            if kind == 'Shape(tuple)':
+                return parse_tuple(v)
+            if kind == 'int or None':
+                return None if v is None or str(v) == 'None' else int(v)
+            if kind == 'float or None':
+                return None if v is None or str(v) == 'None' else float(v)
+            if kind == 'dtype':
+                return None if v is None or str(v) == 'None' else np.dtype(v).name
+            if isinstance(kind, tuple):  # an enum
+                s = str(v)
+                if s not in kind:
+                    raise ValueError('expected one of %s' % (kind,))
+                return s
+        except (TypeError, ValueError) as e:
+            raise MXNetError('%s: Invalid Parameter format for %s expect %s but value=%r (%s)'
+                             % (self.api, name, kind, v, e)) from None
+        raise AssertionError(kind)
+
+
+_PREFETCH = {'prefetch_buffer': ('int', 4), 'ctx': (('cpu', 'gpu'), 'gpu'), 'dtype': ('dtype', None)}
+_BATCH = {'batch_size': ('int', _REQUIRED), 'round_batch': ('boolean', True)}
+
+
+def _creator(name, fn):
+    def create(*args, **kwargs):
+        it = fn(**kwargs)  # MXNet builds the iterator first, so a missing argument is reported before this
+        if args:
+            raise TypeError('%s can only accept keyword arguments' % name)
+        return it
+    create.__name__ = create.__qualname__ = name
+    create.__doc__ = fn.__doc__
+    return create
+
+
+def _open_local(api, path, mode='rb'):
+    if '://' in path and not path.startswith('file://'):
+        raise unsupported(api, 'the URI %r' % path, 'only local files are read')
+    path = path[len('file://'):] if path.startswith('file://') else path
+    try:
+        return open(path, mode)
+    except OSError as e:
+        raise MXNetError('%s: LocalFileSystem.GetPathInfo: %s error: %s' % (api, path, e.strerror)) from None
+
+
+def _list_files(api, path):
+    """A file, or every file of a directory (sorted), as dmlc's InputSplit reads them."""
+    if os.path.isdir(path):
+        return [os.path.join(path, f) for f in sorted(os.listdir(path)) if os.path.isfile(os.path.join(path, f))]
+    _open_local(api, path).close()
+    return [path]
+
+
+class _BatchLoader:
+    """MXNet's BatchLoader: groups single instances into batches; with ``round_batch`` the last batch is completed
+    from the start of the data and the next epoch continues after those borrowed instances."""
+
+    def __init__(self, source, batch_size, round_batch, api):
+        self.source, self.batch_size, self.round_batch, self.api = source, batch_size, round_batch, api
+        self.num_overflow = 0
+        self.buffers = None
+        self.index = np.zeros(batch_size, np.uint64)
+
+    def before_first(self):
+        if not self.round_batch or self.num_overflow == 0:
+            self.source.before_first()
+        else:
+            self.num_overflow = 0
+
+    def _put(self, top, inst):
+        index, parts = inst
+        if self.buffers is None:  # buffers are reused: rows a short batch does not fill keep old values
+            self.buffers = [np.zeros((self.batch_size,) + p.shape, p.dtype) for p in parts]
+        for buf, p in zip(self.buffers, parts):
+            buf[top] = p
+        self.index[top] = index
+
+    def next(self):
+        if self.num_overflow != 0:
+            return None
+        top = 0
+        while top < self.batch_size:
+            inst = self.source.next()
+            if inst is None:
+                break
+            self._put(top, inst)
+            top += 1
+        if top == 0:
+            return None
+        pad = 0
+        if top < self.batch_size:
+            if self.round_batch:
+                self.source.before_first()
+                while top < self.batch_size:
+                    inst = self.source.next()
+                    if inst is None:
+                        raise MXNetError('%s: number of input must be bigger than batch size' % self.api)
+                    self._put(top, inst)
+                    top += 1
+                    self.num_overflow += 1
+                pad = self.num_overflow
+            else:
+                pad = self.batch_size - top
+        return self.buffers[0].copy(), self.buffers[1].copy(), pad, self.index.copy()
+
+
+class _Prefetched:
+    """The PrefetcherIter stage: casts every output array to ``dtype`` when given."""
+
+    def __init__(self, loader, dtype):
+        self.loader, self.dtype = loader, dtype
+
+    def before_first(self):
+        self.loader.before_first()
+
+    def next(self):
+        b = self.loader.next()
+        if b is None or self.dtype is None:
+            return b
+        return (b[0].astype(self.dtype), b[1].astype(self.dtype)) + tuple(b[2:])
+
+
+class _CSVRows:
+    """One instance per CSV row: (row number, (data reshaped to data_shape, label))."""
+
+    def __init__(self, p, dtype):
+        self.p, self.dtype = p, dtype
+        self.data = self._read(p.data_csv)
+        self.label = self._read(p.label_csv) if p.label_csv != 'NULL' else None
+        self.pos = 0
+
+    def _read(self, path):
+        rows = []
+        for f in _list_files('CSVIter', path):
+            with _open_local('CSVIter', f, 'r') as fh:
+                rows += [line for line in (ln.strip() for ln in fh) if line]
+        return rows
+
+    def _row(self, line, shape, what):
+        try:
+            vals = np.array(line.split(','), dtype=self.dtype) if self.dtype.kind == 'f' else \
+                np.array([int(float(x)) if ('.' in x or 'e' in x.lower()) else int(x) for x in line.split(',')],
+                         dtype=self.dtype)
+        except ValueError as e:
+            raise MXNetError('CSVIter: cannot parse %s row %r (%s)' % (what, line, e)) from None
+        size = int(np.prod(shape))
+        if vals.size != size:
+            raise MXNetError('CSVIter: Check failed: row.length == shape.Size() (%d vs. %d) : The data size in CSV '
+                             'do not match size of shape: specified shape=[%s], the csv row-length=%d'
+                             % (vals.size, size, ','.join(map(str, shape)), vals.size))
+        return vals.reshape(shape)
+
+    def before_first(self):
+        self.pos = 0
+
+    def next(self):
+        i = self.pos
+        if i >= len(self.data):
+            return None
+        self.pos += 1
+        data = self._row(self.data[i], self.p.data_shape, 'data')
+        if self.label is None:
+            label = np.zeros(1, self.dtype)
+        else:
+            if i >= len(self.label):
+                raise MXNetError("CSVIter: Data CSV's row is smaller than the number of rows in label_csv")
+            label = self._row(self.label[i], self.p.label_shape, 'label')
+        return i, (data, label)
+
+
+_CSV_SPEC = dict({'data_csv': ('string', _REQUIRED), 'data_shape': ('Shape(tuple)', _REQUIRED),
+                  'label_csv': ('string', 'NULL'), 'label_shape': ('Shape(tuple)', (1,))}, **_BATCH, **_PREFETCH)
+
+
+def _csv_iter(**kwargs):
+    """Batches of rows of a CSV file (or of every file in a directory), each reshaped to ``data_shape``.
+
+    Labels come from ``label_csv`` (zeros without it). ``round_batch`` (default True) completes the last batch
+    from the start, and the next epoch then continues after the borrowed rows. ``dtype``: float32 (default),
+    int32 or int64.
+    """
+    p = _Params('CSVIter', kwargs, _CSV_SPEC)
+    if p.dtype not in (None, 'float32', 'int32', 'int64'):
+        raise MXNetError('CSVIter: Check failed: false: %s is not supported for CSVIter' % p.dtype)
+    rows = _CSVRows(p, np.dtype(p.dtype or 'float32'))
+    loader = _BatchLoader(rows, p.batch_size, p.round_batch, 'CSVIter')
+    return MXDataIter(_Prefetched(loader, p.dtype), **kwargs)
+
+
+def _libsvm_iter(**kwargs):
+    """LibSVM-format iterator producing CSRNDArray batches: not supported (sparse storage)."""
+    raise unsupported('mx.io.LibSVMIter', 'the iterator', 'it yields CSRNDArray batches and sparse storage is not '
+                      'implemented; convert the data to dense arrays and use NDArrayIter')
+
+
+_MNIST_SPEC = dict({'image': ('string', './train-images-idx3-ubyte'), 'label': ('string', './train-labels-idx1-ubyte'),
+                    'batch_size': ('int', 128), 'shuffle': ('boolean', True), 'flat': ('boolean', False),
+                    'seed': ('int', 0), 'silent': ('boolean', False), 'num_parts': ('int', 1),
+                    'part_index': ('int', 0)}, **_PREFETCH)
+
+
+def _read_idx_header(f, n, api):
+    head = f.read(4 * n)
+    if len(head) != 4 * n:
+        raise MXNetError('%s: invalid mnist format' % api)
+    return struct.unpack('>%di' % n, head)
+
+
+class _MNISTSource:
+    def __init__(self, p):
+        self.p = p
+        if p.batch_size < 1:
+            raise MXNetError('MNISTIter: batch_size should be >= 1')
+        if not (p.num_parts > 0 and 0 <= p.part_index < p.num_parts):
+            raise MXNetError('MNISTIter: Check failed: part_index %d, num_parts %d' % (p.part_index, p.num_parts))
+        with _open_local('MNISTIter', p.image) as f:
+            _, count, rows, cols = _read_idx_header(f, 4, 'MNISTIter')
+            start, end = self._part(count)
+            f.seek(16 + start * rows * cols)
+            raw = np.frombuffer(f.read((end - start) * rows * cols), np.uint8)
+        if raw.size != (end - start) * rows * cols:
+            raise MXNetError('MNISTIter: the image file is shorter than its header says')
+        self.images = raw.reshape(end - start, rows, cols).astype(np.float32) * np.float32(1.0 / 256.0)
+        with _open_local('MNISTIter', p.label) as f:
+            _, count = _read_idx_header(f, 2, 'MNISTIter')
+            start, end = self._part(count)
+            f.seek(8 + start)
+            labels = np.frombuffer(f.read(end - start), np.uint8)
+        self.labels = labels.astype(np.float32)
+        if p.shuffle:
+            order = _cxxrandom.shuffle(list(range(len(self.labels))), _cxxrandom.MT19937(p.seed))
+            self.images, self.labels = self.images[order], self.labels[order]
+        self.loc = 0
+        if not p.silent:
+            shape = (p.batch_size, rows * cols) if p.flat else (p.batch_size, 1, rows, cols)
+            logging.info('MNISTIter: load %d images, shuffle=%d, shape=%s', len(self.images), p.shuffle, shape)
+
+    def _part(self, count):
+        return (int(count / self.p.num_parts * self.p.part_index),
+                int(count / self.p.num_parts * (self.p.part_index + 1)))
+
+    def before_first(self):
+        self.loc = 0
+
+    def next(self):
+        b = self.p.batch_size
+        if self.loc + b > len(self.images):
+            return None
+        img = self.images[self.loc:self.loc + b]
+        img = img.reshape(b, -1) if self.p.flat else img[:, None]
+        label = self.labels[self.loc:self.loc + b].reshape(b, 1)
+        self.loc += b
+        return img, label, 0, np.zeros(b, np.uint64)
+
+
+def _mnist_iter(**kwargs):
+    """Batches of MNIST digits from idx files: data (N, 1, 28, 28), or (N, 784) with ``flat``, scaled by 1/256;
+    labels (N,). Only full batches. ``shuffle`` (default True) orders the images as MXNet does for ``seed``."""
+    p = _Params('MNISTIter', kwargs, _MNIST_SPEC)
+    return MXDataIter(_Prefetched(_MNISTSource(p), p.dtype), **kwargs)
+
+
+def _image_record(name, dtype=None):
+    def create(**kwargs):
+        from ._image_record import image_record_iter
+        return image_record_iter(name, kwargs, dtype)
+    return create
+
+
+def _image_det_record_iter(**kwargs):
+    """Object-detection RecordIO iterator: not supported."""
+    raise unsupported('mx.io.ImageDetRecordIter', 'the iterator', 'object detection data loading is not ported')
+
+
+CSVIter = _creator('CSVIter', _csv_iter)
+LibSVMIter = _creator('LibSVMIter', _libsvm_iter)
+MNISTIter = _creator('MNISTIter', _mnist_iter)
+ImageRecordIter = _creator('ImageRecordIter', _image_record('ImageRecordIter'))
+ImageRecordUInt8Iter = _creator('ImageRecordUInt8Iter', _image_record('ImageRecordUInt8Iter', 'uint8'))
+ImageRecordInt8Iter = _creator('ImageRecordInt8Iter', _image_record('ImageRecordInt8Iter', 'int8'))
+ImageRecordIter_v1 = _creator('ImageRecordIter_v1', _image_record('ImageRecordIter_v1'))
+ImageRecordUInt8Iter_v1 = _creator('ImageRecordUInt8Iter_v1', _image_record('ImageRecordUInt8Iter_v1', 'uint8'))
+ImageDetRecordIter = _creator('ImageDetRecordIter', _image_det_record_iter)

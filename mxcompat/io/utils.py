@@ -1,0 +1,64 @@
+"""Helpers of ``mx.io``: the canonical (name, array) form of iterator inputs, shuffling and batch-axis slicing."""
+from collections import OrderedDict
+
+import numpy as np
+
+from ..base import unsupported
+from ..ndarray import NDArray, array
+
+
+def _is_h5py_dataset(v):
+    return type(v).__module__.startswith('h5py') and type(v).__name__ == 'Dataset'
+
+
+def _is_sparse(v):
+    return getattr(v, 'stype', 'default') != 'default' or type(v).__module__.startswith('scipy.sparse')
+
+
+def _init_data(data, allow_empty, default_name):
+    """Turn an array, a list of arrays or a dict of them into a list of (name, NDArray or h5py.Dataset) sorted by
+    name; a single array is named ``default_name``, list items ``_<i>_<default_name>``. Other array-likes are
+    converted with ``mx.nd.array`` (so numpy data becomes float32, as in MXNet)."""
+    assert (data is not None) or allow_empty
+    if data is None:
+        data = []
+    if isinstance(data, (np.ndarray, NDArray)) or _is_h5py_dataset(data) or _is_sparse(data):
+        data = [data]
+    if isinstance(data, list):
+        if not allow_empty:
+            assert len(data) > 0
+        if len(data) == 1:
+            data = OrderedDict([(default_name, data[0])])
+        else:
+            data = OrderedDict([('_%d_%s' % (i, default_name), d) for i, d in enumerate(data)])
+    if not isinstance(data, dict):
+        raise TypeError('Input must be NDArray, numpy.ndarray, h5py.Dataset a list of them or dict with them as values')
+    out = OrderedDict()
+    for k, v in data.items():
+        if _is_sparse(v):
+            raise unsupported('mx.io.NDArrayIter', 'sparse (CSR) data for %r' % k,
+                              'sparse storage is not implemented; pass dense arrays')
+        if isinstance(v, NDArray) or _is_h5py_dataset(v):
+            out[k] = v
+            continue
+        try:
+            out[k] = array(v)
+        except Exception:  # noqa: BLE001
+            raise TypeError(("Invalid type '%s' for %s, " % (type(v), k))
+                            + 'should be NDArray, numpy.ndarray or h5py.Dataset') from None
+    return list(sorted(out.items()))
+
+
+def _has_instance(data, dtype):
+    """Whether any array of a canonical (name, array) list is a ``dtype``."""
+    return any(isinstance(arr, dtype) for _, arr in data)
+
+
+def _getdata_by_idx(data, idx):
+    """Reorder every array by ``idx`` (h5py datasets stay as they are). As in MXNet the result is float32."""
+    return [(k, v) if _is_h5py_dataset(v) else (k, array(v.asnumpy()[idx], v.context)) for k, v in data]
+
+
+def _slice_along_batch_axis(data, s, batch_axis):
+    """``data[s]`` along ``batch_axis``."""
+    return data.slice_axis(axis=batch_axis, begin=s.start, end=s.stop)
