@@ -19,6 +19,7 @@ __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye'
            'to_dlpack_for_write', 'onehot_encode']
 
 _STATE = _ag.STATE
+py_slice = slice  # MXNet's name for the builtin (``nd.slice`` is an operator)
 _object_new = object.__new__
 _INT_SCALAR = (int, np.integer)
 
@@ -490,7 +491,7 @@ class NDArray:
             if v.dtype is not t.dtype:
                 v = v.to(t.dtype)
         elif isinstance(value, numeric_types):
-            v = value
+            v = value.item() if isinstance(value, np.generic) else value
         elif isinstance(value, (np.ndarray, list, tuple)):
             v = torch.as_tensor(np.asarray(value), dtype=t.dtype, device=t.device)
         elif isinstance(value, torch.Tensor):
@@ -517,6 +518,45 @@ class NDArray:
             raise MXNetValueError('NDArray of shape %s: cannot assign value of shape %s at index %r (%s)'
                                   % (self.shape, tuple(getattr(v, 'shape', ())), key,
                                      str(e).splitlines()[0])) from None
+
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """Whether basic index ``slc_key`` selects one contiguous block of a C-ordered array of ``shape``."""
+        # strides of a C-contiguous array over a one-byte buffer: numpy computes the flag without touching data
+        strides = [1] * len(shape)
+        for i in range(len(shape) - 2, -1, -1):
+            strides[i] = strides[i + 1] * max(shape[i + 1], 1)
+        view = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), shape=tuple(shape), strides=tuple(strides))
+        return bool(view[slc_key].flags.contiguous)
+
+    def expand_dims(self, axis, inplace=False):
+        """Insert an axis; ``inplace=True`` returns a view sharing memory (as MXNet's)."""
+        if inplace:
+            return _wrap(self._t.unsqueeze(axis), self._ctx)
+        from . import op
+        return op.expand_dims(self, axis=axis)
+
+    def flatten(self, inplace=False):
+        """Collapse all axes but the first; ``inplace=True`` returns a view."""
+        if inplace:
+            return _wrap(self._t.reshape(self._t.shape[0], -1), self._ctx)
+        from . import op
+        return op.flatten(self)
+
+    def squeeze(self, axis=None, inplace=False):
+        """Remove size-1 axes; ``inplace=True`` returns a view."""
+        from . import op
+        if not inplace:
+            return op.squeeze(self, axis=axis)
+        shape = self.shape
+        axes = range(len(shape)) if axis is None else [a % len(shape) for a in
+                                                       ((axis,) if isinstance(axis, int) else axis)]
+        drop = {a for a in axes if shape[a] == 1}
+        new = tuple(d for i, d in enumerate(shape) if i not in drop) or (1,)
+        return _wrap(self._t.view(new), self._ctx)
+
+    def split_v2(self, indices_or_sections, axis=0, squeeze_axis=False):
+        return split_v2(self, indices_or_sections, axis, squeeze_axis)
 
     def _slice(self, start, stop):
         return _wrap(self._t[start:stop], self._ctx)
@@ -661,7 +701,7 @@ def array(source_array, ctx=None, dtype=None):
             raise MXNetTypeError('source_array must be array like object, got %s' % type(source_array)) from None
     if source_array.dtype == object:
         raise MXNetTypeError('source_array must be array like object')
-    if not source_array.flags.c_contiguous:
+    if not (source_array.flags.c_contiguous and source_array.flags.writeable):
         source_array = source_array.copy(order='C')  # (np.ascontiguousarray would turn 0-d into 1-d)
     return _wrap(torch.from_numpy(source_array).to(device=dev, dtype=td, copy=True), ctx)
 
@@ -686,8 +726,12 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     if stype not in (None, 'default'):
         from . import sparse
         return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
+    out = kwargs.pop('out', None)
     if kwargs:
         _no_kwargs('zeros', kwargs)
+    if out is not None:
+        out[:] = 0
+        return out
     ctx, dev = _device_ctx(ctx)
     if dtype is None and dev.type == 'cpu' and torch.get_default_dtype() is torch.float32:
         return _wrap(torch.zeros(shape), ctx)  # the common case, without torch's slower keyword parsing
@@ -696,8 +740,12 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
     """An array of ones (float32 unless ``dtype``)."""
+    out = kwargs.pop('out', None)
     if kwargs:
         _no_kwargs('ones', kwargs)
+    if out is not None:
+        out[:] = 1
+        return out
     ctx, dev = _device_ctx(ctx)
     if dtype is None and dev.type == 'cpu' and torch.get_default_dtype() is torch.float32:
         return _wrap(torch.ones(shape), ctx)  # the common case, without torch's slower keyword parsing
@@ -752,7 +800,13 @@ def concatenate(arrays, axis=0, always_copy=True):
 
 def moveaxis(tensor, source, destination):
     """Move axes of an array to new positions."""
-    return _wrap(torch.movedim(tensor._t, source, destination).contiguous(), tensor._ctx)
+    src = source if isinstance(source, int) else tuple(source)
+    dst = destination if isinstance(destination, int) else tuple(destination)
+    try:
+        return _wrap(torch.movedim(tensor._t, src, dst).contiguous(), tensor._ctx)
+    except (IndexError, RuntimeError) as e:
+        raise MXNetValueError('moveaxis: source %s / destination %s invalid for an array of ndim %d (%s)'
+                              % (source, destination, tensor.ndim, str(e).splitlines()[0])) from None
 
 
 def onehot_encode(indices, out):
@@ -776,7 +830,9 @@ def from_numpy(ndarray, zero_copy=True):
     if zero_copy:
         if not ndarray.flags['C_CONTIGUOUS']:
             raise MXNetValueError('from_numpy: zero_copy needs a C-contiguous array')
-        return _wrap(torch.from_numpy(ndarray), cpu(0))
+        t = torch.from_numpy(ndarray)
+        ndarray.flags.writeable = False  # as MXNet: the NDArray now owns the memory; numpy may only read it
+        return _wrap(t, cpu(0))
     return array(ndarray, dtype=ndarray.dtype)
 
 
@@ -852,3 +908,52 @@ logical_xor = _ufunc('logical_xor', _logic(torch.logical_xor), True)
 __all__ += ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'modulo', 'power', 'maximum', 'minimum',
             'equal', 'not_equal', 'greater', 'greater_equal', 'lesser', 'lesser_equal', 'logical_and',
             'logical_or', 'logical_xor']
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split into equal sections (an int) or at the given indices (a tuple), as numpy's split."""
+    from . import _internal
+    if isinstance(indices_or_sections, int):
+        n = ary.shape[axis]
+        if n % indices_or_sections:
+            raise MXNetValueError('array split does not result in an equal division')
+        step = n // indices_or_sections
+        indices = [i * step for i in range(indices_or_sections)]
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + list(indices_or_sections)
+    else:
+        raise MXNetValueError('indices_or_sections must either int or tuple of ints')
+    return _internal._split_v2(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis,
+                               sections=0)
+
+
+__all__ += ['split_v2', 'CachedOp']
+
+
+class CachedOp:
+    """A Symbol compiled once (to a torch.fx graph) and called on NDArrays: ``op(*inputs, out=None)``,
+    inputs in ``sym.list_inputs()`` order."""
+
+    def __init__(self, sym, flags=()):
+        from ..symbol.lower import lower
+        self._sym = sym
+        self._lowered = lower(sym)
+        names = sym.list_inputs()
+        order = self._lowered.arg_names + self._lowered.aux_names
+        self._perm = [names.index(n) for n in order]
+
+    def __call__(self, *args, **kwargs):
+        out = kwargs.pop('out', None)
+        kwargs.pop('default_ctx', None)
+        if kwargs:
+            raise MXNetTypeError('CachedOp: unknown arguments %s' % sorted(kwargs))
+        tensors = [args[i]._t for i in self._perm]
+        res = self._lowered.graph_module(*tensors)
+        ctx = args[0]._ctx if args else current_context()
+        outs = [_wrap(r, ctx) for r in res]
+        if out is not None:
+            outs_list = out if isinstance(out, (list, tuple)) else [out]
+            for o, r in zip(outs_list, outs):
+                o[:] = r
+            return out
+        return outs[0] if len(outs) == 1 else outs

@@ -237,3 +237,7 @@ defop('where', ('condition', 'x', 'y'), (), _where, doc='Elements of x where con
 defop('smooth_l1', _X, [('scalar', 'float', 1.0)],
       lambda data, scalar: torch.where(data.abs() < 1.0 / (scalar * scalar), 0.5 * (data * scalar) ** 2,
                                        data.abs() - 0.5 / (scalar * scalar)))
+
+_unary('_contrib_isnan', lambda x: torch.isnan(x).to(x.dtype))
+_unary('_contrib_isinf', lambda x: torch.isinf(x).to(x.dtype))
+_unary('_contrib_isfinite', lambda x: torch.isfinite(x).to(x.dtype))

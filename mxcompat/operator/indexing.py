@@ -367,3 +367,52 @@ defop('SequenceLast', _SEQ_IN, _SEQ + [('axis', 'int', 0)], _sequence_last, opti
       input_names=_seq_inputs, view=True, doc='The last valid step of each sequence.')
 defop('SequenceReverse', _SEQ_IN, _SEQ + [('axis', 'int', 0)], _sequence_reverse, optional=('sequence_length',),
       input_names=_seq_inputs, doc='Reverse the first sequence_length steps of each sequence (axis 0 only).')
+
+
+# ---- writing into a slice (_slice_assign / _crop_assign) and one element per row -------------------------------
+def _slice_index(data, begin, end, step):
+    """A torch index for MXNet's begin/end/step (None entries allowed; negative steps as index tensors)."""
+    key = []
+    for i in range(len(begin)):
+        s = step[i] if step and i < len(step) and step[i] is not None else 1
+        idx = range(*slice(begin[i], end[i], s).indices(data.shape[i]))
+        key.append(slice(idx.start, idx.stop, s) if s > 0 else torch.tensor(list(idx), dtype=torch.long,
+                                                                              device=data.device))
+    if any(isinstance(k, torch.Tensor) for k in key):
+        # several index tensors must broadcast as an outer product (np.ix_ style)
+        n = len(key)
+        key = [k if not isinstance(k, torch.Tensor) else k.reshape((-1,) + (1,) * (n - i - 1))
+               for i, k in enumerate(key)]
+        key = [torch.arange(data.shape[i], device=data.device).reshape((-1,) + (1,) * (n - i - 1))[k]
+               if isinstance(k, slice) else k for i, k in enumerate(key)]
+    return tuple(key)
+
+
+def _slice_assign(lhs, rhs, begin, end, step):
+    out = lhs.clone()
+    out[_slice_index(lhs, begin, end, step)] = rhs
+    return out
+
+
+def _slice_assign_scalar(data, scalar, begin, end, step):
+    out = data.clone()
+    out[_slice_index(data, begin, end, step)] = scalar if data.is_floating_point() else int(scalar)
+    return out
+
+
+_SLICE = [('begin', 'shape', REQUIRED), ('end', 'shape', REQUIRED), ('step', 'shape', ())]
+defop('_slice_assign', ('lhs', 'rhs'), _SLICE, _slice_assign, aliases=('_crop_assign',),
+      doc='A copy of lhs with the slice begin:end:step replaced by rhs.')
+defop('_slice_assign_scalar', _X, [('scalar', 'float', 0.0)] + _SLICE, _slice_assign_scalar,
+      aliases=('_crop_assign_scalar',), doc='A copy of data with the slice begin:end:step set to scalar.')
+
+
+def _fill_element_0index(lhs, mhs, rhs):
+    out = lhs.clone()
+    rows = torch.arange(lhs.shape[0], device=lhs.device)
+    out[rows, rhs.long()] = mhs.to(lhs.dtype)
+    return out
+
+
+defop('fill_element_0index', ('lhs', 'mhs', 'rhs'), (), _fill_element_0index,
+      doc='A copy of lhs with lhs[i, rhs[i]] = mhs[i] for every row i.')
