@@ -15,6 +15,9 @@ from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 from . import random  # noqa: F401
 from . import test_utils  # noqa: F401
+from . import util  # noqa: F401
+from .util import (is_np_shape, set_np_shape, np_shape, use_np_shape, is_np_array, np_array,  # noqa: F401
+                   use_np_array, use_np)
 from ._alias import install_alias  # noqa: F401
 from . import _planned
 

@@ -64,9 +64,25 @@ class Executor:
             if g is None:
                 self._grad_req[i] = 'null'
         self.aux_arrays = _as_list(aux_names, aux_states, 'aux_states')
-        self.outputs = []
+        self.outputs = self._empty_outputs()
         self._saved = None
         self._monitor = None
+
+    def _empty_outputs(self):
+        # MXNet's executors own their output arrays from bind on: allocate them from the inferred shapes
+        shapes = {n: a.shape for n, a in zip(self._lowered.arg_names, self.arg_arrays)}
+        try:
+            _, out_shapes, _ = self._symbol.infer_shape(**shapes)
+            _, out_types, _ = self._symbol.infer_type(**{n: a.dtype for n, a in zip(self._lowered.arg_names,
+                                                                                   self.arg_arrays)})
+        except MXNetError:
+            return []
+        if out_shapes is None:
+            return []
+        out_types = out_types or [np.float32] * len(out_shapes)
+        from .base import to_torch_dtype
+        return [NDArray._from_tensor(torch.zeros(s, dtype=to_torch_dtype(t), device=self._ctx.torch_device),
+                                     self._ctx) for s, t in zip(out_shapes, out_types)]
 
     # -- MXNet's views of the arrays ---------------------------------------------------------------------------
     @property
@@ -142,6 +158,8 @@ class Executor:
 
     def backward(self, out_grads=None, is_train=True):
         """Gradients of the outputs (times ``out_grads``, ones by default) into the gradient arrays."""
+        if all(r == 'null' for r in self._grad_req):
+            return  # nothing to compute, as in MXNet
         if self._saved is None:
             raise MXNetError('Executor.backward: call forward(is_train=True) first (and only once per backward)')
         ins, outs = self._saved

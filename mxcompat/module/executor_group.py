@@ -215,3 +215,21 @@ def _average_into(block, dst):
     for w in block[1:]:
         acc.add_(w._t.to(dst._t.device))
     dst._t.copy_(acc / len(block))
+
+
+class DataParallelExecutorGroup(ExecutorGroup):
+    """MXNet's name and argument order for ``ExecutorGroup`` (``logger`` is accepted and unused)."""
+
+    def __init__(self, symbol, contexts, workload, data_shapes, label_shapes, param_names, for_training,
+                 inputs_need_grad, shared_group=None, logger=None, fixed_param_names=None, grad_req='write',
+                 state_names=None, group2ctxs=None):
+        if group2ctxs:
+            from ..base import unsupported
+            raise unsupported('DataParallelExecutorGroup', 'group2ctxs',
+                              'model parallelism over devices is not implemented')
+        super().__init__(symbol, contexts, workload, data_shapes, label_shapes, param_names, for_training,
+                         inputs_need_grad, shared_group=shared_group, fixed_param_names=fixed_param_names,
+                         grad_req=grad_req, state_names=state_names)
+
+
+DataParallelExecutorGroup = ExecutorGroup  # MXNet's name for it

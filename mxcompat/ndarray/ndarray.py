@@ -19,6 +19,8 @@ __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye'
            'to_dlpack_for_write', 'onehot_encode']
 
 _STATE = _ag.STATE
+_STORAGE_TYPE_STR_TO_ID = {'undefined': -1, 'default': 0, 'row_sparse': 1, 'csr': 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 py_slice = slice  # MXNet's name for the builtin (``nd.slice`` is an operator)
 _object_new = object.__new__
 _INT_SCALAR = (int, np.integer)

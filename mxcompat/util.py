@@ -1,0 +1,260 @@
+"""``mx.util``: NumPy-semantics switches, GPU queries, small decorators and environment helpers.
+
+Differs from MXNet: mxcompat implements only the legacy semantics (``is_np_shape()`` and ``is_np_array()`` are
+always False). Turning NumPy shape or array semantics ON (``set_np_shape(True)``, ``set_np()``, entering
+``np_shape(True)``/``np_array(True)``, or calling a function decorated with ``use_np*``) raises
+``MXNetNotImplementedError`` naming the call; decorating itself never fails, so modules that decorate at import
+time still import. GPU queries use torch; ``getenv``/``setenv`` use ``os.environ`` (there is no C runtime).
+"""
+import functools
+import inspect
+import os
+import threading
+
+from .base import MXNetValueError, unsupported
+
+__all__ = ['makedirs', 'get_gpu_count', 'get_gpu_memory', 'set_np_shape', 'is_np_shape', 'np_shape', 'use_np_shape',
+           'set_module', 'np_array', 'is_np_array', 'use_np_array', 'use_np', 'np_ufunc_legal_option',
+           'wrap_np_unary_func', 'wrap_np_binary_func', 'set_np', 'reset_np', 'get_cuda_compute_capability',
+           'getenv', 'setenv']
+
+_WHY_NP = 'mxcompat implements the legacy (non-NumPy) shape and array semantics only'
+
+# ufunc keyword arguments MXNet's numpy-compatible functions accept, with the only values they support.
+_np_ufunc_default_kwargs = {'where': True, 'casting': 'same_kind', 'order': 'K', 'dtype': None, 'subok': True}
+
+
+def makedirs(d):
+    """Create directory ``d`` and its parents; an existing directory is fine."""
+    os.makedirs(os.path.expanduser(d), exist_ok=True)
+
+
+def get_gpu_count():
+    """Number of CUDA devices torch sees (0 without CUDA)."""
+    import torch
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def get_gpu_memory(gpu_dev_id):
+    """(free, total) bytes of GPU ``gpu_dev_id``, from ``torch.cuda.mem_get_info``."""
+    import torch
+    if not torch.cuda.is_available():
+        raise MXNetValueError('get_gpu_memory: CUDA is not available, so there is no GPU %d' % gpu_dev_id)
+    if not 0 <= gpu_dev_id < torch.cuda.device_count():
+        raise MXNetValueError('get_gpu_memory: no GPU %d (there are %d)' % (gpu_dev_id, torch.cuda.device_count()))
+    free, total = torch.cuda.mem_get_info(gpu_dev_id)
+    return int(free), int(total)
+
+
+def get_cuda_compute_capability(ctx):
+    """Compute capability of a GPU context as an int (70 for sm_70), from torch."""
+    if ctx.device_type != 'gpu':
+        raise ValueError('Expecting a gpu context to get cuda compute capability, while received ctx {}'.format(ctx))
+    import torch
+    if not torch.cuda.is_available():
+        raise RuntimeError('get_cuda_compute_capability(%s): CUDA is not available' % (ctx,))
+    major, minor = torch.cuda.get_device_capability(ctx.device_id)
+    return major * 10 + minor
+
+
+# ---- NumPy shape semantics: always off ------------------------------------------------------------------------
+
+def is_np_shape():
+    """Always False: mxcompat runs the legacy shape semantics."""
+    return False
+
+
+def set_np_shape(active):
+    """``set_np_shape(False)`` returns the previous state (False); ``True`` raises (not supported)."""
+    if active:
+        raise unsupported('mx.util.set_np_shape(True)', 'NumPy shape semantics', _WHY_NP)
+    return False
+
+
+class _NumpyShapeScope(object):
+    """``with np_shape(active):``; entering with ``active=True`` raises."""
+
+    def __init__(self, is_np_shape):  # noqa: F811  (MXNet's parameter name)
+        self._enter_is_np_shape = is_np_shape
+        self._prev_is_np_shape = None
+
+    def __enter__(self):
+        if self._enter_is_np_shape is not None:
+            if self._enter_is_np_shape:
+                raise unsupported('mx.util.np_shape(True)', 'NumPy shape semantics', _WHY_NP)
+            self._prev_is_np_shape = set_np_shape(False)
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        pass
+
+
+def np_shape(active=True):
+    """A scope for NumPy shape semantics; only ``np_shape(False)`` (a no-op) can be entered."""
+    return _NumpyShapeScope(active)
+
+
+def _decorate(func, scope, api):
+    """Wrap a function, or every method/property of a class, so that calling it enters ``scope(True)``."""
+    if inspect.isclass(func):
+        members = inspect.getmembers(func, predicate=lambda f: inspect.isfunction(f) or inspect.ismethod(f)
+                                     or isinstance(f, property))
+        for name, member in members:
+            if isinstance(member, property):
+                setattr(func, name, property(_decorate(member.__get__, scope, api), member.__set__,
+                                             member.__delattr__, member.__doc__))
+            else:
+                setattr(func, name, _decorate(member, scope, api))
+        return func
+    if callable(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with scope(True):
+                return func(*args, **kwargs)
+        return wrapper
+    raise TypeError('{} can only decorate classes and callable objects, while received a {}'
+                    .format(api, type(func)))
+
+
+def use_np_shape(func):
+    """Decorator: calling the result raises (NumPy shape semantics are not supported); decorating works."""
+    return _decorate(func, np_shape, 'use_np_shape')
+
+
+# ---- NumPy array semantics: always off ------------------------------------------------------------------------
+
+class _NumpyArrayScope(object):
+    """``with np_array(active):``; entering with ``active=True`` raises."""
+
+    _current = threading.local()
+
+    def __init__(self, is_np_array):  # noqa: F811
+        self._old_scope = None
+        self._is_np_array = is_np_array
+
+    def __enter__(self):
+        if self._is_np_array:
+            raise unsupported('mx.util.np_array(True)', 'NumPy array semantics', _WHY_NP)
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        pass
+
+
+def np_array(active=True):
+    """A scope for NumPy array semantics; only ``np_array(False)`` (a no-op) can be entered."""
+    return _NumpyArrayScope(active)
+
+
+def is_np_array():
+    """Always False: Gluon creates ``mx.nd.NDArray`` (there is no ``mx.np.ndarray``)."""
+    return False
+
+
+def use_np_array(func):
+    """Decorator: calling the result raises (NumPy array semantics are not supported); decorating works."""
+    return _decorate(func, np_array, 'use_np_array')
+
+
+def use_np(func):
+    """``use_np_shape(use_np_array(func))``: decorating works, calling raises (not supported)."""
+    return use_np_shape(use_np_array(func))
+
+
+def _set_np_array(active):
+    if active:
+        raise unsupported('mx.util.set_np(array=True)', 'NumPy array semantics', _WHY_NP)
+    return False
+
+
+def set_np(shape=True, array=True):
+    """Only ``set_np(shape=False, array=False)`` (what ``reset_np`` does) is supported."""
+    if not shape and array:
+        raise ValueError('NumPy Shape semantics is required in using NumPy array semantics.')
+    if shape or array:
+        raise unsupported('mx.util.set_np(shape=%s, array=%s)' % (shape, array), 'NumPy semantics', _WHY_NP)
+
+
+def reset_np():
+    """Deactivate NumPy shape and array semantics (they are never active in mxcompat)."""
+    set_np(shape=False, array=False)
+
+
+def set_module(module):
+    """Decorator that sets ``__module__`` of a function or class (unless ``module`` is None)."""
+    def decorator(func):
+        if module is not None:
+            func.__module__ = module
+        return func
+    return decorator
+
+
+def _sanity_check_params(func_name, unsupported_params, param_dict):
+    for name in unsupported_params:
+        if name in param_dict:
+            raise NotImplementedError('function {} does not support parameter {}'.format(func_name, name))
+
+
+_LEGAL_DTYPES = {'int8', 'uint8', 'int32', 'int64', 'float16', 'float32', 'float64'}
+
+
+def np_ufunc_legal_option(key, value):
+    """Whether ``key=value`` is a legal NumPy ufunc keyword argument (MXNet's rules)."""
+    if key == 'where':
+        return True
+    if key == 'casting':
+        return value in ('no', 'equiv', 'safe', 'same_kind', 'unsafe')
+    if key == 'order':
+        return isinstance(value, str)
+    if key == 'dtype':
+        import numpy as np
+        legal_types = (np.int8, np.uint8, np.int32, np.int64, np.float16, np.float32, np.float64)
+        return value in _LEGAL_DTYPES if isinstance(value, str) else any(value is t for t in legal_types)
+    if key == 'subok':
+        return isinstance(value, bool)
+    return False
+
+
+def _check_ufunc_kwargs(kwargs, name, unary):
+    for key, value in kwargs.items():
+        if key not in _np_ufunc_default_kwargs:
+            raise TypeError("{} is an invalid keyword to function '{}'".format(key, name))
+        if value != _np_ufunc_default_kwargs[key]:
+            if np_ufunc_legal_option(key, value):
+                if unary:
+                    raise NotImplementedError('{}={} is not implemented yet for operator {}'.format(key, value, name))
+                raise NotImplementedError('{}={} is not implemented yet'.format(key, value))
+            if unary:
+                raise TypeError('{}={} not understood for operator {}'.format(key, value, name))
+            raise TypeError('{} {} not understood'.format(key, value))
+
+
+def wrap_np_unary_func(func):
+    """Decorator for ``func(x, out=None)``: accepts NumPy's ufunc keywords only at their default values."""
+    @functools.wraps(func)
+    def wrapper(x, out=None, **kwargs):
+        _check_ufunc_kwargs(kwargs, func.__name__, True)
+        return func(x, out=out)
+    return wrapper
+
+
+def wrap_np_binary_func(func):
+    """Decorator for ``func(x1, x2, out=None)``: accepts NumPy's ufunc keywords only at their default values."""
+    @functools.wraps(func)
+    def wrapper(x1, x2, out=None, **kwargs):
+        _check_ufunc_kwargs(kwargs, func.__name__, False)
+        return func(x1, x2, out=out)
+    return wrapper
+
+
+def getenv(name):
+    """The value of environment variable ``name`` (None if unset); reads ``os.environ``."""
+    return os.environ.get(name)
+
+
+def setenv(name, value):
+    """Set (or, with ``value=None``, unset) environment variable ``name`` in ``os.environ``."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
