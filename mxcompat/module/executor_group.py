@@ -231,5 +231,3 @@ class DataParallelExecutorGroup(ExecutorGroup):
                          inputs_need_grad, shared_group=shared_group, fixed_param_names=fixed_param_names,
                          grad_req=grad_req, state_names=state_names)
 
-
-DataParallelExecutorGroup = ExecutorGroup  # MXNet's name for it
