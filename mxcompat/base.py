@@ -43,40 +43,36 @@ class MXNetNotImplementedError(MXNetError, NotImplementedError):
     """Raised for an MXNet API or argument that mxcompat does not support (yet); the message names it."""
 
 
-class NotImplementedForSymbol(MXNetError):
+class _NotAvailableFor(MXNetError):
+    """A function called on a kind of array it does not work on; names the function, the operator, the args."""
+
+    _kind = ''
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__ if callable(function) else str(function)
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = 'Function {}'.format(self.function)
+        if self.alias:
+            msg += ' (namely operator "{}")'.format(self.alias)
+        if self.args:
+            msg += ' with arguments ({})'.format(', '.join(self.args))
+        return msg + self._kind
+
+
+class NotImplementedForSymbol(_NotAvailableFor):
     """Raised when a function is called on a Symbol that only works on NDArray."""
 
-    def __init__(self, function, alias, *args):
-        super().__init__()
-        self.function = function.__name__ if callable(function) else str(function)
-        self.alias = alias
-        self.args = [str(type(a)) for a in args]
-
-    def __str__(self):
-        msg = 'Function {}'.format(self.function)
-        if self.alias:
-            msg += ' (namely operator "{}")'.format(self.alias)
-        if self.args:
-            msg += ' with arguments ({})'.format(', '.join(self.args))
-        return msg + ' is not implemented for Symbol and only available in NDArray.'
+    _kind = ' is not implemented for Symbol and only available in NDArray.'
 
 
-class NotSupportedForSparseNDArray(MXNetError):
+class NotSupportedForSparseNDArray(_NotAvailableFor):
     """Raised when a function is called on a sparse NDArray that only works on dense ones."""
 
-    def __init__(self, function, alias, *args):
-        super().__init__()
-        self.function = function.__name__ if callable(function) else str(function)
-        self.alias = alias
-        self.args = [str(type(a)) for a in args]
-
-    def __str__(self):
-        msg = 'Function {}'.format(self.function)
-        if self.alias:
-            msg += ' (namely operator "{}")'.format(self.alias)
-        if self.args:
-            msg += ' with arguments ({})'.format(', '.join(self.args))
-        return msg + ' is not supported for SparseNDArray and only available in NDArray.'
+    _kind = ' is not supported for SparseNDArray and only available in NDArray.'
 
 
 def unsupported(api, what, why=''):

@@ -15,14 +15,19 @@ BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 
 
 def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True):
     """Write ``prefix-symbol.json`` (if ``symbol`` is given) and ``prefix-%04d.params``."""
-    from . import ndarray as nd
     if symbol is not None:
         symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
+    param_name = '%s-%04d.params' % (prefix, epoch)
+    save_params(param_name, arg_params, aux_params)
+    logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def save_params(fname, arg_params, aux_params):
+    """Write parameters under MXNet's ``arg:``/``aux:`` keys (copied to the CPU) to ``fname``."""
+    from . import ndarray as nd
     save_dict = {'arg:%s' % k: v.as_in_context(_cpu()) for k, v in arg_params.items()}
     save_dict.update({'aux:%s' % k: v.as_in_context(_cpu()) for k, v in aux_params.items()})
-    param_name = '%s-%04d.params' % (prefix, epoch)
-    nd.save(param_name, save_dict)
-    logging.info('Saved checkpoint to "%s"', param_name)
+    nd.save(fname, save_dict)
 
 
 def _cpu():

@@ -188,11 +188,8 @@ class BaseModule:
 
     def save_params(self, fname):
         """Save parameters with MXNet's ``arg:``/``aux:`` keys."""
-        from .. import ndarray as nd
-        arg_params, aux_params = self.get_params()
-        save_dict = {'arg:%s' % k: v.as_in_context(_cpu()) for k, v in arg_params.items()}
-        save_dict.update({'aux:%s' % k: v.as_in_context(_cpu()) for k, v in aux_params.items()})
-        nd.save(fname, save_dict)
+        from ..model import save_params
+        save_params(fname, *self.get_params())
 
     def load_params(self, fname):
         """Load parameters saved by ``save_params`` (or by MXNet)."""
@@ -214,11 +211,6 @@ class BaseModule:
 
     def set_states(self, states=None, value=None):
         pass
-
-
-def _cpu():
-    from ..context import cpu
-    return cpu()
 
 
 def _call_all(callbacks, param):

@@ -1,12 +1,8 @@
 """``mx.nd``: NDArray, creation functions and every registry operator as a function."""
-import sys as _sys
-import types as _types
-
 from .. import operator as _operator  # noqa: F401  (registers the operators)
 from . import ndarray
 from .ndarray import *  # noqa: F401,F403
 from .ndarray import NDArray, waitall  # noqa: F401
-from . import register as _register
 from . import op, _internal, contrib, linalg, sparse, image  # noqa: F401
 from . import random, utils  # noqa: F401
 from .utils import save, load, load_frombuffer  # noqa: F401

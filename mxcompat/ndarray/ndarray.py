@@ -728,30 +728,25 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     if stype not in (None, 'default'):
         from . import sparse
         return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
-    out = kwargs.pop('out', None)
-    if kwargs:
-        _no_kwargs('zeros', kwargs)
-    if out is not None:
-        out[:] = 0
-        return out
-    ctx, dev = _device_ctx(ctx)
-    if dtype is None and dev.type == 'cpu' and torch.get_default_dtype() is torch.float32:
-        return _wrap(torch.zeros(shape), ctx)  # the common case, without torch's slower keyword parsing
-    return _wrap(torch.zeros(shape, dtype=to_torch_dtype(dtype), device=dev), ctx)
+    return _filled('zeros', torch.zeros, 0, shape, ctx, dtype, kwargs)
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
     """An array of ones (float32 unless ``dtype``)."""
+    return _filled('ones', torch.ones, 1, shape, ctx, dtype, kwargs)
+
+
+def _filled(name, make, value, shape, ctx, dtype, kwargs):
     out = kwargs.pop('out', None)
     if kwargs:
-        _no_kwargs('ones', kwargs)
+        _no_kwargs(name, kwargs)
     if out is not None:
-        out[:] = 1
+        out[:] = value
         return out
     ctx, dev = _device_ctx(ctx)
     if dtype is None and dev.type == 'cpu' and torch.get_default_dtype() is torch.float32:
-        return _wrap(torch.ones(shape), ctx)  # the common case, without torch's slower keyword parsing
-    return _wrap(torch.ones(shape, dtype=to_torch_dtype(dtype), device=dev), ctx)
+        return _wrap(make(shape), ctx)  # the common case, without torch's slower keyword parsing
+    return _wrap(make(shape, dtype=to_torch_dtype(dtype), device=dev), ctx)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):

@@ -205,17 +205,19 @@ FLUENT = ('reshape_like zeros_like ones_like broadcast_axes repeat pad swapaxes 
 _FLUENT_RENAME = {'broadcast_axes': 'broadcast_axis'}
 
 
-def attach_methods(cls, namespace):
-    """Add the fluent methods whose operators exist; leave the others unset (AttributeError, as for any gap)."""
+def attach_methods(cls, namespace, prefix='mx.nd', extra=None):
+    """Add the fluent methods whose operators exist (plus ``extra``: {method: op name}); leave the others unset
+    (AttributeError, as for any gap)."""
+    names = dict(extra or {})
     for meth in FLUENT:
-        if meth in cls.__dict__:
-            continue
-        fn = namespace.get(_FLUENT_RENAME.get(meth, meth))
-        if fn is None:
+        names.setdefault(meth, _FLUENT_RENAME.get(meth, meth))
+    for meth, opname in names.items():
+        fn = namespace.get(opname)
+        if meth in cls.__dict__ or fn is None:
             continue
 
         def method(self, *args, __fn=fn, **kwargs):
             return __fn(self, *args, **kwargs)
         method.__name__ = meth
-        method.__doc__ = 'Same as ``mx.nd.%s(self, ...)``.' % meth
+        method.__doc__ = 'Same as ``%s.%s(self, ...)``.' % (prefix, opname)
         setattr(cls, meth, method)

@@ -12,7 +12,9 @@ for _name, _mod in (('contrib', contrib), ('linalg', linalg), ('image', image), 
                     ('random', random)):
     for _k, _v in _subs.get(_name, {}).items():
         _mod.__dict__.setdefault(_k, _v)
-_register.attach_methods(Symbol, globals())
+from ..ndarray.register import attach_methods as _attach  # noqa: E402
+
+_attach(Symbol, globals(), 'mx.sym', _register.SYMBOL_METHODS)
 
 
 def _ufunc(lhs, rhs, fn_sym, lfn_scalar, rfn_scalar, fn_num):

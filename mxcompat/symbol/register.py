@@ -1,6 +1,6 @@
 """Generates the ``mx.sym`` operator functions from the operator registry (the same entries as ``mx.nd``)."""
 from ..base import MXNetTypeError
-from ..ndarray.register import SUBMODULES, FLUENT, _FLUENT_RENAME
+from ..ndarray.register import SUBMODULES
 from ..operator import registry
 from .symbol import Symbol, make_op_symbol
 
@@ -68,27 +68,4 @@ def populate(module_dict, internal_dict, submodule_dicts):
 
 
 # Symbol methods that differ in name from their operator
-_SYMBOL_METHODS = {'reshape': 'Reshape', 'astype': 'Cast'}
-
-
-def attach_methods(cls, namespace):
-    for meth, opname in _SYMBOL_METHODS.items():
-        fn = namespace.get(opname)
-        if fn is not None and meth not in cls.__dict__:
-            def method(self, *args, __fn=fn, **kwargs):
-                return __fn(self, *args, **kwargs)
-            method.__name__ = meth
-            method.__doc__ = 'Same as ``mx.sym.%s(self, ...)``.' % opname
-            setattr(cls, meth, method)
-    for meth in FLUENT:
-        if meth in cls.__dict__:
-            continue
-        fn = namespace.get(_FLUENT_RENAME.get(meth, meth))
-        if fn is None:
-            continue
-
-        def method(self, *args, __fn=fn, **kwargs):
-            return __fn(self, *args, **kwargs)
-        method.__name__ = meth
-        method.__doc__ = 'Same as ``mx.sym.%s(self, ...)``.' % meth
-        setattr(cls, meth, method)
+SYMBOL_METHODS = {'reshape': 'Reshape', 'astype': 'Cast'}
