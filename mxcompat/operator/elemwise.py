@@ -10,7 +10,7 @@ _X = ('data',)
 
 # ---- unary ----------------------------------------------------------------------------------------------------
 def _unary(name, fn, aliases=(), doc=None):
-    defop(name, _X, (), fn, aliases=aliases, doc=doc or 'Elementwise %s.' % name)
+    defop(name, _X, (), fn, aliases=aliases, doc=doc or 'Elementwise %s.' % name, same_shape='*')
 
 
 def _round_half_away(x):
@@ -74,7 +74,7 @@ def _cast(data, dtype):
     return data.to(dtype)
 
 
-defop('Cast', _X, [('dtype', 'dtype', REQUIRED)], _cast, aliases=('cast',), doc='Cast to ``dtype``.')
+defop('Cast', _X, [('dtype', 'dtype', REQUIRED)], _cast, aliases=('cast',), doc='Cast to ``dtype``.', same_shape='*')
 defop('amp_cast', _X, [('dtype', 'dtype', REQUIRED)], _cast)
 
 
@@ -85,7 +85,7 @@ def _clip(data, a_min, a_max):
 
 
 defop('clip', _X, [('a_min', 'float', REQUIRED), ('a_max', 'float', REQUIRED)], _clip,
-      doc='Clip values to [a_min, a_max].')
+      doc='Clip values to [a_min, a_max].', same_shape='*')
 
 
 # ---- binary ---------------------------------------------------------------------------------------------------
@@ -156,7 +156,7 @@ for _stem, _fn in BINARY.items():
                  'minimum': ('_Minimum',), 'mod': ('_Mod',), 'hypot': ('_Hypot',), 'equal': ('_Equal',),
                  'not_equal': ('_Not_Equal',), 'greater': ('_Greater',), 'greater_equal': ('_Greater_Equal',),
                  'lesser': ('_Lesser',), 'lesser_equal': ('_Lesser_Equal',)}.get(_stem, ())
-    defop(_iname, _BIN_IN, (), _elemwise_fn(_iname, _fn), aliases=_ealiases,
+    defop(_iname, _BIN_IN, (), _elemwise_fn(_iname, _fn), aliases=_ealiases, same_shape='*',
           doc='Elementwise %s of two arrays of the same shape.' % _stem)
 
 
@@ -203,7 +203,7 @@ for _sname, _fn, _rev in [
                 '_greater_scalar': ('_GreaterScalar',), '_greater_equal_scalar': ('_GreaterEqualScalar',),
                 '_lesser_scalar': ('_LesserScalar',), '_lesser_equal_scalar': ('_LesserEqualScalar',),
                 '_maximum_scalar': ('_MaximumScalar',), '_minimum_scalar': ('_MinimumScalar',)}.get(_sname, ())
-    defop(_sname, _X, _SCALAR_PARAMS, _scalar_op(_fn, _rev), aliases=_aliases)
+    defop(_sname, _X, _SCALAR_PARAMS, _scalar_op(_fn, _rev), aliases=_aliases, same_shape='*')
 
 
 # ---- n-ary ----------------------------------------------------------------------------------------------------
@@ -219,7 +219,8 @@ def _add_n(*args, num_args):
     return out if len(args) > 1 else out.clone()
 
 
-defop('add_n', ('*args',), (), _add_n, aliases=('ElementWiseSum', '_sum'), doc='Sum of all inputs.')
+defop('add_n', ('*args',), (), _add_n, aliases=('ElementWiseSum', '_sum'), doc='Sum of all inputs.',
+      same_shape='*')
 
 
 def _where(condition, x, y):

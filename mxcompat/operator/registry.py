@@ -68,15 +68,17 @@ class OpDef:
                always produce fresh arrays.
     num_outputs  int, or ``callable(attrs) -> int``.
     infer      optional ``infer(shapes, dtypes, attrs) -> (out_shapes, out_dtypes)`` replacing meta-tensor inference.
+    same_shape input names whose shape always equals the first output's (``'*'``: every input).
     choices    {attr: allowed values}, checked on parse.
     """
 
     __slots__ = ('name', 'inputs', 'variadic', 'params', 'param_names', 'impl', 'optional', 'aux', 'view',
                  'num_outputs', 'infer_fn', 'choices', 'defaults', 'aliases', 'doc', 'ndarray_only', 'arg_order',
-                 'key_var_num_args', 'output_names', 'input_names_fn')
+                 'key_var_num_args', 'output_names', 'input_names_fn', 'same_shape')
 
     def __init__(self, name, inputs, params, impl, optional=(), aux=(), view=False, num_outputs=1, infer=None,
-                 choices=None, aliases=(), doc=None, ndarray_only=False, output_names=None, input_names=None):
+                 choices=None, aliases=(), doc=None, ndarray_only=False, output_names=None, input_names=None,
+                 same_shape=None):
         self.name = name
         self.variadic = len(inputs) == 1 and inputs[0].startswith('*')
         self.inputs = (inputs[0][1:],) if self.variadic else tuple(inputs)
@@ -102,6 +104,8 @@ class OpDef:
         self.ndarray_only = ndarray_only
         self.output_names = output_names
         self.input_names_fn = input_names
+        # inputs whose shape always equals output 0's ('*' = all): lets symbol inference run both ways
+        self.same_shape = same_shape
         # Pre-parsed defaults: calls without attributes skip parsing entirely (the eager hot path).
         self.defaults = {k: d for k, (p, d) in self.params.items() if d is not REQUIRED}
 

@@ -35,7 +35,11 @@ def _given(nodes, shapes, dtypes):
 
 
 def infer(sym, shapes, dtypes, partial):
-    """((arg, out, aux) shapes, (arg, out, aux) dtypes) given some input shapes and dtypes (torch dtypes)."""
+    """((arg, out, aux) shapes, (arg, out, aux) dtypes) given some input shapes and dtypes (torch dtypes).
+
+    Shapes may be partial: a 0 is an unknown dimension (MXNet's legacy convention). Passes run forward and
+    backward (same-shape ops, linked batch dimensions, parameter shapes) until nothing changes.
+    """
     nodes = sym._nodes()
     var_names = {n.name for n in nodes if n.is_var}
     unknown = (set(shapes) | set(dtypes)) - var_names
@@ -43,40 +47,113 @@ def infer(sym, shapes, dtypes, partial):
         raise MXNetError('infer_shape: unknown argument name(s) %s; the symbol takes %s'
                          % (sorted(unknown), sorted(var_names)))
     shp, typ = _given(nodes, shapes, dtypes)
-    for n in nodes:
-        if n.is_var:
-            continue
-        params = n.params()
-        keys = [(id(s), i) for s, i in n.inputs]
-        names = n.input_names()
-        if keys:
-            _param_shapes(n, params, keys, names, shp)
-            _input_dtypes(n, params, keys, typ)
-        in_shapes = [shp.get(k) for k in keys]
-        in_types = [typ.get(k) for k in keys]
-        types_known = all(t is not None for t in in_types)
-        if all(s is not None for s in in_shapes):
-            metas_t = [t if t is not None else torch.float32 for t in in_types]
-            out_shapes, out_types = n.op.infer(n.op_args(in_shapes), n.op_args(metas_t), params)
-            for i, s in enumerate(out_shapes):
-                shp[(id(n), i)] = tuple(s)
-                if types_known:
-                    typ[(id(n), i)] = out_types[i]
-        elif types_known:
-            t = _dtype_param(params)
-            if t is None and in_types:
-                t = in_types[0]
-            if t is not None:
-                for i in range(n.num_visible()):
-                    typ[(id(n), i)] = t
+    ops = [n for n in nodes if not n.is_var]
+    for _ in range(2 * len(ops) + 2):
+        changed = False
+        for n in ops:
+            changed |= _shape_step(n, shp)
+        if not changed:
+            break
+    for n in ops:
+        _type_step(n, shp, typ)
     aux = _aux_vars(nodes)
     args = [n for n in nodes if n.is_var and id(n) not in aux]
     auxs = [n for n in nodes if n.is_var and id(n) in aux]
     arg_keys = [(id(n), 0) for n in args]
     aux_keys = [(id(n), 0) for n in auxs]
     out_keys = [(id(n), i) for n, i in sym._outputs]
-    return (_report(shp, arg_keys, out_keys, aux_keys, partial, lambda s: s, ()),
+    complete = {k: v for k, v in shp.items() if all(d > 0 for d in v)}
+    return (_report(shp if partial else complete, arg_keys, out_keys, aux_keys, partial, tuple, ()),
             _report(typ, arg_keys, out_keys, aux_keys, partial, to_np_dtype, None))
+
+
+def _merge(a, b, where):
+    """Two partial shapes of one value -> one; 0 dims are unknown."""
+    if a is None:
+        return tuple(b)
+    if b is None or tuple(a) == tuple(b):
+        return tuple(a)
+    if len(a) != len(b):
+        raise MXNetError('Shape inconsistent: %s vs %s for %s' % (tuple(a), tuple(b), where))
+    out = []
+    for x, y in zip(a, b):
+        if x and y and x != y:
+            raise MXNetError('Shape inconsistent, Provided = [%s], inferred shape=[%s] for %s'
+                             % (','.join(map(str, a)), ','.join(map(str, b)), where))
+        out.append(x or y)
+    return tuple(out)
+
+
+def _put(shp, key, shape, where):
+    old = shp.get(key)
+    new = _merge(old, shape, where)
+    if old is None or tuple(old) != new:
+        shp[key] = new
+        return True
+    return False
+
+
+def _shape_step(n, shp):
+    """One inference step at op node ``n``; True when it learned something."""
+    params = n.params()
+    keys = [(id(s), i) for s, i in n.inputs]
+    names = n.input_names()
+    out_keys = [(id(n), i) for i in range(n.num_visible())]
+    changed = False
+    if keys:
+        changed |= _param_shapes(n, params, keys, names, shp)
+    # same-shape inputs <-> output 0, both ways
+    same = opinfo.same_shape_inputs(n.op, names)
+    if same:
+        merged = shp.get(out_keys[0])
+        for i in same:
+            merged = _merge(merged, shp.get(keys[i]), '%s %s' % (n.op.name, n.name)) if shp.get(keys[i]) \
+                is not None else merged
+        if merged is not None:
+            for i in same:
+                changed |= _put(shp, keys[i], merged, 'input %s of %s' % (names[i], n.name))
+            changed |= _put(shp, out_keys[0], merged, 'output of %s' % n.name)
+    in_shapes = [shp.get(k) for k in keys]
+    if all(s is not None for s in in_shapes):
+        try:
+            out_shapes, _ = n.op.infer(n.op_args(in_shapes), n.op_args([torch.float32] * len(in_shapes)), params)
+        except MXNetError:
+            if all(all(d > 0 for d in s) for s in in_shapes):
+                raise  # complete shapes that do not fit: a real error
+            out_shapes = None  # unknown (0) dimensions the op cannot run with yet
+        if out_shapes is not None:
+            for i, s in enumerate(out_shapes[:len(out_keys)]):
+                changed |= _put(shp, out_keys[i], tuple(s), 'output %d of %s' % (i, n.name))
+    # dimensions linked between inputs and outputs, both ways
+    in_nd = [None if s is None else len(s) for s in (shp.get(k) for k in keys)]
+    out_nd = [None if s is None else len(s) for s in (shp.get(k) for k in out_keys)]
+    for (ii, idim), (oi, odim) in opinfo.dim_links(n.op, params, in_nd, out_nd):
+        a, b = shp.get(keys[ii]), shp.get(out_keys[oi]) if oi < len(out_keys) else None
+        if a is None or b is None or idim >= len(a) or odim >= len(b):
+            continue
+        if a[idim] and not b[odim]:
+            changed |= _put(shp, out_keys[oi], b[:odim] + (a[idim],) + b[odim + 1:], n.name)
+        elif b[odim] and not a[idim]:
+            changed |= _put(shp, keys[ii], a[:idim] + (b[odim],) + a[idim + 1:], n.name)
+    return changed
+
+
+def _type_step(n, shp, typ):
+    params = n.params()
+    keys = [(id(s), i) for s, i in n.inputs]
+    if keys:
+        _input_dtypes(n, params, keys, typ)
+    in_types = [typ.get(k) for k in keys]
+    if not all(t is not None for t in in_types):
+        return
+    in_shapes = [shp.get(k) for k in keys]
+    if all(s is not None and all(d > 0 for d in s) for s in in_shapes):
+        _, out_types = n.op.infer(n.op_args(in_shapes), n.op_args(in_types), params)
+    else:
+        t = _dtype_param(params) or (in_types[0] if in_types else None)
+        out_types = [t] * n.num_visible() if t is not None else []
+    for i, t in enumerate(out_types[:n.num_visible()]):
+        typ[(id(n), i)] = t
 
 
 def _report(table, arg_keys, out_keys, aux_keys, partial, conv, missing):
@@ -90,19 +167,20 @@ def _param_shapes(n, params, keys, names, shp):
     rule = opinfo.PARAM_SHAPES.get(n.op.name)
     data_shape = shp.get(keys[0])
     if rule is None or data_shape is None:
-        return
+        return False
     want = rule(params, data_shape)
+    changed = False
     for (src, _), key, iname in zip(n.inputs, keys, names):
         if iname not in want:
             continue
         shape = tuple(want[iname])
         old = shp.get(key)
-        if old is None:
-            shp[key] = shape
-        elif tuple(old) != shape and not opinfo.COMPATIBLE.get(n.op.name, {}).get(iname, _never)(old, shape):
-            raise MXNetError('Shape inconsistent, Provided = [%s], inferred shape=[%s] for input %s (%s) of %s %s'
-                             % (','.join(map(str, old)), ','.join(map(str, shape)), iname, src.name, n.op.name,
-                                n.name))
+        if old is not None and opinfo.COMPATIBLE.get(n.op.name, {}).get(iname, _never)(old, shape):
+            continue
+        if any(d == 0 for d in shape):
+            continue  # computed from unknown (0) data dimensions: nothing learned yet
+        changed |= _put(shp, key, shape, 'input %s (%s) of %s %s' % (iname, src.name, n.op.name, n.name))
+    return changed
 
 
 def _input_dtypes(n, params, keys, typ):

@@ -146,3 +146,45 @@ PARAM_SHAPES = {
 # op -> {input: f(given_shape, inferred_shape) -> bool}: inputs whose given shape may differ from the inferred one
 COMPATIBLE = {op: {'label': _same_batch_and_size}
               for op in ('LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput')}
+
+
+# ---- two-way shape inference ---------------------------------------------------------------------------------
+# ops (beyond those whose registry entry says same_shape) whose listed inputs always have output 0's shape
+SAME_SHAPE = {name: ('data',) for name in (
+    'Activation', 'LeakyReLU', 'softmax', 'log_softmax', 'softmin', 'SoftmaxActivation', 'Dropout', 'BatchNorm',
+    'LayerNorm', 'InstanceNorm', 'GroupNorm', 'L2Normalization', 'LRN', 'SoftmaxOutput', 'LinearRegressionOutput',
+    'LogisticRegressionOutput', 'MAERegressionOutput', 'MakeLoss', 'BlockGrad', 'identity', '_copy')}
+
+
+def same_shape_inputs(op, names):
+    spec = op.same_shape if op.same_shape is not None else SAME_SHAPE.get(op.name)
+    if spec is None:
+        return []
+    return list(range(len(names))) if spec == '*' else [i for i, n in enumerate(names) if n in spec]
+
+
+def dim_links(op, params, in_ndims, out_ndims):
+    """Pairs ((input index, dim), (output index, dim)) of dimensions that are always equal."""
+    name = op.name
+    if not in_ndims or in_ndims[0] is None:
+        return []
+    if name in ('FullyConnected', 'Convolution', 'Deconvolution', 'Flatten'):
+        return [((0, 0), (0, 0))]
+    if name == 'Pooling':
+        return [((0, 0), (0, 0)), ((0, 1), (0, 1))]
+    if name == 'Embedding':
+        return [((0, i), (0, i)) for i in range(in_ndims[0])]
+    if name == 'SliceChannel':
+        axis = params.get('axis', 1) % in_ndims[0]
+        squeeze = params.get('squeeze_axis', False)
+        out = []
+        for k in range(len(out_ndims)):
+            for i in range(in_ndims[0]):
+                if i != axis:
+                    out.append(((0, i), (k, i - 1 if squeeze and i > axis else i)))
+        return out
+    if name == 'Concat':
+        dim = params.get('dim', 1) % in_ndims[0]
+        return [((j, i), (0, i)) for j, nd in enumerate(in_ndims) if nd is not None
+                for i in range(nd) if i != dim]
+    return []
