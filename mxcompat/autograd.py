@@ -11,7 +11,19 @@ import torch
 from .base import MXNetError, MXNetValueError
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training', 'set_recording',
-           'set_training', 'mark_variables', 'backward', 'grad', 'get_symbol', 'Function']
+           'set_training', 'mark_variables', 'backward', 'grad', 'get_symbol', 'Function', 'NDArray', 'Symbol']
+
+
+def __getattr__(name):
+    # MXNet's autograd module exposes NDArray and Symbol (scripts star-import them from here); imported lazily
+    # because the ndarray package imports this module first.
+    if name == 'NDArray':
+        from .ndarray.ndarray import NDArray
+        return NDArray
+    if name == 'Symbol':
+        from .symbol.symbol import Symbol
+        return Symbol
+    raise AttributeError("module 'mxnet.autograd' has no attribute %r" % name)
 
 
 class _State(threading.local):
@@ -95,14 +107,16 @@ def predict_mode():
 _GRAD_REQS = ('write', 'add', 'null')
 
 
-def _write_hook(tensor_ref):
-    # Runs on the summed incoming gradient of a leaf before torch accumulates it: clearing the buffer first makes
-    # torch's accumulation a plain write, which is MXNet's grad_req='write'.
+def _grad_hook(tensor_ref, write):
+    # Runs on the summed incoming gradient of a leaf before torch accumulates it. For grad_req='write', clearing
+    # the buffer first makes torch's accumulation a plain write; either way the variable's grad is now fresh.
     def hook(g):
         if not STATE.in_grad:
             t = tensor_ref()
-            if t is not None and t.grad is not None:
-                t.grad.zero_()
+            if t is not None:
+                if write and t.grad is not None:
+                    t.grad.zero_()
+                t._mx_fresh_grad = True
         return g
     return hook
 
@@ -125,8 +139,8 @@ def _attach(arr, grad_req='write', grad_buf=None):
     with torch.no_grad():
         t.grad = torch.zeros_like(t) if grad_buf is None else grad_buf
     t._mx_grad_req = grad_req
-    if grad_req == 'write':
-        t.register_hook(_write_hook(weakref.ref(t)))
+    t._mx_fresh_grad = False
+    t.register_hook(_grad_hook(weakref.ref(t), grad_req == 'write'))
     arr._t = t
 
 
@@ -171,10 +185,17 @@ def _heads(heads, head_grads):
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     """Compute gradients of ``heads`` into the ``.grad`` of the marked variables."""
     ts, gs = _heads(heads, head_grads)
+    for t in ts:
+        if getattr(t, '_mx_graph_freed', False):
+            raise MXNetError('autograd.backward: the graph of this array was already used by a backward pass and '
+                             'freed; pass retain_graph=True to the first backward to differentiate it twice')
     prev = STATE.training
     STATE.training = train_mode
     try:
         torch.autograd.backward(ts, gs, retain_graph=retain_graph)
+        if not retain_graph:
+            for t in ts:
+                t._mx_graph_freed = True
     except RuntimeError as e:
         raise MXNetError('autograd.backward: %s' % str(e).splitlines()[0]) from None
     finally:
@@ -183,7 +204,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):
     """Gradients of ``heads`` with respect to ``variables``, returned as new NDArrays (``.grad`` untouched)."""
-    from .ndarray.ndarray import NDArray, _wrap
+    from .ndarray.ndarray import NDArray
     ts, gs = _heads(heads, head_grads)
     single = isinstance(variables, NDArray)
     vs = [variables] if single else list(variables)
@@ -203,8 +224,8 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     for v, r in zip(vs, res):
         if r is None:
             r = torch.zeros_like(v._t)
-        out.append(_wrap(r, v._ctx) if create_graph else NDArray._from_tensor(r.detach(), v._ctx))
-    return out
+        out.append(NDArray._from_tensor(r if create_graph else r.detach(), v._ctx))
+    return out[0] if single else out
 
 
 def get_symbol(x):

@@ -126,7 +126,8 @@ class Executor:
         aux = [a._t for a in self.aux_arrays]
         prev_train = _ag.set_training(is_train)
         try:
-            if is_train and any(r != 'null' for r in self._grad_req):
+            # the graph is kept whenever gradients are wanted: MXNet allows backward after forward(is_train=False)
+            if any(r != 'null' for r in self._grad_req):
                 ins = [t.detach().requires_grad_(True) if r != 'null' and t.is_floating_point() else t
                        for t, r in zip(args, self._grad_req)]
                 with torch.enable_grad():

@@ -80,7 +80,7 @@ def test_autograd_grad_leaves_grad_buffers_alone_and_higher_order():
     x.attach_grad()
     with autograd.record():
         y = x ** 3
-        dx = autograd.grad(y, x, create_graph=True)[0]
+        dx = autograd.grad(y, x, create_graph=True)  # a single variable gives a single array, as in MXNet
         z = dx.sum()
     assert np.allclose(dx.asnumpy(), [3, 12])
     z.backward()
@@ -123,3 +123,22 @@ def test_inplace_write_to_variable_outside_record():
     x[:] = 5
     x += 1
     assert x.asnumpy().tolist() == [6, 6, 6]
+
+
+def test_fresh_grad_and_second_backward_without_retain():
+    x = mx.nd.ones((2,))
+    x.attach_grad()
+    assert x._fresh_grad is False
+    with autograd.record():
+        y = x * 2
+    y.backward()
+    assert x._fresh_grad is True
+    x._fresh_grad = False
+    with pytest.raises(MXNetError, match='retain_graph'):
+        y.backward()
+
+
+def test_star_import_gives_ndarray_and_symbol():
+    ns = {}
+    exec('from mxcompat.autograd import *', ns)  # noqa: S102 -- MXNet scripts do this
+    assert ns['NDArray'] is mx.nd.NDArray and ns['Symbol'] is mx.sym.Symbol and 'record' in ns

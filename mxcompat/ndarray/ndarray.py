@@ -237,6 +237,7 @@ class NDArray:
 
     @property
     def _fresh_grad(self):
+        """Whether a backward pass wrote this variable's gradient since the flag was last cleared."""
         return bool(getattr(self._t, '_mx_fresh_grad', False))
 
     @_fresh_grad.setter
