@@ -11,7 +11,7 @@ NAMESPACES = {
     'io': ('io', ()), 'recordio': ('recordio', ()), 'model': ('model', ()), 'visualization': ('visualization',
                                                                                                ('viz',)),
     'image': ('image', ('img',)), 'name': ('name', ()), 'attribute': ('attribute', ()), 'executor': ('executor', ()),
-    'profiler': ('profiler', ()), 'util': ('util', ()), 'rnn': ('rnn', ()), 'monitor': ('monitor', ()),
+    'profiler': ('profiler', ()), 'util': ('util', ()), 'rnn': ('rnn', ()), 'monitor': ('monitor', ('mon',)),
     'contrib': ('contrib', ()), 'operator': ('operator', ()), 'registry': ('registry', ()),
     'runtime': ('runtime', ()),
 }

@@ -186,6 +186,11 @@ class BaseModule:
             from ..base import unsupported
             raise unsupported('Module.prepare', 'sparse_row_id_fn', 'sparse parameters are not supported')
 
+    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
+        """Assign parameter values through ``init_params`` (no initializer: every value must be given)."""
+        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+
     def save_params(self, fname):
         """Save parameters with MXNet's ``arg:``/``aux:`` keys."""
         from ..model import save_params

@@ -81,6 +81,9 @@ class ExecutorGroup:
         self.batch_size = self.data_shapes[0][1][self.batch_axis[0]]
         self.slices = split_batch(self.batch_size, self.workload)
         reqs = self._grad_req(self.data_names)
+        # dtypes declared by DataDesc inputs (float16 data makes a float16 executor, as in MXNet)
+        type_dict = {d.name: d.dtype for d in list(data_shapes) + list(label_shapes or [])
+                     if getattr(d, 'dtype', None) is not None and hasattr(d, 'name')}
         self.execs = []
         for i, ctx in enumerate(self.contexts):
             n = self.slices[i].stop - self.slices[i].start
@@ -91,7 +94,8 @@ class ExecutorGroup:
                 s[axis] = n
                 shapes[name] = tuple(s)
             shared = shared_group.execs[i] if shared_group is not None else None
-            ex = self.symbol.simple_bind(ctx, grad_req=reqs, shared_exec=shared, **shapes)
+            ex = self.symbol.simple_bind(ctx, grad_req=reqs, type_dict=type_dict or None, shared_exec=shared,
+                                         **shapes)
             self.execs.append(ex)
         self.param_arrays = [[ex.arg_dict[n] for ex in self.execs] for n in self.param_names]
         self.grad_arrays = [[ex.grad_dict.get(n) for ex in self.execs] for n in self.param_names] \

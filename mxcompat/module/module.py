@@ -120,7 +120,7 @@ class Module(BaseModule):
 
     # -- parameters ---------------------------------------------------------------------------------------------
     def get_params(self):
-        self._need('binded', 'params_initialized')
+        self._need('params_initialized')
         if self._params_dirty:
             self._sync_params_from_devices()
         return self._arg_params, self._aux_params

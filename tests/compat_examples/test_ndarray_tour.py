@@ -9,7 +9,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 FIX = os.path.join(ROOT, 'tests', 'fixtures', 'compat_examples')
 
 
-@pytest.mark.parametrize('name', ['ndarray_tour', 'module_mlp', 'matrix_factorization_viz', 'conv_summary'])
+@pytest.mark.parametrize('name', ['ndarray_tour', 'module_mlp', 'matrix_factorization_viz', 'conv_summary',
+                                  'bucketing_lstm_free'])
 def test_example_prints_what_mxnet_prints(name):
     env = dict(os.environ, PYTHONPATH=ROOT)
     r = subprocess.run([sys.executable, '-m', 'mxcompat', os.path.join('compat_examples', name + '.py')], cwd=ROOT,
