@@ -738,6 +738,13 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
 
 
 def _filled(name, make, value, shape, ctx, dtype, kwargs):
+    if ctx is None and dtype is None and not kwargs:  # hot path: default context and dtype
+        c = Context._default_ctx.value or current_context()
+        if c.device_typeid != 2 and torch.get_default_dtype() is torch.float32:
+            a = _object_new(NDArray)
+            a._t = make(shape)
+            a._ctx = c
+            return a
     out = kwargs.pop('out', None)
     if kwargs:
         _no_kwargs(name, kwargs)

@@ -24,6 +24,8 @@ def norm_axes(op, axis, ndim, exclude=False):
     """
     if axis is None or axis == ():
         return tuple(range(ndim))
+    if type(axis) is int and not exclude and -ndim <= axis < ndim:
+        return (axis + ndim if axis < 0 else axis,)  # the common case, without sorting or set building
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     out = sorted(a + ndim if a < 0 else a for a in axes)
     if len(set(out)) != len(out):
@@ -72,6 +74,8 @@ def _extremum(fn):
 
 
 def _sum(x, axes, keep):
+    if x.is_floating_point():
+        return torch.sum(x, axes, keep)  # floats keep their dtype; the dtype keyword only costs time
     return torch.sum(x, dim=axes, keepdim=keep, dtype=x.dtype)
 
 
