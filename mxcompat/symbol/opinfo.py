@@ -19,7 +19,7 @@ VAR_ATTRS = {
 
 def total_outputs(op, attrs, n_visible):
     """All outputs of a node as MXNet 1.9.1's CPU build (with MKLDNN) counts them in its JSON ``node_row_ptr``."""
-    names = OUTPUT_NAMES.get(op.name)
+    names = _declared_names(op, attrs)
     if names is not None:
         return max(len(names), n_visible)
     if op.name == 'Pooling' and attrs.get('pool_type') == 'max' and not attrs.get('global_pool'):
@@ -27,8 +27,16 @@ def total_outputs(op, attrs, n_visible):
     return n_visible
 
 
+def _declared_names(op, attrs):
+    """Output names the registry entry gives (``output_names=``, a list or a function of the attributes),
+    else this table's."""
+    if op.output_names is not None:
+        return list(op.output_names(attrs) if callable(op.output_names) else op.output_names)
+    return OUTPUT_NAMES.get(op.name)
+
+
 def output_names(op, attrs, n_visible):
-    names = OUTPUT_NAMES.get(op.name)
+    names = _declared_names(op, attrs)
     if names is not None:
         return list(names)
     if n_visible == 1:
@@ -132,6 +140,21 @@ def _svm_label(attrs, data):
     return {'label': (data[0],)}
 
 
+def _rnn(attrs, data):
+    # the flat parameter vector and the initial states of the fused RNN op (MXNet's RNNShape)
+    from ..operator.rnn_op import rnn_param_size
+    mode = str(attrs['mode'])
+    bidir = str(attrs.get('bidirectional', False)) in ('True', 'true', '1')
+    layers, h = int(attrs['num_layers']), int(attrs['state_size'])
+    state = (layers * (2 if bidir else 1), data[1], h)
+    out = {'parameters': (rnn_param_size(mode, layers, data[2], h, bidir),), 'state': state}
+    if mode == 'lstm':
+        out['state_cell'] = state
+    if str(attrs.get('use_sequence_length', False)) in ('True', 'true', '1'):
+        out['sequence_length'] = (data[1],)
+    return out
+
+
 # op -> f(attrs (strings or values), data_shape) -> {input name: shape}, for parameters inferred from the data
 PARAM_SHAPES = {
     'FullyConnected': _fc,
@@ -140,7 +163,7 @@ PARAM_SHAPES = {
     'BatchNorm': _bn, 'LayerNorm': _ln, 'InstanceNorm': _in, 'GroupNorm': _gn, 'Embedding': _embed,
     'LeakyReLU': _prelu, 'SoftmaxOutput': _softmax_label, 'LinearRegressionOutput': _regression_label,
     'LogisticRegressionOutput': _regression_label, 'MAERegressionOutput': _regression_label,
-    'SVMOutput': _svm_label, 'UpSampling': _upsampling,
+    'SVMOutput': _svm_label, 'UpSampling': _upsampling, 'RNN': _rnn,
 }
 
 # op -> {input: f(given_shape, inferred_shape) -> bool}: inputs whose given shape may differ from the inferred one
