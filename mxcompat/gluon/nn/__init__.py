@@ -1,0 +1,5 @@
+"""``mx.gluon.nn``: neural-network layers (and the Block classes, as MXNet re-exports them here)."""
+from ..block import *  # noqa: F401,F403
+from .basic_layers import *  # noqa: F401,F403
+from .conv_layers import *  # noqa: F401,F403
+from .activations import *  # noqa: F401,F403

@@ -1,0 +1,91 @@
+"""gluon.Parameter, Constant and ParameterDict: the shared scenarios against MXNet 1.9.1's recorded outcomes, and
+the details the scenarios cannot show (gradient buffers wired to torch autograd, files byte for byte)."""
+import filecmp
+
+import numpy as np
+import pytest
+
+import mxcompat as mx
+from mxcompat import gluon
+from mxcompat.base import MXNetNotImplementedError
+
+from . import golden
+
+KNOWN = {
+    'parameter.sparse_unsupported': (
+        'sparse parameters are not supported',
+        lambda o: o.get('error') == 'NotImplementedError' and 'row_sparse' in o['message']),
+}
+
+
+@pytest.mark.parametrize('name', golden.scenario_names('parameter', 'constant', 'pdict'))
+def test_scenario_against_mxnet(name, tmp_path):
+    golden.check_scenario(name, tmp_path, KNOWN)
+
+
+def test_grad_buffer_is_the_leaf_gradient():
+    p = gluon.Parameter('w', shape=(3,), init='ones')
+    p.initialize()
+    g = p.grad()
+    t = p.data()._t
+    assert t.requires_grad and t.is_leaf and t.grad is g._t
+    x = mx.nd.array([1, 2, 3])
+    for _ in range(2):
+        with mx.autograd.record():
+            y = (p.data() * x).sum()
+        y.backward()
+    assert p.grad() is g
+    np.testing.assert_array_equal(g.asnumpy(), [1, 2, 3])  # 'write' overwrites
+    assert p.data()._fresh_grad
+
+
+def test_outside_record_results_carry_no_graph():
+    p = gluon.Parameter('w', shape=(2,), init='ones')
+    p.initialize()
+    y = p.data() * 2
+    assert not y._t.requires_grad
+
+
+def test_multi_context_gradients_are_per_copy():
+    p = gluon.Parameter('w', shape=(2,), init='ones')
+    p.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
+    assert p.data(mx.cpu(0))._t.data_ptr() != p.data(mx.cpu(1))._t.data_ptr()
+    with mx.autograd.record():
+        y = (p.data(mx.cpu(1)) * 3).sum()
+    y.backward()
+    np.testing.assert_array_equal(p.grad(mx.cpu(0)).asnumpy(), [0, 0])
+    np.testing.assert_array_equal(p.grad(mx.cpu(1)).asnumpy(), [3, 3])
+    assert p.data(mx.cpu(1))._fresh_grad and not p.data(mx.cpu(0))._fresh_grad
+
+
+def test_set_data_accepts_numpy_and_integer_parameters():
+    p = gluon.Parameter('w', shape=(2,), init='zeros')
+    p.initialize()
+    p.set_data(np.array([1.5, 2.5], dtype=np.float32))
+    np.testing.assert_array_equal(p.data().asnumpy(), [1.5, 2.5])
+    q = gluon.Parameter('idx', shape=(2,), dtype='int32', init='zeros')
+    q.initialize()
+    assert q.data().dtype == np.int32 and q.grad().dtype == np.int32
+
+
+def test_sparse_apis_raise():
+    p = gluon.Parameter('w', shape=(2,), init='zeros')
+    p.initialize()
+    with pytest.raises(MXNetNotImplementedError, match='row_sparse'):
+        p.row_sparse_data(mx.nd.array([0]))
+    with pytest.raises(MXNetNotImplementedError, match='grad_stype'):
+        gluon.Parameter('w', shape=(2,), grad_stype='row_sparse')
+
+
+def test_parameter_dict_files_match_mxnet(tmp_path):
+    cases = golden.load_module('gluon_cases')
+    net = cases.mlp(gluon.nn)
+    net.initialize()
+    cases.set_params(net, 3, mx)
+    out = str(tmp_path / 'pdict.params')
+    net.collect_params().save(out)
+    assert filecmp.cmp(out, golden.path('mlp_pdict.params'), shallow=False)
+    other = cases.mlp(gluon.nn)
+    other.collect_params().load(golden.path('mlp_pdict.params'))
+    for a, b in zip(net.collect_params().values(), other.collect_params().values()):
+        np.testing.assert_array_equal(a.data().asnumpy(), b.data().asnumpy())
