@@ -15,6 +15,7 @@ __all__ = ['MXNetError', 'MXNetValueError', 'MXNetTypeError', 'MXNetIndexError',
 
 string_types = (str,)
 numeric_types = (float, int, np.generic)
+mx_real_t = np.float32  # MXNet's default real type
 integer_types = (int, np.integer)
 py_str = lambda x: x.decode('utf-8') if isinstance(x, bytes) else x  # noqa: E731
 

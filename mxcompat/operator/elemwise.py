@@ -60,8 +60,10 @@ _unary('_copy', lambda x: x.clone(), aliases=('identity',))
 _unary('BlockGrad', lambda x: x.detach(), aliases=('stop_gradient',), doc='Identity that stops gradients.')
 _unary('zeros_like', torch.zeros_like)
 _unary('ones_like', torch.ones_like)
-_unary('shape_array', lambda x: torch.tensor(x.shape, dtype=torch.int64, device=x.device))
-_unary('size_array', lambda x: torch.tensor([x.numel()], dtype=torch.int64, device=x.device))
+defop('shape_array', _X, (), lambda data: torch.tensor(data.shape, dtype=torch.int64, device=data.device),
+      doc='The shape of data as an int64 array.')
+defop('size_array', _X, (), lambda data: torch.tensor([data.numel()], dtype=torch.int64, device=data.device),
+      doc='The number of elements of data as a one-element int64 array.')
 
 defop('make_loss', _X, (), lambda data: data.clone(),
       doc='Identity whose gradient is ones: marks a loss head.')

@@ -21,9 +21,9 @@ def _given(nodes, shapes, dtypes):
             continue
         s = shapes.get(n.name)
         if s is None and '__shape__' in n.attrs:
-            s = parse_tuple(n.attrs['__shape__'])
-            if s is not None and not all(d > 0 for d in s):
-                s = None  # a 0 marks an unknown dimension in MXNet's legacy shapes
+            s = parse_tuple(n.attrs['__shape__'])  # may be partial: a 0 marks an unknown dimension
+        if s is not None and len(s) and not any(s):
+            s = None  # nothing known at all
         if s is not None:
             shp[(id(n), 0)] = tuple(int(d) for d in s)
         t = dtypes.get(n.name)
@@ -51,7 +51,7 @@ def infer(sym, shapes, dtypes, partial):
     for _ in range(2 * len(ops) + 2):
         changed = False
         for n in ops:
-            changed |= _shape_step(n, shp)
+            changed |= _shape_step(n, shp, typ)
         if not changed:
             break
     for n in ops:
@@ -93,7 +93,7 @@ def _put(shp, key, shape, where):
     return False
 
 
-def _shape_step(n, shp):
+def _shape_step(n, shp, typ):
     """One inference step at op node ``n``; True when it learned something."""
     params = n.params()
     keys = [(id(s), i) for s, i in n.inputs]
@@ -116,7 +116,8 @@ def _shape_step(n, shp):
     in_shapes = [shp.get(k) for k in keys]
     if all(s is not None for s in in_shapes):
         try:
-            out_shapes, _ = n.op.infer(n.op_args(in_shapes), n.op_args([torch.float32] * len(in_shapes)), params)
+            in_types = [typ.get(k) or torch.float32 for k in keys]  # real dtypes where known (int indices ...)
+            out_shapes, _ = n.op.infer(n.op_args(in_shapes), n.op_args(in_types), params)
         except MXNetError:
             if all(all(d > 0 for d in s) for s in in_shapes):
                 raise  # complete shapes that do not fit: a real error

@@ -28,6 +28,9 @@ def make_function(op, func_name):
             for iname in inputs:
                 if not pos:
                     break
+                if pos[0] is None and iname in op.optional:
+                    pos.pop(0)  # F.FullyConnected(x, w, None, no_bias=True): an input left out
+                    continue
                 if not isinstance(pos[0], Symbol):
                     break
                 ins[iname] = pos.pop(0)

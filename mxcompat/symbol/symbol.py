@@ -556,7 +556,9 @@ def Group(symbols, create_fn=Symbol):
 def make_op_symbol(op, hint, inputs, attrs, name, input_names=None):
     """Create an op node; missing parameter inputs become variables named ``<name>_<input>``."""
     attr_scope = {_hide_key(k): v for k, v in AttrScope.current.get(None).items()}
-    str_attrs = {_hide_key(k): _attr_str(v) for k, v in attrs.items() if v is not None}
+    # an explicit None is kept ('None', as MXNet writes it) unless it only repeats a None default
+    str_attrs = {_hide_key(k): _attr_str(v) for k, v in attrs.items()
+                 if v is not None or (k in op.params and op.params[k][1] is not None)}
     node_name = NameManager.current.get(name, hint)
     node = _Node(op, node_name, dict(attr_scope, **str_attrs))
     params = node.params()  # validates the attributes now, as MXNet does when the symbol is created

@@ -1,0 +1,491 @@
+"""MXNet's legacy custom operators: ``mx.operator.CustomOp``, ``CustomOpProp``, ``register``, and the ``Custom``
+registry op behind ``mx.nd.Custom`` / ``mx.sym.Custom``.
+
+A registered ``CustomOpProp`` subclass is instantiated with the call's extra keyword arguments as strings (as
+MXNet does); its ``list_arguments`` / ``list_auxiliary_states`` / ``list_outputs`` name the op's inputs and
+outputs, ``infer_shape`` / ``infer_type`` size the outputs, and the ``CustomOp`` it creates runs the user's
+Python ``forward`` / ``backward`` on NDArrays wrapping the torch tensors. Gradients go through a
+``torch.autograd.Function``, so the op works under ``mx.autograd.record()``, in bound symbols and in hybridized
+blocks alike.
+
+Differs from MXNet: ``backward`` gets every array (MXNet passes empty arrays for those not named by
+``declare_backward_dependency``); the ``req`` it gets is ``'write'`` or ``'null'`` (a ``grad_req='add'``
+accumulation is applied after ``backward`` returns, by autograd / the executor); an input dtype that
+``infer_type`` changes is not pushed back to the variable feeding it; a graph node creates one ``CustomOp`` per
+context and input shapes/dtypes, shared by the executors bound from the same Symbol object (MXNet creates one per
+executor). Sparse storage types are not supported.
+"""
+import sys
+import threading
+import warnings
+
+import numpy as np
+import torch
+from torch.autograd.function import once_differentiable
+
+from .. import autograd as _ag
+from ..base import (MXNetError, MXNetTypeError, MXNetValueError, MXNetIndexError, DTYPE_NP2MX, to_np_dtype,
+                    to_torch_dtype, unsupported)
+from . import registry
+
+__all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators']
+
+_PROPS = {}  # op_type -> CustomOpProp subclass
+_LOCK = threading.Lock()
+_SPEC = '_mxcompat_custom'  # key of the parsed attributes holding the node's _Custom state
+_HANDOFF = threading.local()  # attributes mx.sym.Custom parsed, reused by the node it creates next (one prop)
+
+
+# ---- the user-facing classes ---------------------------------------------------------------------------------------
+class CustomOp:
+    """Base class of a custom operator's computation: override ``forward`` and ``backward``."""
+
+    def __init__(self):
+        pass
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        """Compute ``out_data`` from ``in_data`` (lists of NDArrays); ``req[i]`` says how to write ``out_data[i]``."""
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        """Compute ``in_grad`` (lists of NDArrays); ``req[i]`` says how to write ``in_grad[i]``."""
+
+    def assign(self, dst, req, src):
+        """Write ``src`` into NDArray ``dst`` as ``req`` ('null', 'write', 'inplace' or 'add') asks."""
+        if req == 'null':
+            return
+        if req in ('write', 'inplace'):
+            dst[:] = src
+        elif req == 'add':
+            dst[:] += src
+        else:
+            raise MXNetValueError("CustomOp.assign: req must be 'null', 'write', 'inplace' or 'add', got %r" % (req,))
+
+
+class CustomOpProp:
+    """Base class describing a custom operator: its inputs, outputs, shapes, dtypes, and the ``CustomOp`` it
+    creates. ``need_top_grad=False`` declares a loss-like op whose backward does not use ``out_grad``."""
+
+    def __init__(self, need_top_grad=True):
+        self.need_top_grad_ = need_top_grad
+
+    def infer_shape(self, in_shape):
+        """(input shapes, output shapes[, aux shapes]); by default every output is shaped like the first input."""
+        return in_shape, (in_shape[0],) * len(self.list_outputs()), ()
+
+    def infer_type(self, in_type):
+        """(input dtypes, output dtypes[, aux dtypes]); by default everything has the first input's dtype."""
+        return in_type, [in_type[0]] * len(self.list_outputs()), [in_type[0]] * len(self.list_auxiliary_states())
+
+    def infer_storage_type(self, in_stype):
+        """Storage types; mxcompat supports only 'default'."""
+        for i, stype in enumerate(in_stype):
+            if stype != 'default':
+                raise MXNetValueError("infer_storage_type: input %d has storage type %r; the default implementation "
+                                      "only allows 'default'" % (i, stype))
+        return in_stype, ['default'] * len(self.list_outputs()), ['default'] * len(self.list_auxiliary_states())
+
+    def infer_storage_type_backward(self, ograd_stype, in_stype, out_stype, igrad_stype, aux_stype):
+        """Backward storage types; mxcompat supports only 'default'."""
+        lists = [ograd_stype, in_stype, out_stype, igrad_stype, aux_stype]
+        return tuple(['default'] * len(x) for x in lists)
+
+    def list_outputs(self):
+        return ['output']
+
+    def list_arguments(self):
+        return ['data']
+
+    def list_auxiliary_states(self):
+        return []
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        """Ids of the arrays ``backward`` reads (mxcompat passes all of them regardless)."""
+        deps = list(out_grad) if self.need_top_grad_ else []
+        return deps + list(in_data) + list(out_data)
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        """The ``CustomOp`` doing the computation, for these input shapes and dtype flags (ints, as MXNet's)."""
+        return CustomOp()
+
+
+def register(reg_name):
+    """Class decorator: register a ``CustomOpProp`` subclass as custom operator ``reg_name`` (``op_type``)."""
+    def do_register(prop_cls):
+        with _LOCK:
+            if reg_name in _PROPS:
+                warnings.warn('New registration is overriding existing custom operator %s' % reg_name, stacklevel=2)
+            _PROPS[reg_name] = prop_cls
+        _install()
+        return prop_cls
+    return do_register
+
+
+def get_all_registered_operators():
+    """Sorted names of every operator in the registry (aliases included), as MXNet lists its backend's."""
+    return sorted(registry.REGISTRY)
+
+
+# ---- per-node state ------------------------------------------------------------------------------------------------
+class _AuxName(str):
+    """An input name that is an auxiliary state (the symbol graph asks ``name in op.aux``)."""
+    __slots__ = ()
+
+
+class _AuxInputs:
+    """``OpDef.aux`` of Custom: which inputs are aux states depends on the prop, so names carry the mark."""
+
+    def __contains__(self, name):
+        return isinstance(name, _AuxName)
+
+    def __bool__(self):
+        return True
+
+    def __iter__(self):
+        return iter(())
+
+
+_ERROR_KINDS = ((TypeError, MXNetTypeError), (ValueError, MXNetValueError), (IndexError, MXNetIndexError))
+
+
+def _user_error(op_type, where, e):
+    if isinstance(e, MXNetError):
+        cls = type(e)
+    else:
+        cls = next((m for py, m in _ERROR_KINDS if isinstance(e, py)), MXNetError)
+    try:
+        err = cls('Error in %s of custom operator %r: %s: %s' % (where, op_type, type(e).__name__, e))
+    except TypeError:  # an MXNetError subclass with its own constructor
+        err = MXNetError('Error in %s of custom operator %r: %s: %s' % (where, op_type, type(e).__name__, e))
+    return err
+
+
+def _three(ret, what, op_type):
+    if not isinstance(ret, (tuple, list)) or len(ret) not in (2, 3):
+        raise MXNetValueError('Custom operator %r: %s must return 2 or 3 lists, got %r' % (op_type, what, ret))
+    return (list(ret[0]), list(ret[1]), list(ret[2]) if len(ret) == 3 else [])
+
+
+class _Custom:
+    """One Custom node (or one eager call): the prop, its input/output names, and the CustomOps it created."""
+
+    __slots__ = ('op_type', 'prop', 'args', 'aux', 'outputs', 'ops', 'ctx', 'stypes_checked')
+
+    def __init__(self, op_type, prop_cls, kwargs):
+        self.op_type = op_type
+        self.prop = self.call('CustomOpProp.__init__', prop_cls, **kwargs)
+        self.args = [str(a) for a in self.call('list_arguments', self.prop.list_arguments)]
+        self.aux = [_AuxName(a) for a in self.call('list_auxiliary_states', self.prop.list_auxiliary_states)]
+        self.outputs = [str(a) for a in self.call('list_outputs', self.prop.list_outputs)]
+        nout, nin = len(self.outputs), len(self.args)
+        deps = self.call('declare_backward_dependency', self.prop.declare_backward_dependency,
+                         list(range(nout)), list(range(nout, nout + nin)), list(range(nout + nin, 2 * nout + nin)))
+        if not all(isinstance(d, (int, np.integer)) and 0 <= d < 2 * nout + nin for d in deps):
+            raise MXNetValueError('Custom operator %r: declare_backward_dependency returned %r; expected ids of '
+                                  'out_grad, in_data and out_data' % (op_type, deps))
+        self.ops = {}
+        self.ctx = None
+        self.stypes_checked = False
+
+    def call(self, where, fn, /, *args, **kwargs):
+        """Run user code; its exceptions become MXNet errors naming the operator."""
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            raise _user_error(self.op_type, where, e) from e
+
+    def input_names(self):
+        return self.args + self.aux
+
+    # -- inference (MXNet passes [] for an unknown shape and None for an unknown dtype) ---------------------------
+    def infer_shape(self, arg_shapes):
+        ins, outs, auxs = _three(self.call('infer_shape', self.prop.infer_shape, [list(s) for s in arg_shapes]),
+                                 'infer_shape', self.op_type)
+        for got, want, what in ((ins, self.args, 'input'), (outs, self.outputs, 'output'),
+                                (auxs, self.aux, 'aux state')):
+            if len(got) != len(want):
+                raise MXNetValueError('Custom operator %r: infer_shape returned %d %s shapes, expected %d (%s)'
+                                      % (self.op_type, len(got), what, len(want), ', '.join(want)))
+        try:
+            return tuple([tuple(int(d) for d in s) for s in ss] for ss in (ins, outs, auxs))
+        except (TypeError, ValueError):
+            raise MXNetValueError('Custom operator %r: infer_shape returned %r; shapes must be sequences of ints'
+                                  % (self.op_type, (ins, outs, auxs))) from None
+
+    def infer_type(self, arg_types):
+        ins, outs, auxs = _three(self.call('infer_type', self.prop.infer_type, list(arg_types)),
+                                 'infer_type', self.op_type)
+        if len(outs) != len(self.outputs):
+            raise MXNetValueError('Custom operator %r: infer_type returned %d output types, expected %d'
+                                  % (self.op_type, len(outs), len(self.outputs)))
+        try:
+            return [to_torch_dtype(t) for t in outs]
+        except MXNetError as e:
+            raise MXNetTypeError('Custom operator %r: infer_type: %s' % (self.op_type, e)) from None
+
+    def check_storage_types(self):
+        if self.stypes_checked:
+            return
+        ret = _three(self.call('infer_storage_type', self.prop.infer_storage_type, ['default'] * len(self.args)),
+                     'infer_storage_type', self.op_type)
+        bad = sorted({s for lst in ret for s in lst if s != 'default'})
+        if bad:
+            raise unsupported('Custom operator %r' % self.op_type, 'storage type %s from infer_storage_type'
+                              % ', '.join(map(repr, bad)), 'mxcompat arrays are dense')
+        self.stypes_checked = True
+
+    def infer(self, shapes, dtypes):
+        """Output shapes and dtypes for complete input shapes; checks the prop agrees with the given inputs."""
+        self.check_storage_types()
+        n = len(self.args)
+        given = [tuple(s) for s in shapes]
+        ins, outs, auxs = self.infer_shape(given[:n])
+        for name, have, want in zip(self.input_names(), given, ins + auxs):
+            if len(have) != len(want) or any(a and b and a != b for a, b in zip(have, want)):  # 0: unknown dim
+                raise MXNetValueError('Shape inconsistent, Provided = [%s], inferred shape=[%s] for input %s of '
+                                      'custom operator %r' % (','.join(map(str, have)), ','.join(map(str, want)),
+                                                              name, self.op_type))
+        return outs, self.infer_type([to_np_dtype(d) for d in dtypes[:n]])
+
+    def operator(self, ctx, shapes, dtypes):
+        key = (str(ctx), tuple(shapes), tuple(dtypes))
+        op = self.ops.get(key)
+        if op is None:
+            flags = [DTYPE_NP2MX[np.dtype(to_np_dtype(d))] for d in dtypes]
+            op = self.call('create_operator', self.prop.create_operator, ctx, [list(s) for s in shapes], flags)
+            self.ops[key] = op
+        return op
+
+    # -- running ---------------------------------------------------------------------------------------------------
+    def run(self, tensors):
+        from ..context import context_of, current_context
+        n, na = len(self.args), len(self.aux)
+        if len(tensors) != n + na:
+            raise MXNetValueError('Operator Custom (op_type=%r): expected %d inputs (%s), got %d'
+                                  % (self.op_type, n + na, ', '.join(self.input_names()) or 'none', len(tensors)))
+        ctx = self.ctx or (context_of(tensors[0].device) if tensors else current_context())
+        shapes = [tuple(t.shape) for t in tensors]
+        dtypes = [t.dtype for t in tensors]
+        out_shapes, out_dtypes = self.infer(shapes, dtypes)
+        if not out_shapes:
+            raise MXNetValueError('Custom operator %r: list_outputs is empty; an operator needs an output'
+                                  % self.op_type)
+        op = self.operator(ctx, shapes, dtypes)
+        res = _CustomFunction.apply(self, op, ctx, (out_shapes, out_dtypes), list(tensors[n:]), *tensors[:n])
+        return res
+
+
+def _nd(t, ctx):
+    from ..ndarray.ndarray import NDArray
+    return NDArray._from_tensor(t, ctx)
+
+
+class _CustomFunction(torch.autograd.Function):
+    """Runs the user's CustomOp.forward, and its backward when torch autograd asks for input gradients."""
+
+    @staticmethod
+    def forward(fctx, node, op, ctx, out_specs, aux, *args):
+        from ..context import Context
+        device = args[0].device if args else ctx.torch_device
+        outs = [_nd(torch.zeros(s, dtype=d, device=device), ctx) for s, d in zip(*out_specs)]
+        ins = [_nd(t.detach(), ctx) for t in args]
+        aux_nd = [_nd(t, ctx) for t in aux]
+        is_train = _ag.STATE.training
+        with _ag._Scope(False, is_train), Context(ctx):
+            node.call('CustomOp.forward', op.forward, is_train=int(is_train), req=['write'] * len(outs),
+                      in_data=ins, out_data=outs, aux=aux_nd)
+        res = [o._t for o in outs]
+        fctx.node, fctx.op, fctx.ctx, fctx.aux = node, op, ctx, aux_nd
+        fctx.n_args = len(args)
+        fctx.save_for_backward(*args, *res)
+        nondiff = [r for r in res if not r.is_floating_point()]
+        if nondiff:
+            fctx.mark_non_differentiable(*nondiff)
+        return res[0] if len(res) == 1 else tuple(res)
+
+    @staticmethod
+    @once_differentiable
+    def backward(fctx, *grads):
+        from ..context import Context
+        ctx, n = fctx.ctx, fctx.n_args
+        saved = fctx.saved_tensors
+        args, outs = saved[:n], saved[n:]
+        need = fctx.needs_input_grad[5:]
+        req = ['write' if need[i] else 'null' for i in range(n)]
+        in_grad = [_nd(torch.zeros_like(a), ctx) for a in args]
+        out_grad = [_nd(torch.zeros_like(o) if g is None else g.contiguous(), ctx) for g, o in zip(grads, outs)]
+        with _ag._Scope(False, None), Context(ctx):
+            fctx.node.call('CustomOp.backward', fctx.op.backward, req=req, out_grad=out_grad,
+                           in_data=[_nd(a, ctx) for a in args], out_data=[_nd(o, ctx) for o in outs],
+                           in_grad=in_grad, aux=fctx.aux)
+        return (None,) * 5 + tuple(g._t if r == 'write' else None for g, r in zip(in_grad, req))
+
+
+# ---- the registry op -----------------------------------------------------------------------------------------------
+def _attr_string(v):
+    return v if isinstance(v, str) else str(v)
+
+
+class _CustomOpDef(registry.OpDef):
+    """``Custom``: its attributes are ``op_type`` plus whatever the prop's ``__init__`` takes (as strings)."""
+
+    __slots__ = ()
+
+    def parse_attrs(self, kwargs):
+        _install()
+        handed = _HANDOFF.__dict__.pop('attrs', None)
+        if handed is not None and handed[0] == kwargs:
+            return handed[1]
+        kwargs = dict(kwargs)
+        injected = kwargs.pop('num_args') if isinstance(kwargs.get('num_args'), int) else None
+        op_type = kwargs.pop('op_type', None)
+        if op_type is None:
+            raise MXNetValueError('Operator Custom: Required argument `op_type` is missing.')
+        op_type = _attr_string(op_type)
+        prop_cls = _PROPS.get(op_type)
+        if prop_cls is None:
+            raise MXNetValueError('Operator Custom: Cannot find custom operator %s; register it first with '
+                                  '@mx.operator.register(%r)' % (op_type, op_type))
+        params = {k: _attr_string(v) for k, v in kwargs.items() if not (k.startswith('__') and k.endswith('__'))}
+        attrs = dict(params, op_type=op_type)
+        attrs[_SPEC] = _Custom(op_type, prop_cls, params)
+        if injected is not None:  # the generic nd function counted the inputs
+            attrs['num_args'] = injected
+        return attrs
+
+    def input_names(self, attrs, num_args=None):
+        return attrs[_SPEC].input_names()
+
+
+def _custom(*tensors, **attrs):
+    """Apply a custom operator registered with ``mx.operator.register``: ``op_type`` names it, other keyword
+    arguments reach its ``CustomOpProp`` as strings; the inputs are its arguments then its auxiliary states."""
+    return attrs[_SPEC].run(tensors)
+
+
+def _infer(shapes, dtypes, attrs):
+    return attrs[_SPEC].infer(shapes, dtypes)
+
+
+def _param_shapes(attrs, data_shape):
+    """Shapes of the other inputs from the first one, by the prop's ``infer_shape`` (unknown ones passed as [])."""
+    node = attrs[_SPEC]
+    try:
+        ins, _, auxs = node.infer_shape([list(data_shape)] + [[]] * (len(node.args) - 1))
+    except MXNetError:
+        return {}  # the prop needs more than the first shape; inference retries once all inputs are known
+    return {name: s for name, s in zip(node.input_names(), ins + auxs) if s}
+
+
+OP = _CustomOpDef('Custom', ('*data',), [('op_type', 'str', registry.REQUIRED)], _custom,
+                  num_outputs=lambda attrs: len(attrs[_SPEC].outputs), infer=_infer, aliases=('_npi_Custom',),
+                  output_names=lambda attrs: list(attrs[_SPEC].outputs),
+                  input_names=lambda attrs: attrs[_SPEC].input_names())
+OP.aux = _AuxInputs()
+OP.key_var_num_args = None
+for _name in ('Custom',) + OP.aliases:
+    if _name in registry.REGISTRY:
+        raise MXNetError('operator %s registered twice' % _name)
+    registry.REGISTRY[_name] = OP
+
+
+# ---- mx.nd.Custom / mx.sym.Custom ----------------------------------------------------------------------------------
+def _frontend(fn, op, func_name):
+    fn.__name__ = fn.__qualname__ = func_name
+    fn.__doc__ = _custom.__doc__
+    fn._op = op
+    fn._custom_frontend = True
+    return fn
+
+
+def make_nd_function(op, func_name):
+    """``mx.nd.Custom(*inputs, op_type=..., out=None, **kwargs)``: inputs are positional NDArrays."""
+    def Custom(*data, out=None, name=None, **kwargs):  # noqa: ARG001 (name is MXNet's, unused for NDArrays)
+        from ..context import current_context
+        from ..ndarray.ndarray import NDArray, _wrap
+        for i, a in enumerate(data):
+            if not isinstance(a, NDArray):
+                raise MXNetTypeError('Operator Custom: input %d must be an NDArray, got %s' % (i, type(a).__name__))
+        for k, v in kwargs.items():
+            if isinstance(v, NDArray):
+                raise MXNetTypeError('Operator Custom: NDArray inputs must be positional (got keyword %r)' % k)
+        attrs = op.parse_attrs({k: _attr_string(v) for k, v in kwargs.items()})
+        node = attrs[_SPEC]
+        ctx = data[0]._ctx if data else current_context()
+        node.ctx = ctx
+        res = node.run([a._t for a in data])
+        res = [res] if isinstance(res, torch.Tensor) else list(res)
+        if out is not None:
+            from ..ndarray.register import _write_out
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            if len(outs) != len(res):
+                raise MXNetValueError('Operator Custom (op_type=%r): out has %d arrays for %d outputs'
+                                      % (node.op_type, len(outs), len(res)))
+            for o, r in zip(outs, res):
+                _write_out(o, r)
+            return out
+        wrapped = [_wrap(r, ctx) for r in res]
+        return wrapped[0] if len(wrapped) == 1 else wrapped
+    return _frontend(Custom, op, func_name)
+
+
+def make_sym_function(op, func_name):
+    """``mx.sym.Custom(*inputs, op_type=..., name=None, attr=None, **kwargs)``: inputs are Symbols given either
+    positionally or by the prop's argument names; missing ones become variables ``<name>_<input>``."""
+    def Custom(*data, **kwargs):
+        from ..symbol.symbol import Symbol, make_op_symbol
+        name = kwargs.pop('name', None)
+        attr = kwargs.pop('attr', None)
+        by_name = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
+        if data and by_name:
+            raise MXNetTypeError('Operators with variable length input can only accept input Symbols either as '
+                                 'positional or keyword arguments, not both')
+        for i, s in enumerate(data):
+            if not isinstance(s, Symbol):
+                raise MXNetTypeError('Operator Custom: input %d must be a Symbol, got %s' % (i, type(s).__name__))
+        attrs = {k: _attr_string(v) for k, v in kwargs.items() if k not in by_name}  # None too, as MXNet
+        parsed = op.parse_attrs(attrs)
+        names = parsed[_SPEC].input_names()
+        if len(data) > len(names):
+            raise MXNetValueError('Operator Custom (op_type=%r): %d inputs given, it takes %d (%s)'
+                                  % (attrs.get('op_type'), len(data), len(names), ', '.join(names)))
+        unknown = sorted(set(by_name) - set(names))
+        if unknown:
+            raise MXNetValueError('Operator Custom (op_type=%r): keyword argument name %s not found; candidate '
+                                  'arguments: %s' % (attrs.get('op_type'), ', '.join(unknown), ', '.join(names)))
+        ins = list(data) + [by_name.get(n) for n in names[len(data):]]
+        _HANDOFF.attrs = (attrs, parsed)
+        try:
+            sym = make_op_symbol(op, 'custom', ins, attrs, name)
+        finally:
+            _HANDOFF.__dict__.pop('attrs', None)
+        if attr:
+            sym._set_attr(**attr)
+        return sym
+    return _frontend(Custom, op, func_name)
+
+
+_INSTALLED = []
+
+
+def _install():
+    """Put the Custom front-ends into the generated nd/sym namespaces, and teach symbol shape inference the
+    prop's input shapes, once those modules exist (they are built after the operator registry)."""
+    if _INSTALLED:
+        return
+    mods = {k: sys.modules.get('mxcompat.' + k) for k in ('ndarray', 'ndarray.op', 'ndarray._internal', 'symbol',
+                                                          'symbol.op', 'symbol._internal', 'symbol.opinfo')}
+    if any(m is None for m in mods.values()) or not all(hasattr(mods[k], 'Custom')
+                                                        for k in ('ndarray', 'symbol')):
+        return
+    _INSTALLED.append(True)
+    mods['symbol.opinfo'].PARAM_SHAPES.setdefault('Custom', _param_shapes)
+    for kind, make in (('ndarray', make_nd_function), ('symbol', make_sym_function)):
+        for reg_name in ('Custom',) + OP.aliases:
+            fn = make(OP, reg_name)
+            for mod in (mods[kind], mods[kind + '.op'], mods[kind + '._internal']):
+                cur = getattr(mod, reg_name, None)
+                if cur is not None and getattr(cur, '_op', None) is OP and not getattr(cur, '_custom_frontend', 0):
+                    setattr(mod, reg_name, fn)
+
+
+register('custom_op')(CustomOpProp)

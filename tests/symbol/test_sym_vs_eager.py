@@ -1,0 +1,247 @@
+"""For every canonical registry operator: the symbolic result (``mx.sym.<op>``, saved to JSON, loaded, bound and
+run) equals the eager result (``mx.nd.<op>``), forward in predict and training mode, input gradients for float
+inputs, and auxiliary/updated states; ``infer_shape``/``infer_type`` agree with the eager outputs; the op in a
+hybridized HybridBlock gives the eager result. Samples come from tests/operator/op_samples.py; an op without one
+is listed in ``NO_SAMPLE`` with the reason, so coverage is visible. Random ops compare shapes and dtypes only.
+Known bugs are listed with what differs and marked xfail(strict=True), so each entry must go once it is fixed.
+"""
+import numpy as np
+import pytest
+
+import mxcompat as mx
+from mxcompat.operator.registry import REGISTRY
+from tests.operator import op_samples
+
+CANONICAL = sorted(k for k, op in REGISTRY.items() if op.name == k)
+
+# Registry ops without a sample, and why.
+NO_SAMPLE = {}
+
+# Mismatches between the symbolic and the eager result: 'op' (every sample) or 'op#i' (sample i) -> what differs.
+# Marked xfail(strict=True): the entry must go once the bug is fixed.
+KNOWN_MISMATCH = {}
+
+_INFER_DTYPE = ('symbol/infer.py _type_step: without complete shapes an op\'s output dtypes are taken from its '
+                '`dtype` attribute or its first input, the op is not asked')
+_META_FLOAT32 = ('symbol/infer.py _shape_step runs the op on float32 meta tensors whatever the input dtypes, so the '
+                 'op\'s own dtype check fails: sym.infer_shape (and simple_bind) raise')
+_SAME_SHAPE = ('operator/elemwise.py registers it with _unary(), i.e. same_shape=\'*\', so sym.infer_shape raises '
+               '\'Shape inconsistent: (2, 3) vs ...\' (its output is 1-D)')
+
+# Shape/dtype inference (infer_shape, infer_type, infer_shape_partial) disagreeing with the eager outputs.
+KNOWN_INFER_MISMATCH = {
+    '_image_to_tensor#0': 'infer_type(data=uint8) gives uint8, eager gives float32: ' + _INFER_DTYPE,
+    '_sample_multinomial#1': 'infer_type with get_prob=True gives [int32, int32], eager [int32, float32]: '
+                             + _INFER_DTYPE,
+    'topk#4': "infer_type with ret_typ='both', dtype='int32' gives [int32, int32], eager [float32, int32]: "
+              + _INFER_DTYPE,
+    'batch_take': 'int32 indices: MXNetTypeError indices must be int32, got float32: ' + _META_FLOAT32,
+    'softmax#2': 'use_length with int32 length: MXNetError This operation only support integer types, not float32: '
+                 + _META_FLOAT32,
+    'shape_array': _SAME_SHAPE,
+    'size_array': _SAME_SHAPE,
+}
+
+
+# The op in a hybridized HybridBlock disagreeing with the eager result.
+KNOWN_HYBRID_MISMATCH = {
+}
+
+
+def _cases(known=None):
+    known = KNOWN_MISMATCH if known is None else known
+    out = []
+    for name in sorted(op_samples.SAMPLES):
+        for i, sample in enumerate(op_samples.SAMPLES[name]):
+            reason = known.get('%s#%d' % (name, i)) or known.get(name)
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            out.append(pytest.param(name, i, sample, id='%s#%d' % (name, i), marks=marks))
+    return out
+
+
+def _namespace(mod, name):
+    return getattr(mod._internal if name.startswith('_') else mod, name)
+
+
+def _arrays(inputs):
+    """Fresh NDArrays (same dtype) for each input."""
+    if isinstance(inputs, list):
+        return [mx.nd.array(v, dtype=v.dtype) for v in inputs]
+    return {k: mx.nd.array(v, dtype=v.dtype) for k, v in inputs.items()}
+
+
+def _call_nd(name, arrays, attrs):
+    op, fn = REGISTRY[name], _namespace(mx.nd, name)
+    if isinstance(arrays, list) or op.variadic:
+        return fn(*(arrays if isinstance(arrays, list) else arrays.values()), **attrs)
+    names = list(arrays)
+    if names == list(op.inputs[:len(names)]):
+        return fn(*arrays.values(), **attrs)
+    return fn(**arrays, **attrs)
+
+
+def _symbol(name, inputs, attrs):
+    op, fn = REGISTRY[name], _namespace(mx.sym, name)
+    if isinstance(inputs, list):
+        names = ['x%d' % i for i in range(len(inputs))]
+        return fn(*[mx.sym.var(n) for n in names], **attrs), dict(zip(names, range(len(inputs))))
+    if op.variadic:
+        return fn(*[mx.sym.var(n) for n in inputs], **attrs), {n: n for n in inputs}
+    return fn(**{n: mx.sym.var(n) for n in inputs}, **attrs), {n: n for n in inputs}
+
+
+def _as_list(out):
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def _float(a):
+    return np.issubdtype(a.dtype, np.floating)
+
+
+def _heads(outs):
+    rs = np.random.RandomState(7)
+    return [rs.uniform(-1, 1, o.shape).astype(o.dtype) if _float(o) else None for o in outs]
+
+
+def _same(got, want, what, values=True):
+    got, want = list(got), list(want)
+    assert len(got) == len(want), '%s: %d vs %d arrays' % (what, len(got), len(want))
+    for i, (g, w) in enumerate(zip(got, want)):
+        g = g.asnumpy() if hasattr(g, 'asnumpy') else g
+        w = w.asnumpy() if hasattr(w, 'asnumpy') else w
+        assert g.shape == w.shape, '%s %d: shape %s (symbol) vs %s (eager)' % (what, i, g.shape, w.shape)
+        assert g.dtype == w.dtype, '%s %d: dtype %s (symbol) vs %s (eager)' % (what, i, g.dtype, w.dtype)
+        if values:
+            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=1e-5, atol=1e-6,
+                                       equal_nan=True, err_msg='%s %d differs (symbol vs eager)' % (what, i))
+
+
+class _Bound:
+    """The sample's symbol, saved to MXNet's JSON and loaded back (attributes parsed from their strings), bound to
+    fresh copies of the inputs, with gradients for the float arguments of differentiable ops."""
+
+    def __init__(self, name, inputs, attrs):
+        sym, self.var_of = _symbol(name, inputs, attrs)
+        self.sym = mx.sym.load_json(sym.tojson())
+        assert (self.sym.list_inputs(), self.sym.list_outputs()) == (sym.list_inputs(), sym.list_outputs())
+        arrays = _arrays(inputs)
+        unknown = [n for n in self.sym.list_inputs() if n not in self.var_of]
+        assert not unknown, 'the symbol made variables %s that the sample does not give' % unknown
+        args = {n: arrays[self.var_of[n]] for n in self.sym.list_arguments()}
+        aux = {n: arrays[self.var_of[n]] for n in self.sym.list_auxiliary_states()}
+        differentiable = name not in op_samples.RANDOM and name not in op_samples.STATEFUL
+        self.grad = {n: mx.nd.zeros(a.shape, dtype=a.dtype) for n, a in args.items()
+                     if differentiable and _float(a.asnumpy())}
+        self.ex = self.sym.bind(mx.cpu(), args, args_grad=self.grad or None,
+                                grad_req={n: 'write' if n in self.grad else 'null' for n in args}, aux_states=aux)
+        self.keys = list(range(len(arrays))) if isinstance(arrays, list) else list(arrays)
+        self.state = [arrays[k] for k in self.keys]
+
+    def reset(self, inputs):
+        for k, a in zip(self.keys, self.state):
+            a[:] = inputs[k]
+
+
+def _values(arrays):
+    return list(arrays) if isinstance(arrays, list) else list(arrays.values())
+
+
+@pytest.mark.parametrize('name,index,sample', _cases(KNOWN_INFER_MISMATCH))
+def test_symbol_inference(name, index, sample):
+    """infer_shape / infer_type from all input shapes and dtypes give the eager outputs'; from the first argument
+    alone, whatever is inferred agrees with the sample."""
+    inputs, attrs = sample
+    eager = [o.asnumpy() for o in _as_list(_call_nd(name, _arrays(inputs), attrs))]
+    sym, var_of = _symbol(name, inputs, attrs)
+    sym = mx.sym.load_json(sym.tojson())
+    given = {n: (inputs[k].shape, inputs[k].dtype) for n, k in var_of.items()}
+    names, aux_names = sym.list_arguments(), sym.list_auxiliary_states()
+    args, outs, aux = sym.infer_shape(**{n: s for n, (s, _) in given.items()})
+    assert outs == [o.shape for o in eager], 'infer_shape outputs %s, eager %s' % (outs, [o.shape for o in eager])
+    assert args == [given[n][0] for n in names] and aux == [given[n][0] for n in aux_names]
+    args, outs, aux = sym.infer_type(**{n: t for n, (_, t) in given.items()})
+    assert [np.dtype(t) for t in outs] == [o.dtype for o in eager], 'infer_type outputs %s, eager %s' % (
+        outs, [o.dtype for o in eager])
+    if not names:
+        return
+    args, outs, aux = sym.infer_shape_partial(**{names[0]: given[names[0]][0]})
+    for n, s in zip(names + aux_names, args + aux):
+        assert not s or tuple(s) == given[n][0], 'infer_shape_partial(%s) gave %s %s for the sample\'s %s' % (
+            names[0], n, s, given[n][0])
+    for i, (s, o) in enumerate(zip(outs, eager)):
+        assert not s or tuple(s) == o.shape, 'infer_shape_partial output %d: %s vs eager %s' % (i, s, o.shape)
+
+
+@pytest.mark.parametrize('name,index,sample', _cases())
+def test_symbol_equals_eager(name, index, sample):
+    inputs, attrs = sample
+    values = name not in op_samples.RANDOM
+    b = _Bound(name, inputs, attrs)
+    # predict mode: no recording, forward(is_train=False)
+    arrays = _arrays(inputs)
+    eager = _as_list(_call_nd(name, arrays, attrs))
+    _same(b.ex.forward(is_train=False), eager, 'predict output', values)
+    _same(b.state, _values(arrays), 'inputs after predict', values)
+    # training mode, with gradients of the float arguments
+    b.reset(inputs)
+    arrays = _arrays(inputs)
+    for n in b.grad:
+        arrays[b.var_of[n]].attach_grad()
+    with mx.autograd.record():
+        eager = _as_list(_call_nd(name, arrays, attrs))
+    _same(b.ex.forward(is_train=True), eager, 'training output', values)
+    if b.grad:
+        heads = _heads([o.asnumpy() for o in eager])
+        pairs = [(o, mx.nd.array(h, dtype=h.dtype)) for o, h in zip(eager, heads)
+                 if h is not None and o.to_torch().requires_grad]
+        if pairs:
+            mx.autograd.backward([o for o, _ in pairs], [h for _, h in pairs])
+        b.ex.backward([None if h is None else mx.nd.array(h, dtype=h.dtype) for h in heads])
+        names = sorted(b.grad)
+        _same([b.grad[n] for n in names], [arrays[b.var_of[n]].grad for n in names], 'gradient of %s' % names)
+    _same(b.state, _values(arrays), 'inputs after training', values)
+
+
+class _OpBlock(mx.gluon.HybridBlock):
+    """A HybridBlock calling one op on its inputs (``F`` is mx.nd, or mx.sym once hybridized)."""
+
+    def __init__(self, name, keys, attrs):
+        super().__init__()
+        self._op_name, self._keys, self._attrs = name, keys, attrs
+
+    def hybrid_forward(self, F, *xs):
+        op, fn = REGISTRY[self._op_name], _namespace(F, self._op_name)
+        if op.variadic or isinstance(self._keys[0], int):
+            return fn(*xs, **self._attrs)
+        return fn(**dict(zip(self._keys, xs)), **self._attrs)
+
+
+@pytest.mark.parametrize('name,index,sample', [c for c in _cases(KNOWN_HYBRID_MISMATCH) if len(c.values[2][0])])
+def test_hybridized_equals_eager(name, index, sample):
+    """The op inside a hybridized HybridBlock (one traced, lowered graph), predict mode; ops with inputs."""
+    inputs, attrs = sample
+    arrays = _arrays(inputs)
+    eager = _as_list(_call_nd(name, arrays, attrs))
+    net = _OpBlock(name, list(range(len(arrays))) if isinstance(arrays, list) else list(arrays), attrs)
+    net.hybridize()
+    fresh = _values(_arrays(inputs))
+    _same(_as_list(net(*fresh)), eager, 'hybridized output', name not in op_samples.RANDOM)
+    _same(fresh, _values(arrays), 'inputs after the hybridized call', name not in op_samples.RANDOM)
+
+
+def test_every_op_is_sampled_or_listed():
+    sampled = set(op_samples.SAMPLES)
+    assert not sampled - set(REGISTRY), 'samples for unknown ops: %s' % sorted(sampled - set(REGISTRY))
+    assert not [n for n in sampled if REGISTRY[n].name != n], 'samples must use canonical names, not aliases'
+    assert not sampled & set(NO_SAMPLE), 'ops listed in NO_SAMPLE have samples: %s' % sorted(sampled & set(NO_SAMPLE))
+    missing = sorted(set(CANONICAL) - sampled - set(NO_SAMPLE))
+    assert not missing, 'ops with neither a sample nor a NO_SAMPLE entry: %s' % missing
+    assert not set(NO_SAMPLE) - set(CANONICAL), 'stale NO_SAMPLE entries: %s' % sorted(set(NO_SAMPLE) - set(CANONICAL))
+    stale = [k for k in list(KNOWN_MISMATCH) + list(KNOWN_INFER_MISMATCH) + list(KNOWN_HYBRID_MISMATCH)
+             if k.split('#')[0] not in sampled]
+    assert not stale, 'KNOWN_MISMATCH entries without a sample: %s' % stale
+
+
+def test_sample_coverage():
+    sampled = [n for n in CANONICAL if n in op_samples.SAMPLES]
+    assert len(sampled) >= 0.9 * len(CANONICAL), '%d of %d ops sampled' % (len(sampled), len(CANONICAL))
