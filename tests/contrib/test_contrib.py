@@ -1,0 +1,31 @@
+import numpy as np
+import pytest
+
+import mxcompat as mx
+from mxcompat.base import MXNetNotImplementedError
+from mxcompat.contrib import autograd as cag
+
+
+def test_grad_and_loss_and_sections():
+    x = mx.nd.array([1., 2., 3.])
+    grads, loss = cag.grad_and_loss(lambda a, b: (a * a * b).sum(), argnum=0)(x, mx.nd.array([1., 1., 2.]))
+    assert np.allclose(grads[0].asnumpy(), [2, 4, 12]) and loss.asscalar() == 23
+    assert cag.grad(lambda a: (a * 3).sum())(x)[0].asnumpy().tolist() == [3, 3, 3]
+    with cag.train_section():
+        assert mx.autograd.is_training() and mx.autograd.is_recording()
+        with cag.test_section():
+            assert not mx.autograd.is_training() and not mx.autograd.is_recording()
+    assert not mx.autograd.is_recording()
+    with pytest.raises(TypeError):
+        cag.backward(mx.nd.ones((1,)))
+
+
+def test_amp_imports_and_raises_on_use():
+    from mxcompat.contrib.amp import amp
+    with pytest.raises(MXNetNotImplementedError, match='amp.init'):
+        amp.init()
+
+
+def test_contrib_namespaces_are_the_contrib_ops():
+    assert mx.contrib.nd is mx.nd.contrib and mx.contrib.sym is mx.sym.contrib
+    assert mx.contrib.nd.isnan(mx.nd.array([np.nan, 1.])).asnumpy().tolist() == [1, 0]
