@@ -42,7 +42,10 @@ class Executor:
             raise MXNetTypeError('bind: ctx must be a Context, got %s' % type(ctx).__name__)
         self._symbol = symbol
         self._ctx = ctx
-        self._lowered = lower(symbol)
+        arg_names = symbol.list_arguments()
+        shapes = {n: a.shape for n, a in zip(arg_names, _as_list(arg_names, args, 'args'))
+                  if isinstance(a, NDArray)}
+        self._lowered = lower(symbol, shapes)
         arg_names = self._lowered.arg_names
         aux_names = self._lowered.aux_names
         self.arg_arrays = _as_list(arg_names, args, 'args')

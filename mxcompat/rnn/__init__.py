@@ -1,23 +1,22 @@
-"""``mx.rnn``: the legacy symbolic RNN helpers. Only the data side (``io``) is provided.
+"""``mx.rnn``: the legacy symbolic RNN cells (``rnn_cell``), their checkpoint helpers and the data side (``io``).
 
-Differs from MXNet: the symbolic cells (``mx.rnn.LSTMCell``, ``SequentialRNNCell`` ...) and the RNN checkpoint
-helpers are not implemented; using one raises an error naming it (use ``mx.gluon.rnn`` instead).
+Differs from MXNet: ``FusedRNNCell``, ``BidirectionalCell``, the modifier cells (``ModifierCell``, ``ZoneoutCell``,
+``ResidualCell``), the convolutional cells and the deprecated ``rnn_unroll`` are not implemented; using one raises
+an error naming it.
 """
 from . import io  # noqa: F401
+from . import rnn_cell  # noqa: F401
 from .io import BucketSentenceIter, encode_sentences  # noqa: F401
+from .rnn_cell import (RNNParams, BaseRNNCell, RNNCell, LSTMCell, GRUCell, SequentialRNNCell,  # noqa: F401
+                       DropoutCell, save_rnn_checkpoint, load_rnn_checkpoint, do_rnn_checkpoint)
 
-__all__ = ['io', 'BucketSentenceIter', 'encode_sentences']
+__all__ = ['io', 'rnn_cell', 'BucketSentenceIter', 'encode_sentences'] + rnn_cell.__all__
 
 # MXNet 1.9.1 names of mxnet/rnn/rnn_cell.py and mxnet/rnn/rnn.py that are not provided here.
-MISSING = ('RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'FusedRNNCell', 'SequentialRNNCell',
-           'DropoutCell', 'ModifierCell', 'ZoneoutCell', 'ResidualCell', 'BidirectionalCell', 'BaseConvRNNCell',
-           'ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell', 'rnn_cell', 'rnn', 'rnn_unroll', 'save_rnn_checkpoint',
-           'load_rnn_checkpoint', 'do_rnn_checkpoint')
+MISSING = rnn_cell._NOT_PROVIDED + ('rnn', 'rnn_unroll')
 
 
 def __getattr__(name):
     if name in MISSING:
-        from ..base import unsupported
-        raise unsupported('mx.rnn.' + name, 'the symbolic RNN cell API',
-                          'it is not implemented; build the graph with mx.sym ops or use mx.gluon.rnn')
+        raise rnn_cell._not_provided(name)
     raise AttributeError("module 'mxnet.rnn' has no attribute %r" % name)

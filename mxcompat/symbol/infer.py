@@ -48,12 +48,7 @@ def infer(sym, shapes, dtypes, partial):
                          % (sorted(unknown), sorted(var_names)))
     shp, typ = _given(nodes, shapes, dtypes)
     ops = [n for n in nodes if not n.is_var]
-    for _ in range(2 * len(ops) + 2):
-        changed = False
-        for n in ops:
-            changed |= _shape_step(n, shp, typ)
-        if not changed:
-            break
+    _propagate(ops, shp, typ)
     for n in ops:
         _type_step(n, shp, typ)
     aux = _aux_vars(nodes)
@@ -65,6 +60,23 @@ def infer(sym, shapes, dtypes, partial):
     complete = {k: v for k, v in shp.items() if all(d > 0 for d in v)}
     return (_report(shp if partial else complete, arg_keys, out_keys, aux_keys, partial, tuple, ()),
             _report(typ, arg_keys, out_keys, aux_keys, partial, to_np_dtype, None))
+
+
+def _propagate(ops, shp, typ):
+    for _ in range(2 * len(ops) + 2):
+        changed = False
+        for n in ops:
+            changed |= _shape_step(n, shp, typ)
+        if not changed:
+            break
+
+
+def node_shapes(sym, shapes):
+    """{(id(node), output index): shape} for every value of ``sym`` given its argument shapes (partial allowed)."""
+    nodes = sym._nodes()
+    shp, typ = _given(nodes, shapes, {})
+    _propagate([n for n in nodes if not n.is_var], shp, typ)
+    return shp
 
 
 def _merge(a, b, where):

@@ -56,9 +56,23 @@ def _bind_op(op, attrs, fname):
     return call
 
 
-def lower(sym):
-    """Build the fx graph of ``sym`` (linted)."""
+def _filled_shapes(sym, nodes, arg_shapes):
+    """The inferred shapes of input-less nodes whose ``shape`` attribute has unknown (0) dimensions, such as the
+    ``_zeros`` begin states of ``mx.rnn`` cells: MXNet completes them by shape inference when binding."""
+    todo = [n for n in nodes if not n.is_var and not n.inputs and isinstance(n.params().get('shape'), tuple)
+            and 0 in n.params()['shape']]
+    if not todo or not arg_shapes:
+        return {}
+    from .infer import node_shapes
+    table = node_shapes(sym, arg_shapes)
+    return {id(n): table[(id(n), 0)] for n in todo if all(table.get((id(n), 0), (0,)))}
+
+
+def lower(sym, arg_shapes=None):
+    """Build the fx graph of ``sym`` (linted); ``arg_shapes`` ({name: shape}) completes creation ops whose
+    ``shape`` has 0 (unknown) dimensions."""
     nodes = sym._nodes()
+    filled = _filled_shapes(sym, nodes, arg_shapes)
     aux = _aux_vars(nodes)
     args = [n for n in nodes if n.is_var and id(n) not in aux]
     auxs = [n for n in nodes if n.is_var and id(n) in aux]
@@ -71,6 +85,8 @@ def lower(sym):
         if n.is_var:
             continue
         params = n.params()
+        if id(n) in filled:
+            params = dict(params, shape=filled[id(n)])
         fn = _bind_op(n.op, params, 'op_' + _ident(n.name, used))
         out = graph.call_function(fn, tuple(n.op_args([env[(id(s), i)] for s, i in n.inputs])))
         nvis = n.num_visible()
