@@ -18,6 +18,7 @@ class _DefaultCtx(threading.local):
     def __init__(self):
         super().__init__()
         self.value = None
+        self.stack = []  # previous defaults of the open ``with ctx:`` blocks (one context may be entered twice)
 
 
 class Context:
@@ -26,7 +27,7 @@ class Context:
     devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
     devstr2type = {'cpu': 1, 'gpu': 2, 'cpu_pinned': 3, 'cpu_shared': 5}
     _default_ctx = _DefaultCtx()
-    __slots__ = ('device_typeid', 'device_id', '_old_ctx', '_device')
+    __slots__ = ('device_typeid', 'device_id', '_device')
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):
@@ -37,7 +38,6 @@ class Context:
                                  % (device_type, sorted(Context.devstr2type)))
             self.device_typeid = Context.devstr2type[device_type]
             self.device_id = int(device_id)
-        self._old_ctx = None
         self._device = None
 
     @property
@@ -78,12 +78,14 @@ class Context:
     __repr__ = __str__
 
     def __enter__(self):
-        self._old_ctx = Context._default_ctx.value
-        Context._default_ctx.value = self
+        d = Context._default_ctx
+        d.stack.append(d.value)
+        d.value = self
         return self
 
     def __exit__(self, ptype, value, trace):
-        Context._default_ctx.value = self._old_ctx
+        d = Context._default_ctx
+        d.value = d.stack.pop()
 
     def empty_cache(self):
         """Releases cached device memory (``torch.cuda.empty_cache`` on GPU, nothing on CPU)."""

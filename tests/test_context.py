@@ -59,3 +59,12 @@ def test_gpu_roundtrip():
     b.wait_to_read()
     mx.nd.waitall()
     assert b.asnumpy().tolist() == [2, 4, 6]
+
+
+def test_entering_one_context_twice_restores_the_default():
+    c = mx.cpu(1)
+    with c:
+        with c:
+            assert mx.current_context() == mx.cpu(1)
+        assert mx.current_context() == mx.cpu(1)
+    assert mx.current_context() == mx.cpu(0)

@@ -1,0 +1,490 @@
+"""``DataLoader``: mini-batches from a Dataset, in the main process, in worker processes or in threads.
+
+Differs from MXNet:
+
+* Worker processes are forked (``multiprocessing`` 'fork' where the platform has it), each with its own task and
+  result pipe instead of MXNet's ``multiprocessing.Pool``; a batch comes back as one pickle in which NDArrays
+  travel as numpy buffers (not MXNet's shared-memory NDArrays). Batch ``k`` is built by worker
+  ``k % num_workers``. Batches keep MXNet's contexts (``cpu_shared(0)`` from ``default_mp_batchify_fn``,
+  ``cpu_pinned(pin_device_id)`` with ``pin_memory``); on CPU these are labels and pinning does nothing.
+* The dataset and ``batchify_fn`` are handed to the workers when they start, so they need not be picklable.
+* Each worker seeds torch, numpy and ``random`` from ``torch.initial_seed()``, the loader's creation order and
+  its worker number (MXNet's workers all inherit the parent's random state) and runs torch with one thread.
+* A worker that dies (killed, crashed) makes the waiting iteration raise ``MXNetError`` at once, naming its exit
+  code, instead of hanging until ``timeout``; the loader then starts new workers for its next epoch. An exception
+  raised by the dataset or ``batchify_fn`` in a worker is re-raised in the main process (with the worker's
+  traceback as its cause) and the workers keep running (MXNet terminates its pool).
+* Workers are stopped when neither the loader nor any of its iterators is referenced any more.
+* A timeout raises ``DataLoaderTimeoutError``, an ``MXNetError`` that is also ``multiprocessing.TimeoutError``
+  (what MXNet raises).
+* Batching samples of different shapes or types raises ``MXNetValueError``/``MXNetTypeError`` naming the
+  shapes; MXNet fails inside ``nd.stack`` or with a ``KeyError`` for object arrays.
+"""
+import collections
+import io
+import itertools
+import multiprocessing
+import multiprocessing.connection
+import multiprocessing.pool
+import os
+import pickle
+import random
+import signal
+import time
+import traceback
+
+import numpy as np
+import torch
+
+from . import sampler as _sampler
+from ... import ndarray as nd
+from ...base import MXNetError, MXNetValueError, MXNetTypeError, MXNetAssertionError
+from ...context import Context, cpu_pinned
+from ...ndarray.ndarray import NDArray, _wrap
+
+__all__ = ['DataLoader']
+
+_CPU_SHARED = Context('cpu_shared', 0)
+
+
+class DataLoaderTimeoutError(MXNetError, multiprocessing.TimeoutError):
+    """A worker did not deliver a batch within ``timeout`` seconds."""
+
+
+# ---- batchify ------------------------------------------------------------------------------------------------------
+def _stack(data, ctx):
+    first = data[0]
+    for i, d in enumerate(data):
+        if not isinstance(d, NDArray):
+            raise MXNetTypeError('default_batchify_fn: sample %d is a %s but sample 0 is an NDArray; all samples '
+                                 'must be NDArrays to be stacked' % (i, type(d).__name__))
+        if d.shape != first.shape:
+            raise MXNetValueError('default_batchify_fn: cannot stack samples of shapes %s (sample 0) and %s '
+                                  '(sample %d); pass a batchify_fn that pads them' % (first.shape, d.shape, i))
+        if d.dtype != first.dtype:
+            raise MXNetTypeError('default_batchify_fn: cannot stack samples of dtypes %s (sample 0) and %s '
+                                 '(sample %d)' % (np.dtype(first.dtype).name, np.dtype(d.dtype).name, i))
+    t = torch.stack([d._t for d in data])
+    return _wrap(t, first._ctx if ctx is None else ctx)
+
+
+def _from_numpy(data, ctx):
+    try:
+        arr = np.asarray(data)
+    except ValueError as e:
+        raise MXNetValueError('default_batchify_fn: samples of different shapes cannot be batched (%s); pass a '
+                              'batchify_fn that pads them' % str(e).splitlines()[0]) from None
+    if arr.dtype.kind not in 'biuf':
+        raise MXNetTypeError('default_batchify_fn: cannot batch samples into an array of dtype %s (sample 0 is %r)'
+                             % (arr.dtype, type(data[0]).__name__))
+    return nd.array(arr, dtype=arr.dtype, ctx=ctx)
+
+
+def _batchify(data, ctx):
+    if isinstance(data[0], NDArray):
+        return _stack(data, ctx)
+    if isinstance(data[0], tuple):
+        return [_batchify(list(field), ctx) for field in zip(*data)]
+    return _from_numpy(data, ctx)
+
+
+def default_batchify_fn(data):
+    """Stack a list of samples: NDArrays with ``nd.stack``, tuples field by field (into a list), anything else
+    through ``numpy.asarray`` (keeping its dtype)."""
+    return _batchify(data, None)
+
+
+def default_mp_batchify_fn(data):
+    """``default_batchify_fn`` for worker processes: the batches are on ``cpu_shared(0)``, as in MXNet."""
+    return _batchify(data, _CPU_SHARED)
+
+
+def _as_in_context(data, ctx):
+    """Move the NDArrays of a batch (nested lists/tuples become lists) to ``ctx``."""
+    if isinstance(data, NDArray):
+        return data.as_in_context(ctx)
+    if isinstance(data, (list, tuple)):
+        return [_as_in_context(d, ctx) for d in data]
+    return data
+
+
+# ---- workers ------------------------------------------------------------------------------------------------------
+_NUMPY_DTYPES = frozenset([torch.float16, torch.float32, torch.float64, torch.uint8, torch.int8, torch.int16,
+                           torch.int32, torch.int64, torch.bool])
+
+
+def _rebuild_ndarray(arr, dev_type, dev_id):
+    return _wrap(torch.from_numpy(arr), Context(dev_type, dev_id))
+
+
+class _BatchPickler(pickle.Pickler):
+    """Pickles dense CPU NDArrays as their numpy buffer (no extra copy on either side)."""
+
+    def reducer_override(self, obj):
+        if type(obj) is NDArray:
+            t = obj._t
+            if t.device.type == 'cpu' and t.dtype in _NUMPY_DTYPES:
+                return _rebuild_ndarray, (t.detach().contiguous().numpy(), obj._ctx.device_type, obj._ctx.device_id)
+        return NotImplemented
+
+
+class _RemoteTraceback(Exception):
+    def __str__(self):
+        return self.args[0]
+
+
+def _dumps(obj):
+    buf = io.BytesIO()
+    _BatchPickler(buf, pickle.HIGHEST_PROTOCOL).dump(obj)
+    return buf.getvalue()
+
+
+def _worker_loop(dataset, batchify_fn, tasks, results, seed, inherited, parent):
+    """A worker process: receives (task id, sample indices), sends back the pickled batch (or the error)."""
+    for conn in inherited:  # the parent's pipe ends (so that they close when the parent exits)
+        conn.close()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    np.random.seed(seed % (2 ** 32))
+    random.seed(seed)
+    while True:
+        try:
+            if not tasks.poll(1.0):
+                if os.getppid() != parent:
+                    return  # the main process is gone
+                continue
+            tid, samples = pickle.loads(tasks.recv_bytes())
+        except (EOFError, OSError):
+            return
+        try:
+            payload = _dumps((tid, True, batchify_fn([dataset[i] for i in samples])))
+        except Exception as e:  # noqa: BLE001 (sent to the main process and re-raised there)
+            tb = _RemoteTraceback('\n"""\n%s"""' % traceback.format_exc())
+            try:
+                payload = _dumps((tid, False, (e, tb)))
+            except Exception:  # noqa: BLE001 (an exception that does not pickle)
+                payload = _dumps((tid, False, (MXNetError('%s: %s' % (type(e).__name__, e)), tb)))
+        try:
+            results.send_bytes(payload)
+        except (BrokenPipeError, OSError):
+            return
+
+
+_POOL_COUNT = itertools.count(1)
+
+
+class _ProcessWorkers:
+    """``num_workers`` forked processes, each with its own task and result pipe (no lock is shared, so a worker
+    can be stopped at any time). Task ``k`` goes to worker ``k % num_workers``; results are kept by task id."""
+
+    def __init__(self, num_workers, dataset, batchify_fn):
+        methods = multiprocessing.get_all_start_methods()
+        mpctx = multiprocessing.get_context('fork' if 'fork' in methods else None)
+        seed = torch.initial_seed() + 1000003 * next(_POOL_COUNT)
+        self._procs, self._tasks, self._results = [], [], []
+        self._conn_index = {}
+        self._done = {}  # task id -> (ok, batch or (error, remote traceback))
+        self._dropped = set()
+        self._next_tid = 0
+        self._queued = [collections.deque() for _ in range(num_workers)]
+        self._inflight = [0] * num_workers
+        self.broken = None
+        for wid in range(num_workers):
+            task_r, task_w = mpctx.Pipe(duplex=False)
+            res_r, res_w = mpctx.Pipe(duplex=False)
+            inherited = self._tasks + self._results + [task_w, res_r]
+            p = mpctx.Process(target=_worker_loop, daemon=True,
+                              args=(dataset, batchify_fn, task_r, res_w, seed + wid, inherited, os.getpid()))
+            p.start()
+            task_r.close()
+            res_w.close()
+            self._procs.append(p)
+            self._tasks.append(task_w)
+            self._results.append(res_r)
+            self._conn_index[res_r] = wid
+            self._conn_index[p.sentinel] = wid
+
+    def submit(self, samples):
+        self._check()
+        tid = self._next_tid
+        self._next_tid += 1
+        wid = tid % len(self._procs)
+        self._queued[wid].append(pickle.dumps((tid, list(samples)), pickle.HIGHEST_PROTOCOL))
+        self._pump(wid)
+        return tid
+
+    def _pump(self, wid):
+        # A worker gets a task while it is idle, or a small one while it works on one: a send then never blocks
+        # on a worker that is itself blocked sending a result the main process is not reading yet.
+        queue = self._queued[wid]
+        while queue and (self._inflight[wid] == 0 or (self._inflight[wid] == 1 and len(queue[0]) < 16384)):
+            try:
+                self._tasks[wid].send_bytes(queue.popleft())
+            except (BrokenPipeError, OSError):
+                self._dead(wid)
+            self._inflight[wid] += 1
+
+    def _check(self):
+        if self.broken is not None:
+            raise MXNetError(self.broken)
+
+    def _dead(self, wid):
+        p = self._procs[wid]
+        p.join(1)
+        self.broken = ('DataLoader: worker process %d exited unexpectedly with exit code %s; its batches are lost'
+                       % (p.pid, p.exitcode))
+        self.shutdown()
+        self._check()
+
+    def _receive(self, timeout):
+        ready = multiprocessing.connection.wait(self._results + [p.sentinel for p in self._procs], timeout)
+        exited = []
+        for r in ready:
+            wid = self._conn_index[r]
+            if r is not self._results[wid]:
+                exited.append(wid)
+                continue
+            try:
+                data = r.recv_bytes()
+            except (EOFError, OSError):
+                self._dead(wid)
+            self._inflight[wid] -= 1
+            self._store(data)
+            self._pump(wid)
+        for wid in exited:  # keep what the worker sent before it exited, then report it
+            while self._results[wid].poll():
+                self._store(self._results[wid].recv_bytes())
+            self._dead(wid)
+
+    def _store(self, data):
+        tid, ok, obj = pickle.loads(data)
+        if tid in self._dropped:
+            self._dropped.discard(tid)
+        else:
+            self._done[tid] = (ok, obj)
+
+    def get(self, tid, timeout):
+        """The batch of task ``tid``, waiting at most ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while tid not in self._done:
+            self._check()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise DataLoaderTimeoutError(
+                    'DataLoader: a worker did not deliver a batch within timeout=%s seconds. The transform may be '
+                    'too slow (raise `timeout`), or the workers may be stuck (try fewer `num_workers`).' % timeout)
+            self._receive(remaining)
+        ok, obj = self._done.pop(tid)
+        if not ok:
+            err, tb = obj
+            raise err from tb
+        return obj
+
+    def drop(self, tids):
+        """Forget tasks whose iterator was abandoned (their results are thrown away when they arrive)."""
+        for tid in tids:
+            if self._done.pop(tid, None) is None:
+                self._dropped.add(tid)
+
+    def shutdown(self):
+        for p in self._procs:
+            if p.is_alive():
+                p.terminate()
+        for p in self._procs:
+            p.join(5)
+        for c in self._tasks + self._results:
+            c.close()
+        self._procs, self._tasks, self._results = [], [], []
+        if self.broken is None:
+            self.broken = 'DataLoader: the worker processes were shut down'
+
+    def __del__(self):
+        try:
+            if self._procs:
+                self.shutdown()
+        except Exception:  # noqa: BLE001,S110 (interpreter shutdown)
+            pass
+
+
+def _thread_batch(samples, batchify_fn, dataset):
+    return batchify_fn([dataset[i] for i in samples])
+
+
+class _ThreadWorkers:
+    """``thread_pool=True``: a ``ThreadPool`` whose threads build batches directly."""
+
+    broken = None
+
+    def __init__(self, num_workers, dataset, batchify_fn):
+        self._pool = multiprocessing.pool.ThreadPool(num_workers)
+        self._dataset, self._batchify_fn = dataset, batchify_fn
+        self._pending = {}
+        self._next_tid = 0
+
+    def submit(self, samples):
+        tid = self._next_tid
+        self._next_tid += 1
+        self._pending[tid] = self._pool.apply_async(_thread_batch, (samples, self._batchify_fn, self._dataset))
+        return tid
+
+    def get(self, tid, timeout):
+        try:
+            return self._pending.pop(tid).get(timeout)
+        except multiprocessing.TimeoutError:
+            raise DataLoaderTimeoutError('DataLoader: a worker thread did not deliver a batch within timeout=%s '
+                                         'seconds; the transform may be too slow (raise `timeout`).'
+                                         % timeout) from None
+
+    def drop(self, tids):
+        for tid in tids:
+            self._pending.pop(tid, None)
+
+    def shutdown(self):
+        self._pool.terminate()
+
+    def __del__(self):
+        try:
+            self._pool.terminate()
+        except Exception:  # noqa: BLE001,S110 (interpreter shutdown)
+            pass
+
+
+class _MultiWorkerIter:
+    """One epoch over the workers: keeps ``prefetch`` + 1 batches in flight and returns them in sampler order.
+    It holds the workers (not the loader), so they outlive a deleted loader while the iteration goes on."""
+
+    def __init__(self, workers, batch_sampler, pin_memory=False, pin_device_id=0, prefetch=0, timeout=120):
+        self._workers = workers
+        self._batch_sampler = batch_sampler
+        self._iter = iter(batch_sampler)
+        self._pin_memory = pin_memory
+        self._pin_device_id = pin_device_id
+        self._timeout = timeout
+        self._sent = []  # task ids in sampler order, not yet returned
+        for _ in range(prefetch):
+            self._push_next()
+
+    def __len__(self):
+        return len(self._batch_sampler)
+
+    def _push_next(self):
+        r = next(self._iter, None)
+        if r is not None:
+            self._sent.append(self._workers.submit(r))
+
+    def __next__(self):
+        self._push_next()
+        if not self._sent:
+            raise StopIteration
+        batch = self._workers.get(self._sent.pop(0), self._timeout)
+        if self._pin_memory:
+            batch = _as_in_context(batch, cpu_pinned(self._pin_device_id))
+        return batch
+
+    next = __next__
+
+    def __iter__(self):
+        return self
+
+    def __del__(self):
+        if self._sent:
+            try:
+                self._workers.drop(self._sent)
+            except Exception:  # noqa: BLE001,S110 (interpreter shutdown)
+                pass
+
+
+class DataLoader:
+    """Loads mini-batches of a dataset (a Dataset, or a numpy/NDArray array, or a list).
+
+    Arguments as MXNet 1.9.1's: ``batch_size``/``shuffle``/``sampler``/``last_batch`` or a ``batch_sampler``;
+    ``batchify_fn`` (default ``default_batchify_fn``, ``default_mp_batchify_fn`` with workers); ``num_workers``
+    worker processes (threads with ``thread_pool=True``), ``prefetch`` batches in flight (default
+    ``2 * num_workers``), ``timeout`` seconds per batch; ``pin_memory`` puts batches on
+    ``cpu_pinned(pin_device_id)``; ``auto_reload`` starts prefetching the next epoch when one ends.
+    See the module docstring for how the workers differ from MXNet's.
+    """
+
+    def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None, batch_sampler=None,
+                 batchify_fn=None, num_workers=0, pin_memory=False, pin_device_id=0, prefetch=None,
+                 thread_pool=False, timeout=120, auto_reload=False):
+        self._worker_pool = None
+        self._dataset = dataset
+        self._pin_memory = pin_memory
+        self._pin_device_id = pin_device_id
+        self._thread_pool = thread_pool
+        self._timeout = timeout
+        if not timeout > 0:
+            raise MXNetAssertionError('timeout must be positive, given {}'.format(timeout))
+        if batch_sampler is None:
+            if batch_size is None:
+                raise MXNetValueError('batch_size must be specified unless batch_sampler is specified')
+            if sampler is None:
+                sampler = _sampler.RandomSampler(len(dataset)) if shuffle else \
+                    _sampler.SequentialSampler(len(dataset))
+            elif shuffle:
+                raise MXNetValueError('shuffle must not be specified if sampler is specified')
+            batch_sampler = _sampler.BatchSampler(sampler, batch_size, last_batch if last_batch else 'keep')
+        elif batch_size is not None or shuffle or sampler is not None or last_batch is not None:
+            raise MXNetValueError('batch_size, shuffle, sampler and last_batch must not be specified if '
+                                  'batch_sampler is specified.')
+        self._batch_sampler = batch_sampler
+        self._num_workers = num_workers if num_workers >= 0 else 0
+        self._prefetch = max(0, int(prefetch) if prefetch is not None else 2 * self._num_workers)
+        if batchify_fn is None:
+            batchify_fn = default_mp_batchify_fn if num_workers > 0 else default_batchify_fn
+        self._batchify_fn = batchify_fn
+        if self._num_workers > 0:
+            self._worker_pool = self._start_pool()
+        self.auto_reload = auto_reload
+        self._iter = None
+        if auto_reload:
+            self.refresh()
+
+    def _start_pool(self):
+        cls = _ThreadWorkers if self._thread_pool else _ProcessWorkers
+        return cls(self._num_workers, self._dataset, self._batchify_fn)
+
+    def __iter__(self):
+        if self._iter is None:
+            self.refresh()
+        t, self._iter = self._iter, None  # an iterator is used once
+        for item in t:
+            yield item
+        if self._iter is None and self.auto_reload:
+            self.refresh()
+
+    def _prefetch_iter(self):
+        if self._num_workers == 0:
+            def same_process_iter():
+                for batch in self._batch_sampler:
+                    ret = self._batchify_fn([self._dataset[idx] for idx in batch])
+                    if self._pin_memory:
+                        ret = _as_in_context(ret, cpu_pinned(self._pin_device_id))
+                    yield ret
+            return same_process_iter()
+        if self._worker_pool is None or self._worker_pool.broken is not None:
+            self._worker_pool = self._start_pool()  # a worker died in an earlier epoch: start afresh
+        return _MultiWorkerIter(self._worker_pool, self._batch_sampler, pin_memory=self._pin_memory,
+                                pin_device_id=self._pin_device_id, prefetch=self._prefetch, timeout=self._timeout)
+
+    def __len__(self):
+        return len(self._batch_sampler)
+
+    def refresh(self):
+        """Start a new epoch's iterator now (prefetching begins)."""
+        self._iter = self._prefetch_iter()
+
+    def clean(self):
+        """Drop the prefetched iterator; the next ``iter()`` starts a fresh one."""
+        self._iter = None
+
+
+class DataLoaderV1(DataLoader):
+    """MXNet's older loader interface (no ``prefetch``/``thread_pool``/``timeout``); same machinery here."""
+
+    def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None, batch_sampler=None,
+                 batchify_fn=None, num_workers=0, pin_memory=False, pin_device_id=0):
+        super().__init__(dataset, batch_size, shuffle, sampler, last_batch, batch_sampler, batchify_fn, num_workers,
+                         pin_memory, pin_device_id)
