@@ -1,0 +1,115 @@
+"""The comparison runner: reporting, JSON, --compare and the plot on synthetic results; one real run end to end on
+tiny sizes (two workers). No timing assertions."""
+import json
+import os
+import subprocess
+import sys
+import xml.dom.minidom
+
+import pytest
+
+from benchmarks import ratios
+from benchmarks import runner as R
+from benchmarks import workloads as W
+
+ALL = W.load_all()
+
+
+def _result(name, **times):
+    res = R.Result(ALL[name], 'small')
+    for side, t in times.items():
+        res.times[side] = list(t)
+        res.number[side] = 10
+    return res
+
+
+def _results():
+    return [_result('ops:dot', mxcompat=[2.0, 2.2, 2.1], torch=[1.0, 1.0, 1.1], mxnet=[4.0, 4.0, 4.0]),
+            _result('import:import_time', mxcompat=[2.5, 2.6, 2.4], torch=[2.0, 2.0, 2.0]),
+            _result('save_load:nd_save', mxcompat=[0.2], torch=[0.1], mxnet=[0.1])]
+
+
+def test_table_ratios_and_verdicts():
+    text = R.table(_results(), ['mxcompat', 'torch', 'mxnet'])
+    lines = {ln.split()[0]: ln for ln in text.splitlines() if ln[:1].isalpha()}
+    assert '2.10' in lines['ops:dot'] and '0.53' in lines['ops:dot'] and 'MISS +91%' in lines['ops:dot']
+    assert 'torch+0.3s' in lines['import:import_time'] and 'MISS +0.20 s' in lines['import:import_time']
+    assert 'nd_save throughput: mxcompat 524 MB/s, torch 1049 MB/s, MXNet 1049 MB/s' in text
+    assert R.verdict(ALL['ops:dot'], 1.05, 1.0) == 'ok'
+    assert R.verdict(ALL['module:fit_epoch'], 5.0, 1.0) == ''
+
+
+def test_errors_are_listed():
+    res = _result('ops:dot', torch=[1.0])
+    res.errors['mxcompat'] = 'MXNetError: boom'
+    text = R.table([res], ['mxcompat', 'torch'])
+    assert 'error' in text and 'ops:dot on mxcompat: MXNetError: boom' in text
+
+
+def test_json_is_pytest_benchmark_shaped_and_compare_flags(tmp_path):
+    doc = R.to_json(_results(), R.machine_info(), {}, 'small', 1)
+    b = doc['benchmarks'][0]
+    assert (b['group'], b['extra_info']['side'], b['stats']['median'], b['stats']['rounds']) == ('ops:dot', 'mxcompat',
+                                                                                                2.1, 3)
+    for key in ('min', 'max', 'mean', 'stddev', 'iqr', 'q1', 'q3', 'ops', 'iterations', 'outliers'):
+        assert key in b['stats']
+    path = tmp_path / 'b.json'
+    path.write_text(json.dumps(doc))
+    assert ratios.ratios(str(path))[0][0] == 'import:import_time'
+    assert {g: round(ratios.ratio(s, 'torch'), 3) for g, s in ratios.side_medians(doc).items()} == {
+        'ops:dot': 2.1, 'import:import_time': 1.25, 'save_load:nd_save': 2.0}
+    assert not any(row[-1] for row in R.compare(doc, doc))
+    worse = json.loads(json.dumps(doc))
+    for b in worse['benchmarks']:
+        if b['group'] == 'ops:dot' and b['extra_info']['side'] == 'mxcompat':
+            b['stats']['median'] *= 1.2
+    flagged = [(g, name) for g, name, _, _, bad in R.compare(worse, doc) if bad]
+    assert flagged == [('ops:dot', 'mxcompat/torch'), ('ops:dot', 'mxcompat/MXNet')]
+    assert 'WORSE' in R.compare_text(R.compare(worse, doc))
+
+
+def test_svg_plot(tmp_path):
+    path = str(tmp_path / 'r.svg')
+    R.plot(_results(), ['mxcompat', 'torch', 'mxnet'], path)
+    svg = xml.dom.minidom.parse(path)
+    assert len(svg.getElementsByTagName('rect')) >= 5
+
+
+def _run(args, tmp_path):
+    return subprocess.run([sys.executable, '-m', 'benchmarks'] + args, cwd=W.ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=W.ROOT), timeout=300)
+
+
+def test_end_to_end_tiny(tmp_path):
+    out, svg = str(tmp_path / 'o.json'), str(tmp_path / 'o.svg')
+    p = _run(['--size', 'tiny', '--areas', 'tiny,ops', '-k', 'add,dot', '--json', out, '--plot', svg,
+              '--compare', os.path.join(W.ROOT, 'benchmarks', 'baseline.json')], tmp_path)
+    assert 'tiny:add' in p.stdout and 'ops:dot' in p.stdout and 'machine:' in p.stdout, p.stdout + p.stderr
+    doc = json.load(open(out))
+    assert sorted((b['group'], b['extra_info']['side']) for b in doc['benchmarks']) == [
+        ('ops:dot', 'mxcompat'), ('ops:dot', 'torch'), ('tiny:add', 'mxcompat'), ('tiny:add', 'torch')]
+    assert doc['errors'] == [] and os.path.getsize(svg) > 0
+    assert 'compared with' in p.stdout  # tiny timings are single calls: whether they are flagged is not asserted
+    assert p.returncode in (0, 1)
+
+
+def test_bad_area_is_reported(tmp_path):
+    p = _run(['--areas', 'nope'], tmp_path)
+    assert p.returncode != 0 and 'unknown area(s) nope' in p.stderr
+
+
+def test_pytest_benchmark_reads_the_json(tmp_path):
+    pytest.importorskip('pytest_benchmark')
+    doc = R.to_json(_results(), R.machine_info(), {}, 'small', 1)
+    (tmp_path / '0001_run.json').write_text(json.dumps(doc))
+    p = subprocess.run([sys.executable, '-c', 'from pytest_benchmark.cli import main; main()', 'compare',
+                        str(tmp_path / '0001_run.json'), '--group-by=group', '--columns=median'],
+                       capture_output=True, text=True, cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 0 and 'ops:dot[mxcompat]' in p.stdout, p.stdout + p.stderr
+
+
+def test_cpu_clock_counts_this_process_and_its_children():
+    t0 = R.TIMERS['cpu']()
+    sum(i * i for i in range(200000))
+    subprocess.run([sys.executable, '-c', 'sum(i * i for i in range(2000000))'], check=True)
+    assert R.TIMERS['cpu']() - t0 > 0.02
