@@ -32,30 +32,30 @@ def _np(x):
 def check_label_shapes(labels, preds, wrap=False, shape=False):
     """Raise ValueError unless ``len`` (or, with ``shape=True``, ``.shape``) of labels and preds agree; with
     ``wrap=True`` a single NDArray is returned wrapped in a list."""
-    if shape:
-        label_shape, pred_shape = labels.shape, preds.shape
-    else:
-        label_shape, pred_shape = len(labels), len(preds)
-    if label_shape != pred_shape:
-        raise MXNetValueError('Shape of labels {} does not match shape of predictions {}'.format(label_shape,
-                                                                                               pred_shape))
-    if wrap:
-        if isinstance(labels, NDArray):
-            labels = [labels]
-        if isinstance(preds, NDArray):
-            preds = [preds]
-    return labels, preds
+    measure = (lambda a: a.shape) if shape else len
+    got_l, got_p = measure(labels), measure(preds)
+    if got_l != got_p:
+        raise MXNetValueError('Shape of labels {} does not match shape of predictions {}'.format(got_l, got_p))
+    if not wrap:
+        return labels, preds
+    return tuple([x] if isinstance(x, NDArray) else x for x in (labels, preds))
+
+
+def _ratio(name, total, count, post=None):
+    """``(name, total / count)`` (through ``post`` when given), or ``(name, nan)`` before any instance."""
+    if count == 0:
+        return (name, float('nan'))
+    value = total / count
+    return (name, value if post is None else post(value))
 
 
 class EvalMetric:
     """Base class of metrics: accumulates ``sum_metric`` / ``num_inst`` locally (``reset_local``) and globally."""
 
     def __init__(self, name, output_names=None, label_names=None, **kwargs):
-        self.name = str(name)
-        self.output_names = output_names
-        self.label_names = label_names
         self._has_global_stats = kwargs.pop('has_global_stats', False)
-        self._kwargs = kwargs
+        self.name, self.output_names, self.label_names = str(name), output_names, label_names
+        self._kwargs = kwargs  # the constructor arguments get_config reports back
         self.reset()
 
     def __str__(self):
@@ -63,10 +63,8 @@ class EvalMetric:
 
     def get_config(self):
         """The kwargs that ``mx.metric.create(**config)`` turns back into this metric."""
-        config = self._kwargs.copy()
-        config.update({'metric': self.__class__.__name__, 'name': self.name, 'output_names': self.output_names,
-                       'label_names': self.label_names})
-        return config
+        return dict(self._kwargs, metric=type(self).__name__, name=self.name, output_names=self.output_names,
+                    label_names=self.label_names)
 
     def update_dict(self, label, pred):
         """Update from name -> NDArray dicts, picking ``label_names`` / ``output_names`` (all when None)."""
@@ -79,14 +77,13 @@ class EvalMetric:
         raise NotImplementedError()
 
     def reset(self):
-        self.num_inst = 0
-        self.sum_metric = 0.0
-        self.global_num_inst = 0
-        self.global_sum_metric = 0.0
+        """Clear both the local and the global accumulators."""
+        self.global_num_inst, self.global_sum_metric = 0, 0.0
+        self.reset_local()
 
     def reset_local(self):
-        self.num_inst = 0
-        self.sum_metric = 0.0
+        """Clear the local accumulators only (the global ones keep running)."""
+        self.num_inst, self.sum_metric = 0, 0.0
 
     def _add(self, value, count):
         value = _f64(value)
@@ -97,17 +94,13 @@ class EvalMetric:
 
     def get(self):
         """``(name, value)`` over the batches since the last reset (nan when there were none)."""
-        if self.num_inst == 0:
-            return (self.name, float('nan'))
-        return (self.name, self.sum_metric / self.num_inst)
+        return _ratio(self.name, self.sum_metric, self.num_inst)
 
     def get_global(self):
         """``(name, value)`` since the last full ``reset`` (``get()`` for metrics without global statistics)."""
-        if not self._has_global_stats:
-            return self.get()
-        if self.global_num_inst == 0:
-            return (self.name, float('nan'))
-        return (self.name, self.global_sum_metric / self.global_num_inst)
+        if self._has_global_stats:
+            return _ratio(self.name, self.global_sum_metric, self.global_num_inst)
+        return self.get()
 
     def get_name_value(self):
         """``[(name, value), ...]``."""
@@ -115,9 +108,7 @@ class EvalMetric:
 
     def get_global_name_value(self):
         """``[(name, value), ...]`` for the global values."""
-        if not self._has_global_stats:
-            return self.get_name_value()
-        return _zip_pairs(*self.get_global())
+        return _zip_pairs(*(self.get_global() if self._has_global_stats else self.get()))
 
 
 def _zip_pairs(name, value):
@@ -130,14 +121,11 @@ _REGISTRY, register, alias, _create = make_registry(EvalMetric, 'metric')
 def create(metric, *args, **kwargs):
     """A metric from a name (or alias), an EvalMetric (returned), a config dict, a list of those
     (-> CompositeEvalMetric) or a callable ``feval(label, pred)`` (-> CustomMetric)."""
-    if callable(metric):
-        return CustomMetric(metric, *args, **kwargs)
     if isinstance(metric, list):
         composite = CompositeEvalMetric()
-        for child in metric:
-            composite.add(create(child, *args, **kwargs))
+        composite.metrics.extend(create(child, *args, **kwargs) for child in metric)
         return composite
-    return _create(metric, *args, **kwargs)
+    return CustomMetric(metric, *args, **kwargs) if callable(metric) else _create(metric, *args, **kwargs)
 
 
 @register
@@ -150,54 +138,54 @@ class CompositeEvalMetric(EvalMetric):
         self.metrics = [create(i) for i in (metrics or [])]
 
     def add(self, metric):
+        """Append a child (anything ``create`` accepts)."""
         self.metrics.append(create(metric))
 
     def get_metric(self, index):
         """The child metric at ``index`` (raises ValueError when out of range; MXNet returns the error)."""
-        try:
+        if -len(self.metrics) <= index < len(self.metrics):
             return self.metrics[index]
-        except IndexError:
-            raise MXNetValueError('Metric index {} is out of range 0 and {}'.format(index, len(self.metrics))) \
-                from None
+        raise MXNetValueError('Metric index {} is out of range 0 and {}'.format(index, len(self.metrics)))
+
+    @staticmethod
+    def _only(mapping, keep):
+        return mapping if keep is None else OrderedDict((k, v) for k, v in mapping.items() if k in keep)
 
     def update_dict(self, labels, preds):
-        if self.label_names is not None:
-            labels = OrderedDict([i for i in labels.items() if i[0] in self.label_names])
-        if self.output_names is not None:
-            preds = OrderedDict([i for i in preds.items() if i[0] in self.output_names])
-        for metric in self.metrics:
-            metric.update_dict(labels, preds)
+        labels = self._only(labels, self.label_names)
+        preds = self._only(preds, self.output_names)
+        self._each('update_dict', labels, preds)
+
+    def _each(self, method, *args):
+        # reset() runs from EvalMetric.__init__ before the children list exists
+        for child in getattr(self, 'metrics', ()):
+            getattr(child, method)(*args)
 
     def update(self, labels, preds):
-        for metric in self.metrics:
-            metric.update(labels, preds)
+        self._each('update', labels, preds)
 
     def reset(self):
-        for metric in getattr(self, 'metrics', ()):
-            metric.reset()
+        self._each('reset')
 
     def reset_local(self):
-        for metric in getattr(self, 'metrics', ()):
-            metric.reset_local()
+        self._each('reset_local')
 
-    def _collect(self, getter):
+    def _collect(self, use_global):
         names, values = [], []
-        for metric in self.metrics:
-            name, value = getter(metric)
-            names.extend([name] if isinstance(name, string_types) else name)
-            values.extend([value] if isinstance(value, numeric_types) else value)
+        for child in self.metrics:
+            name, value = child.get_global() if use_global else child.get()
+            names += [name] if isinstance(name, string_types) else list(name)
+            values += [value] if isinstance(value, numeric_types) else list(value)
         return (names, values)
 
     def get(self):
-        return self._collect(lambda m: m.get())
+        return self._collect(False)
 
     def get_global(self):
-        return self._collect(lambda m: m.get_global())
+        return self._collect(True)
 
     def get_config(self):
-        config = super().get_config()
-        config.update({'metrics': [i.get_config() for i in self.metrics]})
-        return config
+        return dict(super().get_config(), metrics=[child.get_config() for child in self.metrics])
 
 
 # ---- classification -------------------------------------------------------------------------------------------
@@ -233,9 +221,9 @@ class TopKAccuracy(EvalMetric):
     def __init__(self, top_k=1, name='top_k_accuracy', output_names=None, label_names=None):
         super().__init__(name, top_k=top_k, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
+        _check(top_k > 1, 'Please use Accuracy if top_k is no more than 1')
         self.top_k = top_k
-        _check(self.top_k > 1, 'Please use Accuracy if top_k is no more than 1')
-        self.name += '_%d' % self.top_k
+        self.name = '%s_%d' % (self.name, top_k)
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
@@ -244,21 +232,22 @@ class TopKAccuracy(EvalMetric):
             pred = _np(pred).astype('float32')
             if self.top_k > pred.shape[-1]:  # numpy's own error, as an MXNetValueError
                 raise MXNetValueError('kth(=%d) out of bounds (%d)' % (pred.shape[-1] - self.top_k, pred.shape[-1]))
-            pred = numpy.argpartition(pred, -self.top_k)
-            label = _np(label).astype('int32')
-            check_label_shapes(label, pred)
-            num_samples = pred.shape[0]
-            if pred.ndim == 1:
-                # MXNet leaves the global sum out here
-                self.sum_metric += _f64((pred.ravel() == label.ravel()).sum())
+            order = numpy.argpartition(pred, -self.top_k)
+            truth = _np(label).astype('int32')
+            check_label_shapes(truth, order)
+            truth = truth.ravel()
+            if order.ndim == 1:
+                # a 1-D prediction only feeds the local sum (as in MXNet)
+                self.sum_metric += _f64((order.ravel() == truth).sum())
             else:
-                num_classes = pred.shape[1]
-                for j in range(min(num_classes, self.top_k)):
-                    num_correct = (pred[:, num_classes - 1 - j].ravel() == label.ravel()).sum()
-                    self.sum_metric += num_correct
-                    self.global_sum_metric += num_correct
-            self.num_inst += num_samples
-            self.global_num_inst += num_samples
+                # the top_k best classes sit in the last top_k columns, scanned from the best one down
+                width = order.shape[1]
+                for col in range(width - 1, width - 1 - min(width, self.top_k), -1):
+                    hits = (order[:, col].ravel() == truth).sum()
+                    self.sum_metric += hits
+                    self.global_sum_metric += hits
+            self.num_inst += order.shape[0]
+            self.global_num_inst += order.shape[0]
 
 
 class _BinaryStats:
@@ -298,21 +287,20 @@ class _BinaryStats:
 
     def fscore(self, use_global=False):
         tp, fp, fn, _ = self.counts(use_global)
-        precision = float(tp) / (tp + fp) if tp + fp > 0 else 0.
-        recall = float(tp) / (tp + fn) if tp + fn > 0 else 0.
-        if precision + recall > 0:
-            return 2 * precision * recall / (precision + recall)
-        return 0.
+        prec = tp / float(tp + fp) if tp + fp else 0.
+        rec = tp / float(tp + fn) if tp + fn else 0.
+        return 2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.
 
     def matthewscc(self, use_global=False):
         tp, fp, fn, tn = (float(c) for c in self.counts(use_global))
         if not self.total(use_global):
             return 0.
-        denom = 1.
-        for t in (tp + fp, tp + fn, tn + fp, tn + fn):
-            if t != 0.:
-                denom *= t
-        return ((tp * tn) - (fp * fn)) / math.sqrt(denom)
+        # a zero margin would make the denominator vanish; it is left out of the product
+        margins = [m for m in (tp + fp, tp + fn, tn + fp, tn + fn) if m != 0.]
+        product = 1.
+        for m in margins:
+            product *= m
+        return (tp * tn - fp * fn) / math.sqrt(product)
 
     def local_reset_stats(self):
         self.tp = self.fp = self.fn = self.tn = 0
@@ -416,14 +404,10 @@ class Perplexity(EvalMetric):
         self._add(loss, _f64(num))
 
     def get(self):
-        if self.num_inst == 0:
-            return (self.name, float('nan'))
-        return (self.name, math.exp(self.sum_metric / self.num_inst))
+        return _ratio(self.name, self.sum_metric, self.num_inst, math.exp)
 
     def get_global(self):
-        if self.global_num_inst == 0:
-            return (self.name, float('nan'))
-        return (self.name, math.exp(self.global_sum_metric / self.global_num_inst))
+        return _ratio(self.name, self.global_sum_metric, self.global_num_inst, math.exp)
 
 
 _EXACT_LIMIT = 1 << 16  # above this many elements, sums and logs are vectorized (may differ in the last bit)
@@ -579,17 +563,13 @@ class PearsonCorrelation(EvalMetric):
     def __init__(self, name='pearsonr', output_names=None, label_names=None, average='macro'):
         self.average = average
         super().__init__(name, output_names=output_names, label_names=label_names, has_global_stats=True)
-        if self.average == 'micro':
-            self.reset_micro()
 
     def reset_micro(self):
-        self._sse_p = 0
-        self._mean_p = 0
-        self._sse_l = 0
-        self._mean_l = 0
-        self._pred_nums = 0
-        self._label_nums = 0
-        self._conv = 0
+        """Forget the running moments of the 'micro' average."""
+        # per stream: [count, mean, sum of squared deviations]; plus the co-moment of the two streams
+        self._lab_stats = [0, 0, 0]
+        self._pred_stats = [0, 0, 0]
+        self._comoment = 0
 
     def reset(self):
         super().reset()
@@ -597,43 +577,40 @@ class PearsonCorrelation(EvalMetric):
             self.reset_micro()
 
     def update_variance(self, new_values, *aggregate):
-        """Welford's online update of (count, mean, sum of squared deviations)."""
-        count, mean, m_2 = aggregate
-        count += len(new_values)
-        delta = new_values - mean
-        mean += numpy.sum(delta / count)
-        delta_2 = new_values - mean
-        m_2 += numpy.sum(delta * delta_2)
-        return count, mean, m_2
+        """Welford's online update of (count, mean, sum of squared deviations) by a batch of values."""
+        n, avg, ssd = aggregate
+        n += len(new_values)
+        before = new_values - avg
+        avg += numpy.sum(before / n)
+        ssd += numpy.sum(before * (new_values - avg))
+        return n, avg, ssd
 
     def update_cov(self, label, pred):
-        self._conv = self._conv + numpy.sum((label - self._mean_l) * (pred - self._mean_p))
+        """Add a batch to the co-moment (label mean already updated, prediction mean not yet)."""
+        self._comoment = self._comoment + numpy.sum((label - self._lab_stats[1]) * (pred - self._pred_stats[1]))
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             check_label_shapes(label, pred, False, True)
-            label = _np(label).ravel().astype(numpy.float64)
-            pred = _np(pred).ravel().astype(numpy.float64)
+            y = _np(label).ravel().astype(numpy.float64)
+            x = _np(pred).ravel().astype(numpy.float64)
             if self.average == 'macro':
-                self._add(numpy.corrcoef(pred, label)[0, 1], 1)
-            else:
-                self.global_num_inst += 1
-                self.num_inst += 1
-                self._label_nums, self._mean_l, self._sse_l = self.update_variance(
-                    label, self._label_nums, self._mean_l, self._sse_l)
-                self.update_cov(label, pred)
-                self._pred_nums, self._mean_p, self._sse_p = self.update_variance(
-                    pred, self._pred_nums, self._mean_p, self._sse_p)
+                self._add(numpy.corrcoef(x, y)[0, 1], 1)
+                continue
+            self.num_inst += 1
+            self.global_num_inst += 1
+            self._lab_stats = list(self.update_variance(y, *self._lab_stats))
+            self.update_cov(y, x)
+            self._pred_stats = list(self.update_variance(x, *self._pred_stats))
 
     def get(self):
-        if self.num_inst == 0:
-            return (self.name, float('nan'))
-        if self.average == 'macro':
-            return (self.name, self.sum_metric / self.num_inst)
-        n = self._label_nums
-        return (self.name, self._conv / ((n - 1) * numpy.sqrt(self._sse_p / (n - 1))
-                                         * numpy.sqrt(self._sse_l / (n - 1))))
+        if self.average == 'macro' or self.num_inst == 0:
+            return super().get()
+        n = self._lab_stats[0]
+        spread_x = numpy.sqrt(self._pred_stats[2] / (n - 1))
+        spread_y = numpy.sqrt(self._lab_stats[2] / (n - 1))
+        return (self.name, self._comoment / ((n - 1) * spread_x * spread_y))
 
 
 @register
@@ -641,60 +618,54 @@ class PCC(EvalMetric):
     """Multiclass Matthews correlation (Pearson on the confusion matrix), which grows with the classes seen."""
 
     def __init__(self, name='pcc', output_names=None, label_names=None, has_global_stats=True):
-        self.k = 2
+        self.k = 2  # classes the confusion matrices currently cover
         super().__init__(name=name, output_names=output_names, label_names=label_names,
                          has_global_stats=has_global_stats)
 
-    def _grow(self, inc):
-        self.lcm = numpy.pad(self.lcm, ((0, inc), (0, inc)), 'constant', constant_values=0)
-        self.gcm = numpy.pad(self.gcm, ((0, inc), (0, inc)), 'constant', constant_values=0)
-        self.k += inc
+    def _widen(self, classes):
+        extra = classes - self.k
+        grow = ((0, extra), (0, extra))
+        self.lcm, self.gcm = (numpy.pad(m, grow, 'constant', constant_values=0) for m in (self.lcm, self.gcm))
+        self.k = classes
 
     @staticmethod
-    def _calc_mcc(cmat):
-        n = cmat.sum()
-        x = cmat.sum(axis=1)
-        y = cmat.sum(axis=0)
-        cov_xx = numpy.sum(x * (n - x))
-        cov_yy = numpy.sum(y * (n - y))
-        if cov_xx == 0 or cov_yy == 0:
+    def _confusion_mcc(conf):
+        total = conf.sum()
+        rows, cols = conf.sum(axis=1), conf.sum(axis=0)
+        var_rows = numpy.sum(rows * (total - rows))
+        var_cols = numpy.sum(cols * (total - cols))
+        if var_rows == 0 or var_cols == 0:
             return float('nan')
-        i = cmat.diagonal()
-        cov_xy = numpy.sum(i * n - x * y)
-        return cov_xy / (cov_xx * cov_yy) ** 0.5
+        return numpy.sum(conf.diagonal() * total - rows * cols) / (var_rows * var_cols) ** 0.5
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            label = _np(label).astype('int32')
-            pred = _np(pred)
-            pred = pred.argmax(axis=1) if pred.shape != label.shape else pred.astype('int32')
-            n = max(pred.max(), label.max())
-            if n >= self.k:
-                self._grow(n + 1 - self.k)
-            bcm = numpy.zeros((self.k, self.k))
-            numpy.add.at(bcm, (pred, label), 1)
-            self.lcm += bcm
-            self.gcm += bcm
+            truth = _np(label).astype('int32')
+            guess = _np(pred)
+            guess = guess.argmax(axis=1) if guess.shape != truth.shape else guess.astype('int32')
+            top = max(guess.max(), truth.max())
+            if top >= self.k:
+                self._widen(top + 1)
+            batch = numpy.zeros((self.k, self.k))
+            numpy.add.at(batch, (guess, truth), 1)
+            self.lcm += batch
+            self.gcm += batch
         self.num_inst += 1
         self.global_num_inst += 1
 
-    @property
-    def sum_metric(self):
-        return self._calc_mcc(self.lcm) * self.num_inst
-
-    @property
-    def global_sum_metric(self):
-        return self._calc_mcc(self.gcm) * self.global_num_inst
-
-    def reset(self):
-        self.global_num_inst = 0.
-        self.gcm = numpy.zeros((self.k, self.k))
-        self.reset_local()
+    # the sums are derived from the confusion matrices, so that get() = mcc
+    sum_metric = property(lambda self: self._confusion_mcc(self.lcm) * self.num_inst)
+    global_sum_metric = property(lambda self: self._confusion_mcc(self.gcm) * self.global_num_inst)
 
     def reset_local(self):
-        self.num_inst = 0.
         self.lcm = numpy.zeros((self.k, self.k))
+        self.num_inst = 0.
+
+    def reset(self):
+        self.gcm = numpy.zeros((self.k, self.k))
+        self.global_num_inst = 0.
+        self.reset_local()
 
 
 @register
@@ -734,9 +705,8 @@ class CustomMetric(EvalMetric):
 
     def __init__(self, feval, name=None, allow_extra_outputs=False, output_names=None, label_names=None):
         if name is None:
-            name = feval.__name__
-            if name.find('<') != -1:
-                name = 'custom(%s)' % name
+            # lambdas and other anonymous callables get a readable wrapper name
+            name = feval.__name__ if '<' not in feval.__name__ else 'custom(%s)' % feval.__name__
         super().__init__(name, feval=feval, allow_extra_outputs=allow_extra_outputs, output_names=output_names,
                          label_names=label_names, has_global_stats=True)
         self._feval = feval
@@ -745,13 +715,10 @@ class CustomMetric(EvalMetric):
     def update(self, labels, preds):
         if not self._allow_extra_outputs:
             labels, preds = check_label_shapes(labels, preds, True)
-        for pred, label in zip(preds, labels):
-            reval = self._feval(_np(label), _np(pred))
-            if isinstance(reval, tuple):
-                sum_metric, num_inst = reval
-                self._add(sum_metric, num_inst)
-            else:
-                self._add(reval, 1)
+        for label, pred in zip(labels, preds):
+            result = self._feval(_np(label), _np(pred))
+            total, count = result if isinstance(result, tuple) else (result, 1)
+            self._add(total, count)
 
     def get_config(self):
         raise NotImplementedError('CustomMetric cannot be serialized')
@@ -759,7 +726,7 @@ class CustomMetric(EvalMetric):
 
 def np(numpy_feval, name=None, allow_extra_outputs=False):
     """A CustomMetric from ``numpy_feval(label, pred)`` taking numpy arrays and returning a float."""
-    def feval(label, pred):
+    def _wrapped(label, pred):
         return numpy_feval(label, pred)
-    feval.__name__ = numpy_feval.__name__
-    return CustomMetric(feval, name, allow_extra_outputs)
+    _wrapped.__name__ = numpy_feval.__name__
+    return CustomMetric(_wrapped, name, allow_extra_outputs)
