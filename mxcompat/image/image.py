@@ -13,6 +13,7 @@ Differs from MXNet:
   are not used.
 """
 import io as _io
+import functools
 import json
 import logging
 import math
@@ -331,11 +332,13 @@ def imresize(src, w, h, interp=1, out=None):
 def scale_down(src_size, size):
     """Shrink a crop ``size`` (w, h) to fit into ``src_size`` (w, h), keeping its aspect ratio."""
     w, h = size
-    sw, sh = src_size
-    if sh < h:
-        w, h = float(w * sh) / h, sh
-    if sw < w:
-        w, h = sw, float(h * sw) / w
+    src_w, src_h = src_size
+    if h > src_h:  # too tall: clamp the height first, narrowing the width with it
+        w = float(w * src_h) / h
+        h = src_h
+    if w > src_w:  # still too wide: clamp the width, lowering the height with it
+        h = float(h * src_w) / w
+        w = src_w
     return int(w), int(h)
 
 
@@ -366,90 +369,91 @@ def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out
     return _write_out(nd.array(res, dtype=a.dtype), out)
 
 
+_AUTO_INTERP, _RANDOM_INTERP = 9, 10
+
+
 def _get_interp_method(interp, sizes=()):
     """Resolve 9 (auto: cubic to enlarge, area to shrink, else bilinear) and 10 (random) to 0-4."""
-    if interp == 9:
-        if sizes:
-            assert len(sizes) == 4
-            oh, ow, nh, nw = sizes
-            if nh > oh and nw > ow:
-                return 2
-            if nh < oh and nw < ow:
-                return 3
-            return 1
-        return 2
-    if interp == 10:
+    if interp == _RANDOM_INTERP:
         return random.randint(0, 4)
-    if interp not in (0, 1, 2, 3, 4):
-        raise ValueError('Unknown interp method %d' % interp)
-    return interp
+    if interp == _AUTO_INTERP:
+        if not sizes:
+            return 2
+        assert len(sizes) == 4
+        old_h, old_w, new_h, new_w = sizes
+        if new_h > old_h and new_w > old_w:
+            return 2  # enlarging both ways
+        return 3 if (new_h < old_h and new_w < old_w) else 1
+    if interp in range(5):
+        return interp
+    raise ValueError('Unknown interp method %d' % interp)
 
 
 def resize_short(src, size, interp=2):
     """Resize so that the shorter edge is ``size``, keeping the aspect ratio."""
     h, w, _ = src.shape
-    if h > w:
-        new_h, new_w = size * h // w, size
-    else:
-        new_h, new_w = size, size * w // h
-    return imresize(src, new_w, new_h, interp=_get_interp_method(interp, (h, w, new_h, new_w)))
+    target_w, target_h = (size, size * h // w) if h > w else (size * w // h, size)
+    method = _get_interp_method(interp, (h, w, target_h, target_w))
+    return imresize(src, target_w, target_h, interp=method)
 
 
 def fixed_crop(src, x0, y0, w, h, size=None, interp=2):
     """Crop ``src[y0:y0+h, x0:x0+w]``, then resize to ``size`` (w, h) if given."""
-    out = src[y0:y0 + h, x0:x0 + w]
-    if size is not None and (w, h) != size:
-        out = imresize(out, *size, interp=_get_interp_method(interp, (h, w, size[1], size[0])))
-    return out
+    window = src[y0:y0 + h, x0:x0 + w]
+    if size is None or (w, h) == size:
+        return window
+    method = _get_interp_method(interp, (h, w, size[1], size[0]))
+    return imresize(window, size[0], size[1], interp=method)
+
+
+def _crop_placed(src, size, interp, place):
+    """Fit ``size`` into ``src``, put the window where ``place(slack_x, slack_y)`` says, crop and resize."""
+    src_h, src_w, _ = src.shape
+    cw, ch = scale_down((src_w, src_h), size)
+    x0, y0 = place(src_w - cw, src_h - ch)
+    return fixed_crop(src, x0, y0, cw, ch, size, interp), (x0, y0, cw, ch)
 
 
 def random_crop(src, size, interp=2):
     """Crop a random ``size`` (w, h) window (shrunk to fit); returns the crop and (x0, y0, w, h)."""
-    h, w, _ = src.shape
-    new_w, new_h = scale_down((w, h), size)
-    x0 = random.randint(0, w - new_w)
-    y0 = random.randint(0, h - new_h)
-    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+    return _crop_placed(src, size, interp, lambda sx, sy: (random.randint(0, sx), random.randint(0, sy)))
 
 
 def center_crop(src, size, interp=2):
     """Crop the central ``size`` (w, h) window (shrunk to fit); returns the crop and (x0, y0, w, h)."""
-    h, w, _ = src.shape
-    new_w, new_h = scale_down((w, h), size)
-    x0 = int((w - new_w) / 2)
-    y0 = int((h - new_h) / 2)
-    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+    return _crop_placed(src, size, interp, lambda sx, sy: (int(sx / 2), int(sy / 2)))
 
 
 def color_normalize(src, mean, std=None):
-    """``(src - mean) / std``, in place on ``src`` (as MXNet does)."""
+    """``(src - mean) / std``, in place on ``src`` (as MXNet does); either may be None to skip it."""
     if mean is not None:
         src -= mean
-    if std is not None:
-        src /= std
+    if std is None:
+        return src
+    src /= std
     return src
 
 
 def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
     """Random crop with random area fraction and aspect ratio, resized to ``size``; center crop after 10 misses."""
-    h, w, _ = src.shape
-    src_area = h * w
     if 'min_area' in kwargs:
         warnings.warn('`min_area` is deprecated. Please use `area` instead.', DeprecationWarning)
         area = kwargs.pop('min_area')
     assert not kwargs, 'unexpected keyword arguments for `random_size_crop`.'
-    if isinstance(area, numeric_types):
-        area = (area, 1.0)
-    for _ in range(10):
-        target_area = random.uniform(area[0], area[1]) * src_area
-        log_ratio = (np.log(ratio[0]), np.log(ratio[1]))
-        new_ratio = np.exp(random.uniform(*log_ratio))
-        new_w = int(round(np.sqrt(target_area * new_ratio)))
-        new_h = int(round(np.sqrt(target_area / new_ratio)))
-        if new_w <= w and new_h <= h:
-            x0 = random.randint(0, w - new_w)
-            y0 = random.randint(0, h - new_h)
-            return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+    lo, hi = (area, 1.0) if isinstance(area, numeric_types) else (area[0], area[1])
+    img_h, img_w, _ = src.shape
+    total = img_h * img_w
+    log_lo, log_hi = np.log(ratio[0]), np.log(ratio[1])
+    for _attempt in range(10):
+        wanted = random.uniform(lo, hi) * total
+        aspect = np.exp(random.uniform(log_lo, log_hi))
+        cw = int(round(np.sqrt(wanted * aspect)))
+        ch = int(round(np.sqrt(wanted / aspect)))
+        if cw > img_w or ch > img_h:
+            continue  # does not fit: draw again
+        x0 = random.randint(0, img_w - cw)
+        y0 = random.randint(0, img_h - ch)
+        return fixed_crop(src, x0, y0, cw, ch, size, interp), (x0, y0, cw, ch)
     return center_crop(src, size, interp)
 
 
@@ -501,28 +505,39 @@ def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
 
 def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
     """Rotate by angle(s) drawn uniformly from ``angle_limits`` (numpy's global RNG, as MXNet)."""
-    if src.ndim == 3:
-        degrees = np.random.uniform(*angle_limits)
-    else:
-        degrees = nd.array(np.random.uniform(*angle_limits, size=src.shape[0]))
-    return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)
+    batch = None if src.ndim == 3 else src.shape[0]  # one angle for an image, one per image for a batch
+    drawn = np.random.uniform(*angle_limits, size=batch)
+    angles = drawn if batch is None else nd.array(drawn)
+    return imrotate(src, angles, zoom_in=zoom_in, zoom_out=zoom_out)
 
 
 # ---- augmenters ---------------------------------------------------------------------------------------------------
+def _plain(value):
+    """A JSON-friendly form of an augmenter argument (arrays become nested lists)."""
+    if isinstance(value, nd.NDArray):
+        value = value.asnumpy()
+    return value.tolist() if isinstance(value, np.ndarray) else value
+
+
+def _run_chain(augmenters, img):
+    """Feed ``img`` through ``augmenters`` one after another."""
+    return functools.reduce(lambda acc, step: step(acc), augmenters, img)
+
+
+def _jitter(amount):
+    """A factor drawn from ``1 + U(-amount, amount)``."""
+    return 1.0 + random.uniform(-amount, amount)
+
+
 class Augmenter:
     """Base class of image augmenters; ``dumps()`` gives ``[lowercase class name, kwargs]`` as JSON."""
 
     def __init__(self, **kwargs):
-        self._kwargs = kwargs
-        for k, v in self._kwargs.items():
-            if isinstance(v, nd.NDArray):
-                v = v.asnumpy()
-            if isinstance(v, np.ndarray):
-                self._kwargs[k] = v.tolist()
+        self._kwargs = {name: _plain(value) for name, value in kwargs.items()}
 
     def dumps(self):
         """The augmenter as a JSON string."""
-        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
+        return json.dumps([type(self).__name__.lower(), self._kwargs])
 
     def __call__(self, src):
         raise NotImplementedError('Must override implementation.')
@@ -536,16 +551,14 @@ class _ListAug(Augmenter):
         self.ts = ts
 
     def dumps(self):
-        return [self.__class__.__name__.lower(), [x.dumps() for x in self.ts]]
+        return [type(self).__name__.lower(), [member.dumps() for member in self.ts]]
 
 
 class SequentialAug(_ListAug):
     """Apply augmenters ``ts`` in order."""
 
     def __call__(self, src):
-        for aug in self.ts:
-            src = aug(src)
-        return src
+        return _run_chain(self.ts, src)
 
 
 class _SizedAug(Augmenter):
@@ -568,8 +581,9 @@ class ForceResizeAug(_SizedAug):
     """Resize to ``size`` (w, h), ignoring the aspect ratio."""
 
     def __call__(self, src):
-        sizes = (src.shape[0], src.shape[1], self.size[1], self.size[0])
-        return imresize(src, *self.size, interp=_get_interp_method(self.interp, sizes))
+        target_w, target_h = self.size[0], self.size[1]
+        method = _get_interp_method(self.interp, (src.shape[0], src.shape[1], target_h, target_w))
+        return imresize(src, target_w, target_h, interp=method)
 
 
 class RandomCropAug(_SizedAug):
@@ -584,15 +598,11 @@ class RandomSizedCropAug(Augmenter):
 
     def __init__(self, size, area, ratio, interp=2, **kwargs):
         super().__init__(size=size, area=area, ratio=ratio, interp=interp)
-        self.size = size
         if 'min_area' in kwargs:
             warnings.warn('`min_area` is deprecated. Please use `area` instead.', DeprecationWarning)
-            self.area = kwargs.pop('min_area')
-        else:
-            self.area = area
-        self.ratio = ratio
-        self.interp = interp
+            area = kwargs.pop('min_area')
         assert not kwargs, 'unexpected keyword arguments for `RandomSizedCropAug`.'
+        self.size, self.area, self.ratio, self.interp = size, area, ratio, interp
 
     def __call__(self, src):
         return random_size_crop(src, self.size, self.area, self.ratio, self.interp)[0]
@@ -610,9 +620,7 @@ class RandomOrderAug(_ListAug):
 
     def __call__(self, src):
         random.shuffle(self.ts)
-        for t in self.ts:
-            src = t(src)
-        return src
+        return _run_chain(self.ts, src)
 
 
 class BrightnessJitterAug(Augmenter):
@@ -623,8 +631,7 @@ class BrightnessJitterAug(Augmenter):
         self.brightness = brightness
 
     def __call__(self, src):
-        alpha = 1.0 + random.uniform(-self.brightness, self.brightness)
-        src *= alpha
+        src *= _jitter(self.brightness)
         return src
 
 
@@ -640,11 +647,12 @@ class ContrastJitterAug(Augmenter):
         self.coef = nd.array(_GRAY_COEF)
 
     def __call__(self, src):
-        alpha = 1.0 + random.uniform(-self.contrast, self.contrast)
-        gray = src * self.coef
-        gray = (3.0 * (1.0 - alpha) / gray.size) * nd.sum(gray)
-        src *= alpha
-        src += gray
+        factor = _jitter(self.contrast)
+        weighted = src * self.coef
+        # the mean luminance, scaled by the share (1 - factor) it contributes to every value
+        shift = (3.0 * (1.0 - factor) / weighted.size) * nd.sum(weighted)
+        src *= factor
+        src += shift
         return src
 
 
@@ -657,11 +665,10 @@ class SaturationJitterAug(Augmenter):
         self.coef = nd.array(_GRAY_COEF)
 
     def __call__(self, src):
-        alpha = 1.0 + random.uniform(-self.saturation, self.saturation)
-        gray = nd.sum(src * self.coef, axis=2, keepdims=True)
-        gray *= (1.0 - alpha)
-        src *= alpha
-        src += gray
+        factor = _jitter(self.saturation)
+        luminance = nd.sum(src * self.coef, axis=2, keepdims=True) * (1.0 - factor)
+        src *= factor
+        src += luminance
         return src
 
 
@@ -675,25 +682,19 @@ class HueJitterAug(Augmenter):
         self.ityiq = np.array([[1.0, 0.956, 0.621], [1.0, -0.272, -0.647], [1.0, -1.107, 1.705]])
 
     def __call__(self, src):
-        alpha = random.uniform(-self.hue, self.hue)
-        u, w = np.cos(alpha * np.pi), np.sin(alpha * np.pi)
-        bt = np.array([[1.0, 0.0, 0.0], [0.0, u, -w], [0.0, w, u]])
-        t = np.dot(np.dot(self.ityiq, bt), self.tyiq).T
-        return nd.dot(src, nd.array(t))
+        theta = random.uniform(-self.hue, self.hue) * np.pi
+        c, s = np.cos(theta), np.sin(theta)
+        spin = np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])  # rotation in the I-Q plane
+        return nd.dot(src, nd.array(self.ityiq.dot(spin).dot(self.tyiq).T))
 
 
 class ColorJitterAug(RandomOrderAug):
     """Brightness, contrast and saturation jitter (those > 0) in random order."""
 
     def __init__(self, brightness, contrast, saturation):
-        ts = []
-        if brightness > 0:
-            ts.append(BrightnessJitterAug(brightness))
-        if contrast > 0:
-            ts.append(ContrastJitterAug(contrast))
-        if saturation > 0:
-            ts.append(SaturationJitterAug(saturation))
-        super().__init__(ts)
+        wanted = ((brightness, BrightnessJitterAug), (contrast, ContrastJitterAug),
+                  (saturation, SaturationJitterAug))
+        super().__init__([kind(amount) for amount, kind in wanted if amount > 0])
 
 
 class LightingAug(Augmenter):
@@ -701,15 +702,16 @@ class LightingAug(Augmenter):
 
     def __init__(self, alphastd, eigval, eigvec):
         super().__init__(alphastd=alphastd, eigval=eigval, eigvec=eigvec)
-        self.alphastd = alphastd
-        self.eigval = eigval
-        self.eigvec = eigvec
+        self.alphastd, self.eigval, self.eigvec = alphastd, eigval, eigvec
 
     def __call__(self, src):
-        alpha = np.random.normal(0, self.alphastd, size=(3,))
-        rgb = np.dot(self.eigvec * alpha, self.eigval)
-        src += nd.array(rgb)
+        weights = np.random.normal(0, self.alphastd, size=(3,))
+        src += nd.array(np.dot(self.eigvec * weights, self.eigval))
         return src
+
+
+def _as_nd(value):
+    return value if value is None or isinstance(value, nd.NDArray) else nd.array(value)
 
 
 class ColorNormalizeAug(Augmenter):
@@ -717,8 +719,8 @@ class ColorNormalizeAug(Augmenter):
 
     def __init__(self, mean, std):
         super().__init__(mean=mean, std=std)
-        self.mean = mean if mean is None or isinstance(mean, nd.NDArray) else nd.array(mean)
-        self.std = std if std is None or isinstance(std, nd.NDArray) else nd.array(std)
+        self.mean = _as_nd(mean)
+        self.std = _as_nd(std)
 
     def __call__(self, src):
         return color_normalize(src, self.mean, self.std)
@@ -733,9 +735,7 @@ class RandomGrayAug(Augmenter):
         self.mat = nd.array([[0.21, 0.21, 0.21], [0.72, 0.72, 0.72], [0.07, 0.07, 0.07]])
 
     def __call__(self, src):
-        if random.random() < self.p:
-            src = nd.dot(src, self.mat)
-        return src
+        return nd.dot(src, self.mat) if random.random() < self.p else src
 
 
 class HorizontalFlipAug(Augmenter):
@@ -746,9 +746,7 @@ class HorizontalFlipAug(Augmenter):
         self.p = p
 
     def __call__(self, src):
-        if random.random() < self.p:
-            src = nd.flip(src, axis=1)
-        return src
+        return nd.flip(src, axis=1) if random.random() < self.p else src
 
 
 class CastAug(Augmenter):
@@ -764,45 +762,45 @@ class CastAug(Augmenter):
 
 _PCA_EIGVAL = np.array([55.46, 4.794, 1.148])
 _PCA_EIGVEC = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140], [-0.5836, -0.6948, 0.4203]])
+_IMAGENET_MEAN = [123.68, 116.28, 103.53]
+_IMAGENET_STD = [58.395, 57.12, 57.375]
+
+
+def _norm_stat(value, imagenet):
+    """``True`` means ImageNet's statistic; anything else given must be a 1- or 3-element array."""
+    if value is True:
+        return nd.array(imagenet)
+    if value is not None:
+        assert isinstance(value, (np.ndarray, nd.NDArray)) and value.shape[0] in [1, 3]
+    return value
 
 
 def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False, rand_mirror=False, mean=None,
                     std=None, brightness=0, contrast=0, saturation=0, hue=0, pca_noise=0, rand_gray=0,
                     inter_method=2):
     """The standard augmenter list; ``mean=True`` / ``std=True`` use ImageNet's RGB statistics."""
-    auglist = []
-    if resize > 0:
-        auglist.append(ResizeAug(resize, inter_method))
-    crop_size = (data_shape[2], data_shape[1])
+    crop_wh = (data_shape[2], data_shape[1])
+    pipeline = [ResizeAug(resize, inter_method)] if resize > 0 else []
     if rand_resize:
         assert rand_crop
-        auglist.append(RandomSizedCropAug(crop_size, 0.08, (3.0 / 4.0, 4.0 / 3.0), inter_method))
-    elif rand_crop:
-        auglist.append(RandomCropAug(crop_size, inter_method))
+        pipeline.append(RandomSizedCropAug(crop_wh, 0.08, (3.0 / 4.0, 4.0 / 3.0), inter_method))
     else:
-        auglist.append(CenterCropAug(crop_size, inter_method))
+        cropper = RandomCropAug if rand_crop else CenterCropAug
+        pipeline.append(cropper(crop_wh, inter_method))
     if rand_mirror:
-        auglist.append(HorizontalFlipAug(0.5))
-    auglist.append(CastAug())
-    if brightness or contrast or saturation:
-        auglist.append(ColorJitterAug(brightness, contrast, saturation))
-    if hue:
-        auglist.append(HueJitterAug(hue))
-    if pca_noise > 0:
-        auglist.append(LightingAug(pca_noise, _PCA_EIGVAL, _PCA_EIGVEC))
-    if rand_gray > 0:
-        auglist.append(RandomGrayAug(rand_gray))
-    if mean is True:
-        mean = nd.array([123.68, 116.28, 103.53])
-    elif mean is not None:
-        assert isinstance(mean, (np.ndarray, nd.NDArray)) and mean.shape[0] in [1, 3]
-    if std is True:
-        std = nd.array([58.395, 57.12, 57.375])
-    elif std is not None:
-        assert isinstance(std, (np.ndarray, nd.NDArray)) and std.shape[0] in [1, 3]
+        pipeline.append(HorizontalFlipAug(0.5))
+    pipeline.append(CastAug())
+    # colour steps, each only when asked for, in this fixed order
+    extras = ((brightness or contrast or saturation, lambda: ColorJitterAug(brightness, contrast, saturation)),
+              (hue, lambda: HueJitterAug(hue)),
+              (pca_noise > 0, lambda: LightingAug(pca_noise, _PCA_EIGVAL, _PCA_EIGVEC)),
+              (rand_gray > 0, lambda: RandomGrayAug(rand_gray)))
+    pipeline.extend(build() for enabled, build in extras if enabled)
+    mean = _norm_stat(mean, _IMAGENET_MEAN)
+    std = _norm_stat(std, _IMAGENET_STD)
     if mean is not None or std is not None:
-        auglist.append(ColorNormalizeAug(mean, std))
-    return auglist
+        pipeline.append(ColorNormalizeAug(mean, std))
+    return pipeline
 
 
 # ---- ImageIter ----------------------------------------------------------------------------------------------------
@@ -821,173 +819,191 @@ class ImageIter(io.DataIter):
         assert path_imgrec or path_imglist or (isinstance(imglist, list))
         assert dtype in ['int32', 'float32', 'int64', 'float64'], dtype + ' label not supported'
         logging.info('Using %s threads for decoding...', str(os.environ.get('MXNET_CPU_WORKER_NTHREADS', 1)))
-        cls = self.__class__.__name__
-        if path_imgrec:
-            logging.info('%s: loading recordio %s...', cls, path_imgrec)
-            if path_imgidx:
-                self.imgrec = recordio.MXIndexedRecordIO(path_imgidx, path_imgrec, 'r')
-                self.imgidx = list(self.imgrec.keys)
-            else:
-                self.imgrec = recordio.MXRecordIO(path_imgrec, 'r')
-                self.imgidx = None
-        else:
-            self.imgrec = None
-        imgkeys = []
-        if path_imglist:
-            logging.info('%s: loading image list %s...', cls, path_imglist)
-            self.imglist = {}
-            with open(path_imglist) as fin:
-                for line in iter(fin.readline, ''):
-                    fields = line.strip().split('\t')
-                    key = int(fields[0])
-                    self.imglist[key] = (nd.array(fields[1:-1], dtype=dtype), fields[-1])
-                    imgkeys.append(key)
-        elif isinstance(imglist, list):
-            logging.info('%s: loading image list...', cls)
-            self.imglist = {}
-            for index, img in enumerate(imglist, 1):
-                key = str(index)
-                if len(img) > 2:
-                    label = nd.array(img[:-1], dtype=dtype)
-                elif isinstance(img[0], numeric_types):
-                    label = nd.array([img[0]], dtype=dtype)
-                else:
-                    label = nd.array(img[0], dtype=dtype)
-                self.imglist[key] = (label, img[-1])
-                imgkeys.append(key)
-        else:
-            self.imglist = None
+        self.imgrec, self.imgidx = self._open_records(path_imgrec, path_imgidx)
+        self.imglist, list_keys = self._collect_list(path_imglist, imglist, dtype)
         self.path_root = path_root
         self.check_data_shape(data_shape)
+        label_shape = (batch_size, label_width) if label_width > 1 else (batch_size,)
         self.provide_data = [(data_name, (batch_size,) + data_shape)]
-        self.provide_label = [(label_name, (batch_size, label_width) if label_width > 1 else (batch_size,))]
-        self.batch_size = batch_size
-        self.data_shape = data_shape
-        self.label_width = label_width
+        self.provide_label = [(label_name, label_shape)]
+        self.batch_size, self.data_shape, self.label_width = batch_size, data_shape, label_width
         self.shuffle = shuffle
-        if self.imgrec is None:
-            self.seq = imgkeys
-        elif shuffle or num_parts > 1 or path_imgidx:
-            assert self.imgidx is not None
-            self.seq = self.imgidx
-        else:
-            self.seq = None
-        if num_parts > 1:
-            assert part_index < num_parts
-            c = len(self.seq) // num_parts
-            self.seq = self.seq[part_index * c:(part_index + 1) * c]
-        self.auglist = CreateAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
+        self.seq = self._reading_order(list_keys, shuffle or num_parts > 1 or path_imgidx, part_index, num_parts)
+        self.auglist = aug_list if aug_list is not None else CreateAugmenter(data_shape, **kwargs)
+        self.last_batch_handle = last_batch_handle
+        self.num_image = None if self.seq is None else len(self.seq)
         self.cur = 0
         self._allow_read = True
-        self.last_batch_handle = last_batch_handle
-        self.num_image = len(self.seq) if self.seq is not None else None
-        self._cache_data = None
-        self._cache_label = None
-        self._cache_idx = None
+        self._clear_cache()
         self.reset()
 
-    def reset(self):
-        """Start a new epoch (reshuffling if ``shuffle``); 'roll_over' keeps the cached partial batch."""
-        if self.seq is not None and self.shuffle:
-            random.shuffle(self.seq)
-        if self.last_batch_handle != 'roll_over' or self._cache_data is None:
-            if self.imgrec is not None:
-                self.imgrec.reset()
-            self.cur = 0
-            self._allow_read = True
+    # -- construction helpers
+    def _open_records(self, path_imgrec, path_imgidx):
+        """(record reader, its keys or None); (None, None) without a .rec file."""
+        if not path_imgrec:
+            return None, None
+        logging.info('%s: loading recordio %s...', type(self).__name__, path_imgrec)
+        if not path_imgidx:
+            return recordio.MXRecordIO(path_imgrec, 'r'), None
+        reader = recordio.MXIndexedRecordIO(path_imgidx, path_imgrec, 'r')
+        return reader, list(reader.keys)
 
-    def hard_reset(self):
-        """Start a new epoch and drop any rolled-over data."""
+    def _collect_list(self, path_imglist, imglist, dtype):
+        """({key: (label NDArray, path)}, keys in order) from a list file or an in-memory list; (None, [])."""
+        if path_imglist:
+            logging.info('%s: loading image list %s...', type(self).__name__, path_imglist)
+            with open(path_imglist) as handle:
+                rows = [ln.strip().split('\t') for ln in iter(handle.readline, '')]
+            entries = [(int(row[0]), nd.array(row[1:-1], dtype=dtype), row[-1]) for row in rows]
+        elif isinstance(imglist, list):
+            logging.info('%s: loading image list...', type(self).__name__)
+            entries = [(str(pos), self._entry_label(item, dtype), item[-1]) for pos, item in enumerate(imglist, 1)]
+        else:
+            return None, []
+        table = {}
+        for key, label, path in entries:
+            table[key] = (label, path)
+        return table, [key for key, _, _ in entries]
+
+    @staticmethod
+    def _entry_label(item, dtype):
+        if len(item) > 2:  # several label values before the path
+            return nd.array(item[:-1], dtype=dtype)
+        first = item[0]
+        return nd.array([first] if isinstance(first, numeric_types) else first, dtype=dtype)
+
+    def _reading_order(self, list_keys, need_index, part_index, num_parts):
+        """The keys to visit (None: read the .rec file front to back), cut to this part."""
+        if self.imgrec is None:
+            order = list_keys
+        elif need_index:
+            assert self.imgidx is not None
+            order = self.imgidx
+        else:
+            return None
+        if num_parts > 1:
+            assert part_index < num_parts
+            share = len(order) // num_parts
+            order = order[share * part_index:share * (part_index + 1)]
+        return order
+
+    # -- epoch control
+    def _clear_cache(self):
+        self._cache_data = self._cache_label = self._cache_idx = None
+
+    def _rewind(self):
         if self.seq is not None and self.shuffle:
             random.shuffle(self.seq)
+
+    def _restart_reading(self):
         if self.imgrec is not None:
             self.imgrec.reset()
         self.cur = 0
         self._allow_read = True
-        self._cache_data = None
-        self._cache_label = None
-        self._cache_idx = None
 
+    def reset(self):
+        """Start a new epoch (reshuffling if ``shuffle``); 'roll_over' keeps the cached partial batch."""
+        self._rewind()
+        keep_rolled = self.last_batch_handle == 'roll_over' and self._cache_data is not None
+        if not keep_rolled:
+            self._restart_reading()
+
+    def hard_reset(self):
+        """Start a new epoch and drop any rolled-over data."""
+        self._rewind()
+        self._restart_reading()
+        self._clear_cache()
+
+    # -- reading
     def next_sample(self):
         """The next (label, encoded image) pair; raises StopIteration at the end."""
-        if self._allow_read is False:
+        if not self._allow_read:
             raise StopIteration
-        if self.seq is not None:
-            if self.cur >= self.num_image:
-                if self.last_batch_handle != 'discard':
-                    self.cur = 0
-                raise StopIteration
-            idx = self.seq[self.cur]
-            self.cur += 1
-            if self.imgrec is not None:
-                header, img = recordio.unpack(self.imgrec.read_idx(idx))
-                return (header.label if self.imglist is None else self.imglist[idx][0]), img
-            label, fname = self.imglist[idx]
-            return label, self.read_image(fname)
-        s = self.imgrec.read()
-        if s is None:
+        if self.seq is None:
+            return self._next_in_file()
+        if self.cur >= self.num_image:
             if self.last_batch_handle != 'discard':
-                self.imgrec.reset()
+                self.cur = 0
             raise StopIteration
-        header, img = recordio.unpack(s)
-        return header.label, img
+        key = self.seq[self.cur]
+        self.cur += 1
+        if self.imgrec is None:
+            label, fname = self.imglist[key]
+            return label, self.read_image(fname)
+        header, payload = recordio.unpack(self.imgrec.read_idx(key))
+        return (header.label if self.imglist is None else self.imglist[key][0]), payload
+
+    def _next_in_file(self):
+        """Sequential read of the .rec file (no index)."""
+        record = self.imgrec.read()
+        if record is not None:
+            header, payload = recordio.unpack(record)
+            return header.label, payload
+        if self.last_batch_handle != 'discard':
+            self.imgrec.reset()
+        raise StopIteration
 
     def _batchify(self, batch_data, batch_label, start=0):
-        i = start
-        try:
-            while i < self.batch_size:
-                label, s = self.next_sample()
-                data = self.imdecode(s)
-                try:
-                    self.check_valid_image(data)
-                except RuntimeError as e:
-                    logging.debug('Invalid image, skipping:  %s', str(e))
-                    continue
-                data = self.augmentation_transform(data)
-                assert i < self.batch_size, 'Batch size must be multiples of augmenter output length'
-                batch_data[i] = self.postprocess_data(data)
-                batch_label[i] = label
-                i += 1
-        except StopIteration:
-            if not i:
-                raise
-        return i
+        """Fill slots ``start..`` of the batch; returns how many slots are filled (StopIteration if none)."""
+        filled = start
+        while filled < self.batch_size:
+            try:
+                label, raw = self.next_sample()
+            except StopIteration:
+                if filled == 0:
+                    raise
+                break
+            img = self.imdecode(raw)
+            try:
+                self.check_valid_image(img)
+            except RuntimeError as err:
+                logging.debug('Invalid image, skipping:  %s', str(err))
+                continue
+            batch_data[filled] = self.postprocess_data(self.augmentation_transform(img))
+            batch_label[filled] = label
+            filled += 1
+        return filled
 
     def next(self):
         """The next DataBatch (``pad`` counts the filler images of the last batch)."""
-        c, h, w = self.data_shape
-        if self._cache_data is not None:
+        if self._cache_data is None:
+            batch_data = nd.zeros((self.batch_size,) + tuple(self.data_shape))
+            batch_label = nd.empty(self.provide_label[0][1])
+            filled = self._batchify(batch_data, batch_label)
+        else:
             assert self._cache_label is not None, "_cache_label didn't have values"
             assert self._cache_idx is not None, "_cache_idx didn't have values"
-            batch_data, batch_label, i = self._cache_data, self._cache_label, self._cache_idx
+            batch_data, batch_label, filled = self._cache_data, self._cache_label, self._cache_idx
+        missing = self.batch_size - filled
+        if missing:
+            self._finish_short_batch(batch_data, batch_label, filled)
+        return io.DataBatch([batch_data], [batch_label], pad=missing)
+
+    def _finish_short_batch(self, batch_data, batch_label, filled):
+        """Handle a batch the epoch ran out on, as ``last_batch_handle`` asks."""
+        mode = self.last_batch_handle
+        if mode == 'discard':
+            raise StopIteration
+        if mode == 'roll_over' and self._cache_data is None:
+            # keep the partial batch; the next epoch tops it up
+            self._cache_data, self._cache_label, self._cache_idx = batch_data, batch_label, filled
+            raise StopIteration
+        self._batchify(batch_data, batch_label, filled)  # wrap around into the next pass
+        if mode == 'pad':
+            self._allow_read = False
         else:
-            batch_data = nd.zeros((self.batch_size, c, h, w))
-            batch_label = nd.empty(self.provide_label[0][1])
-            i = self._batchify(batch_data, batch_label)
-        pad = self.batch_size - i
-        if pad != 0:
-            if self.last_batch_handle == 'discard':
-                raise StopIteration
-            if self.last_batch_handle == 'roll_over' and self._cache_data is None:
-                self._cache_data, self._cache_label, self._cache_idx = batch_data, batch_label, i
-                raise StopIteration
-            self._batchify(batch_data, batch_label, i)
-            if self.last_batch_handle == 'pad':
-                self._allow_read = False
-            else:
-                self._cache_data = self._cache_label = self._cache_idx = None
-        return io.DataBatch([batch_data], [batch_label], pad=pad)
+            self._clear_cache()
 
     def check_data_shape(self, data_shape):
         """Require a (3, H, W) shape."""
-        if not len(data_shape) == 3:
+        if len(data_shape) != 3:
             raise ValueError('data_shape should have length 3, with dimensions CxHxW')
-        if not data_shape[0] == 3:
+        if data_shape[0] != 3:
             raise ValueError('This iterator expects inputs to have 3 channels.')
 
     def check_valid_image(self, data):
         """Reject images with an empty shape."""
-        if len(data[0].shape) == 0:
+        if not data[0].shape:
             raise RuntimeError('Data shape is wrong')
 
     def imdecode(self, s):
@@ -995,12 +1011,19 @@ class ImageIter(io.DataIter):
         try:
             return imdecode(s)
         except Exception as e:  # noqa: BLE001
-            if self.seq is not None:
-                idx = self.seq[(self.cur % self.num_image) - 1]
-            else:
-                idx = (self.cur % self.num_image) - 1 if self.num_image else self.cur - 1
-            where = 'filename: {}'.format(self.imglist[idx][1]) if self.imglist is not None else 'index: %s' % idx
-            raise RuntimeError('Broken image {}, {}'.format(where, e)) from None
+            raise RuntimeError('Broken image {}, {}'.format(self._describe_current(), e)) from None
+
+    def _describe_current(self):
+        """Which image was just read, for error messages."""
+        if self.seq is not None:
+            key = self.seq[(self.cur % self.num_image) - 1]
+        elif self.num_image:
+            key = (self.cur % self.num_image) - 1
+        else:
+            key = self.cur - 1
+        if self.imglist is None:
+            return 'index: %s' % key
+        return 'filename: {}'.format(self.imglist[key][1])
 
     def read_image(self, fname):
         """The raw bytes of ``path_root/fname``."""
@@ -1009,9 +1032,7 @@ class ImageIter(io.DataIter):
 
     def augmentation_transform(self, data):
         """Apply the augmenter list."""
-        for aug in self.auglist:
-            data = aug(data)
-        return data
+        return _run_chain(self.auglist, data)
 
     def postprocess_data(self, datum):
         """HWC -> CHW."""
