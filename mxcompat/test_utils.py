@@ -17,8 +17,8 @@ offers the names MXNet's version imports (``np``, ``mx``, ``rnd``, ``npt``, ``ss
 """
 # Module-level names mirror MXNet's test_utils (tests star-import them).
 import bz2
-import errno
 import gzip
+import itertools
 import json
 import logging
 import numbers
@@ -45,9 +45,9 @@ from .util import use_np, getenv, setenv, get_cuda_compute_capability  # noqa: F
 
 # ---- defaults and tolerances ---------------------------------------------------------------------------------------
 
-def default_context():
-    """The context tests run on: the current context (``set_default_context`` changes it)."""
-    return current_context()
+def default_dtype():
+    """The dtype tests use by default (float32)."""
+    return np.float32
 
 
 def set_default_context(ctx):
@@ -55,9 +55,9 @@ def set_default_context(ctx):
     Context._default_ctx.value = ctx
 
 
-def default_dtype():
-    """The dtype tests use by default (float32)."""
-    return np.float32
+def default_context():
+    """The context tests run on: the current context (``set_default_context`` changes it)."""
+    return current_context()
 
 
 def _by_dtype(f16, f32, f64):
@@ -164,9 +164,8 @@ def random_uniform_arrays(*shapes, **kwargs):
 def random_sample(population, k):
     """``k`` elements of the sequence ``population`` in random order (numpy's global generator)."""
     assert 0 <= k <= len(population)
-    pool = population[:]
-    np.random.shuffle(pool)
-    return pool[0:k]
+    order = np.random.permutation(len(population))[:k]
+    return [population[int(pos)] for pos in order]
 
 
 def _sorted_items(d):
@@ -270,16 +269,20 @@ def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=No
     raise _no_sparse('create_sparse_array_zd', stype)
 
 
+def _draw_sides(limits, allow_zero_size):
+    """One random side per upper limit, drawn in order, each in [1 (0 if allowed), limit]."""
+    smallest = 0 if allow_zero_size else 1
+    return tuple(rnd.randint(smallest, limit + 1) for limit in limits)
+
+
 def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
     """A random 2-d shape with sides in [1 (0 if allowed), dim]."""
-    low = 0 if allow_zero_size else 1
-    return rnd.randint(low, dim0 + 1), rnd.randint(low, dim1 + 1)
+    return _draw_sides((dim0, dim1), allow_zero_size)
 
 
 def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
     """A random 3-d shape with sides in [1 (0 if allowed), dim]."""
-    low = 0 if allow_zero_size else 1
-    return rnd.randint(low, dim0 + 1), rnd.randint(low, dim1 + 1), rnd.randint(low, dim2 + 1)
+    return _draw_sides((dim0, dim1, dim2), allow_zero_size)
 
 
 def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
@@ -290,26 +293,25 @@ def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
 
 def rand_coord_2d(x_low, x_high, y_low, y_high):
     """A random (x, y) with x in [x_low, x_high) and y in [y_low, y_high)."""
-    x = np.random.randint(x_low, x_high, dtype=np.int64)
-    y = np.random.randint(y_low, y_high, dtype=np.int64)
-    return x, y
+    return tuple(np.random.randint(lo, hi, dtype=np.int64) for lo, hi in ((x_low, x_high), (y_low, y_high)))
 
 
 def np_reduce(dat, axis, keepdims, numpy_reduce_func):
     """Reduce numpy array ``dat`` with ``numpy_reduce_func`` over an int, a list of ints or None (all axes)."""
-    if isinstance(axis, int):
-        axis = [axis]
+    if axis is None:
+        axes = list(range(dat.ndim))
+    elif isinstance(axis, int):
+        axes = [axis]
     else:
-        axis = list(axis) if axis is not None else range(len(dat.shape))
-    ret = dat
-    for i in reversed(sorted(axis)):
-        ret = numpy_reduce_func(ret, axis=i)
-    if keepdims:
-        keepdims_shape = list(dat.shape)
-        for i in axis:
-            keepdims_shape[i] = 1
-        ret = ret.reshape(tuple(keepdims_shape))
-    return ret
+        axes = list(axis)
+    # reduce the highest axis first so the lower axis numbers stay valid
+    out = dat
+    for ax in sorted(axes, reverse=True):
+        out = numpy_reduce_func(out, axis=ax)
+    if not keepdims:
+        return out
+    reduced = {ax % dat.ndim for ax in axes}
+    return out.reshape(tuple(1 if d in reduced else size for d, size in enumerate(dat.shape)))
 
 
 # ---- comparisons -----------------------------------------------------------------------------------------------------
@@ -429,20 +431,21 @@ def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None, names=('
 
 def assert_almost_equal_ignore_nan(a, b, rtol=None, atol=None, names=('a', 'b')):
     """``assert_almost_equal`` after zeroing the positions where either array is NaN."""
-    a, b = np.copy(_host(a)), np.copy(_host(b))
-    nan_mask = np.logical_or(np.isnan(a), np.isnan(b))
-    a[nan_mask] = 0
-    b[nan_mask] = 0
-    assert_almost_equal(a, b, rtol, atol, names)
+    lhs, rhs = np.array(_host(a)), np.array(_host(b))
+    either_nan = np.isnan(lhs) | np.isnan(rhs)
+    lhs[either_nan], rhs[either_nan] = 0, 0
+    assert_almost_equal(lhs, rhs, rtol, atol, names)
 
 
 def assert_exception(f, exception_type, *args, **kwargs):
     """Assert that ``f(*args, **kwargs)`` raises ``exception_type``."""
+    raised = False
     try:
         f(*args, **kwargs)
     except exception_type:
-        return
-    raise AssertionError('%s did not raise %s' % (getattr(f, '__name__', f), exception_type))
+        raised = True
+    if not raised:
+        raise AssertionError('%s did not raise %s' % (getattr(f, '__name__', f), exception_type))
 
 
 def retry(n):
@@ -451,14 +454,15 @@ def retry(n):
 
     def decorate(f):
         def wrapper(*args, **kwargs):
-            for i in range(n):
+            for attempts_left in range(n - 1, -1, -1):
                 try:
                     f(*args, **kwargs)
-                    return
                 except AssertionError:
-                    if i == n - 1:
-                        raise
-                    mx.nd.waitall()
+                    if attempts_left == 0:
+                        raise  # the last attempt failed too
+                    mx.nd.waitall()  # let pending work finish before trying again
+                else:
+                    break
         return wrapper
     return decorate
 
@@ -467,21 +471,21 @@ def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
     """``assert_almost_equal`` over two (nested) tuples of arrays; None on either side is skipped."""
     if t1 is None or t2 is None:
         return
-    if isinstance(t1, tuple):
-        for s1, s2 in zip(t1, t2):
-            compare_ndarray_tuple(s1, s2, rtol, atol)
-    else:
+    if not isinstance(t1, tuple):
         assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+        return
+    for pair in zip(t1, t2):
+        compare_ndarray_tuple(*pair, rtol=rtol, atol=atol)
 
 
 def same_array(array1, array2):
     """Whether two NDArrays share memory (adds 1 to ``array1`` and looks at ``array2``, then restores)."""
     array1[:] += 1
-    if not same(array1.asnumpy(), array2.asnumpy()):
+    try:
+        followed = same(array1.asnumpy(), array2.asnumpy())
+    finally:
         array1[:] -= 1
-        return False
-    array1[:] -= 1
-    return same(array1.asnumpy(), array2.asnumpy())
+    return followed and same(array1.asnumpy(), array2.asnumpy())
 
 
 def collapse_sum_like(a, shape):
@@ -527,22 +531,25 @@ def environment(*args):
     """Set environment variables for a ``with`` block: ``environment(name, value)`` or ``environment({...})``;
     a value of None unsets. The previous values come back afterwards, also on error."""
     if len(args) == 1 and isinstance(args[0], dict):
-        env_vars = args[0]
-    else:
-        assert len(args) == 2, 'Expecting one dict arg or two args: env var name and value'
+        env_vars = dict(args[0])
+    elif len(args) == 2:
         env_vars = {args[0]: args[1]}
+    else:
+        raise AssertionError('Expecting one dict arg or two args: env var name and value')
 
-    def apply(values):
+    def swap(values):
+        """Install ``values``; returns what they replaced."""
+        replaced = {name: os.environ.get(name) for name in values}
         for name, value in values.items():
             setenv(name, value)
+        return replaced
 
-    snapshot = {name: os.environ.get(name) for name in env_vars}
-    apply(env_vars)
+    restore = swap(env_vars)
     try:
         yield
     finally:
-        mx.nd.waitall()
-        apply(snapshot)
+        mx.nd.waitall()  # queued work may still read the variables we changed
+        swap(restore)
 
 
 # ---- Symbol-based checkers (need mx.sym's bind/simple_bind Executor API) --------------------------------------------
@@ -776,18 +783,16 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
 def check_speed(sym, location=None, ctx=None, N=20, grad_req=None, typ='whole', **kwargs):
     """Seconds per run of ``sym``: forward+backward (``typ='whole'``) or forward only (``'forward'``)."""
     _symbol_module('check_speed')
-    if ctx is None:
-        ctx = default_context()
-    if grad_req is None:
-        grad_req = 'write'
-    if location is None:
-        exe = sym.simple_bind(grad_req=grad_req, ctx=ctx, **kwargs)
-        location = {k: np.random.normal(size=arr.shape, scale=1.0) for k, arr in exe.arg_dict.items()}
-    else:
+    bind_args = dict(ctx=default_context() if ctx is None else ctx, grad_req='write' if grad_req is None else grad_req)
+    if location is not None:
         assert isinstance(location, dict), 'Expect dict, get "location"=%s' % str(location)
-        exe = sym.simple_bind(grad_req=grad_req, ctx=ctx, **{k: v.shape for k, v in location.items()})
+        exe = sym.simple_bind(**bind_args, **{k: v.shape for k, v in location.items()})
+    else:
+        exe = sym.simple_bind(**bind_args, **kwargs)
+        location = {k: np.random.normal(size=arr.shape, scale=1.0) for k, arr in exe.arg_dict.items()}
     for name, value in location.items():
-        exe.arg_dict[name][:] = value.astype(exe.arg_dict[name].dtype)
+        target = exe.arg_dict[name]
+        target[:] = value.astype(target.dtype)
     if typ not in ('whole', 'forward'):
         raise ValueError('typ can only be "whole" or "forward".')
     train = typ == 'whole'
@@ -827,36 +832,36 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req='write', arg_params=Non
     ``ctx_list`` (dicts of ``simple_bind`` arguments: ctx, input shapes, type_dict). Returns the ground truth."""
     symbol = _symbol_module('check_consistency')
     assert len(ctx_list) > 1
-    if isinstance(sym, symbol.Symbol):
-        sym = [sym] * len(ctx_list)
-    else:
-        assert len(sym) == len(ctx_list)
-    output_names = sym[0].list_outputs()
-    arg_names = sym[0].list_arguments()
-    exe_list = []
-    for s, ctx in zip(sym, ctx_list):
-        assert s.list_arguments() == arg_names
-        assert s.list_outputs() == output_names
-        exe_list.append(s.simple_bind(grad_req=grad_req, **ctx))
+    syms = [sym] * len(ctx_list) if isinstance(sym, symbol.Symbol) else list(sym)
+    assert len(syms) == len(ctx_list)
+    arg_names, output_names = syms[0].list_arguments(), syms[0].list_outputs()
+    for other in syms[1:]:
+        assert other.list_arguments() == arg_names
+        assert other.list_outputs() == output_names
+    exe_list = [one.simple_bind(grad_req=grad_req, **bind) for one, bind in zip(syms, ctx_list)]
+
+    def random_value(shape):
+        if use_uniform:
+            bound = 0.92 * scale
+            return np.random.uniform(low=-bound, high=bound, size=shape).astype(rand_type)
+        return np.random.normal(size=shape, scale=scale).astype(rand_type)
+
     arg_params = {} if arg_params is None else arg_params
     aux_params = {} if aux_params is None else aux_params
-    for n, arr in _sorted_items(exe_list[0].arg_dict):  # a fixed order keeps runs reproducible
-        if n not in arg_params:
-            if use_uniform:
-                arg_params[n] = np.random.uniform(low=-0.92 * scale, high=0.92 * scale,
-                                                  size=arr.shape).astype(rand_type)
-            else:
-                arg_params[n] = np.random.normal(size=arr.shape, scale=scale).astype(rand_type)
-    for n in exe_list[0].aux_dict:
-        aux_params.setdefault(n, 0)
+    first = exe_list[0]
+    # draw in sorted name order so that a seeded run is reproducible
+    for key, arr in _sorted_items(first.arg_dict):
+        if key not in arg_params:
+            arg_params[key] = random_value(arr.shape)
+    for key in first.aux_dict:
+        aux_params.setdefault(key, 0)
     for exe in exe_list:
-        for name, arr in exe.arg_dict.items():
-            arr[:] = arg_params[name]
-        for name, arr in exe.aux_dict.items():
-            arr[:] = aux_params[name]
+        for values, targets in ((arg_params, exe.arg_dict), (aux_params, exe.aux_dict)):
+            for key, arr in targets.items():
+                arr[:] = values[key]
         if grad_req == 'add':
-            for arr in exe.grad_arrays:
-                arr[:] = np.zeros(arr.shape, dtype=arr.dtype)
+            for grad in exe.grad_arrays:
+                grad[:] = np.zeros(grad.shape, dtype=grad.dtype)
 
     for exe in exe_list:
         exe.forward(is_train=False)
@@ -893,14 +898,13 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req='write', arg_params=Non
         for exe in exe_list:
             exe.backward([mx.nd.array(g, ctx=out.context, dtype=out.dtype) for g, out in zip(golden, exe.outputs)])
         gt = truth()
-        for i, exe in enumerate(exe_list):
-            if i == gt_idx:
-                continue
+        others = [(i, exe) for i, exe in enumerate(exe_list) if i != gt_idx]
+        for i, exe in others:
             for name, arr in zip(output_names + arg_names, exe.outputs + exe.grad_arrays):
-                if gt[name] is None:
+                gtarr = gt[name]
+                if gtarr is None:
                     assert arr is None
                     continue
-                gtarr = gt[name]
                 try:
                     rt, at = rtol, atol
                     # float16 data makes float32 gradients (e.g. BatchNorm's gamma) as imprecise as float16
@@ -934,32 +938,32 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
                 raise _no_sparse('compare_optimizer', stype)
             if stype != 'default':
                 raise Exception('type not supported yet')
-        w2 = mx.random.uniform(shape=shape, ctx=ctx, dtype=dtype)
-        w1 = w2.copyto(ctx)
-        g2 = mx.random.uniform(shape=shape, ctx=ctx, dtype=dtype)
-        g1 = g2.copyto(ctx)
-        state1 = opt1.create_state_multi_precision(0, w1)
-        state2 = opt2.create_state_multi_precision(0, w2)
+        # one weight and one gradient, each given to both optimizers as separate copies
+        weight, grad = (mx.random.uniform(shape=shape, ctx=ctx, dtype=dtype) for _ in range(2))
+        copies = [(weight.copyto(ctx), grad.copyto(ctx)), (weight, grad)]
+        states = [opt.create_state_multi_precision(0, w) for opt, (w, _) in zip((opt1, opt2), copies)]
         if compare_states:
-            compare_ndarray_tuple(state1, state2)
-        opt1.update_multi_precision(0, w1, g1, state1)
-        opt2.update_multi_precision(0, w2, g2, state2)
+            compare_ndarray_tuple(*states)
+        for opt, (w, g), state in zip((opt1, opt2), copies, states):
+            opt.update_multi_precision(0, w, g, state)
         if compare_states:
-            compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
-        assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+            compare_ndarray_tuple(*states, rtol=rtol, atol=atol)
+        assert_almost_equal(copies[0][0], copies[1][0], rtol=rtol, atol=atol)
         return
-    w1 = tuple(mx.random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
-    g1 = tuple(mx.random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
-    w2 = tuple(w.copy() for w in w1)
-    g2 = tuple(g.copy() for g in g1)
-    state2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
-    opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)
-    for i in range(ntensors):
-        state1 = opt1.create_state_multi_precision(i, w1[i])
-        opt1.update_multi_precision(i, w1[i], g1[i], state1)
+    # multi-tensor case: opt2 updates every tensor in one call, opt1 one tensor at a time
+    ref_w = tuple(mx.random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
+    ref_g = tuple(mx.random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
+    multi_w = tuple(w.copy() for w in ref_w)
+    multi_g = tuple(g.copy() for g in ref_g)
+    indices = list(range(ntensors))
+    multi_states = [opt2.create_state_multi_precision(0, multi_w[idx]) for idx in indices]
+    opt2.update_multi_precision(indices, multi_w, multi_g, multi_states)
+    for idx in indices:
+        ref_state = opt1.create_state_multi_precision(idx, ref_w[idx])
+        opt1.update_multi_precision(idx, ref_w[idx], ref_g[idx], ref_state)
         if compare_states:
-            compare_ndarray_tuple(state1, state2[i], rtol, atol)
-        compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
+            compare_ndarray_tuple(ref_state, multi_states[idx], rtol, atol)
+        compare_ndarray_tuple(ref_w[idx], multi_w[idx], rtol, atol)
 
 
 def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test_grad=True, rtol=1E-4, atol=1E-4):
@@ -977,56 +981,63 @@ def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test
 
         _init_weight = _init_bias = _init_gamma = _init_beta = _init_default = _init_from_saved
 
-    saved_out = saved_grads = initializer = None
-    for hybridize in (False, True):
-        for use_autograd in ((False, True) if test_grad else (False,)):
-            net = net_builder(prefix='net_')
-            if initializer is None:
-                net.initialize()
-            else:
-                net.initialize(initializer)
-            if hybridize:
-                net.hybridize()
-            inputs = [x.copy() for x in data_l]
-            if use_autograd:
-                for x in inputs:
-                    x.attach_grad()
-                with mx.autograd.record():
-                    out = net(*inputs)
-                out.backward(out)
-            else:
+    reference = {'init': None, 'out': None, 'grads': None}
+
+    def run_once(hybridize, with_grad):
+        """Build a fresh network, run it once; returns (output, copies of the inputs)."""
+        net = net_builder(prefix='net_')
+        net.initialize(*(() if reference['init'] is None else (reference['init'],)))
+        if hybridize:
+            net.hybridize()
+        inputs = [x.copy() for x in data_l]
+        if not with_grad:
+            out = net(*inputs)
+        else:
+            for x in inputs:
+                x.attach_grad()
+            with mx.autograd.record():
                 out = net(*inputs)
-            if initializer is None:
-                initializer = _Saved({k: v.data().asnumpy() for k, v in net.collect_params().items()})
-            if saved_out is None:
-                saved_out = out.asnumpy()
-            else:
-                assert_almost_equal(out.asnumpy(), saved_out, rtol=rtol, atol=atol)
-            if use_autograd:
-                if saved_grads is None:
-                    saved_grads = [x.grad.asnumpy() for x in inputs]
-                else:
-                    for x, g in zip(inputs, saved_grads):
-                        assert_almost_equal(x.grad.asnumpy(), g, rtol=rtol, atol=atol)
+            out.backward(out)
+        if reference['init'] is None:
+            reference['init'] = _Saved({k: v.data().asnumpy() for k, v in net.collect_params().items()})
+        return out, inputs
+
+    grad_modes = (False, True) if test_grad else (False,)
+    for hybridize, with_grad in itertools.product((False, True), grad_modes):
+        out, inputs = run_once(hybridize, with_grad)
+        got = out.asnumpy()
+        if reference['out'] is None:
+            reference['out'] = got
+        else:
+            assert_almost_equal(got, reference['out'], rtol=rtol, atol=atol)
+        if not with_grad:
+            continue
+        grads = [x.grad.asnumpy() for x in inputs]
+        if reference['grads'] is None:
+            reference['grads'] = grads
+            continue
+        for got_grad, want_grad in zip(grads, reference['grads']):
+            assert_almost_equal(got_grad, want_grad, rtol=rtol, atol=atol)
+    saved_out = reference['out']
     if numpy_func is not None:
         assert_almost_equal(saved_out, numpy_func(*[x.asnumpy() for x in data_l]), rtol=rtol, atol=atol)
 
 
 # ---- platform ------------------------------------------------------------------------------------------------------
 
-def list_gpus():
-    """``range`` over the GPU ids torch sees (empty without CUDA)."""
-    return range(mx.util.get_gpu_count())
+def is_aarch64_run():
+    """Whether the machine is aarch64."""
+    return platform.machine() == 'aarch64'
 
 
 def is_cd_run():
     """Whether this is a Continuous Delivery run (``CD_JOB=1``)."""
-    return os.environ.get('CD_JOB', 0) == '1'
+    return os.environ.get('CD_JOB') == '1'
 
 
-def is_aarch64_run():
-    """Whether the machine is aarch64."""
-    return platform.machine() == 'aarch64'
+def list_gpus():
+    """``range`` over the GPU ids torch sees (empty without CUDA)."""
+    return range(mx.util.get_gpu_count())
 
 
 _features = Features()
@@ -1058,18 +1069,15 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
     """The local file name for ``url`` (``fname``/``dirname`` as in MXNet) if that file already exists.
     Differs from MXNet: mxcompat never downloads; a missing file (or ``overwrite=True``) raises."""
     assert retries >= 0, 'Number of retries should be at least 0'
-    if fname is None:
-        fname = url.split('/')[-1]
-    if dirname is None:
-        dirname = os.path.dirname(fname)
-    else:
+    fname = url.split('/')[-1] if fname is None else fname
+    if dirname is not None:
         fname = os.path.join(dirname, fname)
-    if dirname != '' and not os.path.exists(dirname):
+    folder = os.path.dirname(fname) if dirname is None else dirname
+    if folder and not os.path.exists(folder):
         try:
-            os.makedirs(dirname)
-        except OSError as exc:
-            if exc.errno != errno.EEXIST:
-                raise OSError('failed to create ' + dirname)
+            os.makedirs(folder, exist_ok=True)
+        except OSError:
+            raise OSError('failed to create ' + folder)
     if not overwrite and os.path.exists(fname):
         logging.info('%s exists, skipping download', fname)
         return fname
@@ -1101,12 +1109,12 @@ def download_model(model_name, dst_dir='./', meta_info=None):
         return (None, 0)
     if not os.path.isdir(dst_dir):
         os.mkdir(dst_dir)
-    meta = dict(meta_info[model_name])
-    assert 'symbol' in meta, 'missing symbol url'
+    urls = dict(meta_info[model_name])
     prefix = os.path.join(dst_dir, model_name)
-    download(meta['symbol'], prefix + '-symbol.json')
-    assert 'params' in meta, 'mssing parameter file url'
-    download(meta['params'], prefix + '-0000.params')
+    for key, suffix, complaint in (('symbol', '-symbol.json', 'missing symbol url'),
+                                   ('params', '-0000.params', 'mssing parameter file url')):
+        assert key in urls, complaint
+        download(urls[key], prefix + suffix)
     return (prefix, 0)
 
 
@@ -1281,10 +1289,15 @@ def new_matrix_with_real_eigvals_2d(n):
     return np.matmul(np.matmul(np.linalg.inv(q), np.diag(np.random.uniform(-10.0, 10.0, n))), q)
 
 
+def _stack_square(shape, make_one):
+    """``make_one(n)`` called once per leading index of ``shape`` (..., n, n), stacked into that shape."""
+    batch = int(np.prod(shape[:-2], dtype=np.int64))
+    return np.stack([make_one(shape[-1]) for _ in range(batch)]).reshape(shape)
+
+
 def new_matrix_with_real_eigvals_nd(shape):
     """A batch of ``new_matrix_with_real_eigvals_2d`` matrices of ``shape`` (..., n, n)."""
-    count = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
-    return np.array([new_matrix_with_real_eigvals_2d(shape[-1]) for _ in range(count)]).reshape(shape)
+    return _stack_square(shape, new_matrix_with_real_eigvals_2d)
 
 
 def new_orthonormal_matrix_2d(n):
@@ -1301,8 +1314,7 @@ def new_sym_matrix_with_real_eigvals_2d(n):
 
 def new_sym_matrix_with_real_eigvals_nd(shape):
     """A batch of ``new_sym_matrix_with_real_eigvals_2d`` matrices of ``shape`` (..., n, n)."""
-    count = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
-    return np.array([new_sym_matrix_with_real_eigvals_2d(shape[-1]) for _ in range(count)]).reshape(shape)
+    return _stack_square(shape, new_sym_matrix_with_real_eigvals_2d)
 
 
 # ---- names resolved on first use (optional packages, namespaces being built) ----------------------------------------
@@ -1314,16 +1326,16 @@ def _make_dummy_iter():
         def __init__(self, real_iter):
             super().__init__()
             self.real_iter = real_iter
-            self.provide_data = real_iter.provide_data
-            self.provide_label = real_iter.provide_label
-            self.batch_size = real_iter.batch_size
+            # keep the wrapped iterator's description, then take its first batch once
+            for attr in ('batch_size', 'provide_data', 'provide_label'):
+                setattr(self, attr, getattr(real_iter, attr))
             self.the_batch = next(real_iter)
-
-        def __iter__(self):
-            return self
 
         def next(self):
             return self.the_batch
+
+        def __iter__(self):
+            return self
 
     return DummyIter
 
