@@ -27,58 +27,57 @@ __all__ = ['DataDesc', 'DataBatch', 'DataIter', 'ResizeIter', 'PrefetchingIter',
 
 
 class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
-    """A (name, shape) pair with ``dtype`` and ``layout`` attributes, describing one input or label."""
+    """Describes one input or label: a ``(name, shape)`` tuple that also carries ``dtype`` and ``layout``."""
 
     def __new__(cls, name, shape, dtype=np.float32, layout='NCHW'):
-        ret = super(DataDesc, cls).__new__(cls, name, shape)
-        ret.dtype = dtype
-        ret.layout = layout
-        return ret
+        desc = super().__new__(cls, name, shape)
+        desc.dtype, desc.layout = dtype, layout
+        return desc
 
     def __repr__(self):
-        return 'DataDesc[%s,%s,%s,%s]' % (self.name, self.shape, self.dtype, self.layout)
+        fields = (self.name, self.shape, self.dtype, self.layout)
+        return 'DataDesc[' + ','.join('%s' % (f,) for f in fields) + ']'
 
     @staticmethod
     def get_batch_axis(layout):
-        """The index of 'N' in ``layout`` (0 when ``layout`` is None, -1 when it has no 'N')."""
-        if layout is None:
-            return 0
-        return layout.find('N')
+        """Position of the batch axis 'N' in ``layout``: 0 without a layout, -1 if 'N' is absent."""
+        return 0 if layout is None else layout.find('N')
 
     @staticmethod
     def get_list(shapes, types):
-        """DataDescs from (name, shape) pairs and optional (name, dtype) pairs."""
-        if types is not None:
-            type_dict = dict(types)
-            return [DataDesc(x[0], x[1], type_dict[x[0]]) for x in shapes]
-        return [DataDesc(x[0], x[1]) for x in shapes]
+        """Build DataDescs from ``(name, shape)`` pairs; ``types``, when given, maps each name to its dtype."""
+        dtype_of = None if types is None else dict(types)
+        descs = []
+        for entry in shapes:
+            key, shp = entry[0], entry[1]
+            descs.append(DataDesc(key, shp) if dtype_of is None else DataDesc(key, shp, dtype_of[key]))
+        return descs
 
 
 class DataBatch:
-    """One batch: lists of data and label arrays, plus ``pad``, ``index``, ``bucket_key`` and descriptions."""
+    """What an iterator yields: lists of data and label arrays with ``pad``, ``index``, ``bucket_key`` and the
+    optional ``provide_data``/``provide_label`` descriptions."""
 
     def __init__(self, data, label=None, pad=None, index=None, bucket_key=None, provide_data=None,
                  provide_label=None):
-        if data is not None:
-            assert isinstance(data, (list, tuple)), 'Data must be list of NDArrays'
-        if label is not None:
-            assert isinstance(label, (list, tuple)), 'Label must be list of NDArrays'
-        self.data = data
-        self.label = label
-        self.pad = pad
-        self.index = index
-        self.bucket_key = bucket_key
-        self.provide_data = provide_data
-        self.provide_label = provide_label
+        for what, arrays in (('Data', data), ('Label', label)):
+            if arrays is not None:
+                assert isinstance(arrays, (list, tuple)), what + ' must be list of NDArrays'
+        self.data, self.label = data, label
+        self.pad, self.index, self.bucket_key = pad, index, bucket_key
+        self.provide_data, self.provide_label = provide_data, provide_label
 
     def __str__(self):
-        data_shapes = [d.shape for d in self.data]
-        label_shapes = [l.shape for l in self.label] if self.label else None
-        return '{}: data shapes: {} label shapes: {}'.format(self.__class__.__name__, data_shapes, label_shapes)
+        shapes_of_data = [arr.shape for arr in self.data]
+        shapes_of_label = [arr.shape for arr in self.label] if self.label else None
+        return '%s: data shapes: %s label shapes: %s' % (type(self).__name__, shapes_of_data, shapes_of_label)
 
 
 class DataIter:
-    """Base class of data iterators: ``next()`` returns a DataBatch or raises StopIteration; ``reset()`` rewinds."""
+    """Protocol of every iterator: ``next()`` hands out a DataBatch until StopIteration, ``reset()`` rewinds.
+
+    Subclasses either override ``next`` or provide ``iter_next`` plus the four ``get*`` accessors.
+    """
 
     def __init__(self, batch_size=0):
         self.batch_size = batch_size
@@ -86,80 +85,82 @@ class DataIter:
     def __iter__(self):
         return self
 
-    def reset(self):
-        """Go back to the beginning of the data."""
-
-    def next(self):
-        """The next DataBatch (built from ``getdata``/``getlabel``/``getpad``/``getindex``)."""
-        if self.iter_next():
-            return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(), index=self.getindex())
-        raise StopIteration
-
     def __next__(self):
         return self.next()
 
+    def reset(self):
+        """Rewind to the first batch (nothing to do in the base class)."""
+
+    def next(self):
+        """Advance and assemble a DataBatch from the ``get*`` accessors."""
+        if not self.iter_next():
+            raise StopIteration
+        return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(), index=self.getindex())
+
     def iter_next(self):
-        """Move to the next batch; False at the end."""
+        """Step forward one batch; a false value means the epoch is over."""
 
     def getdata(self):
-        """The data arrays of the current batch."""
+        """Data arrays of the batch the iterator stands on."""
 
     def getlabel(self):
-        """The label arrays of the current batch."""
+        """Label arrays of the batch the iterator stands on."""
 
     def getindex(self):
-        """The example indices of the current batch (None)."""
+        """Indices of the examples in the batch; the base class has none."""
         return None
 
     def getpad(self):
-        """How many examples at the end of the current batch are padding."""
+        """Number of filler examples at the end of the batch."""
+
+
+def _batch_field(field):
+    """An accessor method returning ``field`` of the batch stored in ``self.current_batch``."""
+    def accessor(self):
+        return getattr(self.current_batch, field)
+    accessor.__name__ = accessor.__qualname__ = 'get' + field
+    return accessor
 
 
 class _FromCurrentBatch:
-    """getdata/getlabel/getindex/getpad of ``self.current_batch``."""
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
+    """Mixin: the four ``get*`` accessors read the batch held in ``self.current_batch``."""
+    getdata = _batch_field('data')
+    getlabel = _batch_field('label')
+    getindex = _batch_field('index')
+    getpad = _batch_field('pad')
 
 
 class ResizeIter(_FromCurrentBatch, DataIter):
-    """Make ``data_iter`` yield exactly ``size`` batches per epoch, restarting it when it runs out."""
+    """Wraps ``data_iter`` so that an epoch always has ``size`` batches: the inner iterator is rewound whenever it
+    is exhausted early, and iteration stops after ``size`` batches even if it has more."""
 
     def __init__(self, data_iter, size, reset_internal=True):
-        super().__init__()
-        self.data_iter = data_iter
-        self.size = size
-        self.reset_internal = reset_internal
-        self.cur = 0
-        self.current_batch = None
-        self.provide_data = data_iter.provide_data
-        self.provide_label = data_iter.provide_label
-        self.batch_size = data_iter.batch_size
+        super().__init__(data_iter.batch_size)
+        self.data_iter, self.size, self.reset_internal = data_iter, size, reset_internal
+        self.provide_data, self.provide_label = data_iter.provide_data, data_iter.provide_label
         if hasattr(data_iter, 'default_bucket_key'):
             self.default_bucket_key = data_iter.default_bucket_key
+        self.cur = 0
+        self.current_batch = None
 
     def reset(self):
         self.cur = 0
         if self.reset_internal:
             self.data_iter.reset()
 
-    def iter_next(self):
-        if self.cur == self.size:
-            return False
+    def _pull(self):
+        """One batch of the wrapped iterator, starting it over once if it has run dry."""
         try:
-            self.current_batch = self.data_iter.next()
+            return self.data_iter.next()
         except StopIteration:
-            self.data_iter.reset()
-            self.current_batch = self.data_iter.next()
+            pass
+        self.data_iter.reset()
+        return self.data_iter.next()
+
+    def iter_next(self):
+        if self.cur >= self.size:
+            return False
+        self.current_batch = self._pull()
         self.cur += 1
         return True
 
@@ -173,48 +174,62 @@ class PrefetchingIter(_FromCurrentBatch, DataIter):
 
     def __init__(self, iters, rename_data=None, rename_label=None):
         super().__init__()
-        if not isinstance(iters, list):
-            iters = [iters]
-        self.n_iter = len(iters)
+        self.iters = iters if isinstance(iters, list) else [iters]
+        self.n_iter = len(self.iters)
         assert self.n_iter > 0
-        self.iters = iters
-        self.rename_data = rename_data
-        self.rename_label = rename_label
+        self.rename_data, self.rename_label = rename_data, rename_label
         self.batch_size = self.provide_data[0][1][0]
-        self.data_ready = [threading.Event() for _ in range(self.n_iter)]
-        self.data_taken = [threading.Event() for _ in range(self.n_iter)]
-        for e in self.data_taken:
-            e.set()
+        # handshake per worker: the worker fills its slot after ``data_taken``, then signals ``data_ready``
+        self.data_ready = [threading.Event() for _ in self.iters]
+        self.data_taken = [threading.Event() for _ in self.iters]
         self.started = True
         self.current_batch = None
         self.next_batch = [None] * self.n_iter
         self._errors = [None] * self.n_iter
-        self.prefetch_threads = [threading.Thread(target=self._prefetch, args=(i,), daemon=True)
-                                 for i in range(self.n_iter)]
-        for t in self.prefetch_threads:
-            t.start()
+        self._request_all()
+        self.prefetch_threads = []
+        for slot in range(self.n_iter):
+            worker = threading.Thread(target=self._prefetch, args=(slot,), daemon=True)
+            self.prefetch_threads.append(worker)
+            worker.start()
 
-    def _prefetch(self, i):
+    def _prefetch(self, slot):
+        source = self.iters[slot]
         while True:
-            self.data_taken[i].wait()
+            self.data_taken[slot].wait()
             if not self.started:
-                break
+                return
+            fetched, failure = None, None
             try:
-                self.next_batch[i] = self.iters[i].next()
+                fetched = source.next()
             except StopIteration:
-                self.next_batch[i] = None
-            except Exception as e:  # noqa: BLE001  (handed to the consumer)
-                self.next_batch[i], self._errors[i] = None, e
-            self.data_taken[i].clear()
-            self.data_ready[i].set()
+                pass
+            except Exception as exc:  # noqa: BLE001  (handed to the consumer)
+                failure = exc
+            self.next_batch[slot] = fetched
+            if failure is not None:
+                self._errors[slot] = failure
+            self.data_taken[slot].clear()
+            self.data_ready[slot].set()
 
     def __del__(self):
         self.started = False
-        for e in getattr(self, 'data_taken', ()):
-            e.set()
-        for t in getattr(self, 'prefetch_threads', ()):
-            if t is not threading.current_thread():
-                t.join(timeout=5)
+        for ev in getattr(self, 'data_taken', ()):
+            ev.set()
+        for worker in getattr(self, 'prefetch_threads', ()):
+            if worker is not threading.current_thread():
+                worker.join(timeout=5)
+
+    def _wait_all(self):
+        for ev in self.data_ready:
+            ev.wait()
+
+    def _request_all(self):
+        """Let every worker fetch its next batch."""
+        for ev in self.data_ready:
+            ev.clear()
+        for ev in self.data_taken:
+            ev.set()
 
     def _renamed(self, renames, descs_of):
         if renames is None:
@@ -237,40 +252,32 @@ class PrefetchingIter(_FromCurrentBatch, DataIter):
                 raise e
 
     def reset(self):
-        for e in self.data_ready:
-            e.wait()
+        self._wait_all()
         self._errors = [None] * self.n_iter
-        for it in self.iters:
-            it.reset()
-        for e in self.data_ready:
-            e.clear()
-        for e in self.data_taken:
-            e.set()
+        for source in self.iters:
+            source.reset()
+        self._request_all()
 
     def iter_next(self):
-        for e in self.data_ready:
-            e.wait()
+        self._wait_all()
         self._raise_errors()
-        if self.next_batch[0] is None:
-            for b in self.next_batch:
-                assert b is None, 'Number of entry mismatches between iterators'
+        parts = self.next_batch
+        if parts[0] is None:
+            assert all(part is None for part in parts), 'Number of entry mismatches between iterators'
             return False
-        for b in self.next_batch:
-            assert b.pad == self.next_batch[0].pad, 'Number of entry mismatches between iterators'
-        self.current_batch = DataBatch(sum([b.data for b in self.next_batch], []),
-                                       sum([b.label for b in self.next_batch], []),
-                                       self.next_batch[0].pad, self.next_batch[0].index,
+        lead = parts[0]
+        assert all(part.pad == lead.pad for part in parts), 'Number of entry mismatches between iterators'
+        data = [arr for part in parts for arr in part.data]
+        label = [arr for part in parts for arr in part.label]
+        self.current_batch = DataBatch(data, label, lead.pad, lead.index,
                                        provide_data=self.provide_data, provide_label=self.provide_label)
-        for e in self.data_ready:
-            e.clear()
-        for e in self.data_taken:
-            e.set()
+        self._request_all()
         return True
 
     def next(self):
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
+        if not self.iter_next():
+            raise StopIteration
+        return self.current_batch
 
 
 class NDArrayIter(DataIter):
@@ -288,20 +295,17 @@ class NDArrayIter(DataIter):
         if last_batch_handle not in ('pad', 'discard', 'roll_over'):
             raise ValueError("last_batch_handle must be 'pad', 'discard' or 'roll_over', got %r"
                              % (last_batch_handle,))
-        self.data = _init_data(data, allow_empty=False, default_name=data_name)
-        self.label = _init_data(label, allow_empty=True, default_name=label_name)
-        self.idx = np.arange(self.data[0][1].shape[0])
-        self.shuffle = shuffle
-        self.last_batch_handle = last_batch_handle
-        self.batch_size = batch_size
-        self.cursor = -self.batch_size
-        self.num_data = self.idx.shape[0]
-        self.reset()
-        self.data_list = [x[1] for x in self.data] + [x[1] for x in self.label]
+        self.shuffle, self.last_batch_handle, self.layout = shuffle, last_batch_handle, layout
+        sources = _init_data(data, allow_empty=False, default_name=data_name)
+        targets = _init_data(label, allow_empty=True, default_name=label_name)
+        self.data, self.label = sources, targets
+        self.data_list = [arr for _, arr in sources + targets]  # the original arrays, before any shuffle
         self.num_source = len(self.data_list)
-        self._cache_data = None
-        self._cache_label = None
-        self.layout = layout
+        self.num_data = sources[0][1].shape[0]
+        self.idx = np.arange(self.num_data)
+        self._cache_data = self._cache_label = None  # tail kept by roll_over for the next epoch
+        self.cursor = -batch_size
+        self.reset()  # shuffles when asked
 
     def _descs(self, pairs):
         axis = self.layout.find('N')
@@ -323,47 +327,49 @@ class NDArrayIter(DataIter):
         if self.shuffle:
             self._shuffle_data()
         self.cursor = -self.batch_size
-        self._cache_data = None
-        self._cache_label = None
+        self._cache_data = self._cache_label = None
+
+    def _has_leftover(self):
+        """True when the previous epoch stopped on a short tail that roll_over carries forward."""
+        return (self.last_batch_handle == 'roll_over'
+                and self.num_data - self.batch_size < self.cursor < self.num_data)
 
     def reset(self):
         if self.shuffle:
             self._shuffle_data()
-        if self.last_batch_handle == 'roll_over' and self.num_data - self.batch_size < self.cursor < self.num_data:
-            self.cursor = self.cursor - self.num_data - self.batch_size  # the cached remainder opens the epoch
-        else:
-            self.cursor = -self.batch_size
+        # with a carried-over tail the cursor goes negative: the cached remainder opens the new epoch
+        start = self.cursor - self.num_data if self._has_leftover() else 0
+        self.cursor = start - self.batch_size
 
     def iter_next(self):
         self.cursor += self.batch_size
         return self.cursor < self.num_data
 
     def next(self):
-        if not self.iter_next():
-            raise StopIteration
-        data = self.getdata()
-        label = self.getlabel()
-        if data[0].shape[self.layout.find('N')] != self.batch_size:  # short last batch: keep it for roll_over
-            self._cache_data = data
-            self._cache_label = label
-            raise StopIteration
-        return DataBatch(data=data, label=label, pad=self.getpad(), index=None)
+        if self.iter_next():
+            data, label = self.getdata(), self.getlabel()
+            if data[0].shape[self.layout.find('N')] == self.batch_size:
+                return DataBatch(data=data, label=label, pad=self.getpad(), index=None)
+            # a short final batch (discard/roll_over): remember it for roll_over and end the epoch
+            self._cache_data, self._cache_label = data, label
+        raise StopIteration
 
     def _getdata(self, data_source, start=None, end=None):
+        """Examples ``start:end`` (batch axis) of every array in ``data_source``; an open end runs to the last."""
         assert start is not None or end is not None, 'should at least specify start or end'
-        start = start if start is not None else 0
         if end is None:
             end = data_source[0][1].shape[0] if data_source else 0
-        s = slice(start, end)
-        axis = self.layout.find('N')
-        out = []
-        for _, v in data_source:
-            if isinstance(v, (np.ndarray, NDArray)):
-                out.append(_slice_along_batch_axis(v, s, axis))
-            else:  # h5py reads indices in increasing order only; the reordering is MXNet's (exact when unshuffled)
-                sel = self.idx[s]
-                out.append(array(v[sorted(sel.tolist())][np.argsort(sel, kind='stable')]))
-        return out
+        window = slice(start or 0, end)
+        batch_axis = self.layout.find('N')
+        pieces = []
+        for _, source in data_source:
+            if isinstance(source, (np.ndarray, NDArray)):
+                pieces.append(_slice_along_batch_axis(source, window, batch_axis))
+                continue
+            # h5py reads indices in increasing order only; the reordering is MXNet's (exact when unshuffled)
+            picked = self.idx[window]
+            pieces.append(array(source[sorted(picked.tolist())][np.argsort(picked, kind='stable')]))
+        return pieces
 
     def _concat(self, first_data, second_data):
         if not first_data or not second_data:
@@ -374,30 +380,41 @@ class NDArrayIter(DataIter):
     def _tile(self, data, repeats):
         return [tile(d, reps=(repeats,) + (1,) * (d.ndim - 1)) for d in data]
 
+    def _rolling_in(self):
+        return self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0
+
+    def _overrunning(self):
+        return self.last_batch_handle == 'pad' and self.cursor + self.batch_size > self.num_data
+
+    def _take_cache(self):
+        """Hand out (and drop) the tail cached at the end of the previous epoch: data first, then label."""
+        if self._cache_data is not None:
+            cached, self._cache_data = self._cache_data, None
+        else:
+            cached, self._cache_label = self._cache_label, None
+        return cached
+
+    def _wrap_around(self, data_source, count):
+        """``count`` leading examples, repeating the whole set as often as needed."""
+        whole, rest = divmod(count, self.num_data)
+        if whole == 0:
+            return self._getdata(data_source, end=count)
+        filler = self._tile(self._getdata(data_source, end=self.num_data), whole)
+        if rest:
+            filler = self._concat(filler, self._getdata(data_source, end=rest))
+        return filler
+
     def _batchify(self, data_source):
         assert self.cursor < self.num_data, 'DataIter needs reset.'
-        if self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0:
+        if self._rolling_in():
             assert self._cache_data is not None or self._cache_label is not None, \
                 'next epoch should have cached data'
-            cache = self._cache_data if self._cache_data is not None else self._cache_label
-            second = self._getdata(data_source, end=self.cursor + self.batch_size)
-            if self._cache_data is not None:
-                self._cache_data = None
-            else:
-                self._cache_label = None
-            return self._concat(cache, second)
-        if self.last_batch_handle == 'pad' and self.cursor + self.batch_size > self.num_data:
-            pad = self.batch_size - self.num_data + self.cursor
-            first = self._getdata(data_source, start=self.cursor)
-            if pad > self.num_data:
-                second = self._tile(self._getdata(data_source, end=self.num_data), pad // self.num_data)
-                if pad % self.num_data != 0:
-                    second = self._concat(second, self._getdata(data_source, end=pad % self.num_data))
-            else:
-                second = self._getdata(data_source, end=pad)
-            return self._concat(first, second)
-        end = min(self.cursor + self.batch_size, self.num_data)
-        return self._getdata(data_source, self.cursor, end)
+            head = self._take_cache()
+            return self._concat(head, self._getdata(data_source, end=self.cursor + self.batch_size))
+        if self._overrunning():
+            tail = self._getdata(data_source, start=self.cursor)
+            return self._concat(tail, self._wrap_around(data_source, self.getpad()))
+        return self._getdata(data_source, self.cursor, min(self.cursor + self.batch_size, self.num_data))
 
     def getdata(self):
         return self._batchify(self.data)
@@ -406,11 +423,9 @@ class NDArrayIter(DataIter):
         return self._batchify(self.label)
 
     def getpad(self):
-        if self.last_batch_handle == 'pad' and self.cursor + self.batch_size > self.num_data:
+        if self._overrunning():
             return self.cursor + self.batch_size - self.num_data
-        if self.last_batch_handle == 'roll_over' and -self.batch_size < self.cursor < 0:
-            return -self.cursor
-        return 0
+        return -self.cursor if self._rolling_in() else 0
 
     def _shuffle_data(self):
         np.random.shuffle(self.idx)
@@ -435,26 +450,26 @@ class MXDataIter(DataIter):
     def __init__(self, handle, data_name='data', label_name='softmax_label', **_):
         super().__init__()
         self.handle = handle
-        self._debug_skip_load = False
-        self._debug_at_begin = True
         self._current = None
+        # debug mode (see debug_skip_load) and whether the first batch has been handed out since a reset
+        self._debug_skip_load, self._debug_at_begin = False, True
+        # read one batch right away: the descriptions are taken from it, and next() returns it first
         self.first_batch = None
-        self.first_batch = self.next()
-        data = self.first_batch.data[0]
-        label = self.first_batch.label[0]
-        self.provide_data = [DataDesc(data_name, data.shape, data.dtype)]
-        self.provide_label = [DataDesc(label_name, label.shape, label.dtype)]
-        self.batch_size = data.shape[0]
+        head = self.next()
+        self.first_batch = head
+        x, y = head.data[0], head.label[0]
+        self.batch_size = x.shape[0]
+        self.provide_data = [DataDesc(data_name, x.shape, x.dtype)]
+        self.provide_label = [DataDesc(label_name, y.shape, y.dtype)]
 
     def debug_skip_load(self):
         """Keep returning the first batch (to time a network without data loading)."""
-        self._debug_skip_load = True
         logging.info('Set debug_skip_load to be true, will simply return first batch')
+        self._debug_skip_load = True
 
     def reset(self):
-        self._debug_at_begin = True
-        self.first_batch = None
         self.handle.before_first()
+        self.first_batch, self._debug_at_begin = None, True
 
     def _advance(self):
         self._current = self.handle.next()
@@ -464,15 +479,16 @@ class MXDataIter(DataIter):
         return DataBatch(data=[self.getdata()], label=[self.getlabel()], pad=self.getpad(), index=self.getindex())
 
     def next(self):
-        if self._debug_skip_load and not self._debug_at_begin:
-            return self._batch()
-        if self.first_batch is not None:
-            batch, self.first_batch = self.first_batch, None
-            return batch
-        self._debug_at_begin = False
-        if self._advance():
-            return self._batch()
-        raise StopIteration
+        replay = self._debug_skip_load and not self._debug_at_begin
+        if not replay:
+            pending = self.first_batch
+            if pending is not None:
+                self.first_batch = None
+                return pending
+            self._debug_at_begin = False
+            if not self._advance():
+                raise StopIteration
+        return self._batch()
 
     def iter_next(self):
         if self.first_batch is not None:
