@@ -11,6 +11,7 @@ blocks raise ``MXNetNotImplementedError``.
 import copy
 import json
 import operator
+import os.path
 import re
 import threading
 import warnings
@@ -83,92 +84,95 @@ class _BlockScope:
     def __init__(self, block):
         self._block = block
         self._counter = {}
-        self._old_scope = None
-        self._name_scope = None
+        self._saved = None  # (enclosing scope, entered mx.name.Prefix) while active
+
+    @staticmethod
+    def _active():
+        return getattr(_BlockScope._current, 'value', None)
+
+    def _next_prefix(self, hint):
+        """``hint`` numbered by how many children of that kind this scope has named so far."""
+        n = self._counter.setdefault(hint, 0)
+        self._counter[hint] = n + 1
+        return '{}{}_'.format(hint, n)
 
     @staticmethod
     def create(prefix, params, hint):
         """(prefix, ParameterDict) of a new block: names come from the global name manager (``dense0_``) outside
         any scope, from the enclosing block's counters inside one."""
-        current = getattr(_BlockScope._current, 'value', None)
-        if current is None:
-            if prefix is None:
-                prefix = _name.NameManager.current.get(None, hint) + '_'
-            params = ParameterDict(prefix) if params is None else ParameterDict(params.prefix, params)
-            return prefix, params
-        if prefix is None:
-            count = current._counter.get(hint, 0)
-            prefix = '%s%d_' % (hint, count)
-            current._counter[hint] = count + 1
-        if params is None:
-            parent = current._block.params
-            params = ParameterDict(parent.prefix + prefix, parent._shared)
-        else:
-            params = ParameterDict(params.prefix, params)
-        return current._block.prefix + prefix, params
+        scope = _BlockScope._active()
+        if scope is None:
+            full = prefix if prefix is not None else _name.NameManager.current.get(None, hint) + '_'
+            if params is not None:
+                return full, ParameterDict(params.prefix, params)
+            return full, ParameterDict(full)
+        local = prefix if prefix is not None else scope._next_prefix(hint)
+        owner = scope._block.params
+        if params is not None:
+            return scope._block.prefix + local, ParameterDict(params.prefix, params)
+        return scope._block.prefix + local, ParameterDict(owner.prefix + local, owner._shared)
 
     def __enter__(self):
-        if self._block._empty_prefix:
-            return self
-        self._old_scope = getattr(_BlockScope._current, 'value', None)
-        _BlockScope._current.value = self
-        self._name_scope = _name.Prefix(self._block.prefix)
-        self._name_scope.__enter__()
+        if not self._block._empty_prefix:
+            naming = _name.Prefix(self._block.prefix)
+            self._saved = (_BlockScope._active(), naming)
+            _BlockScope._current.value = self
+            naming.__enter__()
         return self
 
     def __exit__(self, ptype, value, trace):
-        if self._block._empty_prefix:
+        if self._block._empty_prefix or self._saved is None:
             return
-        self._name_scope.__exit__(ptype, value, trace)
-        self._name_scope = None
-        _BlockScope._current.value = self._old_scope
+        outer, naming = self._saved
+        self._saved = None
+        naming.__exit__(ptype, value, trace)
+        _BlockScope._current.value = outer
 
 
 # ---- nested inputs/outputs <-> flat lists -------------------------------------------------------------------------
 def _flatten(args, inout_str):
     """(flat list, format): format 0 for one array, n > 1 for an n-output Symbol, -1 for None, lists for nesting."""
-    if isinstance(args, NDArray):
-        return [args], 0
-    if isinstance(args, Symbol):
-        n = len(args.list_outputs())
-        return [args], (n if n > 1 else 0)
     if args is None:
         return [None], -1
-    if not isinstance(args, (list, tuple)):
-        raise MXNetValueError('When hybridized, the input of HybridBlock {} must be (nested) list of Symbol or '
-                              'NDArray, but got {} of type {}'.format(inout_str, str(args), str(type(args))))
-    flat, fmts = [], []
-    for a in args:
-        f, fmt = _flatten(a, inout_str)
-        flat.extend(f)
-        fmts.append(fmt)
-    return flat, fmts
+    if isinstance(args, Symbol):
+        width = len(args.list_outputs())
+        return [args], width if width > 1 else 0
+    if isinstance(args, NDArray):
+        return [args], 0
+    if isinstance(args, (list, tuple)):
+        parts = [_flatten(item, inout_str) for item in args]
+        return [leaf for leaves, _ in parts for leaf in leaves], [code for _, code in parts]
+    raise MXNetValueError('When hybridized, the input of HybridBlock {} must be (nested) list of Symbol or '
+                          'NDArray, but got {} of type {}'.format(inout_str, str(args), str(type(args))))
+
+
+def _take(flat, code):
+    """Rebuild the value that ``code`` describes from the front of ``flat``: (value, rest of flat)."""
+    if isinstance(code, list):
+        if not isinstance(flat, (list, tuple)):
+            raise MXNetValueError('When hybridized, the output of HybridBlock must be (nested) list of Symbol or '
+                                  'NDArray, but got {} of type {}'.format(flat, type(flat)))
+        built = []
+        for sub in code:
+            item, flat = _take(flat, sub)
+            built.append(item)
+        return built, flat
+    if code > 0:
+        return flat[:code], flat[code:]
+    if code == 0:
+        return flat[0], flat[1:]
+    if code == -1:
+        if flat[0] is None:
+            return None, flat[1:]
+        raise MXNetValueError('We do not support passing types that are not None when the initial HybridBlock has '
+                              'received NoneType and has been hybridized. Received arg = {}, fmt = {}.'
+                              .format(flat[0], code))
+    raise MXNetValueError('Unsupported encoded format {}.'.format(code))
 
 
 def _regroup(args, fmt):
     """Inverse of ``_flatten``."""
-    def merge(args, fmt):
-        if isinstance(fmt, int):
-            if fmt < -1:
-                raise MXNetValueError('Unsupported encoded format {}.'.format(fmt))
-            if fmt == 0:
-                return args[0], args[1:]
-            if fmt == -1:
-                if args[0] is not None:
-                    raise MXNetValueError('We do not support passing types that are not None when the initial '
-                                          'HybridBlock has received NoneType and has been hybridized. Received '
-                                          'arg = {}, fmt = {}.'.format(args[0], fmt))
-                return None, args[1:]
-            return args[:fmt], args[fmt:]
-        if not isinstance(args, (list, tuple)):
-            raise MXNetValueError('When hybridized, the output of HybridBlock must be (nested) list of Symbol or '
-                                  'NDArray, but got {} of type {}'.format(args, type(args)))
-        ret = []
-        for f in fmt:
-            r, args = merge(args, f)
-            ret.append(r)
-        return ret, args
-    return merge(args, fmt)[0]
+    return _take(args, fmt)[0]
 
 
 def _gather_type_ctx_info(args):
@@ -199,64 +203,66 @@ class Block:
     """
 
     def __init__(self, prefix=None, params=None):
+        self._scope = _BlockScope(self)
         self._empty_prefix = prefix == ''
         self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
-        self._name = self._prefix[:-1] if self._prefix.endswith('_') else self._prefix
-        self._scope = _BlockScope(self)
-        self._children = OrderedDict()
-        self._reg_params = {}
-        self._forward_hooks = OrderedDict()
+        self._name = self._prefix[:-1] if self._prefix[-1:] == '_' else self._prefix
+        # hooks first: they are plain dicts, and __setattr__ below only registers Blocks and Parameters
         self._forward_pre_hooks = OrderedDict()
+        self._forward_hooks = OrderedDict()
+        self._reg_params = {}
+        self._children = OrderedDict()
 
     def __repr__(self):
-        lines = ['  ({key}): {block}'.format(key=k, block=_indent(repr(b), 2))
-                 for k, b in self.__dict__.items() if isinstance(b, Block)]
-        return '{name}(\n{modstr}\n)'.format(name=self.__class__.__name__, modstr='\n'.join(lines))
+        body = '\n'.join('  ({}): {}'.format(attr, _indent(repr(val), 2))
+                         for attr, val in vars(self).items() if isinstance(val, Block))
+        return self.__class__.__name__ + '(\n' + body + '\n)'
 
     def __setattr__(self, name, value):
         """Register Blocks and Parameters assigned as attributes."""
-        if hasattr(self, name):
-            existing = getattr(self, name)
-            if isinstance(existing, (Parameter, Block)) and not isinstance(value, type(existing)):
-                raise MXNetTypeError('Changing attribute type for {name} from {type1} to {type2}is not allowed.'
-                                     .format(name=name, type1=type(existing), type2=type(value)))
-        if isinstance(value, Block):
-            self.register_child(value, name)
-        elif isinstance(value, Parameter):
+        previous = getattr(self, name, None) if hasattr(self, name) else None
+        if isinstance(previous, (Parameter, Block)) and not isinstance(value, type(previous)):
+            raise MXNetTypeError('Changing attribute type for {name} from {type1} to {type2}is not allowed.'
+                                 .format(name=name, type1=type(previous), type2=type(value)))
+        if isinstance(value, Parameter):
             _check(name not in self._reg_params, "Overriding Parameter attribute %s is not allowed. If you want to "
                    "share parameters between blocks, please set 'params' at Block construction instead." % name)
             self._reg_params[name] = value
+        elif isinstance(value, Block):
+            self.register_child(value, name)
         super().__setattr__(name, value)
 
-    def _check_container_with_block(self):
-        children = set(self._children.values())
+    @staticmethod
+    def _holds_stray_block(container, known):
+        """Whether a (nested) list/tuple/dict holds a Block that is not among ``known``."""
+        stack = [container]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, Block):
+                if item not in known:
+                    return True
+            elif isinstance(item, dict):
+                stack.extend(item.values())
+            elif isinstance(item, (list, tuple)):
+                stack.extend(item)
+        return False
 
-        def unregistered(data):
-            if isinstance(data, (list, tuple)):
-                return any(unregistered(e) for e in data)
-            if isinstance(data, dict):
-                return any(unregistered(v) for v in data.values())
-            if isinstance(data, Block):
-                return data not in children
-            return False
-        for k, v in self.__dict__.items():
-            if isinstance(v, (list, tuple, dict)) and not (k.startswith('__') or k == '_children'):
-                if unregistered(v):
-                    warnings.warn('"{name}" is an unregistered container with Blocks. Note that Blocks inside the '
-                                  'list, tuple or dict will not be registered automatically. Make sure to register '
-                                  'them using register_child() or switching to nn.Sequential/nn.HybridSequential '
-                                  'instead. '.format(name=self.__class__.__name__ + '.' + k), stacklevel=3)
+    def _check_container_with_block(self):
+        known = set(self._children.values())
+        for attr, val in vars(self).items():
+            if attr == '_children' or attr.startswith('__') or not isinstance(val, (list, tuple, dict)):
+                continue
+            if Block._holds_stray_block(val, known):
+                warnings.warn('"{name}" is an unregistered container with Blocks. Note that Blocks inside the '
+                              'list, tuple or dict will not be registered automatically. Make sure to register '
+                              'them using register_child() or switching to nn.Sequential/nn.HybridSequential '
+                              'instead. '.format(name=type(self).__name__ + '.' + attr), stacklevel=3)
 
     def _alias(self):
         return self.__class__.__name__.lower()
 
-    @property
-    def prefix(self):
-        return self._prefix
-
-    @property
-    def name(self):
-        return self._name
+    prefix = property(lambda self: self._prefix, doc="This block's name prefix (e.g. ``dense0_``).")
+    name = property(lambda self: self._name, doc='The prefix without its trailing underscore.')
 
     def name_scope(self):
         """``with self.name_scope():`` names children (and symbols) under this block's prefix."""
@@ -267,27 +273,32 @@ class Block:
         """This block's own ParameterDict (children's parameters are not in it)."""
         return self._params
 
+    def _walk(self):
+        """This block, then every descendant depth first."""
+        yield self
+        for child in self._children.values():
+            yield from child._walk()
+
     def collect_params(self, select=None):
         """A ParameterDict of this block's and all descendants' Parameters (those whose name matches the regular
         expression ``select``)."""
-        self._check_container_with_block()
-        ret = ParameterDict(self._params.prefix)
-        if not select:
-            ret.update(self.params)
-        else:
-            pattern = re.compile(select)
-            ret.update({k: v for k, v in self.params.items() if pattern.match(k)})
-        for child in self._children.values():
-            ret.update(child.collect_params(select=select))
-        return ret
+        keep = re.compile(select).match if select else (lambda _key: True)
+        found = ParameterDict(self._params.prefix)
+        for blk in self._walk():
+            blk._check_container_with_block()
+            found.update({key: p for key, p in blk.params.items() if keep(key)})
+        return found
 
     def _collect_params_with_prefix(self, prefix=''):
-        if prefix:
-            prefix += '.'
-        ret = {prefix + k: v for k, v in self._reg_params.items()}
-        for name, child in self._children.items():
-            ret.update(child._collect_params_with_prefix(prefix + name))
-        return ret
+        """{structural key: Parameter}, keys like ``features.1.weight``."""
+        found = {}
+        pending = [(prefix, self)]
+        while pending:
+            path, blk = pending.pop(0)
+            lead = path + '.' if path else ''
+            found.update((lead + attr, p) for attr, p in blk._reg_params.items())
+            pending[0:0] = [(lead + key, child) for key, child in blk._children.items()]
+        return found
 
     # -- files ----------------------------------------------------------------------------------------------------
     def save_parameters(self, filename, deduplicate=False):
@@ -353,15 +364,12 @@ class Block:
             mdl = {'orig_name': blk.name}
             structure[type(blk).__name__.lower() + str(index[0])] = mdl
             if isinstance(blk, HybridBlock):
-                if blk._cached_graph:
-                    mdl['in_format'] = blk._in_format
-                    mdl['out_format'] = blk._out_format
+                traced = bool(blk._cached_graph)
+                if traced:
                     syms, out = blk._cached_graph
-                    mdl['inputs'] = [s.tojson() for s in syms]
-                    mdl['symbol'] = out.tojson()
-                    mdl['hybridized'] = True
-                else:
-                    mdl['hybridized'] = False
+                    mdl.update(in_format=blk._in_format, out_format=blk._out_format,
+                               inputs=[s.tojson() for s in syms], symbol=out.tojson())
+                mdl['hybridized'] = traced
             children = {}
             mdl['children'] = children
             for ch_name, child in blk._children.items():
@@ -404,24 +412,26 @@ class Block:
     # -- structure ------------------------------------------------------------------------------------------------
     def register_child(self, block, name=None):
         """Register ``block`` as a child (attribute assignment does this automatically)."""
-        if name is None:
-            name = str(len(self._children))
-        self._children[name] = block
+        key = str(len(self._children)) if name is None else name
+        self._children[key] = block
+
+    @staticmethod
+    def _hooked(table, hook):
+        handle = HookHandle()
+        handle.attach(table, hook)
+        return handle
 
     def register_forward_pre_hook(self, hook):
         """``hook(block, inputs)`` before each forward; returns a HookHandle."""
-        handle = HookHandle()
-        handle.attach(self._forward_pre_hooks, hook)
-        return handle
+        return Block._hooked(self._forward_pre_hooks, hook)
 
     def register_forward_hook(self, hook):
         """``hook(block, inputs, outputs)`` after each forward; returns a HookHandle."""
-        handle = HookHandle()
-        handle.attach(self._forward_hooks, hook)
-        return handle
+        return Block._hooked(self._forward_hooks, hook)
 
     def apply(self, fn):
         """Call ``fn(block)`` on every descendant, then on this block; returns self."""
+        # post-order: every block after all of its descendants, siblings in registration order
         for child in self._children.values():
             child.apply(fn)
         fn(self)
@@ -440,16 +450,16 @@ class Block:
         """Cast all parameters to ``dtype``."""
         for child in self._children.values():
             child.cast(dtype)
-        for _, param in self.params.items():
+        for param in self.params.values():
             param.cast(dtype)
 
     def __call__(self, *args):
-        for hook in self._forward_pre_hooks.values():
-            hook(self, args)
-        out = self.forward(*args)
-        for hook in self._forward_hooks.values():
-            hook(self, args, out)
-        return out
+        for pre in list(self._forward_pre_hooks.values()):
+            pre(self, args)
+        result = self.forward(*args)
+        for post in list(self._forward_hooks.values()):
+            post(self, args, result)
+        return result
 
     def forward(self, *args):
         """Override with the computation on NDArrays."""
@@ -463,82 +473,58 @@ class Block:
     def summary(self, *inputs):
         """Print MXNet's table of each layer's output shape and parameter count (run on ``inputs``)."""
         from .nn.basic_layers import Sequential, HybridSequential
-        summary = OrderedDict()
-        seen = set()
-        hooks = []
 
-        def shape_str(args):
-            def flat(a):
-                if not isinstance(a, (list, tuple)):
-                    return [a], 0
-                out, fmts = [], []
-                for e in a:
-                    f, fmt = flat(e)
-                    out.extend(f)
-                    fmts.append(fmt)
-                return out, fmts
+        def shapes_of(obj):
+            # nesting is kept (as lists); arrays become their shapes
+            if isinstance(obj, (list, tuple)):
+                return [shapes_of(e) for e in obj]
+            return obj.shape if isinstance(obj, NDArray) else obj
 
-            def regroup(a, fmt):
-                if isinstance(fmt, int):
-                    return (a[0], a[1:]) if fmt == 0 else (a[:fmt], a[fmt:])
-                ret = []
-                for f in fmt:
-                    r, a = regroup(a, f)
-                    ret.append(r)
-                return ret, a
-            values, fmts = flat(args)
-            shapes = regroup([v.shape if isinstance(v, NDArray) else v for v in values], fmts)[0]
-            s = str(shapes)[1:-1] if isinstance(shapes, list) else str(shapes)
-            return s.replace('L', '')
+        def describe(obj):
+            shapes = shapes_of(obj)
+            text = str(shapes)[1:-1] if isinstance(shapes, list) else str(shapes)
+            return text.replace('L', '')
 
-        def add_hook(block):
+        rows = OrderedDict(Input=dict(output_shape=describe(inputs), n_params=0, trainable=0, shared=0))
+        counted = set()
+
+        def record(block, _inputs, outputs):
+            sizes = [(p, p.data().size) for p in block.params.values()]
+            row = dict(output_shape=describe(outputs), n_params=sum(n for _, n in sizes),
+                       trainable=sum(n for p, n in sizes if p.grad_req != 'null'),
+                       shared=sum(n for p, n in sizes if p in counted))
+            counted.update(p for p, _ in sizes)
+            rows['%s-%i' % (type(block).__name__, len(rows))] = row
+
+        handles = []
+
+        def attach(block):
             _check(not isinstance(block, HybridBlock) or not block._active,
                    '"{}" must not be hybridized to print summary.'.format(block.name))
-
-            def hook(block, _, outputs):
-                key = '%s-%i' % (block.__class__.__name__, len(summary))
-                entry = summary[key] = OrderedDict()
-                entry['output_shape'] = shape_str(outputs)
-                n = 0
-                entry['trainable'] = 0
-                entry['shared'] = 0
-                for p in block.params.values():
-                    size = p.data().size
-                    n += size
-                    entry['trainable'] += 0 if p.grad_req == 'null' else size
-                    if p in seen:
-                        entry['shared'] += size
-                    else:
-                        seen.add(p)
-                entry['n_params'] = n
             if not isinstance(block, (Sequential, HybridSequential)):
-                hooks.append(block.register_forward_hook(hook))
+                handles.append(block.register_forward_hook(record))
 
-        summary['Input'] = OrderedDict(output_shape=shape_str(inputs), n_params=0, trainable=0, shared=0)
         try:
-            self.apply(add_hook)
+            self.apply(attach)
             self(*inputs)
-            fmt = '{:>20}  {:>42} {:>15}'
-            print('-' * 80)
-            print(fmt.format('Layer (type)', 'Output Shape', 'Param #'))
-            print('=' * 80)
-            total = trainable = shared = 0
-            for layer, entry in summary.items():
-                print(fmt.format(layer, str(entry['output_shape']), entry['n_params']))
-                total += entry['n_params']
-                trainable += entry['trainable']
-                shared += entry['shared']
-            print('=' * 80)
-            print('Parameters in forward computation graph, duplicate included')
-            print('   Total params: ' + str(total))
-            print('   Trainable params: ' + str(trainable))
-            print('   Non-trainable params: ' + str(total - trainable))
-            print('Shared params in forward computation graph: ' + str(shared))
-            print('Unique parameters in model: ' + str(total - shared))
-            print('-' * 80)
+            layout = '{:>20}  {:>42} {:>15}'
+            table = ['-' * 80, layout.format('Layer (type)', 'Output Shape', 'Param #'), '=' * 80]
+            table += [layout.format(key, str(r['output_shape']), r['n_params']) for key, r in rows.items()]
+            total = sum(r['n_params'] for r in rows.values())
+            trainable = sum(r['trainable'] for r in rows.values())
+            shared = sum(r['shared'] for r in rows.values())
+            table += ['=' * 80,
+                      'Parameters in forward computation graph, duplicate included',
+                      '   Total params: %d' % total,
+                      '   Trainable params: %d' % trainable,
+                      '   Non-trainable params: %d' % (total - trainable),
+                      'Shared params in forward computation graph: %d' % shared,
+                      'Unique parameters in model: %d' % (total - shared),
+                      '-' * 80]
+            print('\n'.join(table))
         finally:
-            for h in hooks:
-                h.detach()
+            while handles:
+                handles.pop().detach()
 
 
 def _contiguous_views(gm):
@@ -611,92 +597,88 @@ class HybridBlock(Block):
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
-        self._cached_graph = ()
-        self._cached_op = None
-        self._cached_op_args = []
-        self._out_format = None
-        self._in_format = None
+        HybridBlock._clear_cached_op(self)  # the base version: SymbolBlock's keeps a graph it has not made yet
         self._active = False
-        self._flags = []
-        self._callback = None
-        self._monitor_all = False
-        self._backend = None
-        self._backend_opts = {}
+        self._in_format = self._out_format = None
+        # hybridize() options: the torch.compile backend and MXNet's flags (kept, without effect here)
+        self._backend, self._backend_opts, self._flags = None, {}, []
+        # register_op_hook state (never used: hybridized graphs refuse op hooks)
+        self._callback, self._monitor_all = None, False
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
         if isinstance(value, HybridBlock):
-            self._clear_cached_op()
+            self._clear_cached_op()  # a new child changes the graph
+
+    def _trace(self, args):
+        """Record ``hybrid_forward`` on Symbols standing for ``args``: (input variables, grouped outputs)."""
+        flat, self._in_format = _flatten(args, 'input')
+        present = [i for i, a in enumerate(flat) if a is not None]
+        if not present:
+            raise MXNetValueError('All args are None and we do not support such a case. Received args={}'
+                                  .format(args))
+        if len(present) == 1:
+            names = ['data']
+        else:
+            names = ['data%d' % k for k in range(len(present))]
+        variables = [_symbol_mod.var(n) for n in names]
+        placed = [None] * len(flat)
+        for i, v in zip(present, variables):
+            placed[i] = v
+        kwargs = {key: p.var() for key, p in self._reg_params.items()}
+        with self.name_scope():
+            traced = self.hybrid_forward(_symbol_mod, *_regroup(placed, self._in_format), **kwargs)
+        outputs, self._out_format = _flatten(traced, 'output')
+        return variables, _symbol_mod.Group(outputs)
 
     def _get_graph(self, *args):
         if not self._cached_graph:
-            flat, self._in_format = _flatten(args, 'input')
-            n_real = sum(a is not None for a in flat)
-            if n_real == 0:
-                raise MXNetValueError('All args are None and we do not support such a case. Received args={}'
-                                      .format(args))
-            inputs, syms = [], []
-            for a in flat:
-                if a is None:
-                    inputs.append(None)
-                    continue
-                s = _symbol_mod.var('data%d' % len(syms) if n_real > 1 else 'data')
-                inputs.append(s)
-                syms.append(s)
-            grouped = _regroup(inputs, self._in_format)
-            params = {k: p.var() for k, p in self._reg_params.items()}
-            with self.name_scope():
-                out = self.hybrid_forward(_symbol_mod, *grouped, **params)
-            out, self._out_format = _flatten(out, 'output')
-            self._cached_graph = (syms, _symbol_mod.Group(out))
+            self._cached_graph = self._trace(args)
         return self._cached_graph
+
+    def _warn_unused(self, data_names, params, used):
+        idle_inputs = ['%d-th' % i for n, i in data_names.items() if n not in used]
+        if idle_inputs:
+            warnings.warn('The %s input to HybridBlock is not used by any computation. Is this intended?'
+                          % ', '.join(idle_inputs), stacklevel=5)
+        idle_params = [n for n in params if n not in used]
+        if idle_params:
+            warnings.warn('Parameter %s is not used by any computation. Is this intended?'
+                          % ', '.join(idle_params), stacklevel=5)
+
+    def _ensure_initialized(self, params, names, args):
+        """Finish deferred initialization of the graph's parameters (inferring shapes from ``args`` if needed)."""
+        needed = [params[n] for n in names if n in params]
+        try:
+            for p in needed:
+                p.data()
+        except DeferredInitializationError:
+            self._deferred_infer_shape(*args)
+            for p in needed:
+                p._finish_deferred_init()
 
     def _build_cache(self, *args):
         data, out = self._get_graph(*args)
         data_names = {d.name: i for i, d in enumerate(data)}
         input_names = out.list_inputs()
-        if self._cached_op_args:
-            params = {p.name: p for is_arg, p in self._cached_op_args if not is_arg}
+        if self._cached_op_args:  # rebuilding: keep the Parameters the graph was made with
+            params = {p.name: p for is_data, p in self._cached_op_args if not is_data}
         else:
             params = self.collect_params()
-        for name in input_names:
-            _check(name in params or name in data_names, 'Unknown input to HybridBlock: %s' % name)
-        used = set(input_names)
-        if len([n for n in data_names if n in used]) != len(data_names):
-            unused = ', '.join('%d-th' % i for n, i in data_names.items() if n not in used)
-            warnings.warn('The %s input to HybridBlock is not used by any computation. Is this intended?' % unused,
-                          stacklevel=4)
-        unused_params = [n for n in params.keys() if n not in used]
-        if unused_params:
-            warnings.warn('Parameter %s is not used by any computation. Is this intended?'
-                          % ', '.join(unused_params), stacklevel=4)
-        flat, _ = _flatten(args, 'input')
-        try:
-            for name in input_names:
-                if name in params:
-                    params[name].data()
-        except DeferredInitializationError:
-            self._deferred_infer_shape(*args)
-            for name in input_names:
-                if name in params:
-                    params[name]._finish_deferred_init()
-        slot_of = {}
-        self._cached_op_args = []
-        for name in input_names:
-            if name in data_names:
-                slot = (True, data_names[name])
-            else:
-                slot = (False, params[name])
-            slot_of[name] = slot
-            self._cached_op_args.append(slot)
-        self._cached_op = _CachedOp(out, slot_of, self._backend)
+        unknown = [n for n in input_names if n not in params and n not in data_names]
+        _check(not unknown, 'Unknown input to HybridBlock: %s' % (unknown[0] if unknown else ''))
+        self._warn_unused(data_names, params, set(input_names))
+        self._ensure_initialized(params, input_names, args)
+        slots = [(True, data_names[n]) if n in data_names else (False, params[n]) for n in input_names]
+        self._cached_op_args = slots
+        self._cached_op = _CachedOp(out, dict(zip(input_names, slots)), self._backend)
 
     def _deferred_infer_shape(self, *args):
         try:
             self.infer_shape(*args)
-        except Exception as e:
+        except Exception as err:
             raise MXNetValueError('Deferred initialization failed because shape cannot be inferred. {}'
-                                  .format(e)) from None
+                                  .format(err)) from None
 
     def _call_cached_op(self, *args):
         if self._cached_op is None:
@@ -737,17 +719,16 @@ class HybridBlock(Block):
                           "MXNet's subgraph backends do not exist here; use hybridize(backend='inductor')")
 
     def _clear_cached_op(self):
-        self._cached_graph = ()
-        self._cached_op = None
-        self._cached_op_args = []
+        """Forget the traced graph and its compiled form (the next hybridized call traces again)."""
+        self._cached_graph, self._cached_op, self._cached_op_args = (), None, []
 
     def register_child(self, block, name=None):
-        if not isinstance(block, HybridBlock):
-            raise MXNetValueError('Children of HybridBlock must also be HybridBlock, but %s has type %s. If you are '
-                                  'using Sequential, please try HybridSequential instead.'
-                                  % (str(block), str(type(block))))
-        super().register_child(block, name)
-        self._clear_cached_op()
+        if isinstance(block, HybridBlock):
+            super().register_child(block, name)
+            self._clear_cached_op()
+            return
+        raise MXNetValueError('Children of HybridBlock must also be HybridBlock, but %s has type %s. If you are '
+                              'using Sequential, please try HybridSequential instead.' % (block, type(block)))
 
     def hybridize(self, active=True, backend=None, clear=True, static_alloc=False, static_shape=False,
                   inline_limit=2, forward_bulk_size=None, backward_bulk_size=None, **kwargs):
@@ -758,16 +739,14 @@ class HybridBlock(Block):
                               'use one of %s (torch.compile) or None' % (_TORCH_BACKENDS,))
         if kwargs:
             raise unsupported('HybridBlock.hybridize', 'backend options %s' % sorted(kwargs))
-        self._backend = backend
-        self._active = active
+        self._backend, self._active = backend, active
+        optional = (('forward_bulk_size', forward_bulk_size), ('backward_bulk_size', backward_bulk_size))
         self._flags = [('static_alloc', static_alloc), ('static_shape', static_shape), ('inline_limit', inline_limit)]
-        if forward_bulk_size is not None:
-            self._flags.append(('forward_bulk_size', forward_bulk_size))
-        if backward_bulk_size is not None:
-            self._flags.append(('backward_bulk_size', backward_bulk_size))
+        self._flags += [flag for flag in optional if flag[1] is not None]
         if clear:
             self._clear_cached_op()
-        if active and self._forward_hooks or self._forward_pre_hooks:
+        has_hooks = bool(self._forward_hooks) and active or bool(self._forward_pre_hooks)
+        if has_hooks:
             warnings.warn('"{block}" is being hybridized while still having forward hook/pre-hook. If "{block}" is a '
                           'child of HybridBlock, the hooks will not take effect.'.format(block=self))
         super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape, inline_limit=inline_limit,
@@ -776,6 +755,14 @@ class HybridBlock(Block):
     def cast(self, dtype):
         self._clear_cached_op()
         super().cast(dtype)
+
+    def infer_shape(self, *args):
+        """Infer the parameters' shapes from the inputs' shapes (see ``_infer_attrs``)."""
+        self._infer_attrs('infer_shape', 'shape', *args)
+
+    def infer_type(self, *args):
+        """Infer the parameters' dtypes from the inputs' dtypes (see ``_infer_attrs``)."""
+        self._infer_attrs('infer_type', 'dtype', *args)
 
     def _infer_attrs(self, infer_fn, attr, *args):
         inputs, out = self._get_graph(*args)
@@ -793,18 +780,10 @@ class HybridBlock(Block):
             raise MXNetValueError('Cannot decide %s for the following arguments (0s in shape means unknown '
                                   'dimensions). Consider providing them as input:\n\t%s'
                                   % ('shape' if attr == 'shape' else 'type', '\n\t'.join(unknown)))
-        sdict = dict(zip(out.list_arguments(), arg_attrs))
-        sdict.update(zip(out.list_auxiliary_states(), aux_attrs))
-        for p in self.collect_params().values():
-            setattr(p, attr, sdict[p.name])
-
-    def infer_shape(self, *args):
-        """Infer the parameters' shapes from the inputs' shapes."""
-        self._infer_attrs('infer_shape', 'shape', *args)
-
-    def infer_type(self, *args):
-        """Infer the parameters' dtypes from the inputs' dtypes."""
-        self._infer_attrs('infer_type', 'dtype', *args)
+        graph_vars = out.list_arguments() + out.list_auxiliary_states()
+        found = dict(zip(graph_vars, list(arg_attrs) + list(aux_attrs)))
+        for param in self.collect_params().values():
+            setattr(param, attr, found[param.name])
 
     def export(self, path, epoch=0, remove_amp_cast=True):
         """Write ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` keys), loadable by MXNet's and
@@ -812,21 +791,18 @@ class HybridBlock(Block):
         if not self._cached_graph:
             raise MXNetError('Please first call block.hybridize() and then run forward with this block at least '
                              'once before calling export.')
-        sym = self._cached_graph[1]
-        sym.save('%s-symbol.json' % path, remove_amp_cast=remove_amp_cast)
-        arg_names = set(sym.list_arguments())
-        aux_names = set(sym.list_auxiliary_states())
-        arg_dict = {}
-        for is_arg, param in self._cached_op_args:
-            if is_arg:
-                continue
-            if param.name in arg_names:
-                arg_dict['arg:' + param.name] = param._reduce()
-            elif param.name in aux_names:
-                arg_dict['aux:' + param.name] = param._reduce()
-            else:
+        graph = self._cached_graph[1]
+        graph.save('%s-symbol.json' % path, remove_amp_cast=remove_amp_cast)
+        kind_of = dict.fromkeys(graph.list_auxiliary_states(), 'aux')
+        kind_of.update(dict.fromkeys(graph.list_arguments(), 'arg'))
+        saved = {}
+        for param in (v for is_data, v in self._cached_op_args if not is_data):
+            kind = kind_of.get(param.name)
+            if kind is None:
                 warnings.warn('Parameter "{name}" is not found in the graph. '.format(name=param.name), stacklevel=3)
-        _nd_save('%s-%04d.params' % (path, epoch), arg_dict)
+            else:
+                saved['%s:%s' % (kind, param.name)] = param._reduce()
+        _nd_save('%s-%04d.params' % (path, epoch), saved)
 
     def register_op_hook(self, callback, monitor_all=False):
         raise unsupported('HybridBlock.register_op_hook', 'per-operator callbacks',
@@ -835,34 +811,47 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Run ``hybrid_forward`` on NDArrays (or the hybridized graph), or trace it on Symbols."""
         if type(x) is NDArray and not args:
-            ctx = x._ctx
+            ctx = x._ctx  # the common case: one array in
         else:
-            has_sym, has_nd, ctxs, ctx = _gather_type_ctx_info([x] + list(args))
-            if has_sym and has_nd:
-                raise MXNetValueError('In HybridBlock, we do not support mixed NDArrays and Symbols types for the '
-                                      'input. Please check the type of the args.\n')
-            if not has_sym and not has_nd:
-                raise MXNetValueError('In HybridBlock, there must be one NDArray or one Symbol in the input. Please '
-                                      'check the type of the args.\n')
-            if has_sym:
-                params = {k: p.var() for k, p in self._reg_params.items()}
+            ctx = self._check_inputs([x] + list(args))
+            if ctx is None:  # symbolic inputs: compose this block into the caller's graph
+                kwargs = {key: p.var() for key, p in self._reg_params.items()}
                 with self.name_scope():
-                    return self.hybrid_forward(_symbol_mod, x, *args, **params)
-            if self._active and len(ctxs) > 1:
-                raise MXNetValueError('Find multiple contexts in the input, After hybridized, the HybridBlock only '
-                                      'supports one input context. You can print the ele.ctx in the input arguments '
-                                      'to inspect their contexts. Find all contexts = {}'.format(ctxs))
+                    return self.hybrid_forward(_symbol_mod, x, *args, **kwargs)
         with ctx:
             if self._active:
                 return self._call_cached_op(x, *args)
-            try:
-                params = {k: p.data(ctx) for k, p in self._reg_params.items()}
-            except DeferredInitializationError:
-                self._deferred_infer_shape(x, *args)
-                for p in self.params.values():
-                    p._finish_deferred_init()
-                params = {k: p.data(ctx) for k, p in self._reg_params.items()}
-            return self.hybrid_forward(_ndarray_mod, x, *args, **params)
+            return self.hybrid_forward(_ndarray_mod, x, *args, **self._imperative_params(ctx, x, *args))
+
+    def _check_inputs(self, inputs):
+        """The context of NDArray ``inputs`` (None for Symbols); refuses mixed, empty or (hybridized) multi-context
+        inputs."""
+        has_sym, has_nd, ctxs, first = _gather_type_ctx_info(inputs)
+        if has_sym == has_nd:
+            if has_sym:
+                raise MXNetValueError('In HybridBlock, we do not support mixed NDArrays and Symbols types for the '
+                                      'input. Please check the type of the args.\n')
+            raise MXNetValueError('In HybridBlock, there must be one NDArray or one Symbol in the input. Please '
+                                  'check the type of the args.\n')
+        if has_sym:
+            return None
+        if len(ctxs) > 1 and self._active:
+            raise MXNetValueError('Find multiple contexts in the input, After hybridized, the HybridBlock only '
+                                  'supports one input context. You can print the ele.ctx in the input arguments '
+                                  'to inspect their contexts. Find all contexts = {}'.format(ctxs))
+        return first
+
+    def _imperative_params(self, ctx, *args):
+        """{attribute name: NDArray on ``ctx``} of this block's own Parameters, finishing deferred initialization
+        (shapes inferred from ``args``) when needed."""
+        try:
+            return {key: p.data(ctx) for key, p in self._reg_params.items()}
+        except DeferredInitializationError:
+            pass
+        self._deferred_infer_shape(*args)
+        for p in self.params.values():
+            p._finish_deferred_init()
+        return {key: p.data(ctx) for key, p in self._reg_params.items()}
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override: the computation, written with ``F`` (``mx.nd`` or ``mx.sym``)."""
@@ -870,38 +859,30 @@ class HybridBlock(Block):
 
 
 def _common_prefix(names):
-    if not names:
-        return ''
-    prefix = names[0]
-    for n in names:
-        i = 0
-        while i < len(prefix) and i < len(n) and prefix[i] == n[i]:
-            i += 1
-        prefix = prefix[:i]
-    return prefix
+    """The longest string every one of ``names`` starts with ('' for no names)."""
+    return os.path.commonprefix(list(names))
 
 
 def _infer_param_types(in_params, out_params, arg_params, aux_params, default_dtype=np.float32):
-    arg_types = aux_types = None
-    names, types = [], []
-    known = True
-    for p in in_params:
-        t = p.infer_type()[0]
-        if not t:
-            known = False
+    """(argument dtypes, auxiliary dtypes) of ``out_params`` inferred from the inputs' declared dtypes; a side that
+    cannot be inferred (or has the wrong length) falls back to ``default_dtype`` throughout."""
+    declared = {}
+    for var in in_params:
+        known = var.infer_type()[0]
+        if not known:
+            declared = None
             break
-        names.append(p.name)
-        types.append(t[0])
-    if known:
+        declared[var.name] = known[0]
+    inferred = (None, None, None)
+    if declared is not None:
         try:
-            arg_types, _, aux_types = out_params.infer_type(**dict(zip(names, types)))
+            inferred = out_params.infer_type(**declared)
         except MXNetError:
-            arg_types = aux_types = None
-    if arg_types is None or len(arg_types) != len(arg_params):
-        arg_types = [default_dtype] * len(arg_params)
-    if aux_types is None or len(aux_types) != len(aux_params):
-        aux_types = [default_dtype] * len(aux_params)
-    return arg_types, aux_types
+            pass
+
+    def settle(types, wanted):
+        return list(types) if types is not None and len(types) == len(wanted) else [default_dtype] * len(wanted)
+    return settle(inferred[0], arg_params), settle(inferred[2], aux_params)
 
 
 class SymbolBlock(HybridBlock):
@@ -911,24 +892,18 @@ class SymbolBlock(HybridBlock):
     @staticmethod
     def imports(symbol_file, input_names, param_file=None, ctx=None, allow_missing=False, ignore_extra=False):
         """Load a model written by ``HybridBlock.export`` (here or in MXNet)."""
-        sym = _symbol_mod.load(symbol_file)
-        if isinstance(input_names, str):
-            input_names = [input_names]
-        if param_file is None:
-            inputs = [_symbol_mod.var(i, dtype=np.float32) for i in input_names]
-        else:
-            inputs = [_symbol_mod.var(i) for i in input_names]
-        ret = SymbolBlock(sym, inputs)
+        names = [input_names] if isinstance(input_names, str) else input_names
+        # without a parameter file float32 inputs make the dtypes inferable; with one, the saved dtypes decide
+        extra = {'dtype': np.float32} if param_file is None else {}
+        block = SymbolBlock(_symbol_mod.load(symbol_file), [_symbol_mod.var(n, **extra) for n in names])
         if param_file is not None:
-            ret.collect_params().load(param_file, ctx, allow_missing, ignore_extra, cast_dtype=True,
-                                      dtype_source='saved')
-        return ret
+            block.collect_params().load(param_file, ctx, allow_missing, ignore_extra, cast_dtype=True,
+                                        dtype_source='saved')
+        return block
 
     def __repr__(self):
-        out = self._cached_graph[1]
-        modstr = '{block} : {numinputs} -> {numoutputs}'.format(block=out, numinputs=len(self._cached_graph[0]),
-                                                                 numoutputs=len(out.list_outputs()))
-        return '{name}(\n{modstr}\n)'.format(name=self.__class__.__name__, modstr=modstr)
+        inputs, graph = self._cached_graph
+        return '%s(\n%s : %d -> %d\n)' % (type(self).__name__, graph, len(inputs), len(graph.list_outputs()))
 
     def __init__(self, outputs, inputs, params=None):
         super().__init__(prefix=None, params=None)
@@ -938,30 +913,31 @@ class SymbolBlock(HybridBlock):
             inputs = [inputs]
         if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
             outputs = outputs[0]
-        syms, self._in_format = _flatten(inputs, 'input')
-        out, self._out_format = _flatten(outputs, 'output')
-        input_names = set()
-        for s in syms:
+        in_syms, self._in_format = _flatten(inputs, 'input')
+        out_syms, self._out_format = _flatten(outputs, 'output')
+        for s in in_syms:
             _check(len(s.get_internals().list_outputs()) == 1,
                    'Input symbols must be variable, but %s is an output of operators' % str(s))
-            input_names.add(s.name)
-        for o in out:
-            for node in o._nodes():
-                if node.is_var and node.attrs.get('__storage_type__') == '1':
-                    raise unsupported('SymbolBlock', "Parameter '%s' with storage type 'row_sparse'" % node.name)
-        out = _symbol_mod.Group(out) if len(out) > 1 else out[0]
-        arg_params = out.list_arguments()
-        aux_params = out.list_auxiliary_states()
-        arg_types, aux_types = _infer_param_types(syms, out, arg_params, aux_params)
-        for i, arg in enumerate(arg_params):
-            if arg not in input_names:
-                self.params.get(arg, allow_deferred_init=True, dtype=arg_types[i])
-        for i, aux in enumerate(aux_params):
-            if aux not in input_names:
-                self.params.get(aux, grad_req='null', allow_deferred_init=True, dtype=aux_types[i])
-        self._cached_graph = (syms, out)
-        n = len(_common_prefix(list(self._params.keys())))
-        self._reg_params = {k[n:]: v for k, v in self._params.items()}
+        fed = {s.name for s in in_syms}
+        sparse = [node.name for o in out_syms for node in o._nodes()
+                  if node.is_var and node.attrs.get('__storage_type__') == '1']
+        if sparse:
+            raise unsupported('SymbolBlock', "Parameter '%s' with storage type 'row_sparse'" % sparse[0])
+        graph = out_syms[0] if len(out_syms) == 1 else _symbol_mod.Group(out_syms)
+        self._declare_params(in_syms, graph, fed)
+        self._cached_graph = (in_syms, graph)
+        cut = len(_common_prefix(list(self._params.keys())))
+        self._reg_params = {full[cut:]: p for full, p in self._params.items()}
+
+    def _declare_params(self, in_syms, graph, fed):
+        """A deferred Parameter for every graph variable that is not an input (auxiliary states get no gradient),
+        with the dtype inferred from the inputs'."""
+        args, auxs = graph.list_arguments(), graph.list_auxiliary_states()
+        arg_types, aux_types = _infer_param_types(in_syms, graph, args, auxs)
+        for names, dtypes, extra in ((args, arg_types, {}), (auxs, aux_types, {'grad_req': 'null'})):
+            for vname, dtype in zip(names, dtypes):
+                if vname not in fed:
+                    self.params.get(vname, allow_deferred_init=True, dtype=dtype, **extra)
 
     def forward(self, x, *args):
         if isinstance(x, NDArray):
@@ -1001,9 +977,8 @@ class SymbolBlock(HybridBlock):
         raise NotImplementedError
 
     def reset_ctx(self, ctx):
-        params = self.collect_params()
-        for is_arg, p in self._cached_op_args:
-            if not is_arg and p.name not in params:
-                p.reset_ctx(ctx)
-        for p in params.values():
-            p.reset_ctx(ctx)
+        """Move every Parameter (including any the cached graph holds beyond ``collect_params``) to ``ctx``."""
+        owned = self.collect_params()
+        extra = [v for is_data, v in self._cached_op_args if not is_data and v.name not in owned]
+        for param in extra + list(owned.values()):
+            param.reset_ctx(ctx)
