@@ -254,7 +254,10 @@ class _ProcessWorkers:
             self._pump(wid)
         for wid in exited:  # keep what the worker sent before it exited, then report it
             while self._results[wid].poll():
-                self._store(self._results[wid].recv_bytes())
+                try:
+                    self._store(self._results[wid].recv_bytes())
+                except (EOFError, OSError):  # poll() is also true at end of file: nothing more was sent
+                    break
             self._dead(wid)
 
     def _store(self, data):
