@@ -1,6 +1,7 @@
 """``BaseModule``: the training loop (``fit``), ``score``, ``predict`` and ``iter_predict`` shared by modules."""
 import logging
 import time
+import warnings
 
 from ..base import MXNetError, _as_list
 from ..model import BatchEndParam
@@ -187,9 +188,22 @@ class BaseModule:
             raise unsupported('Module.prepare', 'sparse_row_id_fn', 'sparse parameters are not supported')
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
-        """Assign parameter values through ``init_params`` (no initializer: every value must be given)."""
-        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                         allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+        """Assign parameter values: through ``init_params`` when every value is required, else through the
+        module's ``_assign_params`` (unless already initialised and not ``force_init``)."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+            return
+        if self.params_initialized and not force_init:
+            warnings.warn('Parameters already initialized and force_init=False. set_params call ignored.',
+                          stacklevel=2)
+            return
+        self._assign_params(arg_params, aux_params, force_init, allow_extra)
+
+    def _assign_params(self, arg_params, aux_params, force_init, allow_extra):
+        """Assign possibly incomplete parameters; modules without their own way go through ``init_params``."""
+        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params, allow_missing=True,
+                         force_init=force_init, allow_extra=allow_extra)
 
     def save_params(self, fname):
         """Save parameters with MXNet's ``arg:``/``aux:`` keys."""

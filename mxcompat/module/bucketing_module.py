@@ -5,7 +5,6 @@ Differs from MXNet: ``save_checkpoint`` writes each bucket's symbol as generated
 ``group2ctxs`` raises, as in ``Module``.
 """
 import logging
-import warnings
 
 import numpy as np
 
@@ -121,16 +120,8 @@ class BucketingModule(_Checks, BaseModule):
         self._params_dirty = False
         return params
 
-    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn('Parameters already initialized and force_init=False. set_params call ignored.',
-                          stacklevel=2)
-            return
-        self._curr_module.set_params(arg_params, aux_params, allow_missing=allow_missing, force_init=force_init,
+    def _assign_params(self, arg_params, aux_params, force_init, allow_extra):
+        self._curr_module.set_params(arg_params, aux_params, allow_missing=True, force_init=force_init,
                                      allow_extra=allow_extra)
         self._params_dirty = True
         self.params_initialized = True
