@@ -51,17 +51,16 @@ class _NotAvailableFor(MXNetError):
 
     def __init__(self, function, alias, *args):
         super().__init__()
-        self.function = function.__name__ if callable(function) else str(function)
         self.alias = alias
-        self.args = [str(type(a)) for a in args]
+        self.args = list(map(lambda a: str(type(a)), args))
+        self.function = str(getattr(function, '__name__', function))
 
     def __str__(self):
-        msg = 'Function {}'.format(self.function)
-        if self.alias:
-            msg += ' (namely operator "{}")'.format(self.alias)
-        if self.args:
-            msg += ' with arguments ({})'.format(', '.join(self.args))
-        return msg + self._kind
+        # e.g. 'Function f (namely operator "op") with arguments (<class ...>) is not ...'
+        parts = ['Function ' + str(self.function)]
+        parts += [' (namely operator "%s")' % (self.alias,)] if self.alias else []
+        parts += [' with arguments (%s)' % ', '.join(self.args)] if self.args else []
+        return ''.join(parts) + self._kind
 
 
 class NotImplementedForSymbol(_NotAvailableFor):

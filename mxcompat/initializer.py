@@ -57,104 +57,91 @@ def _mean_norm(x):
     return str((torch.linalg.vector_norm(t) / math.sqrt(t.numel())).numpy()[()])
 
 
-# name suffix -> (method, label printed in verbose mode) for the InitDesc path; first match wins
+# Name dispatch. InitDesc path: (suffix, method), first match wins; the suffix is also the label verbose mode logs.
 _DESC_SUFFIXES = (('weight', '_init_weight'), ('bias', '_init_bias'), ('gamma', '_init_gamma'),
                   ('beta', '_init_beta'), ('min', '_init_zero'), ('max', '_init_one'),
                   ('weight_quantize', '_init_quantized_weight'), ('bias_quantize', '_init_quantized_bias'))
-# the legacy (plain str name) path, after its prefix rules
-_LEGACY_SUFFIXES = (('bias', '_init_bias'), ('gamma', '_init_gamma'), ('beta', '_init_beta'),
-                    ('weight', '_init_weight'), ('moving_mean', '_init_zero'), ('moving_var', '_init_one'),
-                    ('moving_inv_var', '_init_zero'), ('moving_avg', '_init_zero'), ('min', '_init_zero'),
-                    ('max', '_init_one'))
+# legacy path (a plain str name): (prefix or None, suffix or None, method), first match wins
+_LEGACY_RULES = ((('upsampling', None, '_init_bilinear'), ('stn_loc', 'weight', '_init_zero'),
+                  ('stn_loc', 'bias', '_init_loc_bias'))
+                 + tuple((None, suffix, method) for suffix, method in (
+                     ('bias', '_init_bias'), ('gamma', '_init_gamma'), ('beta', '_init_beta'),
+                     ('weight', '_init_weight'), ('moving_mean', '_init_zero'), ('moving_var', '_init_one'),
+                     ('moving_inv_var', '_init_zero'), ('moving_avg', '_init_zero'), ('min', '_init_zero'),
+                     ('max', '_init_one'))))
+
+
+def _filler(value):
+    """An ``_init_*`` method writing the constant ``value`` into the whole array."""
+    def fill(self, _, arr):
+        arr[:] = value
+    return fill
 
 
 class Initializer:
     """Base class: ``init(desc, arr)`` fills NDArray ``arr`` in place according to the name in ``desc``."""
 
     def __init__(self, **kwargs):
-        self._kwargs = kwargs
-        self._verbose = False
-        self._print_func = None
+        self._kwargs, self._verbose, self._print_func = kwargs, False, None
 
     def set_verbosity(self, verbose=False, print_func=None):
         """Log each initialized array with ``print_func(arr)`` (default: L2 norm / sqrt(size)). Returns self."""
+        self._print_func = print_func or _mean_norm
         self._verbose = verbose
-        self._print_func = _mean_norm if print_func is None else print_func
         return self
 
     def _verbose_print(self, desc, init, arr):
-        if self._verbose and self._print_func:
-            logging.info('Initialized %s as %s: %s', desc, init, self._print_func(arr))
+        if not (self._verbose and self._print_func):
+            return
+        logging.info('Initialized %s as %s: %s', desc, init, self._print_func(arr))
 
     def dumps(self):
         """The JSON ``'["<lower-case class name>", {kwargs}]'`` that ``create`` turns back into this initializer."""
-        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
+        return json.dumps([type(self).__name__.lower(), self._kwargs])
 
     def __call__(self, desc, arr):
         """Initialize ``arr`` for the parameter ``desc`` (an InitDesc; a plain str takes the legacy path)."""
         if not isinstance(desc, InitDesc):
-            self._legacy_init(desc, arr)
-            return
+            return self._legacy_init(desc, arr)
         if desc.global_init is None:
             desc.global_init = self
-        init = desc.attrs.get('__init__', '')
-        if init:
-            create(init)._init_weight(desc, arr)
-            self._verbose_print(desc, init, arr)
-            return
-        for suffix, method in _DESC_SUFFIXES:
-            if desc.endswith(suffix):
-                getattr(self, method)(desc, arr)
-                self._verbose_print(desc, suffix, arr)
-                return
-        self._init_default(desc, arr)
+        spec = desc.attrs.get('__init__', '')
+        if spec:  # the variable names its own initializer
+            fill, label = create(spec)._init_weight, spec
+        else:
+            found = next(((m, sfx) for sfx, m in _DESC_SUFFIXES if desc.endswith(sfx)), None)
+            if found is None:
+                return self._init_default(desc, arr)
+            fill, label = getattr(self, found[0]), found[1]
+        fill(desc, arr)
+        self._verbose_print(desc, label, arr)
+        return None
 
     def _legacy_init(self, name, arr):
         """Name-pattern dispatch for ``init(str, arr)`` (deprecated in MXNet, still supported)."""
         warnings.warn('Calling initializer with init(str, NDArray) has been deprecated. '
                       'Please use init(mx.init.InitDesc(...), NDArray) instead.', DeprecationWarning, stacklevel=3)
-        if not isinstance(name, string_types):
-            raise MXNetTypeError('name must be string')
         from .ndarray import NDArray
-        if not isinstance(arr, NDArray):
-            raise MXNetTypeError('arr must be NDArray')
-        if name.startswith('upsampling'):
-            self._init_bilinear(name, arr)
-        elif name.startswith('stn_loc') and name.endswith('weight'):
-            self._init_zero(name, arr)
-        elif name.startswith('stn_loc') and name.endswith('bias'):
-            self._init_loc_bias(name, arr)
-        else:
-            for suffix, method in _LEGACY_SUFFIXES:
-                if name.endswith(suffix):
-                    getattr(self, method)(name, arr)
-                    return
-            self._init_default(name, arr)
+        for ok, what in ((isinstance(name, string_types), 'name must be string'),
+                         (isinstance(arr, NDArray), 'arr must be NDArray')):
+            if not ok:
+                raise MXNetTypeError(what)
+        method = next((m for pre, suf, m in _LEGACY_RULES
+                       if (pre is None or name.startswith(pre)) and (suf is None or name.endswith(suf))),
+                      '_init_default')
+        getattr(self, method)(name, arr)
 
     def _init_bilinear(self, name, arr):
         arr[:] = _bilinear_kernel(arr.shape, name)
 
     def _init_loc_bias(self, name, arr):
+        # identity affine transform for a spatial transformer's localisation layer
         _check(arr.shape[0] == 6, '%s: the stn_loc bias must have 6 elements, got shape %s' % (name, arr.shape))
         arr[:] = np.array([1.0, 0, 0, 0, 1.0, 0])
 
-    def _init_zero(self, _, arr):
-        arr[:] = 0.0
-
-    def _init_one(self, _, arr):
-        arr[:] = 1.0
-
-    def _init_bias(self, _, arr):
-        arr[:] = 0.0
-
-    def _init_quantized_bias(self, _, arr):
-        arr[:] = 0
-
-    def _init_gamma(self, _, arr):
-        arr[:] = 1.0
-
-    def _init_beta(self, _, arr):
-        arr[:] = 0.0
+    _init_zero = _init_bias = _init_beta = _filler(0.0)
+    _init_one = _init_gamma = _filler(1.0)
+    _init_quantized_bias = _filler(0)
 
     def _init_weight(self, name, arr):
         raise NotImplementedError('%s must override _init_weight' % type(self).__name__)
@@ -170,9 +157,9 @@ class Initializer:
             'mx.sym.Variable(init=mx.init.*)' % name)
 
     def __eq__(self, other):
-        if not isinstance(other, Initializer):
-            return NotImplemented
-        return type(self) is type(other) and self._kwargs == other._kwargs
+        if isinstance(other, Initializer):
+            return type(other) is type(self) and other._kwargs == self._kwargs
+        return NotImplemented
 
     __hash__ = None  # as in MXNet: __eq__ without __hash__
 
@@ -207,26 +194,23 @@ class Load:
             param = load(param)
         _check(isinstance(param, dict), 'Load: param must be a dict or a file of named arrays, got %s'
                % type(param).__name__)
-        self.param = {}
-        for name, arr in param.items():
-            self.param[name[4:] if name.startswith(('arg:', 'aux:')) else name] = arr
-        self.default_init = default_init
-        self.verbose = verbose
+        strip = lambda key: key[4:] if key[:4] in ('arg:', 'aux:') else key  # noqa: E731
+        self.param = {strip(key): value for key, value in param.items()}
+        self.default_init, self.verbose = default_init, verbose
 
     def __call__(self, name, arr):
-        if name in self.param:
+        loaded = name in self.param
+        if loaded:
             src = self.param[name]
-            _check(arr.shape == src.shape, 'Parameter %s cannot be initialized from loading. Shape mismatch, '
+            _check(src.shape == arr.shape, 'Parameter %s cannot be initialized from loading. Shape mismatch, '
                    'target %s vs loaded %s' % (name, arr.shape, src.shape))
             arr[:] = src
-            if self.verbose:
-                logging.info('Initialized %s by loading', name)
-            return
-        _check(self.default_init is not None, 'Cannot Initialize %s. Not found in loaded param and no default '
-               'Initializer is provided.' % name)
-        self.default_init(name, arr)
+        else:
+            _check(self.default_init is not None, 'Cannot Initialize %s. Not found in loaded param and no '
+                   'default Initializer is provided.' % name)
+            self.default_init(name, arr)
         if self.verbose:
-            logging.info('Initialized %s by default', name)
+            logging.info('Initialized %s by %s', name, 'loading' if loaded else 'default')
 
 
 class Mixed:
@@ -235,15 +219,14 @@ class Mixed:
     def __init__(self, patterns, initializers):
         _check(len(patterns) == len(initializers), 'Mixed: %d patterns but %d initializers'
                % (len(patterns), len(initializers)))
-        self.map = list(zip([re.compile(p) for p in patterns], initializers))
+        self.map = [(re.compile(pattern), init) for pattern, init in zip(patterns, initializers)]
 
     def __call__(self, name, arr):
-        for prog, init in self.map:
-            if prog.match(name):
-                init(name, arr)
-                return
-        raise MXNetValueError('Parameter name %s did not match any pattern. Consider adding a ".*" pattern at the '
-                              'end with a default Initializer.' % name)
+        chosen = next((init for prog, init in self.map if prog.match(name)), None)
+        if chosen is None:
+            raise MXNetValueError('Parameter name %s did not match any pattern. Consider adding a ".*" pattern '
+                                  'at the end with a default Initializer.' % name)
+        chosen(name, arr)
 
 
 @register
@@ -254,8 +237,7 @@ class Zero(Initializer):
     def __init__(self):
         super().__init__()
 
-    def _init_weight(self, _, arr):
-        arr[:] = 0
+    _init_weight = _filler(0)
 
 
 @register
@@ -266,8 +248,14 @@ class One(Initializer):
     def __init__(self):
         super().__init__()
 
-    def _init_weight(self, _, arr):
-        arr[:] = 1
+    _init_weight = _filler(1)
+
+
+def _plain_value(val):
+    """A Constant value as JSON can hold it: scalars and lists stay, arrays become nested lists."""
+    if np.isscalar(val) or isinstance(val, (list, tuple)):
+        return val
+    return (val if isinstance(val, np.ndarray) else val.asnumpy()).tolist()
 
 
 @register
@@ -283,12 +271,9 @@ class Constant(Initializer):
         arr[:] = self.value
 
     def dumps(self):
-        val = self._kwargs['value']
-        if isinstance(val, np.ndarray):
-            self._kwargs['value'] = val.tolist()
-        elif not np.isscalar(val) and not isinstance(val, (list, tuple)):
-            self._kwargs['value'] = val.asnumpy().tolist()
-        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
+        # as MXNet, the converted value is kept in _kwargs
+        self._kwargs['value'] = _plain_value(self._kwargs['value'])
+        return super().dumps()
 
 
 @register
@@ -315,6 +300,10 @@ class Normal(Initializer):
         _draw(arr, 'normal', 0, self.sigma, 'Normal')
 
 
+# random matrices Orthogonal factorises, by rand_type
+_ORTHO_SOURCES = {'uniform': lambda shape: torch.rand(shape) * 2 - 1, 'normal': torch.randn}
+
+
 @register
 class Orthogonal(Initializer):
     """``scale`` times an orthogonal matrix (an SVD factor of a uniform or normal random matrix), reshaped to the
@@ -322,22 +311,23 @@ class Orthogonal(Initializer):
 
     def __init__(self, scale=1.414, rand_type='uniform'):
         super().__init__(scale=scale, rand_type=rand_type)
-        self.scale = scale
-        self.rand_type = rand_type
+        self.scale, self.rand_type = scale, rand_type
 
     def _init_weight(self, name, arr):
-        nout = arr.shape[0]
-        nin = int(np.prod(arr.shape[1:]))
-        if self.rand_type == 'uniform':
-            tmp = torch.rand((nout, nin)) * 2 - 1
-        elif self.rand_type == 'normal':
-            tmp = torch.randn((nout, nin))
-        else:
+        source = _ORTHO_SOURCES.get(self.rand_type)
+        if source is None:
             raise MXNetValueError('Orthogonal: rand_type must be "uniform" or "normal", got %r' % self.rand_type)
-        tmp = tmp.numpy()
-        u, _, v = np.linalg.svd(tmp, full_matrices=False)
-        res = u if u.shape == tmp.shape else v
-        arr[:] = self.scale * res.reshape(arr.shape)
+        rows, cols = arr.shape[0], int(np.prod(arr.shape[1:]))
+        sample = source((rows, cols)).numpy()
+        left, _, right = np.linalg.svd(sample, full_matrices=False)
+        # the factor with the sample's own shape: left when rows <= cols, else right
+        ortho = left if left.shape == sample.shape else right
+        arr[:] = self.scale * ortho.reshape(arr.shape)
+
+
+_XAVIER_FACTORS = {'avg': lambda fan_in, fan_out: (fan_in + fan_out) / 2.0,
+                   'in': lambda fan_in, fan_out: fan_in,
+                   'out': lambda fan_in, fan_out: fan_out}
 
 
 def xavier_scale(shape, factor_type, magnitude, name=''):
@@ -348,16 +338,10 @@ def xavier_scale(shape, factor_type, magnitude, name=''):
     """
     if len(shape) < 2:
         raise MXNetValueError('Xavier initializer cannot be applied to vector %s. It requires at least 2D.' % name)
-    hw_scale = np.prod(shape[2:]) if len(shape) > 2 else 1.
-    fan_in, fan_out = shape[1] * hw_scale, shape[0] * hw_scale
-    if factor_type == 'avg':
-        factor = (fan_in + fan_out) / 2.0
-    elif factor_type == 'in':
-        factor = fan_in
-    elif factor_type == 'out':
-        factor = fan_out
-    else:
+    if factor_type not in _XAVIER_FACTORS:
         raise MXNetValueError('Incorrect factor type %r for Xavier: use "avg", "in" or "out"' % (factor_type,))
+    receptive = np.prod(shape[2:]) if len(shape) > 2 else 1.
+    factor = _XAVIER_FACTORS[factor_type](shape[1] * receptive, shape[0] * receptive)
     return np.sqrt(magnitude / factor)
 
 
@@ -368,18 +352,15 @@ class Xavier(Initializer):
 
     def __init__(self, rnd_type='uniform', factor_type='avg', magnitude=3):
         super().__init__(rnd_type=rnd_type, factor_type=factor_type, magnitude=magnitude)
-        self.rnd_type = rnd_type
-        self.factor_type = factor_type
-        self.magnitude = float(magnitude)
+        self.rnd_type, self.factor_type, self.magnitude = rnd_type, factor_type, float(magnitude)
 
     def _init_weight(self, name, arr):
-        scale = xavier_scale(arr.shape, self.factor_type, self.magnitude, name)
-        if self.rnd_type == 'uniform':
-            _draw(arr, 'uniform', -scale, scale, type(self).__name__)
-        elif self.rnd_type == 'gaussian':
-            _draw(arr, 'normal', 0, scale, type(self).__name__)
-        else:
+        s = xavier_scale(arr.shape, self.factor_type, self.magnitude, name)
+        draws = {'uniform': ('uniform', -s, s), 'gaussian': ('normal', 0, s)}
+        if self.rnd_type not in draws:
             raise MXNetValueError('Unknown random type %r for Xavier: use "uniform" or "gaussian"' % (self.rnd_type,))
+        kind, lo_or_mean, hi_or_std = draws[self.rnd_type]
+        _draw(arr, kind, lo_or_mean, hi_or_std, type(self).__name__)
 
 
 @register
@@ -398,8 +379,7 @@ class Bilinear(Initializer):
     def __init__(self):
         super().__init__()
 
-    def _init_weight(self, name, arr):
-        arr[:] = _bilinear_kernel(arr.shape, name)
+    _init_weight = Initializer._init_bilinear
 
 
 @register
@@ -411,9 +391,9 @@ class LSTMBias(Initializer):
         self.forget_bias = forget_bias
 
     def _init_weight(self, name, arr):
+        gate = int(arr.shape[0] / 4)  # gates i, f, c, o: f is the second block
         arr[:] = 0.0
-        num_hidden = int(arr.shape[0] / 4)
-        arr[num_hidden:2 * num_hidden] = self.forget_bias
+        arr[gate:gate * 2] = self.forget_bias
 
 
 _RNN_GATES = {'rnn_relu': [''], 'rnn_tanh': [''], 'lstm': ['_i', '_f', '_c', '_o'], 'gru': ['_r', '_z', '_o']}
@@ -460,16 +440,13 @@ class FusedRNN(Initializer):
     initializer when None) for each unpacked weight/bias, ``forget_bias`` for LSTM forget-gate biases."""
 
     def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False, forget_bias=1.0):
-        if isinstance(init, string_types):
-            init = create(init)
-        super().__init__(init=init.dumps() if init is not None else None, num_hidden=num_hidden,
-                         num_layers=num_layers, mode=mode, bidirectional=bidirectional, forget_bias=forget_bias)
+        init = create(init) if isinstance(init, string_types) else init
+        layout = dict(num_hidden=num_hidden, num_layers=num_layers, mode=mode, bidirectional=bidirectional,
+                      forget_bias=forget_bias)
+        super().__init__(init=None if init is None else init.dumps(), **layout)
         self._init = init
-        self._num_hidden = num_hidden
-        self._num_layers = num_layers
-        self._mode = mode
-        self._bidirectional = bidirectional
-        self._forget_bias = forget_bias
+        for key, value in layout.items():
+            setattr(self, '_' + key, value)
 
     def _init_weight(self, desc, arr):
         from .ndarray.ndarray import _wrap

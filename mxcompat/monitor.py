@@ -42,23 +42,19 @@ class Monitor:
     """
 
     def __init__(self, interval, stat_func=None, pattern='.*', sort=False, monitor_all=False):
-        self.stat_func = _default_stat if stat_func is None else stat_func
-        self.interval = interval
-        self.activated = False
-        self.queue = []
-        self.step = 0
-        self.exes = []
+        # settings
+        self.interval, self.sort, self.monitor_all = interval, sort, monitor_all
         self.re_prog = re.compile(pattern)
-        self.sort = sort
-        self.monitor_all = monitor_all
+        self.stat_func = stat_func or _default_stat
+        # per-run state
+        self.exes, self.queue = [], []
+        self.step, self.activated = 0, False
 
-        def stat_helper(name, array):
-            if isinstance(name, bytes):
-                name = name.decode('utf-8')
-            if not self.activated or not self.re_prog.match(name):
-                return
-            self.queue.append((self.step, name, self.stat_func(array)))
-        self.stat_helper = stat_helper
+    def stat_helper(self, name, array):
+        """The executor callback: queue ``stat_func(array)`` while active and ``name`` matches."""
+        key = name.decode('utf-8') if isinstance(name, bytes) else name
+        if self.activated and self.re_prog.match(key):
+            self.queue.append((self.step, key, self.stat_func(array)))
 
     def install(self, exe):
         """Register the callback on executor ``exe`` (several executors may be installed)."""

@@ -246,19 +246,19 @@ class PoissonNLLLoss(Loss):
 
     def __init__(self, weight=None, from_logits=True, batch_axis=0, compute_full=False, **kwargs):
         super().__init__(weight, batch_axis, **kwargs)
-        self._from_logits = from_logits
-        self._compute_full = compute_full
+        self._compute_full, self._from_logits = compute_full, from_logits
+
+    @staticmethod
+    def _stirling(F, t):
+        # log(t!) ~ t log t - t + log(2 pi t) / 2, counted only where t > 1
+        return (t > 1) * (t * F.log(t) - t + 0.5 * F.log(2 * t * np.pi))
 
     def hybrid_forward(self, F, pred, target, sample_weight=None, epsilon=1e-08):
-        target = _reshape_like(F, target, pred)
-        if self._from_logits:
-            loss = F.exp(pred) - target * pred
-        else:
-            loss = pred - target * F.log(pred + epsilon)
-        if self._compute_full:
-            stirling = target * F.log(target) - target + 0.5 * F.log(2 * target * np.pi)
-            loss = loss + stirling * (target > 1)
-        return F.mean(_apply_weighting(F, loss, self._weight, sample_weight))
+        y = _reshape_like(F, target, pred)
+        # rate term minus y * log(rate), with rate = exp(pred) (logits) or pred itself
+        nll = (F.exp(pred) - y * pred) if self._from_logits else (pred - y * F.log(pred + epsilon))
+        full = nll + self._stirling(F, y) if self._compute_full else nll
+        return F.mean(_apply_weighting(F, full, self._weight, sample_weight))
 
 
 class CosineEmbeddingLoss(Loss):

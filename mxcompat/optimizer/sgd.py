@@ -152,24 +152,18 @@ class LARS(_MomentumSGDBase):
 
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0, momentum_correction=True, **kwargs):
         super().__init__(**kwargs)
-        self.momentum = momentum
-        self.momentum_correction = momentum_correction
-        self.lazy_update = lazy_update
         self.aggregate_num = _aggregation_size('4')
-        self.eta = eta
-        self.eps = eps
+        self.momentum, self.lazy_update = momentum, lazy_update
+        self.eta, self.eps, self.momentum_correction = eta, eps, momentum_correction
+        # rates of this call and of the previous one, for the momentum correction
+        self.cur_lr = self.last_lr = None
         self.skip = 0
-        self.last_lr = None
-        self.cur_lr = None
 
     def _get_lrs(self, indices):
-        if self.cur_lr is not None:
-            self.last_lr = self.cur_lr
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
-        if self.cur_lr is None:
-            self.last_lr = lr
-        self.cur_lr = lr
-        return self._scaled(lr, indices, 'lr_mult')
+        now = self.lr if self.lr_scheduler is None else self.lr_scheduler(self.num_update)
+        # the first call has no previous rate: it counts as its own
+        self.last_lr, self.cur_lr = (now if self.cur_lr is None else self.cur_lr), now
+        return self._scaled(now, indices, 'lr_mult')
 
     def set_wd_mult(self, args_wd_mult):
         """As the base class, but only names ending in ``_weight`` keep their weight decay."""
@@ -226,26 +220,22 @@ class LBSGD(Optimizer):
     def __init__(self, momentum=0.0, multi_precision=False, warmup_strategy='linear', warmup_epochs=5,
                  batch_scale=1, updates_per_epoch=32, begin_epoch=0, num_epochs=60, **kwargs):
         super().__init__(**kwargs)
-        self.momentum = momentum
-        self.multi_precision = multi_precision
-        self.warmup_strategy = warmup_strategy
-        self.warmup_epochs = warmup_epochs
-        self.batch_scale = batch_scale
-        self.updates_per_epoch = updates_per_epoch
-        self.init_updates = begin_epoch * updates_per_epoch
-        self.num_epochs = num_epochs
-        self.lbmult = 1
-        self.cumgrads = {}
-        self.adaptive = False
-        self.admult = 1
+        self.momentum, self.multi_precision = momentum, multi_precision
+        schedule = dict(warmup_strategy=warmup_strategy, warmup_epochs=warmup_epochs, batch_scale=batch_scale,
+                        updates_per_epoch=updates_per_epoch, num_epochs=num_epochs)
+        for name, value in schedule.items():
+            setattr(self, name, value)
+        self.init_updates = updates_per_epoch * begin_epoch
+        # cumgrads: index -> {'cum_grad', 'num_cums'}; the other three are kept only for MXNet's attribute set
+        self.cumgrads, self.lbmult, self.adaptive, self.admult = {}, 1, False, 1
 
     def create_state(self, index, weight):
-        if self.multi_precision and weight.dtype == np.float16:
-            master = weight.astype(np.float32)
-            return (zeros_state(master) if self.momentum != 0.0 else None, master)
-        if weight.dtype == np.float16:
+        half = weight.dtype == np.float16
+        if half and not self.multi_precision:
             mp_warning('SGD')
-        return zeros_state(weight) if self.momentum != 0.0 else None
+        base = weight.astype(np.float32) if half and self.multi_precision else None
+        mom = None if self.momentum == 0.0 else zeros_state(weight if base is None else base)
+        return mom if base is None else (mom, base)
 
     def _get_lbmult(self, nup):
         """The warm-up multiplier of the rate after ``nup`` accumulated updates."""
@@ -261,31 +251,23 @@ class LBSGD(Optimizer):
 
     def _get_lars(self, weight, g, wd):
         """The LARS multiplier, clipped to [0.01, 100]."""
-        w2 = self._l2norm(weight)
-        g2 = self._l2norm(g)
-        return min(max(math.sqrt(w2 / (g2 + wd * w2 + 1e-18)), 0.01), 100)
+        w_sq, g_sq = self._l2norm(weight), self._l2norm(g)
+        ratio = math.sqrt(w_sq / (g_sq + wd * w_sq + 1e-18))
+        return 0.01 if ratio < 0.01 else min(ratio, 100)
 
     def _l2norm(self, v):
         # MXNet: a float32 sum of squares computed by numpy
         return (v._t * v._t).cpu().numpy().sum()
 
-    def _reset_cum_gradient(self, index):
-        self.cumgrads[index]['cum_grad'] = 0
-
-    def _get_cum_gradient(self, index):
-        return self.cumgrads.get(index, {})
-
-    def _put_cum_gradient(self, index, cgrad):
-        self.cumgrads[index] = cgrad
-
     def _cumulate_gradient(self, grad, index):
-        cgrad = self._get_cum_gradient(index)
-        if cgrad and cgrad['num_cums'] > 0:
-            cgrad = {'cum_grad': cgrad['cum_grad'] + grad, 'num_cums': cgrad['num_cums'] + 1}
-        else:
-            cgrad = {'cum_grad': grad, 'num_cums': self.init_updates + 1}
-        self._put_cum_gradient(index, cgrad)
-        return cgrad
+        """Add ``grad`` to the running sum of ``index``; a fresh sum starts its count at ``init_updates + 1``."""
+        old = self.cumgrads.get(index)
+        fresh = not old or old['num_cums'] <= 0
+        entry = self.cumgrads[index] = {
+            'cum_grad': grad if fresh else old['cum_grad'] + grad,
+            'num_cums': self.init_updates + 1 if fresh else old['num_cums'] + 1,
+        }
+        return entry
 
     @inplace
     def update(self, index, weight, grad, state):
@@ -304,7 +286,7 @@ class LBSGD(Optimizer):
         mom, master = (state[0], state[1]) if isinstance(state, (list, tuple)) else (state, None)
         _run_sgd(self, [weight], [grad], None if mom is None else [mom], None if master is None else [master],
                  [lr], [wd], self.momentum if self.momentum > 0 else 0.0)
-        self._reset_cum_gradient(index)
+        self.cumgrads[index]['cum_grad'] = 0  # the count runs on; only the sum restarts
 
 
 @register

@@ -30,56 +30,44 @@ class _Conv(HybridBlock):
                  activation=None, use_bias=True, weight_initializer=None, bias_initializer='zeros',
                  op_name='Convolution', adj=None, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
+        rank = len(kernel_size)
+        self._op_name, self._channels, self._in_channels = op_name, channels, in_channels
+        # operator attributes, in MXNet's key order; scalars broadcast to one value per spatial axis
+        kw = {'kernel': kernel_size}
+        kw.update((key, _ntuple(val, rank)) for key, val in (('stride', strides), ('dilate', dilation),
+                                                              ('pad', padding)))
+        kw.update(num_filter=channels, num_group=groups, no_bias=not use_bias, layout=layout)
+        kw.update({} if adj is None else {'adj': adj})
+        self._kwargs = kw
+        wshape = _weight_shape(op_name, layout, channels, in_channels, kernel_size, groups)
         with self.name_scope():
-            self._channels = channels
-            self._in_channels = in_channels
-            n = len(kernel_size)
-            strides, padding, dilation = _ntuple(strides, n), _ntuple(padding, n), _ntuple(dilation, n)
-            self._op_name = op_name
-            self._kwargs = {'kernel': kernel_size, 'stride': strides, 'dilate': dilation, 'pad': padding,
-                            'num_filter': channels, 'num_group': groups, 'no_bias': not use_bias, 'layout': layout}
-            if adj is not None:
-                self._kwargs['adj'] = adj
-            self.weight = self.params.get('weight', init=weight_initializer, allow_deferred_init=True,
-                                          shape=_weight_shape(op_name, layout, channels, in_channels, kernel_size,
-                                                              groups))
-            if use_bias:
-                self.bias = self.params.get('bias', shape=(channels,), init=bias_initializer,
-                                            allow_deferred_init=True)
-            else:
-                self.bias = None
-            self.act = Activation(activation, prefix=activation + '_') if activation is not None else None
+            self.weight = self.params.get('weight', shape=wshape, init=weight_initializer,
+                                          allow_deferred_init=True)
+            self.bias = (self.params.get('bias', shape=(channels,), init=bias_initializer, allow_deferred_init=True)
+                         if use_bias else None)
+            self.act = None if activation is None else Activation(activation, prefix=activation + '_')
 
     def hybrid_forward(self, F, x, weight, bias=None):
-        op = getattr(F, self._op_name)
-        if bias is None:
-            out = op(x, weight, name='fwd', **self._kwargs)
-        else:
-            out = op(x, weight, bias, name='fwd', **self._kwargs)
-        if self.act is not None:
-            out = self.act(out)
-        return out
+        inputs = (x, weight) if bias is None else (x, weight, bias)
+        out = getattr(F, self._op_name)(*inputs, name='fwd', **self._kwargs)
+        return out if self.act is None else self.act(out)
 
     def _alias(self):
         return 'conv'
 
     def __repr__(self):
-        s = '{name}({mapping}, kernel_size={kernel}, stride={stride}'
-        n = len(self._kwargs['kernel'])
-        if self._kwargs['pad'] != (0,) * n:
-            s += ', padding={pad}'
-        if self._kwargs['dilate'] != (1,) * n:
-            s += ', dilation={dilate}'
-        if self._kwargs['num_group'] != 1:
-            s += ', groups={num_group}'
-        if self.bias is None:
-            s += ', bias=False'
-        if self.act:
-            s += ', {}'.format(self.act)
-        s += ')'
-        shape = self.weight.shape
-        return s.format(name=self.__class__.__name__, mapping='{0} -> {1}'.format(shape[1] if shape[1] else None,
-                                                                                  shape[0]), **self._kwargs)
+        # MXNet's text: optional parts only when they differ from the defaults (output_padding is never shown)
+        kw = self._kwargs
+        rank = len(kw['kernel'])
+        optional = ((kw['pad'] != (0,) * rank, ', padding={pad}'),
+                    (kw['dilate'] != (1,) * rank, ', dilation={dilate}'),
+                    (kw['num_group'] != 1, ', groups={num_group}'),
+                    (self.bias is None, ', bias=False'),
+                    (bool(self.act), ', %s' % (self.act,)))
+        template = '{name}({mapping}, kernel_size={kernel}, stride={stride}%s)' % ''.join(
+            part for wanted, part in optional if wanted)
+        out_c, in_c = self.weight.shape[:2]
+        return template.format(name=type(self).__name__, mapping='%s -> %s' % (in_c or None, out_c), **kw)
 
 
 def _conv_args(dims, kernel_size, layouts, layout, what='kernel_size'):
@@ -189,18 +177,22 @@ class Conv3DTranspose(_ConvTranspose):
                          activation, use_bias, weight_initializer, bias_initializer, in_channels, **kwargs)
 
 
+# (label in __repr__, key of _kwargs); ceil_mode is derived from pooling_convention
+_POOL_REPR = (('size', 'kernel'), ('stride', 'stride'), ('padding', 'pad'), ('ceil_mode', 'ceil_mode'),
+              ('global_pool', 'global_pool'), ('pool_type', 'pool_type'), ('layout', 'layout'))
+
+
 class _Pooling(HybridBlock):
     def __init__(self, pool_size, strides, padding, ceil_mode, global_pool, pool_type, layout,
                  count_include_pad=None, **kwargs):
         super().__init__(**kwargs)
-        if strides is None:
-            strides = pool_size
-        strides, padding = _ntuple(strides, len(pool_size)), _ntuple(padding, len(pool_size))
-        self._kwargs = {'kernel': pool_size, 'stride': strides, 'pad': padding, 'global_pool': global_pool,
-                        'pool_type': pool_type, 'layout': layout,
-                        'pooling_convention': 'full' if ceil_mode else 'valid'}
-        if count_include_pad is not None:
-            self._kwargs['count_include_pad'] = count_include_pad
+        rank = len(pool_size)
+        window_step = pool_size if strides is None else strides  # no stride: windows do not overlap
+        kw = dict(kernel=pool_size, stride=_ntuple(window_step, rank), pad=_ntuple(padding, rank),
+                  global_pool=global_pool, pool_type=pool_type, layout=layout,
+                  pooling_convention=('full' if ceil_mode else 'valid'))
+        kw.update({} if count_include_pad is None else {'count_include_pad': count_include_pad})
+        self._kwargs = kw
 
     def _alias(self):
         return 'pool'
@@ -209,10 +201,9 @@ class _Pooling(HybridBlock):
         return F.Pooling(x, name='fwd', **self._kwargs)
 
     def __repr__(self):
-        s = '{name}(size={kernel}, stride={stride}, padding={pad}, ceil_mode={ceil_mode}'
-        s += ', global_pool={global_pool}, pool_type={pool_type}, layout={layout})'
-        return s.format(name=self.__class__.__name__, ceil_mode=self._kwargs['pooling_convention'] == 'full',
-                        **self._kwargs)
+        values = dict(self._kwargs, ceil_mode=self._kwargs['pooling_convention'] == 'full')
+        fields = ', '.join('%s=%s' % (label, values[key]) for label, key in _POOL_REPR)
+        return '%s(%s)' % (type(self).__name__, fields)
 
 
 _POOL_LAYOUTS = {1: ('NCW', 'NWC'), 2: ('NCHW', 'NHWC'), 3: ('NCDHW', 'NDHWC')}
