@@ -7,84 +7,94 @@ from ..base import MXNetError, _as_list
 from ..model import BatchEndParam
 
 
+_PARAM_SUFFIXES = ('_weight', '_bias', '_gamma', '_beta')
+
+
 def _check_input_names(symbol, names, typename, throw):
-    """MXNet's check that data/label names are arguments of the symbol."""
+    """Every name in ``names`` must be an argument of ``symbol``: raise ``MXNetError`` (``throw``) or log a
+    warning listing the non-parameter arguments (MXNet raises ``ValueError`` / ``warnings.warn``)."""
     args = symbol.list_arguments()
-    for name in names:
-        if name in args:
-            continue
-        candidates = [a for a in args if not a.endswith('_weight') and not a.endswith('_bias')
-                      and not a.endswith('_gamma') and not a.endswith('_beta')]
-        msg = ('You created Module with Module(..., %s_names=%s) but input with name \'%s\' is not found in '
-               'symbol.list_arguments(). Did you mean one of:\n\t%s'
-               % (typename, str(names), name, '\n\t'.join(candidates)))
-        if throw:
-            raise MXNetError(msg)
+    missing = [name for name in names if name not in args]
+    if not missing:
+        return
+    hint = '\n\t'.join(a for a in args if not a.endswith(_PARAM_SUFFIXES))
+    report = MXNetError if throw else None
+    for name in missing:
+        msg = ("You created Module with Module(..., %s_names=%s) but input with name '%s' is not found in "
+               'symbol.list_arguments(). Did you mean one of:\n\t%s' % (typename, str(names), name, hint))
+        if report is not None:
+            raise report(msg)
         logging.warning(msg)
+
+
+def _check_module_names(symbol, data_names, label_names, state_names, fixed_param_names):
+    """The four name checks a module makes on construction (only missing labels are merely logged)."""
+    for names, kind, strict in ((data_names, 'data', True), (label_names, 'label', False),
+                                (state_names, 'state', True), (fixed_param_names, 'fixed_param', True)):
+        _check_input_names(symbol, names, kind, strict)
+
+
+# state of a module that is neither bound nor initialised
+_FRESH = dict(binded=False, for_training=False, inputs_need_grad=False, params_initialized=False,
+              optimizer_initialized=False, _symbol=None, _total_exec_bytes=0)
 
 
 class BaseModule:
     """The module interface; ``Module`` implements it for one symbol on one or more contexts."""
 
     def __init__(self, logger=logging):
+        vars(self).update(_FRESH)
         self.logger = logger
-        self.binded = False
-        self.for_training = False
-        self.inputs_need_grad = False
-        self.params_initialized = False
-        self.optimizer_initialized = False
-        self._symbol = None
-        self._total_exec_bytes = 0
 
     # -- loops --------------------------------------------------------------------------------------------------
     def forward_backward(self, data_batch):
-        self.forward(data_batch, is_train=True)
-        self.backward()
+        """``forward(is_train=True)`` then ``backward()``."""
+        for step in (lambda: self.forward(data_batch, is_train=True), self.backward):
+            step()
+
+    def _inference_batches(self, eval_data, num_batch, reset, sparse_row_id_fn):
+        # shared by score/iter_predict: (index, batch) after an inference forward of each batch
+        self._check_ready()
+        if reset:
+            eval_data.reset()
+        limit = float('inf') if num_batch is None else num_batch
+        for nbatch, batch in enumerate(eval_data):
+            if nbatch >= limit:
+                return
+            self.prepare(batch, sparse_row_id_fn=sparse_row_id_fn)
+            self.forward(batch, is_train=False)
+            yield nbatch, batch
 
     def score(self, eval_data, eval_metric, num_batch=None, batch_end_callback=None, score_end_callback=None,
               reset=True, epoch=0, sparse_row_id_fn=None):
         """Evaluate ``eval_metric`` over ``eval_data``; returns its (name, value) pairs."""
-        from .. import metric as _metric
-        self._check_ready()
-        if reset:
-            eval_data.reset()
-        if not isinstance(eval_metric, _metric.EvalMetric):
-            eval_metric = _metric.create(eval_metric)
+        eval_metric = _as_metric(eval_metric)
         eval_metric.reset()
-        done = 0
-        for nbatch, batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(batch, is_train=False)
+        seen = 0
+        for nbatch, batch in self._inference_batches(eval_data, num_batch, reset, sparse_row_id_fn):
             self._update_metric_from(eval_metric, batch)
+            seen = nbatch + 1
             _call_all(batch_end_callback, BatchEndParam(epoch, nbatch, eval_metric, locals()))
-            done += 1
-        _call_all(score_end_callback, BatchEndParam(epoch, done, eval_metric, locals()))
+        _call_all(score_end_callback, BatchEndParam(epoch, seen, eval_metric, locals()))
         return eval_metric.get_name_value()
 
     def _update_metric_from(self, eval_metric, batch):
         if isinstance(batch, list):
-            self.update_metric(eval_metric, [b.label for b in batch], pre_sliced=True)
-        else:
-            self.update_metric(eval_metric, batch.label)
+            return self.update_metric(eval_metric, [b.label for b in batch], pre_sliced=True)
+        return self.update_metric(eval_metric, batch.label)
 
     def iter_predict(self, eval_data, num_batch=None, reset=True, sparse_row_id_fn=None):
         """Yield (outputs without padding, batch index, batch) for each batch."""
-        self._check_ready()
-        if reset:
-            eval_data.reset()
-        for nbatch, batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(batch, is_train=False)
-            pad = batch.pad or 0
-            yield [o[0:o.shape[0] - pad] for o in self.get_outputs()], nbatch, batch
+        for nbatch, batch in self._inference_batches(eval_data, num_batch, reset, sparse_row_id_fn):
+            keep = slice(0, -batch.pad) if batch.pad else slice(None)
+            yield [o[keep] for o in self.get_outputs()], nbatch, batch
 
     def predict(self, eval_data, num_batch=None, merge_batches=True, reset=True, always_output_list=False,
                 sparse_row_id_fn=None):
-        """Outputs over ``eval_data``: concatenated per output (``merge_batches``), or a list per batch."""
+        """Outputs over ``eval_data``: concatenated per output (``merge_batches``), or a list per batch.
+
+        Differs from MXNet: an NDArray/numpy ``eval_data`` is wrapped in an ``NDArrayIter`` (batch size of the
+        bound module) instead of being run as one batch."""
         from .. import ndarray as nd
         from ..ndarray.ndarray import NDArray
         if isinstance(eval_data, (NDArray, __import__('numpy').ndarray)):
@@ -93,26 +103,23 @@ class BaseModule:
                                     else eval_data.shape[0])
         per_batch = [[o.copy() for o in outs]
                      for outs, _, _ in self.iter_predict(eval_data, num_batch, reset, sparse_row_id_fn)]
-        if not per_batch:
+        if not (per_batch and merge_batches):
             return per_batch
-        if not merge_batches:
-            return per_batch
-        n = len(per_batch[0])
-        if any(len(b) != n for b in per_batch):
+        widths = {len(b) for b in per_batch}
+        if len(widths) > 1:
             raise MXNetError('Cannot merge batches, as num of outputs is not the same in mini-batches. '
                              'Maybe bucketing is used?')
-        merged = [nd.concatenate([b[i] for b in per_batch]) for i in range(n)]
-        if n == 1 and not always_output_list:
-            return merged[0]
-        return merged
+        merged = [nd.concatenate(list(column)) for column in zip(*per_batch)]
+        return merged if always_output_list or len(merged) != 1 else merged[0]
 
     def fit(self, train_data, eval_data=None, eval_metric='acc', epoch_end_callback=None,
             batch_end_callback=None, kvstore='local', optimizer='sgd', optimizer_params=(('learning_rate', 0.01),),
             eval_end_callback=None, eval_batch_end_callback=None, initializer=None, arg_params=None,
             aux_params=None, allow_missing=False, force_rebind=False, force_init=False, begin_epoch=0,
             num_epoch=None, validation_metric=None, monitor=None, sparse_row_id_fn=None):
-        """Train for ``num_epoch`` epochs over ``train_data`` (MXNet's loop, logging and callbacks)."""
-        from .. import metric as _metric
+        """Train for ``num_epoch`` epochs over ``train_data`` (MXNet's loop, logging and callbacks).
+
+        ``initializer=None`` means MXNet's default ``Uniform(0.01)``."""
         from ..initializer import Uniform
         if num_epoch is None:
             raise MXNetError('please specify number of epochs')
@@ -120,57 +127,58 @@ class BaseModule:
                   force_rebind=force_rebind)
         if monitor is not None:
             self.install_monitor(monitor)
-        self.init_params(initializer=initializer if initializer is not None else Uniform(0.01),
+        self.init_params(initializer=Uniform(0.01) if initializer is None else initializer,
                          arg_params=arg_params, aux_params=aux_params, allow_missing=allow_missing,
                          force_init=force_init)
         self.init_optimizer(kvstore=kvstore, optimizer=optimizer, optimizer_params=optimizer_params)
-        if validation_metric is None:
-            validation_metric = eval_metric
-        if not isinstance(eval_metric, _metric.EvalMetric):
-            eval_metric = _metric.create(eval_metric)
+        train_metric = _as_metric(eval_metric)
+        val_metric = eval_metric if validation_metric is None else validation_metric
+        log = self.logger.info
 
         for epoch in range(begin_epoch, num_epoch):
-            tic = time.time()
-            eval_metric.reset()
-            nbatch = 0
-            batches = iter(train_data)
-            try:
-                upcoming = next(batches)
-            except StopIteration:
-                upcoming = None
-            last = upcoming is None
-            name_values = []
-            while not last:
-                batch = upcoming
-                if monitor is not None:
-                    monitor.tic()
-                self.forward_backward(batch)
-                self.update()
-                self._update_metric_from(eval_metric, batch)
-                try:
-                    upcoming = next(batches)
-                    self.prepare(upcoming, sparse_row_id_fn=sparse_row_id_fn)
-                except StopIteration:
-                    last = True
-                if monitor is not None:
-                    monitor.toc_print()
-                if last:
-                    name_values = eval_metric.get_global_name_value()
-                _call_all(batch_end_callback, BatchEndParam(epoch, nbatch, eval_metric, locals()))
-                nbatch += 1
-            for name, val in name_values:
-                self.logger.info('Epoch[%d] Train-%s=%f', epoch, name, val)
-            self.logger.info('Epoch[%d] Time cost=%.3f', epoch, time.time() - tic)
-            arg_params_, aux_params_ = self.get_params()
-            self.set_params(arg_params_, aux_params_)
-            for cb in _as_list(epoch_end_callback) if epoch_end_callback is not None else ():
-                cb(epoch, self.symbol, arg_params_, aux_params_)
+            started = time.time()
+            for name, val in self._train_epoch(epoch, train_data, train_metric, monitor, batch_end_callback,
+                                               sparse_row_id_fn):
+                log('Epoch[%d] Train-%s=%f', epoch, name, val)
+            log('Epoch[%d] Time cost=%.3f', epoch, time.time() - started)
+            # a get/set round trip, as MXNet does to bring every device copy in line
+            synced = self.get_params()
+            self.set_params(*synced)
+            if epoch_end_callback is not None:
+                for cb in _as_list(epoch_end_callback):
+                    cb(epoch, self.symbol, *synced)
             if eval_data is not None:
-                res = self.score(eval_data, validation_metric, score_end_callback=eval_end_callback,
-                                 batch_end_callback=eval_batch_end_callback, epoch=epoch)
-                for name, val in res:
-                    self.logger.info('Epoch[%d] Validation-%s=%f', epoch, name, val)
+                scores = self.score(eval_data, val_metric, score_end_callback=eval_end_callback,
+                                    batch_end_callback=eval_batch_end_callback, epoch=epoch)
+                for name, val in scores:
+                    log('Epoch[%d] Validation-%s=%f', epoch, name, val)
             train_data.reset()
+
+    def _train_epoch(self, epoch, train_data, eval_metric, monitor, batch_end_callback, sparse_row_id_fn):
+        """One pass over ``train_data``; returns the metric's global values taken after the last batch.
+
+        The following batch is fetched (and prepared) before the current batch's callbacks run, as in MXNet."""
+        eval_metric.reset()
+        source = iter(train_data)
+        queued = next(source, None)
+        nbatch, totals = 0, []
+        while queued is not None:
+            batch = queued
+            if monitor is not None:
+                monitor.tic()
+            self.forward_backward(batch)
+            self.update()
+            self._update_metric_from(eval_metric, batch)
+            queued = next(source, None)
+            if queued is not None:
+                self.prepare(queued, sparse_row_id_fn=sparse_row_id_fn)
+            if monitor is not None:
+                monitor.toc_print()
+            if queued is None:
+                totals = eval_metric.get_global_name_value()
+            _call_all(batch_end_callback, BatchEndParam(epoch, nbatch, eval_metric, locals()))
+            nbatch += 1
+        return totals
 
     def _check_ready(self):
         if not (self.binded and self.params_initialized):
@@ -213,16 +221,13 @@ class BaseModule:
     def load_params(self, fname):
         """Load parameters saved by ``save_params`` (or by MXNet)."""
         from .. import ndarray as nd
-        save_dict = nd.load(fname)
-        arg_params, aux_params = {}, {}
-        for k, value in save_dict.items():
-            arg_type, _, name = k.partition(':')
-            if arg_type == 'arg':
-                arg_params[name] = value
-            elif arg_type == 'aux':
-                aux_params[name] = value
-            else:
+        split = {'arg': {}, 'aux': {}}
+        for key, value in nd.load(fname).items():
+            kind, _, name = key.partition(':')
+            if kind not in split:
                 raise MXNetError('Invalid param file ' + fname)
+            split[kind][name] = value
+        arg_params, aux_params = split['arg'], split['aux']
         self.set_params(arg_params, aux_params)
 
     def get_states(self, merge_multi_context=True):
@@ -233,7 +238,11 @@ class BaseModule:
 
 
 def _call_all(callbacks, param):
-    if callbacks is None:
-        return
-    for cb in _as_list(callbacks):
+    """Call one callback or each of a list with ``param``; None calls nothing."""
+    for cb in () if callbacks is None else _as_list(callbacks):
         cb(param)
+
+
+def _as_metric(eval_metric):
+    from .. import metric as _metric
+    return eval_metric if isinstance(eval_metric, _metric.EvalMetric) else _metric.create(eval_metric)

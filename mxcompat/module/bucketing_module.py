@@ -11,7 +11,7 @@ import numpy as np
 from ..base import MXNetAssertionError, MXNetError, unsupported
 from ..initializer import Uniform
 from ..name import NameManager
-from .base_module import BaseModule, _check_input_names
+from .base_module import BaseModule, _check_module_names
 from .module import Module
 from .python_module import _Checks
 
@@ -37,75 +37,62 @@ class BucketingModule(_Checks, BaseModule):
         if group2ctxs:
             raise unsupported('mx.mod.BucketingModule', 'group2ctxs',
                               'model parallelism over devices is not implemented')
-        self._default_bucket_key = default_bucket_key
-        self._sym_gen = sym_gen
-        symbol, data_names, label_names = self._call_sym_gen(default_bucket_key)
-        self._fixed_param_names = list(fixed_param_names or [])
+        self._sym_gen, self._default_bucket_key = sym_gen, default_bucket_key
         self._state_names = list(state_names or [])
-        _check_input_names(symbol, list(data_names or []), 'data', True)
-        _check_input_names(symbol, list(label_names or []), 'label', False)
-        _check_input_names(symbol, self._state_names, 'state', True)
-        _check_input_names(symbol, self._fixed_param_names, 'fixed_param', True)
-        self._compression_params = compression_params
-        self._context = context
-        self._work_load_list = work_load_list
-        self._group2ctxs = group2ctxs
-        self._buckets = {}
-        self._curr_module = None
-        self._curr_bucket_key = None
+        self._fixed_param_names = list(fixed_param_names or [])
+        default_sym, data_names, label_names = self._call_sym_gen(default_bucket_key)
+        _check_module_names(default_sym, list(data_names or []), list(label_names or []), self._state_names,
+                            self._fixed_param_names)
+        # what every per-bucket Module is built with (see _new_module)
+        self._context, self._work_load_list = context, work_load_list
+        self._group2ctxs, self._compression_params = group2ctxs, compression_params
+        self._reset_bind()
+        self._monitor = self._grad_req = None
         self._params_dirty = False
-        self._monitor = None
-        self._grad_req = None
 
     def _reset_bind(self):
-        self.binded = False
-        self._buckets = {}
-        self._curr_module = None
-        self._curr_bucket_key = None
+        """Forget every bucket's module (used by ``bind(force_rebind=True)``)."""
+        self.binded, self._buckets = False, {}
+        self._curr_module = self._curr_bucket_key = None
 
     def _call_sym_gen(self, key):
         with NameManager():
             return self._sym_gen(key)
 
-    def _new_module(self, symbol, data_names, label_names, **kwargs):
-        return Module(symbol, data_names, label_names, logger=self.logger, context=self._context,
+    def _new_module(self, key):
+        """An unbound Module for bucket ``key`` from ``sym_gen``."""
+        sym, data_names, label_names = self._call_sym_gen(key)
+        return Module(sym, data_names, label_names, logger=self.logger, context=self._context,
                       work_load_list=self._work_load_list, fixed_param_names=self._fixed_param_names,
                       state_names=self._state_names, group2ctxs=self._group2ctxs,
-                      compression_params=self._compression_params, **kwargs)
+                      compression_params=self._compression_params)
+
+    def _current(self):
+        self._need_bound()
+        return self._curr_module
+
+    def _ready(self, optimizer=False):
+        """The current bucket's module, once bound and initialised (and with an optimizer if asked)."""
+        self._need_ready(optimizer=optimizer)
+        return self._curr_module
 
     # -- properties ---------------------------------------------------------------------------------------------
     @property
     def data_names(self):
-        if self.binded:
-            return self._curr_module.data_names
-        return self._call_sym_gen(self._default_bucket_key)[1]
+        """The current bucket's data names; before bind, those ``sym_gen`` gives for the default key."""
+        return self._curr_module.data_names if self.binded else self._call_sym_gen(self._default_bucket_key)[1]
 
     @property
     def output_names(self):
         if self.binded:
             return self._curr_module.output_names
-        return self._call_sym_gen(self._default_bucket_key)[0].list_outputs()
+        default_sym = self._call_sym_gen(self._default_bucket_key)[0]
+        return default_sym.list_outputs()
 
-    @property
-    def data_shapes(self):
-        self._need_bound()
-        return self._curr_module.data_shapes
-
-    @property
-    def label_shapes(self):
-        self._need_bound()
-        return self._curr_module.label_shapes
-
-    @property
-    def output_shapes(self):
-        self._need_bound()
-        return self._curr_module.output_shapes
-
-    @property
-    def symbol(self):
-        """The current bucket's symbol."""
-        self._need_bound()
-        return self._curr_module.symbol
+    data_shapes = property(lambda self: self._current().data_shapes, doc="The current bucket's data shapes.")
+    label_shapes = property(lambda self: self._current().label_shapes, doc="The current bucket's label shapes.")
+    output_shapes = property(lambda self: self._current().output_shapes, doc="The current bucket's outputs.")
+    symbol = property(lambda self: self._current().symbol, doc="The current bucket's symbol.")
 
     # -- parameters ---------------------------------------------------------------------------------------------
     def get_params(self):
@@ -129,119 +116,104 @@ class BucketingModule(_Checks, BaseModule):
     def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None, allow_missing=False,
                     force_init=False, allow_extra=False):
         """Initialise the (shared) parameters through the current bucket's module."""
-        if self.params_initialized and not force_init:
-            return
-        self._require(self.binded, 'call bind before initializing the parameters')
-        self._curr_module.init_params(initializer=initializer, arg_params=arg_params, aux_params=aux_params,
-                                      allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
-        self._params_dirty = False
-        self.params_initialized = True
+        if force_init or not self.params_initialized:
+            self._require(self.binded, 'call bind before initializing the parameters')
+            self._curr_module.init_params(initializer=initializer, arg_params=arg_params, aux_params=aux_params,
+                                          allow_missing=allow_missing, force_init=force_init,
+                                          allow_extra=allow_extra)
+            self.params_initialized, self._params_dirty = True, False
 
     def get_states(self, merge_multi_context=True):
-        self._need_ready()
-        return self._curr_module.get_states(merge_multi_context=merge_multi_context)
+        return self._ready().get_states(merge_multi_context=merge_multi_context)
 
     def set_states(self, states=None, value=None):
-        self._need_ready()
-        self._curr_module.set_states(states, value)
+        self._ready().set_states(states, value)
 
     # -- binding --------------------------------------------------------------------------------------------------
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False, force_rebind=False,
              shared_module=None, grad_req='write'):
-        """Bind the default bucket (other buckets are bound on first use by ``switch_bucket``)."""
-        if self.params_initialized:
-            arg_params, aux_params = self.get_params()
+        """Bind the default bucket (other buckets are bound on first use by ``switch_bucket``).
+
+        Parameters already held are read out first and put back after a re-bind."""
+        saved = self.get_params() if self.params_initialized else None
         if force_rebind:
             self._reset_bind()
         if self.binded:
             self.logger.warning('Already bound, ignoring bind()')
             return
         self._require(shared_module is None, 'shared_module for BucketingModule is not supported')
-        self.for_training = for_training
-        self.inputs_need_grad = inputs_need_grad
-        self.binded = True
-        self._grad_req = grad_req
-        module = self._buckets.get(self._default_bucket_key)
-        if module is None:
-            symbol, data_names, label_names = self._call_sym_gen(self._default_bucket_key)
-            module = self._new_module(symbol, data_names, label_names)
+        key = self._default_bucket_key
+        self.binded, self.for_training, self.inputs_need_grad, self._grad_req = (True, for_training,
+                                                                                 inputs_need_grad, grad_req)
+        module = self._buckets[key] if key in self._buckets else self._new_module(key)
         module.bind(data_shapes, label_shapes, for_training, inputs_need_grad, force_rebind=False,
                     shared_module=None, grad_req=grad_req)
-        self._curr_module = module
-        self._curr_bucket_key = self._default_bucket_key
-        self._buckets[self._default_bucket_key] = module
-        if self.params_initialized:
-            self.set_params(arg_params, aux_params)
+        self._buckets[key] = module
+        self._curr_module, self._curr_bucket_key = module, key
+        if saved is not None:
+            self.set_params(*saved)
 
     def switch_bucket(self, bucket_key, data_shapes, label_shapes=None):
         """Make ``bucket_key`` current, creating and binding its module (sharing the default one's arrays)."""
         self._require(self.binded, 'call bind before switching bucket')
-        module = self._buckets.get(bucket_key)
-        if module is None:
-            symbol, data_names, label_names = self._call_sym_gen(bucket_key)
-            module = self._new_module(symbol, data_names, label_names)
-            self._bind_shared(module, data_shapes, label_shapes)
+        known = bucket_key in self._buckets
+        module = self._buckets[bucket_key] if known else self._new_module(bucket_key)
+        if not module.binded:
+            lead = self._curr_module
+            module.bind(data_shapes, label_shapes, lead.for_training, lead.inputs_need_grad, force_rebind=False,
+                        shared_module=self._buckets[self._default_bucket_key], grad_req=self._grad_req)
+        if not known:
             if self._monitor is not None:
                 module.install_monitor(self._monitor)
             self._buckets[bucket_key] = module
-        elif not module.binded:
-            self._bind_shared(module, data_shapes, label_shapes)
-        self._curr_module = module
-        self._curr_bucket_key = bucket_key
-
-    def _bind_shared(self, module, data_shapes, label_shapes):
-        module.bind(data_shapes, label_shapes, self._curr_module.for_training, self._curr_module.inputs_need_grad,
-                    force_rebind=False, shared_module=self._buckets[self._default_bucket_key],
-                    grad_req=self._grad_req)
+        self._curr_module, self._curr_bucket_key = module, bucket_key
 
     def init_optimizer(self, kvstore='local', optimizer='sgd', optimizer_params=(('learning_rate', 0.01),),
                        force_init=False):
         """Create the optimizer on the current bucket; every other bucket borrows it."""
-        self._need_ready()
+        owner = self._ready()
         if self._optimizer_already_set(force_init):
             return
-        self._curr_module.init_optimizer(kvstore, optimizer, optimizer_params, force_init=force_init)
-        for mod in self._buckets.values():
-            if mod is not self._curr_module:
-                mod.borrow_optimizer(self._curr_module)
+        owner.init_optimizer(kvstore, optimizer, optimizer_params, force_init=force_init)
+        for other in [m for m in self._buckets.values() if m is not owner]:
+            other.borrow_optimizer(owner)
         self.optimizer_initialized = True
 
     # -- computation ------------------------------------------------------------------------------------------
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Bind the batch's bucket ahead of time (the current bucket stays current)."""
-        self._need_ready()
-        original = self._curr_bucket_key
+        self._ready()
+        back_to = self._curr_bucket_key
+        self._switch_to_batch(data_batch).prepare(data_batch, sparse_row_id_fn=sparse_row_id_fn)
+        self.switch_bucket(back_to, None, None)
+
+    def _switch_to_batch(self, data_batch):
         self.switch_bucket(data_batch.bucket_key, data_batch.provide_data, data_batch.provide_label)
-        self._curr_module.prepare(data_batch, sparse_row_id_fn=sparse_row_id_fn)
-        self.switch_bucket(original, None, None)
+        return self._curr_module
 
     def forward(self, data_batch, is_train=None):
         """Switch to ``data_batch.bucket_key`` (binding it if new), then run its forward."""
-        self._need_ready()
-        self.switch_bucket(data_batch.bucket_key, data_batch.provide_data, data_batch.provide_label)
-        self._curr_module.forward(data_batch, is_train=is_train)
+        self._ready()
+        self._switch_to_batch(data_batch).forward(data_batch, is_train=is_train)
 
     def backward(self, out_grads=None):
-        self._need_ready()
-        self._curr_module.backward(out_grads=out_grads)
+        self._ready().backward(out_grads=out_grads)
 
     def update(self):
-        self._need_ready(optimizer=True)
+        module = self._ready(optimizer=True)
         self._params_dirty = True
-        self._curr_module.update()
+        module.update()
 
     def get_outputs(self, merge_multi_context=True):
-        self._need_ready()
-        return self._curr_module.get_outputs(merge_multi_context=merge_multi_context)
+        return self._ready().get_outputs(merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
-        self._need_ready()
+        module = self._ready()
         self._require(self.inputs_need_grad, 'bind with inputs_need_grad=True to get input gradients')
-        return self._curr_module.get_input_grads(merge_multi_context=merge_multi_context)
+        return module.get_input_grads(merge_multi_context=merge_multi_context)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
-        self._need_ready()
-        self._curr_module.update_metric(eval_metric, labels, pre_sliced)
+        self._ready().update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
         """Install ``mon`` on every bucket's executors, including buckets bound later."""
@@ -254,12 +226,12 @@ class BucketingModule(_Checks, BaseModule):
     def save_checkpoint(self, prefix, epoch, remove_amp_cast=False):
         """Write ``prefix-%04d.params``, ``prefix-<key>-symbol.json`` per bucket and ``prefix.buckets`` (int32 keys)."""
         from .. import ndarray as nd
-        self._require(len(self._buckets) > 0, 'Empty BucketingModule cannot be saved')
+        keys = list(self._buckets)
+        self._require(bool(keys), 'Empty BucketingModule cannot be saved')
         self.save_params('%s-%04d.params' % (prefix, epoch))
-        for key in self._buckets:
-            symbol = self._call_sym_gen(key)[0]
-            symbol.save('%s-%s-symbol.json' % (prefix, key), remove_amp_cast=remove_amp_cast)
-        nd.save('%s.buckets' % prefix, nd.array(list(self._buckets.keys()), dtype=np.int32))
+        for key in keys:
+            self._call_sym_gen(key)[0].save('%s-%s-symbol.json' % (prefix, key), remove_amp_cast=remove_amp_cast)
+        nd.save('%s.buckets' % prefix, nd.array(keys, dtype=np.int32))
 
     @staticmethod
     def load(prefix, epoch, sym_gen=None, default_bucket_key=None, **kwargs):

@@ -9,7 +9,7 @@ import warnings
 from ..base import MXNetError, MXNetValueError, unsupported
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
-from .base_module import BaseModule, _check_input_names
+from .base_module import BaseModule, _check_module_names
 from .executor_group import ExecutorGroup, _desc
 
 __all__ = ['Module']
@@ -24,92 +24,71 @@ class Module(BaseModule):
         super().__init__(logger=logger)
         if group2ctxs:
             raise unsupported('mx.mod.Module', 'group2ctxs', 'model parallelism over devices is not implemented')
-        context = cpu() if context is None else context
-        self._context = [context] if isinstance(context, Context) else list(context)
-        self._work_load_list = list(work_load_list) if work_load_list else [1] * len(self._context)
-        if len(self._work_load_list) != len(self._context):
+        ctxs = cpu() if context is None else context
+        self._context = [ctxs] if isinstance(ctxs, Context) else list(ctxs)
+        loads = list(work_load_list) if work_load_list else [1] * len(self._context)
+        if len(loads) != len(self._context):
             raise MXNetValueError('work_load_list must have one entry per context')
+        self._work_load_list = loads
         self._symbol = symbol
-        self._data_names = list(data_names or [])
-        self._label_names = list(label_names or [])
-        self._state_names = list(state_names or [])
-        self._fixed_param_names = list(fixed_param_names or [])
-        inputs = self._data_names + self._label_names + self._state_names
-        self._param_names = [n for n in symbol.list_arguments() if n not in inputs]
+        self._compression_params = compression_params
+        # the four name lists (None -> empty), then what the symbol's arguments leave for parameters
+        named = {key: list(val or []) for key, val in (('_data_names', data_names), ('_label_names', label_names),
+                                                       ('_state_names', state_names),
+                                                       ('_fixed_param_names', fixed_param_names))}
+        vars(self).update(named)
+        _check_module_names(symbol, *named.values())
+        not_params = set(self._data_names + self._label_names + self._state_names)
+        self._param_names = [arg for arg in symbol.list_arguments() if arg not in not_params]
         self._aux_names = symbol.list_auxiliary_states()
         self._output_names = symbol.list_outputs()
-        _check_input_names(symbol, self._data_names, 'data', True)
-        _check_input_names(symbol, self._label_names, 'label', False)
-        _check_input_names(symbol, self._state_names, 'state', True)
-        _check_input_names(symbol, self._fixed_param_names, 'fixed_param', True)
-        self._compression_params = compression_params
-        self._arg_params = None
-        self._aux_params = None
+        # nothing bound, initialised or optimised yet
+        vars(self).update(dict.fromkeys(('_arg_params', '_aux_params', '_optimizer', '_kvstore', '_updater',
+                                         '_update_on_kvstore', '_preload_opt_states', '_grad_req', '_exec_group',
+                                         '_data_shapes', '_label_shapes')))
         self._params_dirty = False
-        self._optimizer = None
-        self._kvstore = None
-        self._update_on_kvstore = None
-        self._updater = None
-        self._preload_opt_states = None
-        self._grad_req = None
-        self._exec_group = None
-        self._data_shapes = None
-        self._label_shapes = None
 
     @staticmethod
     def load(prefix, epoch, load_optimizer_states=False, **kwargs):
         """A Module from ``prefix-symbol.json`` and ``prefix-%04d.params`` (and ``.states``)."""
         from ..model import load_checkpoint
-        sym, args, auxs = load_checkpoint(prefix, epoch)
+        sym, *params = load_checkpoint(prefix, epoch)
         mod = Module(symbol=sym, **kwargs)
-        mod._arg_params = args
-        mod._aux_params = auxs
+        mod._arg_params, mod._aux_params = params
         mod.params_initialized = True
-        if load_optimizer_states:
-            mod._preload_opt_states = '%s-%04d.states' % (prefix, epoch)
+        mod._preload_opt_states = _ckpt_file(prefix, epoch, 'states') if load_optimizer_states else None
         return mod
 
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True):
         """Write the symbol, the parameters and (optionally) the optimizer states in MXNet's layout."""
         self._symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
-        param_name = '%s-%04d.params' % (prefix, epoch)
-        self.save_params(param_name)
-        logging.info('Saved checkpoint to "%s"', param_name)
+        jobs = [('params', self.save_params, 'Saved checkpoint to "%s"')]
         if save_optimizer_states:
-            state_name = '%s-%04d.states' % (prefix, epoch)
-            self.save_optimizer_states(state_name)
-            logging.info('Saved optimizer state to "%s"', state_name)
+            jobs.append(('states', self.save_optimizer_states, 'Saved optimizer state to "%s"'))
+        for ext, write, note in jobs:
+            target = _ckpt_file(prefix, epoch, ext)
+            write(target)
+            logging.info(note, target)
 
     # -- properties ---------------------------------------------------------------------------------------------
-    @property
-    def data_names(self):
-        return self._data_names
-
-    @property
-    def label_names(self):
-        return self._label_names
-
-    @property
-    def output_names(self):
-        return self._output_names
-
-    @property
-    def data_shapes(self):
-        self._need('binded')
-        return self._data_shapes
-
-    @property
-    def label_shapes(self):
-        self._need('binded')
-        return self._label_shapes
+    data_names = property(lambda self: self._data_names, doc='Names of the data inputs.')
+    label_names = property(lambda self: self._label_names, doc='Names of the label inputs.')
+    output_names = property(lambda self: self._output_names, doc="The symbol's outputs.")
+    data_shapes = property(lambda self: self._when_bound(self._data_shapes), doc='DataDesc list (bound only).')
+    label_shapes = property(lambda self: self._when_bound(self._label_shapes), doc='DataDesc list or None.')
 
     @property
     def output_shapes(self):
+        """(name, shape) per output: from the last forward, else inferred from the bound input shapes."""
+        group = self._when_bound(self._exec_group)
+        if group.execs[0].outputs:
+            return [(n, o.shape) for n, o in zip(self._output_names, group.get_outputs())]
+        inferred = self._symbol.infer_shape(**dict(group.data_shapes + group.label_shapes))[1]
+        return list(zip(self._output_names, inferred))
+
+    def _when_bound(self, value):
         self._need('binded')
-        return [(n, o.shape) for n, o in zip(self._output_names, self._exec_group.get_outputs())] \
-            if self._exec_group.execs[0].outputs else \
-            list(zip(self._output_names, self._symbol.infer_shape(**dict(self._exec_group.data_shapes +
-                                                                            self._exec_group.label_shapes))[1]))
+        return value
 
     def _need(self, *flags):
         for f in flags:
@@ -120,6 +99,7 @@ class Module(BaseModule):
 
     # -- parameters ---------------------------------------------------------------------------------------------
     def get_params(self):
+        """(arg_params, aux_params), refreshed from the devices after updates."""
         self._need('params_initialized')
         if self._params_dirty:
             self._sync_params_from_devices()
@@ -127,34 +107,29 @@ class Module(BaseModule):
 
     def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None, allow_missing=False,
                     force_init=False, allow_extra=False):
-        """Initialise parameters: copy from ``arg_params``/``aux_params`` where given, else ``initializer``."""
+        """Initialise parameters: copy from ``arg_params``/``aux_params`` where given, else ``initializer``.
+
+        A name missing from a given dict raises ``MXNetError`` (MXNet: RuntimeError) unless ``allow_missing``."""
         if self.params_initialized and not force_init:
             warnings.warn('Parameters already initialized and force_init=False. init_params call ignored.',
                           stacklevel=2)
             return
         self._need('binded')
         attrs = self._symbol.attr_dict()
-
-        def fill(name, arr, given):
-            desc = InitDesc(name, attrs.get(name, None))
-            if given is not None:
-                if name in given:
-                    if given[name] is not arr:
-                        given[name].copyto(arr)
-                    return
-                if not allow_missing:
+        for source, target in ((arg_params, self._arg_params), (aux_params, self._aux_params)):
+            for name in sorted(target):
+                arr = target[name]
+                known = source is not None and name in source
+                if known:
+                    if source[name] is not arr:
+                        source[name].copyto(arr)
+                    continue
+                if source is not None and not allow_missing:
                     raise MXNetError('%s is not presented' % name)
-                if initializer is not None:
-                    initializer(desc, arr)
-            else:
-                initializer(desc, arr)
-
-        for name, arr in sorted(self._arg_params.items()):
-            fill(name, arr, arg_params)
-        for name, arr in sorted(self._aux_params.items()):
-            fill(name, arr, aux_params)
-        self.params_initialized = True
+                if source is None or initializer is not None:
+                    initializer(InitDesc(name, attrs.get(name, None)), arr)
         self._params_dirty = False
+        self.params_initialized = True
         self._exec_group.set_params(self._arg_params, self._aux_params, allow_extra=allow_extra)
 
     def _assign_params(self, arg_params, aux_params, force_init, allow_extra):
@@ -171,42 +146,39 @@ class Module(BaseModule):
              shared_module=None, grad_req='write'):
         """Allocate executors for these input shapes (DataDesc list or (name, shape) pairs)."""
         from ..ndarray import ndarray as _nd
-        if force_rebind:
-            self._exec_group = None
-            self.binded = False
-        if self.binded:
+        if self.binded and not force_rebind:
             self.logger.warning('Already bound, ignoring bind()')
             return
-        self.for_training = for_training
-        self.inputs_need_grad = inputs_need_grad
-        self._grad_req = grad_req
-        if not for_training and inputs_need_grad:
+        self._exec_group, self.binded = None, False
+        if inputs_need_grad and not for_training:
             raise MXNetValueError('inputs_need_grad needs for_training=True')
+        self.for_training, self.inputs_need_grad, self._grad_req = for_training, inputs_need_grad, grad_req
         self._data_shapes = [_desc(d) for d in data_shapes]
         self._label_shapes = [_desc(d) for d in label_shapes] if label_shapes else None
         names = [n for n, _ in self._data_shapes]
         if names != self._data_names:
             raise MXNetValueError('Data provided by data_shapes don\'t match names specified by data_names (%s vs. %s)'
                                   % (names, self._data_names))
-        shared_group = shared_module._exec_group if shared_module is not None else None
-        self._exec_group = ExecutorGroup(self._symbol, self._context, self._work_load_list, data_shapes,
-                                         label_shapes if label_shapes and self._label_names else None,
-                                         self._param_names, for_training, inputs_need_grad, shared_group,
-                                         self._fixed_param_names, grad_req, self._state_names)
+        shared_group = None if shared_module is None else shared_module._exec_group
+        group = ExecutorGroup(self._symbol, self._context, self._work_load_list, data_shapes,
+                              label_shapes if label_shapes and self._label_names else None,
+                              self._param_names, for_training, inputs_need_grad, shared_group,
+                              self._fixed_param_names, grad_req, self._state_names)
+        self._exec_group = group
         self.binded = True
-        if shared_module is not None:
-            self.params_initialized = True
-            self._arg_params = shared_module._arg_params
-            self._aux_params = shared_module._aux_params
-        elif self.params_initialized:
-            self._exec_group.set_params(self._arg_params, self._aux_params)
+        if shared_module is None and self.params_initialized:
+            group.set_params(self._arg_params, self._aux_params)
+        elif shared_module is None:
+            # host-side copies start at zero, shaped like the first device's arrays
+            def zeros_like(names, per_device):
+                return {n: _nd.zeros(arrs[0].shape, dtype=arrs[0].dtype) for n, arrs in zip(names, per_device)}
+            self._arg_params = zeros_like(self._param_names, group.param_arrays)
+            self._aux_params = zeros_like(self._aux_names, group.aux_arrays)
         else:
-            self._arg_params = {n: _nd.zeros(b[0].shape, dtype=b[0].dtype)
-                                for n, b in zip(self._param_names, self._exec_group.param_arrays)}
-            self._aux_params = {n: _nd.zeros(b[0].shape, dtype=b[0].dtype)
-                                for n, b in zip(self._aux_names, self._exec_group.aux_arrays)}
-        if shared_module is not None and shared_module.optimizer_initialized:
-            self.borrow_optimizer(shared_module)
+            self._arg_params, self._aux_params = shared_module._arg_params, shared_module._aux_params
+            self.params_initialized = True
+            if shared_module.optimizer_initialized:
+                self.borrow_optimizer(shared_module)
 
     def reshape(self, data_shapes, label_shapes=None):
         """Re-bind for new input shapes, keeping the parameters."""
@@ -227,54 +199,59 @@ class Module(BaseModule):
         if self._params_dirty:
             self._sync_params_from_devices()
         kv, update_on_kv = _create_kvstore(kvstore, len(self._context), self._arg_params)
-        batch_size = self._exec_group.batch_size
-        if kv is not None and 'dist' in kv.type and '_sync' in kv.type:
-            batch_size *= kv.num_workers
-        rescale_grad = 1.0 / batch_size
-        n_dev = len(self._context)
-        if update_on_kv:
-            idx2name = dict(enumerate(self._exec_group.param_names))
-        else:
-            idx2name = {i * n_dev + k: n for k in range(n_dev) for i, n in enumerate(self._exec_group.param_names)}
-        if isinstance(optimizer, str):
-            optimizer_params = dict(optimizer_params)
-            optimizer_params.setdefault('rescale_grad', rescale_grad)
-            optimizer = opt.create(optimizer, sym=self._symbol, param_idx2name=idx2name, **optimizer_params)
-        else:
-            if not isinstance(optimizer, opt.Optimizer):
-                raise MXNetValueError('optimizer must be a name or an mx.optimizer.Optimizer')
-            if optimizer.rescale_grad != rescale_grad:
-                warnings.warn('Optimizer created manually outside Module but rescale_grad is not normalized to '
-                              '1.0/batch_size/num_workers (%s vs. %s). Is this intended?'
-                              % (optimizer.rescale_grad, rescale_grad), stacklevel=2)
-            if not optimizer.idx2name:
-                optimizer.idx2name = idx2name.copy()
-        self._optimizer = optimizer
-        self._kvstore = kv
-        self._update_on_kvstore = update_on_kv
-        self._updater = None
+        workers = kv.num_workers if kv is not None and 'dist' in kv.type and '_sync' in kv.type else 1
+        rescale_grad = 1.0 / (self._exec_group.batch_size * workers)
+        optimizer = self._build_optimizer(optimizer, optimizer_params, rescale_grad,
+                                          self._optimizer_index(update_on_kv))
+        self._optimizer, self._kvstore, self._update_on_kvstore = optimizer, kv, update_on_kv
         if kv is not None:
-            if self._compression_params:
-                kv.set_gradient_compression(self._compression_params)
-            if update_on_kv:
-                kv.set_optimizer(self._optimizer)
-            for idx, name in enumerate(self._param_names):
-                if update_on_kv:
-                    kv.broadcast(name, self._arg_params[name], out=self._exec_group.param_arrays[idx])
-                else:
-                    kv.init(name, self._arg_params[name])
-        if not update_on_kv:
-            self._updater = opt.get_updater(optimizer)
+            self._attach_kvstore(kv, update_on_kv)
+        self._updater = None if update_on_kv else opt.get_updater(optimizer)
         self.optimizer_initialized = True
-        if self._preload_opt_states is not None:
-            self.load_optimizer_states(self._preload_opt_states)
-            self._preload_opt_states = None
+        pending, self._preload_opt_states = self._preload_opt_states, None
+        if pending is not None:
+            self.load_optimizer_states(pending)
+
+    def _optimizer_index(self, update_on_kv):
+        """Optimizer index -> parameter name: one index per parameter on the store, else one per (param, device)."""
+        names = self._exec_group.param_names
+        if update_on_kv:
+            return dict(enumerate(names))
+        n_dev = len(self._context)
+        return {i * n_dev + k: n for i, n in enumerate(names) for k in range(n_dev)}
+
+    def _build_optimizer(self, optimizer, optimizer_params, rescale_grad, idx2name):
+        from .. import optimizer as opt
+        if isinstance(optimizer, str):
+            kwargs = dict(optimizer_params)
+            kwargs.setdefault('rescale_grad', rescale_grad)
+            return opt.create(optimizer, sym=self._symbol, param_idx2name=idx2name, **kwargs)
+        if not isinstance(optimizer, opt.Optimizer):
+            raise MXNetValueError('optimizer must be a name or an mx.optimizer.Optimizer')
+        if optimizer.rescale_grad != rescale_grad:
+            warnings.warn('Optimizer created manually outside Module but rescale_grad is not normalized to '
+                          '1.0/batch_size/num_workers (%s vs. %s). Is this intended?'
+                          % (optimizer.rescale_grad, rescale_grad), stacklevel=3)
+        if not optimizer.idx2name:
+            optimizer.idx2name = dict(idx2name)
+        return optimizer
+
+    def _attach_kvstore(self, kv, update_on_kv):
+        # the store either runs the optimizer (weights broadcast to the devices) or only sums gradients
+        if self._compression_params:
+            kv.set_gradient_compression(self._compression_params)
+        if update_on_kv:
+            kv.set_optimizer(self._optimizer)
+            for name, dev_arrays in zip(self._param_names, self._exec_group.param_arrays):
+                kv.broadcast(name, self._arg_params[name], out=dev_arrays)
+        else:
+            for name in self._param_names:
+                kv.init(name, self._arg_params[name])
 
     def borrow_optimizer(self, shared_module):
-        self._optimizer = shared_module._optimizer
-        self._kvstore = shared_module._kvstore
-        self._update_on_kvstore = shared_module._update_on_kvstore
-        self._updater = shared_module._updater
+        """Share ``shared_module``'s optimizer, KVStore and updater."""
+        for attr in ('_optimizer', '_kvstore', '_update_on_kvstore', '_updater'):
+            setattr(self, attr, getattr(shared_module, attr))
         self.optimizer_initialized = True
 
     def save_optimizer_states(self, fname):
@@ -381,3 +358,6 @@ def _create_kvstore(kvstore, num_device, arg_params):
         raise MXNetValueError('kvstore must be KVStore, str or None')
     return kv, update_on_kv and kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
 
+
+def _ckpt_file(prefix, epoch, ext):
+    return '%s-%04d.%s' % (prefix, epoch, ext)

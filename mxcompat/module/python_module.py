@@ -38,38 +38,29 @@ class _Checks:
         return False
 
 
+def _attr(name, doc):
+    """A read-only property returning ``self.<name>``."""
+    return property(lambda self: getattr(self, name), doc=doc)
+
+
 class PythonModule(_Checks, BaseModule):
     """Base for modules computed in Python: no parameters, no optimizer. Subclasses give
     ``_compute_output_shapes``, ``forward``, ``backward``, ``get_outputs`` and ``get_input_grads``."""
 
     def __init__(self, data_names, label_names, output_names, logger=logging):
         super().__init__(logger=logger)
-        self._data_names = list(data_names) if isinstance(data_names, tuple) else data_names
-        self._label_names = list(label_names) if isinstance(label_names, tuple) else label_names
+
+        def as_list(names):  # tuples become lists, other values are kept as given (MXNet's rule)
+            return list(names) if isinstance(names, tuple) else names
+        self._data_names, self._label_names = as_list(data_names), as_list(label_names)
         self._output_names = output_names
-        self._data_shapes = None
-        self._label_shapes = None
-        self._output_shapes = None
+        vars(self).update(dict.fromkeys(('_data_shapes', '_label_shapes', '_output_shapes')))
 
-    @property
-    def data_names(self):
-        return self._data_names
-
-    @property
-    def output_names(self):
-        return self._output_names
-
-    @property
-    def data_shapes(self):
-        return self._data_shapes
-
-    @property
-    def label_shapes(self):
-        return self._label_shapes
-
-    @property
-    def output_shapes(self):
-        return self._output_shapes
+    data_names = _attr('_data_names', 'Names of the data inputs.')
+    output_names = _attr('_output_names', 'Names of the outputs.')
+    data_shapes = _attr('_data_shapes', 'Data shapes given to bind (None before).')
+    label_shapes = _attr('_label_shapes', 'Label shapes given to bind, or None.')
+    output_shapes = _attr('_output_shapes', 'From _compute_output_shapes at bind time.')
 
     def get_params(self):
         return {}, {}
@@ -126,15 +117,12 @@ class PythonLossModule(PythonModule):
     def __init__(self, name='pyloss', data_names=('data',), label_names=('softmax_label',), logger=logging,
                  grad_func=None):
         super().__init__(data_names, label_names, [name + '_output'], logger=logger)
-        self._name = name
-        self._require(len(data_names) == 1, 'PythonLossModule takes one data input')
-        self._require(len(label_names) == 1, 'PythonLossModule takes one label input')
-        self._scores = None
-        self._labels = None
-        self._scores_grad = None
-        if grad_func is not None:
-            self._require(callable(grad_func), 'grad_func must be callable')
-        self._grad_func = grad_func
+        for names, kind in ((data_names, 'data'), (label_names, 'label')):
+            self._require(len(names) == 1, 'PythonLossModule takes one %s input' % kind)
+        self._require(grad_func is None or callable(grad_func), 'grad_func must be callable')
+        self._name, self._grad_func = name, grad_func
+        # filled by forward / backward
+        self._scores = self._labels = self._scores_grad = None
 
     def _compute_output_shapes(self):
         return [(self._name + '_output', self._data_shapes[0][1])]
@@ -142,9 +130,8 @@ class PythonLossModule(PythonModule):
     def forward(self, data_batch, is_train=None):
         """Keep the scores (and, when training, the labels)."""
         self._scores = data_batch.data[0]
-        if is_train is None:
-            is_train = self.for_training
-        if is_train:
+        training = self.for_training if is_train is None else is_train
+        if training:
             self._labels = data_batch.label[0]
 
     def get_outputs(self, merge_multi_context=True):
@@ -160,11 +147,9 @@ class PythonLossModule(PythonModule):
         """The gradient of the scores: ``grad_func(scores, labels)`` (an NDArray or anything ``nd.array`` takes)."""
         from .. import ndarray as nd
         if self._grad_func is None:
-            raise NotImplementedError()
-        grad = self._grad_func(self._scores, self._labels)
-        if not isinstance(grad, nd.NDArray):
-            grad = nd.array(grad)
-        self._scores_grad = grad
+            raise NotImplementedError('PythonLossModule: pass grad_func or override _backward_impl')
+        raw = self._grad_func(self._scores, self._labels)
+        self._scores_grad = raw if isinstance(raw, nd.NDArray) else nd.array(raw)
 
     def get_input_grads(self, merge_multi_context=True):
         self._require(merge_multi_context is True, 'PythonLossModule: merge_multi_context must be True')

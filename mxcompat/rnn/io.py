@@ -19,28 +19,40 @@ def encode_sentences(sentences, vocab=None, invalid_label=-1, invalid_key='\n', 
 
     As in MXNet, each unseen word takes the next free index from ``start_label`` (skipping ``invalid_label``);
     with ``unknown_token`` every unseen word re-points ``vocab[unknown_token]`` to a new index.
+    An unknown word with a given vocabulary and no ``unknown_token`` raises ``MXNetAssertionError``.
     """
-    next_idx = start_label
-    new_vocab = vocab is None
-    if new_vocab:
-        vocab = {invalid_key: invalid_label}
-    encoded = []
+    may_grow = vocab is None
+    table = {invalid_key: invalid_label} if may_grow else vocab
+    counter = [start_label]  # next index to hand out, boxed so the helper below can advance it
+
+    def code_of(token):
+        if token in table:
+            return table[token]
+        if not (may_grow or unknown_token):
+            raise MXNetAssertionError('encode_sentences: unknown token %s (pass unknown_token or no vocab)'
+                                      % token)
+        fresh = counter[0] + (counter[0] == invalid_label)
+        counter[0] = fresh + 1
+        table[unknown_token or token] = fresh
+        return fresh
+
+    return [[code_of(token) for token in sent] for sent in sentences], table
+
+
+def _pad_into_buckets(sentences, buckets, fill, dtype):
+    """Pad every sentence up to the smallest bucket that holds it; returns (kept buckets, arrays, dropped count)."""
+    groups = {}
+    dropped = 0
     for sent in sentences:
-        codes = []
-        for word in sent:
-            if word not in vocab:
-                if not (new_vocab or unknown_token):
-                    raise MXNetAssertionError('encode_sentences: unknown token %s (pass unknown_token or no vocab)'
-                                              % word)
-                if next_idx == invalid_label:
-                    next_idx += 1
-                if unknown_token:
-                    word = unknown_token
-                vocab[word] = next_idx
-                next_idx += 1
-            codes.append(vocab[word])
-        encoded.append(codes)
-    return encoded, vocab
+        slot = bisect.bisect_left(buckets, len(sent))
+        if slot >= len(buckets):
+            dropped += 1
+            continue
+        padded = np.full((buckets[slot],), fill, dtype=dtype)
+        padded[:len(sent)] = sent
+        groups.setdefault(slot, []).append(padded)
+    kept = sorted(groups)
+    return [buckets[s] for s in kept], [np.asarray(groups[s], dtype=dtype) for s in kept], dropped
 
 
 class BucketSentenceIter(DataIter):
@@ -54,75 +66,56 @@ class BucketSentenceIter(DataIter):
                  label_name='softmax_label', dtype='float32', layout='NT'):
         super().__init__()
         if not buckets:
-            counts = np.bincount([len(s) for s in sentences])
-            buckets = [length for length, n in enumerate(counts) if n >= batch_size]
+            occurrences = np.bincount([len(s) for s in sentences])
+            buckets = np.flatnonzero(occurrences >= batch_size).tolist()
         buckets.sort()
-        major_axis = layout.find('N')
-        if major_axis not in (0, 1):
+        batch_axis = layout.find('N')
+        if batch_axis not in (0, 1):
             raise MXNetValueError('BucketSentenceIter: invalid layout %r: must be NT (batch major) or TN '
                                   '(time major)' % (layout,))
 
-        per_bucket = [[] for _ in buckets]
-        used = [False] * len(buckets)
-        ndiscard = 0
-        for sent in sentences:
-            b = bisect.bisect_left(buckets, len(sent))
-            if b == len(buckets):
-                ndiscard += 1
-                continue
-            used[b] = True
-            row = np.full((buckets[b],), invalid_label, dtype=dtype)
-            row[:len(sent)] = sent
-            per_bucket[b].append(row)
-        buckets = [length for length, u in zip(buckets, used) if u]
-        self.data = [np.asarray(rows, dtype=dtype) for rows in per_bucket if rows]
-        print('WARNING: discarded %d sentences longer than the largest bucket.' % ndiscard)
+        kept, self.data, dropped = _pad_into_buckets(sentences, buckets, invalid_label, dtype)
+        print('WARNING: discarded %d sentences longer than the largest bucket.' % dropped)
 
-        self.batch_size = batch_size
-        self.buckets = buckets
-        self.data_name = data_name
-        self.label_name = label_name
-        self.dtype = dtype
-        self.invalid_label = invalid_label
-        self.nddata = []
-        self.ndlabel = []
-        self.major_axis = major_axis
-        self.layout = layout
-        self.default_bucket_key = max(buckets)
-        shape = (batch_size, self.default_bucket_key) if major_axis == 0 else (self.default_bucket_key, batch_size)
-        self.provide_data = [DataDesc(name=data_name, shape=shape, layout=layout)]
-        self.provide_label = [DataDesc(name=label_name, shape=shape, layout=layout)]
-        self.idx = [(i, j) for i, rows in enumerate(self.data)
-                    for j in range(0, len(rows) - batch_size + 1, batch_size)]
-        self.curr_idx = 0
+        vars(self).update(batch_size=batch_size, buckets=kept, data_name=data_name, label_name=label_name,
+                          dtype=dtype, invalid_label=invalid_label, layout=layout, major_axis=batch_axis,
+                          nddata=[], ndlabel=[], curr_idx=0, default_bucket_key=max(kept))
+        full = [batch_size, self.default_bucket_key]
+        if batch_axis:
+            full.reverse()
+        self.provide_data, self.provide_label = ([DataDesc(name=n, shape=tuple(full), layout=layout)]
+                                                 for n in (data_name, label_name))
+        # one (bucket, offset) entry per full batch; a bucket's remainder is never served
+        self.idx = [(b, start) for b, arr in enumerate(self.data)
+                    for start in range(0, len(arr) - batch_size + 1, batch_size)]
         self.reset()
 
     def reset(self):
         """Shuffle the batch order (``random``) and each bucket's sentences (``np.random``), then rewind."""
         from .. import ndarray as nd
-        self.curr_idx = 0
         random.shuffle(self.idx)
-        for rows in self.data:
-            np.random.shuffle(rows)
-        self.nddata = []
-        self.ndlabel = []
-        for rows in self.data:
-            label = np.empty_like(rows)
-            label[:, :-1] = rows[:, 1:]
-            label[:, -1] = self.invalid_label
-            self.nddata.append(nd.array(rows, dtype=self.dtype))
-            self.ndlabel.append(nd.array(label, dtype=self.dtype))
+        for arr in self.data:
+            np.random.shuffle(arr)
+        shifted = []
+        for arr in self.data:
+            nxt = np.full_like(arr, self.invalid_label)
+            nxt[:, :-1] = arr[:, 1:]
+            shifted.append(nxt)
+        self.nddata = [nd.array(a, dtype=self.dtype) for a in self.data]
+        self.ndlabel = [nd.array(a, dtype=self.dtype) for a in shifted]
+        self.curr_idx = 0
 
     def next(self):
         """The next batch, with ``bucket_key`` (its length) and its own ``provide_data``/``provide_label``."""
-        if self.curr_idx == len(self.idx):
+        if self.curr_idx >= len(self.idx):
             raise StopIteration
-        i, j = self.idx[self.curr_idx]
+        bucket, start = self.idx[self.curr_idx]
         self.curr_idx += 1
-        data = self.nddata[i][j:j + self.batch_size]
-        label = self.ndlabel[i][j:j + self.batch_size]
+        window = slice(start, start + self.batch_size)
+        pair = [self.nddata[bucket][window], self.ndlabel[bucket][window]]
         if self.major_axis == 1:
-            data, label = data.T, label.T
-        return DataBatch([data], [label], pad=0, bucket_key=self.buckets[i],
-                         provide_data=[DataDesc(name=self.data_name, shape=data.shape, layout=self.layout)],
-                         provide_label=[DataDesc(name=self.label_name, shape=label.shape, layout=self.layout)])
+            pair = [x.T for x in pair]
+        descs = [[DataDesc(name=n, shape=x.shape, layout=self.layout)]
+                 for n, x in zip((self.data_name, self.label_name), pair)]
+        return DataBatch([pair[0]], [pair[1]], pad=0, bucket_key=self.buckets[bucket],
+                         provide_data=descs[0], provide_label=descs[1])

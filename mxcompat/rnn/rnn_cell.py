@@ -7,6 +7,7 @@ Differs from MXNet: ``FusedRNNCell``, ``BidirectionalCell``, ``ZoneoutCell``, ``
 the convolutional cells are not implemented (see ``mx.rnn.__getattr__``); failed preconditions raise
 ``MXNetAssertionError`` (an ``AssertionError``) rather than a bare ``AssertionError``.
 """
+import functools
 import numbers
 
 import numpy as np
@@ -28,22 +29,22 @@ def _normalize_sequence(length, inputs, layout, merge, in_layout=None):
     """Turn ``inputs`` into a list of per-step symbols (``merge`` False), one merged symbol (True), or leave it
     as given (None); returns it with the time axis of ``layout``."""
     _check(inputs is not None, 'unroll(inputs=None) is deprecated: create the input variables outside unroll')
-    axis = layout.find('T')
-    in_axis = axis if in_layout is None else in_layout.find('T')
-    if isinstance(inputs, symbol.Symbol):
-        if merge is False:
-            _check(len(inputs.list_outputs()) == 1,
-                   'unroll does not take a grouped symbol as input: pass list(inputs) or one symbol to split')
-            inputs = list(symbol.split(inputs, axis=in_axis, num_outputs=length, squeeze_axis=1))
-    else:
+    t_axis = layout.find('T')
+    if not isinstance(inputs, symbol.Symbol):
+        # a list of per-step symbols: stacked along T on request, else passed on as is
         _check(length is None or len(inputs) == length,
                'unroll: got %d inputs for length %s' % (len(inputs), length))
         if merge is True:
-            inputs = symbol.Concat(*[symbol.expand_dims(x, axis=axis) for x in inputs], dim=axis)
-            in_axis = axis
-    if isinstance(inputs, symbol.Symbol) and axis != in_axis:
-        inputs = symbol.swapaxes(inputs, dim0=axis, dim1=in_axis)
-    return inputs, axis
+            inputs = symbol.Concat(*[symbol.expand_dims(x, axis=t_axis) for x in inputs], dim=t_axis)
+        return inputs, t_axis
+    src_axis = t_axis if in_layout is None else in_layout.find('T')
+    if merge is False:
+        _check(len(inputs.list_outputs()) == 1,
+               'unroll does not take a grouped symbol as input: pass list(inputs) or one symbol to split')
+        return list(symbol.split(inputs, axis=src_axis, num_outputs=length, squeeze_axis=1)), t_axis
+    if src_axis != t_axis:
+        inputs = symbol.swapaxes(inputs, dim0=t_axis, dim1=src_axis)
+    return inputs, t_axis
 
 
 class RNNParams(object):
@@ -55,10 +56,11 @@ class RNNParams(object):
 
     def get(self, name, **kwargs):
         """The variable ``prefix + name``, created (with ``kwargs`` passed to ``Variable``) on first use."""
-        name = self._prefix + name
-        if name not in self._params:
-            self._params[name] = symbol.Variable(name, **kwargs)
-        return self._params[name]
+        full = self._prefix + name
+        var = self._params.get(full)
+        if var is None:
+            var = self._params[full] = symbol.Variable(full, **kwargs)
+        return var
 
 
 class BaseRNNCell(object):
@@ -78,39 +80,40 @@ class BaseRNNCell(object):
         for cell in getattr(self, '_cells', ()):
             cell.reset()
 
-    def __call__(self, inputs, states):
-        raise NotImplementedError()
-
     @property
     def params(self):
         """The cell's ``RNNParams`` (reading it marks them shared, as in MXNet)."""
         self._own_params = False
         return self._params
 
+    def begin_state(self, func=symbol.zeros, **kwargs):
+        """Initial states made by ``func(name='<prefix>begin_state_<n>', shape=..., __layout__=..., **kwargs)``.
+
+        As in MXNet, each state's info is merged into ``kwargs`` and stays there for the following states."""
+        _check(not self._modified, 'after applying a modifier cell (e.g. DropoutCell) call the modifier cell, '
+                                   'not the base cell')
+        made = []
+        for info in self.state_info:
+            kwargs.update(info or {})
+            self._init_counter += 1
+            made.append(func(name=self._prefix + 'begin_state_%d' % self._init_counter, **kwargs))
+        return made
+
+    # Subclasses provide one step (``__call__``) and ``state_info``: one dict per state with ``shape``
+    # (0 = batch, unknown) and ``__layout__``. ``_gate_names`` lists the fused gates, if any.
+    _gate_names = ()
+
+    def __call__(self, inputs, states):
+        raise NotImplementedError('%s does not define one step' % type(self).__name__)
+
     @property
     def state_info(self):
-        """One dict per state: ``shape`` (0 = batch, unknown) and ``__layout__``."""
-        raise NotImplementedError()
+        raise NotImplementedError('%s does not describe its states' % type(self).__name__)
 
     @property
     def state_shape(self):
-        return [info['shape'] for info in self.state_info]
-
-    @property
-    def _gate_names(self):
-        return ()
-
-    def begin_state(self, func=symbol.zeros, **kwargs):
-        """Initial states made by ``func(name='<prefix>begin_state_<n>', shape=..., __layout__=..., **kwargs)``."""
-        _check(not self._modified, 'after applying a modifier cell (e.g. DropoutCell) call the modifier cell, '
-                                   'not the base cell')
-        states = []
-        for info in self.state_info:
-            self._init_counter += 1
-            if info is not None:
-                kwargs.update(info)
-            states.append(func(name='%sbegin_state_%d' % (self._prefix, self._init_counter), **kwargs))
-        return states
+        """The ``shape`` entry of each ``state_info`` dict."""
+        return [entry['shape'] for entry in self.state_info]
 
     def _gate_param(self, group, gate, kind):
         return '%s%s%s_%s' % (self._prefix, group, gate, kind)
@@ -143,20 +146,21 @@ class BaseRNNCell(object):
         """Step the cell ``length`` times; returns (outputs, states), outputs merged along T when
         ``merge_outputs`` is True, a list when False, and as produced when None."""
         self.reset()
-        inputs, _ = _normalize_sequence(length, inputs, layout, False)
-        states = self.begin_state() if begin_state is None else begin_state
-        outputs = []
-        for step in range(length):
-            out, states = self(inputs[step], states)
-            outputs.append(out)
-        outputs, _ = _normalize_sequence(length, outputs, layout, merge_outputs)
-        return outputs, states
+        steps = _normalize_sequence(length, inputs, layout, False)[0]
+        carry = [self.begin_state() if begin_state is None else begin_state]
+
+        def one_step(x):
+            y, carry[0] = self(x, carry[0])
+            return y
+
+        per_step = [one_step(steps[t]) for t in range(length)]
+        return _normalize_sequence(length, per_step, layout, merge_outputs)[0], carry[0]
 
     def _get_activation(self, inputs, activation, **kwargs):
         """``Activation(act_type=activation)`` for a string, else ``activation(inputs, **kwargs)``."""
-        if isinstance(activation, str):
-            return symbol.Activation(inputs, act_type=activation, **kwargs)
-        return activation(inputs, **kwargs)
+        fn = (lambda x, **kw: symbol.Activation(x, act_type=activation, **kw)) if isinstance(activation, str) \
+            else activation
+        return fn(inputs, **kwargs)
 
     def _step_name(self):
         self._counter += 1
@@ -243,16 +247,16 @@ class GRUCell(_GatedCell):
         return ['_r', '_z', '_o']
 
     def __call__(self, inputs, states):
-        name = self._step_name()
-        prev_h = states[0]
-        i2h, h2h = self._fc_pair(inputs, prev_h, self._num_hidden * 3, name, sep='_')
-        i2h_r, i2h_z, i2h = symbol.SliceChannel(i2h, num_outputs=3, name='%s_i2h_slice' % name)
-        h2h_r, h2h_z, h2h = symbol.SliceChannel(h2h, num_outputs=3, name='%s_h2h_slice' % name)
-        reset_gate = symbol.Activation(i2h_r + h2h_r, act_type='sigmoid', name='%s_r_act' % name)
-        update_gate = symbol.Activation(i2h_z + h2h_z, act_type='sigmoid', name='%s_z_act' % name)
-        candidate = symbol.Activation(i2h + reset_gate * h2h, act_type='tanh', name='%s_h_act' % name)
-        next_h = symbol._internal._plus((1. - update_gate) * candidate, update_gate * prev_h, name='%sout' % name)
-        return next_h, [next_h]
+        step = self._step_name()
+        fc = self._fc_pair(inputs, states[0], self._num_hidden * 3, step, sep='_')
+        # x_parts / h_parts: the (reset, update, candidate) thirds of the two projections
+        x_parts, h_parts = (symbol.SliceChannel(out, num_outputs=3, name='%s_%s_slice' % (step, tag))
+                            for out, tag in zip(fc, ('i2h', 'h2h')))
+        r, z = [symbol.Activation(x_parts[k] + h_parts[k], act_type='sigmoid', name='%s_%s_act' % (step, g))
+                for k, g in enumerate('rz')]
+        cand = symbol.Activation(x_parts[2] + r * h_parts[2], act_type='tanh', name='%s_h_act' % step)
+        new_h = symbol._internal._plus((1. - z) * cand, z * states[0], name='%sout' % step)
+        return new_h, [new_h]
 
 
 class SequentialRNNCell(BaseRNNCell):
@@ -265,29 +269,30 @@ class SequentialRNNCell(BaseRNNCell):
 
     def add(self, cell):
         """Append ``cell``; its parameters join this stack's ``RNNParams`` (and vice versa when given)."""
-        self._cells.append(cell)
+        mine = self.params._params
         if self._override_cell_params:
             _check(cell._own_params, 'give params to SequentialRNNCell or to its cells, not both')
-            cell.params._params.update(self.params._params)
-        self.params._params.update(cell.params._params)
+            cell.params._params.update(mine)
+        mine.update(cell.params._params)
+        self._cells.append(cell)
 
-    @property
-    def state_info(self):
-        return [info for cell in self._cells for info in cell.state_info]
+    def _chain(self, method, args):
+        # thread ``args`` through ``method`` of every child cell, first to last
+        return functools.reduce(lambda acc, cell: getattr(cell, method)(acc), self._cells, args)
+
+    def unpack_weights(self, args):
+        return self._chain('unpack_weights', args)
+
+    def pack_weights(self, args):
+        return self._chain('pack_weights', args)
 
     def begin_state(self, **kwargs):  # pylint: disable=arguments-differ
         _check(not self._modified, 'after applying a modifier cell call the modifier cell, not the base cell')
         return [s for cell in self._cells for s in cell.begin_state(**kwargs)]
 
-    def unpack_weights(self, args):
-        for cell in self._cells:
-            args = cell.unpack_weights(args)
-        return args
-
-    def pack_weights(self, args):
-        for cell in self._cells:
-            args = cell.pack_weights(args)
-        return args
+    @property
+    def state_info(self):
+        return [info for cell in self._cells for info in cell.state_info]
 
     def _split_states(self, states):
         start = 0
@@ -323,27 +328,24 @@ class DropoutCell(BaseRNNCell):
 
     def __init__(self, dropout, prefix='dropout_', params=None):
         super(DropoutCell, self).__init__(prefix, params)
-        _check(isinstance(dropout, (numbers.Number, np.generic)),
-               'DropoutCell: dropout probability must be a number, got %r' % (dropout,))
+        if not isinstance(dropout, (numbers.Number, np.generic)):
+            raise MXNetAssertionError('DropoutCell: dropout probability must be a number, got %r' % (dropout,))
         self.dropout = dropout
 
-    @property
-    def state_info(self):
-        return []
+    state_info = property(lambda self: [], doc='No state.')
 
     def __call__(self, inputs, states):
-        if self.dropout > 0:
-            inputs = symbol.Dropout(data=inputs, p=self.dropout)
-        return inputs, states
+        out = symbol.Dropout(data=inputs, p=self.dropout) if self.dropout > 0 else inputs
+        return out, states
 
     def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None):
         """A merged input is dropped out in one node; a list is stepped as usual."""
         self.reset()
-        inputs, _ = _normalize_sequence(length, inputs, layout, merge_outputs)
-        if isinstance(inputs, symbol.Symbol):
-            return self(inputs, [])
-        return super(DropoutCell, self).unroll(length, inputs, begin_state=begin_state, layout=layout,
-                                               merge_outputs=merge_outputs)
+        seq = _normalize_sequence(length, inputs, layout, merge_outputs)[0]
+        if not isinstance(seq, symbol.Symbol):
+            return super(DropoutCell, self).unroll(length, seq, begin_state=begin_state, layout=layout,
+                                                   merge_outputs=merge_outputs)
+        return self(seq, [])
 
 
 def _cell_list(cells):
