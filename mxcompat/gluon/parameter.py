@@ -99,11 +99,35 @@ def _wire_grad(arr, req, buf):
 
 
 def _ctx_list(ctx):
-    if ctx is None:
-        return [current_context()]
     if isinstance(ctx, Context):
         return [ctx]
-    return list(ctx)
+    return [current_context()] if ctx is None else list(ctx)
+
+
+def _ctx_key(ctx):
+    # cpu and cpu_pinned share a slot, as in MXNet's (device_typeid & 1, device_id) lookup
+    return ctx.device_typeid & 1, ctx.device_id
+
+
+_GRAD_REQS = ('write', 'add', 'null')
+_STYPES = ('default', 'row_sparse', 'csr')
+
+
+def _check_stypes(name, **stypes):
+    """Validate ``stype``/``grad_stype``: MXNet's values are accepted by name, only 'default' is implemented."""
+    for what, st in stypes.items():
+        _check(st in _STYPES, "%s for Parameter '%s' must be one of 'default', 'row_sparse', or 'csr', but got '%s'"
+               % (what, name, st))
+        if st != 'default':
+            raise unsupported('gluon.Parameter', '%s=%r' % (what, st), 'parameters and gradients are dense')
+
+
+def _grad_array(arr, req, buf):
+    """The gradient NDArray of ``arr`` backed by ``buf``: wired into autograd for float data; integer parameters
+    get a buffer nothing ever writes (MXNet keeps one too)."""
+    if arr._t.is_floating_point():
+        return _wire_grad(arr, req, buf)
+    return NDArray._from_tensor(buf, arr._ctx)
 
 
 class Parameter:
@@ -114,32 +138,19 @@ class Parameter:
 
     def __init__(self, name, grad_req='write', shape=None, dtype=np.float32, lr_mult=1.0, wd_mult=1.0, init=None,
                  allow_deferred_init=False, differentiable=True, stype='default', grad_stype='default'):
-        self._var = None
-        self._data = None
-        self._grad = None
-        self._ctx_list = None
-        self._ctx_map = None
-        self._trainer = None
-        self._deferred_init = ()
-        self._differentiable = differentiable
-        self._allow_deferred_init = allow_deferred_init
-        self._grad_req = None
-        if isinstance(shape, (int, np.integer)):
-            shape = (int(shape),)
-        self._shape = shape
-        self.name = name
+        _check_stypes(name, stype=stype, grad_stype=grad_stype)
+        self.name, self.init = name, init
+        self.lr_mult, self.wd_mult = lr_mult, wd_mult
+        self._shape = (int(shape),) if isinstance(shape, (int, np.integer)) else shape
         self._dtype = dtype
-        self.lr_mult = lr_mult
-        self.wd_mult = wd_mult
-        for what, st in (('stype', stype), ('grad_stype', grad_stype)):
-            _check(st in ('default', 'row_sparse', 'csr'), "%s for Parameter '%s' must be one of 'default', "
-                   "'row_sparse', or 'csr', but got '%s'" % (what, name, st))
-            if st != 'default':
-                raise unsupported('gluon.Parameter', '%s=%r' % (what, st), 'parameters and gradients are dense')
-        self._stype = stype
-        self._grad_stype = grad_stype
+        self._stype, self._grad_stype = stype, grad_stype
+        self._differentiable, self._allow_deferred_init = differentiable, allow_deferred_init
+        # no arrays until initialize(); while it waits for a shape, _deferred_init is (init, ctx, default, data)
+        self._data = self._grad = self._var = self._trainer = None
+        self._ctx_list = self._ctx_map = None
+        self._deferred_init = ()
+        self._grad_req = None
         self.grad_req = grad_req
-        self.init = init
 
     def __repr__(self):
         return 'Parameter %s (shape=%s, dtype=%s)' % (self.name, self.shape, self.dtype)
@@ -151,27 +162,22 @@ class Parameter:
 
     @grad_req.setter
     def grad_req(self, req):
-        _check(req in ('write', 'add', 'null'),
-               "grad_req must be one of 'write', 'add', or 'null', but got '%s'" % req)
-        if not self._differentiable:
-            req = 'null'
-        if self._grad_req == req:
+        _check(req in _GRAD_REQS, "grad_req must be one of 'write', 'add', or 'null', but got '%s'" % req)
+        req = req if self._differentiable else 'null'
+        if req == self._grad_req:
             return
         self._grad_req = req
-        if req == 'null' and self._grad is not None:
-            self._grad = None
-            for arr in self._data:
-                arr._t = arr._t.detach()
-        elif self._data is not None:
+        if self._data is None:
+            return
+        if req != 'null':
             self._init_grad()
+            return
+        self._grad = None
+        for arr in self._data:
+            arr._t = arr._t.detach()  # stop recording into the old gradient
 
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @dtype.setter
-    def dtype(self, dtype):
-        self.cast(dtype)
+    dtype = property(lambda self: self._dtype, lambda self, dtype: self.cast(dtype),
+                     doc='The data type; setting it casts the arrays.')
 
     @property
     def shape(self):
@@ -179,11 +185,11 @@ class Parameter:
 
     @shape.setter
     def shape(self, new_shape):
-        if self._shape is None:
-            self._shape = new_shape
-            return
-        _check(len(self._shape) == len(new_shape) and all(j in (-1, 0, i) for i, j in zip(new_shape, self._shape)),
-               'Expected shape %s is incompatible with given shape %s.' % (str(new_shape), str(self._shape)))
+        old = self._shape
+        if old is not None:
+            # only unknown (0 / -1) dimensions may change
+            fits = len(old) == len(new_shape) and all(o in (-1, 0, n) for o, n in zip(old, new_shape))
+            _check(fits, 'Expected shape %s is incompatible with given shape %s.' % (str(new_shape), str(old)))
         self._shape = new_shape
 
     @property
@@ -194,170 +200,160 @@ class Parameter:
         self._trainer = trainer
 
     # -- arrays ---------------------------------------------------------------------------------------------------
-    def _check_and_get(self, arr_list, ctx):
-        if arr_list is not None:
-            if ctx is list:
-                return arr_list
-            if ctx is None:
-                if len(arr_list) == 1:
-                    return arr_list[0]
-                ctx = current_context()
-            row = self._ctx_map[ctx.device_typeid & 1]
-            if ctx.device_id < len(row):
-                idx = row[ctx.device_id]
-                if idx is not None:
-                    return arr_list[idx]
-            raise MXNetError("Parameter '%s' was not initialized on context %s. It was only initialized on %s."
-                             % (self.name, str(ctx), str(self._ctx_list)))
+    def _not_ready_error(self):
         if self._deferred_init:
-            raise DeferredInitializationError(
+            return DeferredInitializationError(
                 "Parameter '%s' has not been initialized yet because initialization was deferred. Actual "
                 "initialization happens during the first forward pass. Please pass one batch of data through the "
                 "network before accessing Parameters. You can also avoid deferred initialization by specifying "
                 "in_units, num_features, etc., for network layers." % self.name)
-        raise MXNetError("Parameter '%s' has not been initialized. Note that you should initialize parameters and "
-                         "create Trainer with Block.collect_params() instead of Block.params because the later does "
-                         "not include Parameters of nested child Blocks" % self.name)
+        return MXNetError("Parameter '%s' has not been initialized. Note that you should initialize parameters and "
+                          "create Trainer with Block.collect_params() instead of Block.params because the later does "
+                          "not include Parameters of nested child Blocks" % self.name)
+
+    def _check_and_get(self, arr_list, ctx):
+        """``arr_list`` whole (``ctx is list``), or its entry for ``ctx``."""
+        if arr_list is None:
+            raise self._not_ready_error()
+        if ctx is list:
+            return arr_list
+        if ctx is None and len(arr_list) == 1:
+            return arr_list[0]
+        where = current_context() if ctx is None else ctx
+        pos = self._ctx_map.get(_ctx_key(where))
+        if pos is None:
+            raise MXNetError("Parameter '%s' was not initialized on context %s. It was only initialized on %s."
+                             % (self.name, str(where), str(self._ctx_list)))
+        return arr_list[pos]
+
+    def _fit_loaded(self, data, cast_dtype, dtype_source):
+        """Merge the saved array's shape into ours and reconcile dtypes; returns the array to load."""
+        if self.shape:
+            for mine, theirs in zip(self.shape, data.shape):
+                _check(mine in (0, -1, theirs), "Failed loading Parameter '%s' from saved params: shape "
+                       "incompatible expected %s vs saved %s" % (self.name, str(self.shape), str(data.shape)))
+            self.shape = tuple(theirs if mine in (0, -1) else mine for mine, theirs in zip(self.shape, data.shape))
+        if not self.dtype:
+            return data
+        same = np.dtype(self.dtype).type == data.dtype
+        if not cast_dtype:
+            _check(same, "Failed loading Parameter '%s' from saved params: dtype incompatible expected %s vs saved %s. "
+                   "Set cast_dtype=True to cast the dtype of saved params." % (self.name, str(self.dtype),
+                                                                               str(data.dtype)))
+        elif not same and dtype_source == 'current':
+            data = data.astype(self.dtype, copy=False)
+        elif not same:
+            self.dtype = data.dtype
+        return data
 
     def _load_init(self, data, ctx, cast_dtype=False, dtype_source='current'):
         """(Re)initialize from the NDArray ``data`` (what loading a parameter file does)."""
         if cast_dtype:
             _check(dtype_source in ('current', 'saved'), "dtype_source must be 'current' or 'saved'")
-        if self.shape:
-            for mine, theirs in zip(self.shape, data.shape):
-                _check(mine in (0, -1, theirs), "Failed loading Parameter '%s' from saved params: shape "
-                       "incompatible expected %s vs saved %s" % (self.name, str(self.shape), str(data.shape)))
-            self.shape = tuple(j if i in (0, -1) else i for i, j in zip(self.shape, data.shape))
-        if self.dtype:
-            if cast_dtype and np.dtype(self.dtype).type != data.dtype:
-                if dtype_source == 'current':
-                    data = data.astype(self.dtype, copy=False)
-                else:
-                    self.dtype = data.dtype
-            else:
-                _check(np.dtype(self.dtype).type == data.dtype,
-                       "Failed loading Parameter '%s' from saved params: dtype incompatible expected %s vs saved %s. "
-                       "Set cast_dtype=True to cast the dtype of saved params."
-                       % (self.name, str(self.dtype), str(data.dtype)))
+        data = self._fit_loaded(data, cast_dtype, dtype_source)
         if data.stype != 'default':
             data = data.tostype('default')
-        if isinstance(ctx, Context):
-            ctx = [ctx]
-        if self._data is None:
-            if self._deferred_init:
-                _check(ctx is None or set(ctx) == set(self._deferred_init[1]),
-                       "Failed to load Parameter '%s' on %s because it was previous initialized on %s."
-                       % (self.name, str(ctx), str(self.list_ctx())))
-                ctx = self._deferred_init[1]
-            elif ctx is None:
-                ctx = [cpu()]
-            self._init_impl(data, ctx)
+        ctx = [ctx] if isinstance(ctx, Context) else ctx
+        if self._data is None and not self._deferred_init:
+            self._init_impl(data, [cpu()] if ctx is None else ctx)
         else:
-            _check(ctx is None or set(ctx) == set(self.list_ctx()),
+            placed = self.list_ctx()
+            _check(ctx is None or set(ctx) == set(placed),
                    "Failed to load Parameter '%s' on %s because it was previous initialized on %s."
-                   % (self.name, str(ctx), str(self.list_ctx())))
-            self.set_data(data)
+                   % (self.name, str(ctx), str(placed)))
+            if self._data is None:
+                self._init_impl(data, placed)  # a deferred parameter takes the contexts it was given
+            else:
+                self.set_data(data)
         self._deferred_init = ()
 
     def _finish_deferred_init(self):
-        if not self._deferred_init:
+        pending, self._deferred_init = self._deferred_init, ()  # consumed even if the shape check fails (as MXNet)
+        if not pending:
             return
-        init, ctx, default_init, data = self._deferred_init
-        self._deferred_init = ()
         _check(shape_is_known(self.shape), "Cannot initialize Parameter '%s' because it has invalid shape: %s. "
                "Please specify in_units, in_channels, etc for `Block`s." % (self.name, str(self.shape)))
+        init, ctx, default_init, data = pending
         with autograd.pause():
             if data is None:
+                # fill once on cpu, then copy to every context (as MXNet)
                 data = _nd.zeros(self.shape, dtype=self.dtype, ctx=cpu())
-                initializer.create(default_init)(initializer.InitDesc(self.name, {'__init__': init}), data)
+                desc = initializer.InitDesc(self.name, {'__init__': init})
+                initializer.create(default_init)(desc, data)
             self._init_impl(data, ctx)
 
     def _init_impl(self, data, ctx_list):
         self._ctx_list = list(ctx_list)
-        self._ctx_map = [[], []]
-        for i, ctx in enumerate(self._ctx_list):
-            row = self._ctx_map[ctx.device_typeid & 1]
-            while len(row) <= ctx.device_id:
-                row.append(None)
-            row[ctx.device_id] = i
-        if not isinstance(data, NDArray):
-            data = _nd.array(data, dtype=self.dtype)
-        src = data._t.detach()
+        self._ctx_map = {_ctx_key(c): pos for pos, c in enumerate(self._ctx_list)}
+        value = (data if isinstance(data, NDArray) else _nd.array(data, dtype=self.dtype))._t.detach()
         # one independent tensor per context, as MXNet keeps one array per context
-        self._data = [NDArray._from_tensor(src.to(c.torch_device, copy=True), c) for c in self._ctx_list]
+        self._data = [NDArray._from_tensor(value.to(c.torch_device, copy=True), c) for c in self._ctx_list]
         self._init_grad()
 
     def _init_grad(self):
-        if self._grad_req == 'null':
-            self._grad = None
-            return
-        grads = []
-        for arr in self._data:
-            buf = torch.zeros_like(arr._t.detach())
-            if arr._t.is_floating_point():
-                grads.append(_wire_grad(arr, self._grad_req, buf))
-            else:  # MXNet keeps a gradient buffer for integer parameters too; nothing ever writes it
-                grads.append(NDArray._from_tensor(buf, arr._ctx))
-        self._grad = grads
+        req = self._grad_req
+        self._grad = None if req == 'null' else [
+            _grad_array(arr, req, torch.zeros_like(arr._t.detach())) for arr in self._data]
 
     def _reduce(self):
         """The mean of the copies on all contexts, on cpu (what gets saved)."""
-        arrays = self.list_data()
+        copies = [arr._t.detach() for arr in self.list_data()]
         with torch.no_grad():
-            if len(arrays) == 1:
-                t = arrays[0]._t.detach().to('cpu', copy=True)
+            if len(copies) > 1:
+                mean = sum(t.to('cpu') for t in copies) / len(copies)
             else:
-                t = sum(a._t.detach().to('cpu') for a in arrays) / len(arrays)
-        return NDArray._from_tensor(t, cpu())
+                mean = copies[0].to('cpu', copy=True)
+        return NDArray._from_tensor(mean, cpu())
 
     def initialize(self, init=None, ctx=None, default_init=initializer.Uniform(), force_reinit=False):
         """Create the arrays on ``ctx`` (a Context or list of them); deferred while the shape is unknown."""
-        if self._data is not None and not force_reinit:
+        if not force_reinit and self._data is not None:
             warnings.warn("Parameter '%s' is already initialized, ignoring. Set force_reinit=True to "
                           "re-initialize." % self.name, stacklevel=2)
             return
         self._data = self._grad = None
-        ctx = _ctx_list(ctx)
         if init is None:
-            init = default_init if self.init is None else self.init
-        if not shape_is_known(self.shape):
-            if self._allow_deferred_init:
-                self._deferred_init = (init, ctx, default_init, None)
-                return
+            init = self.init if self.init is not None else default_init
+        pending = (init, _ctx_list(ctx), default_init, None)
+        known = shape_is_known(self.shape)
+        if not (known or self._allow_deferred_init):
             raise MXNetValueError("Cannot initialize Parameter '%s' because it has invalid shape: %s."
                                   % (self.name, str(self.shape)))
-        self._deferred_init = (init, ctx, default_init, None)
-        self._finish_deferred_init()
+        self._deferred_init = pending
+        if known:
+            self._finish_deferred_init()
 
     def reset_ctx(self, ctx):
         """Move the parameter to other context(s) (the copies' mean is kept)."""
-        ctx = _ctx_list(ctx)
-        if self._data:
-            data = self._reduce()
-            with autograd.pause():
-                self._init_impl(data, ctx)
-        elif self._deferred_init:
-            init, _, default_init, data = self._deferred_init
-            self._deferred_init = (init, ctx, default_init, data)
-        else:
+        targets = _ctx_list(ctx)
+        if not (self._data or self._deferred_init):
             raise MXNetValueError("Cannot reset context for Parameter '%s' because it has not been initialized."
                                   % self.name)
+        if not self._data:
+            pending = self._deferred_init
+            self._deferred_init = (pending[0], targets) + tuple(pending[2:])
+            return
+        mean = self._reduce()
+        with autograd.pause():
+            self._init_impl(mean, targets)
 
     def set_data(self, data):
         """Set the value on every context (kept for the first forward pass when initialization is deferred)."""
         self.shape = data.shape
         if self._data is None:
             _check(self._deferred_init, "Parameter '%s' has not been initialized" % self.name)
-            self._deferred_init = self._deferred_init[:3] + (data,)
+            self._deferred_init = tuple(self._deferred_init[:3]) + (data,)
             return
         trainer = self._trainer
-        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore:
-            if self not in trainer._params_to_init:
-                trainer._reset_kvstore()
-        src = data._t if isinstance(data, NDArray) else torch.as_tensor(np.asarray(data))
+        # a kvstore that updates the weights holds its own copy: make the trainer push the new value again
+        stale_store = trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore
+        if stale_store and self not in trainer._params_to_init:
+            trainer._reset_kvstore()
+        value = data._t if isinstance(data, NDArray) else torch.as_tensor(np.asarray(data))
+        value = value.detach()
         with torch.no_grad():
             for arr in self._data:
-                arr._t.copy_(src.detach())
+                arr._t.copy_(value)
 
     def row_sparse_data(self, row_id):
         raise unsupported('Parameter.row_sparse_data', 'row_sparse parameters', 'parameters are dense; use data()')
@@ -374,31 +370,30 @@ class Parameter:
         """The NDArrays on all contexts, in initialization order."""
         return self._check_and_get(self._data, list)
 
+    def _grads(self):
+        if self._grad is None and self._data is not None:
+            raise MXNetError("Cannot get gradient array for Parameter '%s' because grad_req='null'" % self.name)
+        return self._grad
+
     def grad(self, ctx=None):
         """The gradient NDArray on ``ctx``."""
-        if self._data is not None and self._grad is None:
-            raise MXNetError("Cannot get gradient array for Parameter '%s' because grad_req='null'" % self.name)
-        return self._check_and_get(self._grad, ctx)
+        return self._check_and_get(self._grads(), ctx)
 
     def list_grad(self):
         """The gradient NDArrays on all contexts."""
-        if self._data is not None and self._grad is None:
-            raise MXNetError("Cannot get gradient array for Parameter '%s' because grad_req='null'" % self.name)
-        return self._check_and_get(self._grad, list)
+        return self._check_and_get(self._grads(), list)
 
     def list_ctx(self):
         """The contexts the parameter is (or will be, once deferred initialization finishes) on."""
-        if self._data is None:
-            if self._deferred_init:
-                return self._deferred_init[1]
+        if self._data is not None:
+            return self._ctx_list
+        if not self._deferred_init:
             raise MXNetError("Parameter '%s' has not been initialized" % self.name)
-        return self._ctx_list
+        return self._deferred_init[1]
 
     def zero_grad(self):
         """Set the gradient buffers to 0 (nothing when uninitialized or ``grad_req='null'``)."""
-        if self._grad is None:
-            return
-        for g in self._grad:
+        for g in self._grad or ():
             g._t.zero_()
 
     def var(self):
@@ -413,19 +408,13 @@ class Parameter:
         self._dtype = dtype
         if self._data is None:
             return
+        target = _dtype(dtype)
         with autograd.pause():
             old_grads = self._grad
-            self._data = [NDArray._from_tensor(a._t.detach().to(_dtype(dtype)), a._ctx) for a in self._data]
-            if old_grads is None:
-                return
-            grads = []
-            for arr, g in zip(self._data, old_grads):
-                buf = g._t.to(_dtype(dtype))
-                if arr._t.is_floating_point():
-                    grads.append(_wire_grad(arr, self._grad_req, buf))
-                else:
-                    grads.append(NDArray._from_tensor(buf, arr._ctx))
-            self._grad = grads
+            self._data = [NDArray._from_tensor(a._t.detach().to(target), a._ctx) for a in self._data]
+            if old_grads is not None:
+                self._grad = [_grad_array(arr, self._grad_req, g._t.to(target))
+                              for arr, g in zip(self._data, old_grads)]
 
 
 def _dtype(dtype):
@@ -433,35 +422,35 @@ def _dtype(dtype):
     return to_torch_dtype(dtype)
 
 
+def _constant_initializer(value):
+    """An Initializer class that copies ``value`` (MXNet registers one per Constant, under a unique name)."""
+    class _CopyValue(initializer.Initializer):
+        def _init_weight(self, _, arr):
+            value.copyto(arr)
+    return _CopyValue
+
+
 class Constant(Parameter):
     """A parameter that autograd and the Trainer never change (``grad_req`` is always ``'null'``)."""
 
     def __init__(self, name, value):
-        if not isinstance(value, NDArray):
-            value = _nd.array(value)
-        self.value = value
-
-        class Init(initializer.Initializer):
-            def _init_weight(self, _, arr):
-                value.copyto(arr)
-        # MXNet registers one initializer per constant, so the symbol variable can name it in ``__init__``
+        self.value = value if isinstance(value, NDArray) else _nd.array(value)
+        # the symbol variable names the registered initializer in its ``__init__`` attribute
         init_name = 'Constant_{}_{}'.format(name, id(self))
-        initializer.alias(init_name)(Init)
-        super().__init__(name, grad_req='null', shape=value.shape, dtype=value.dtype, init=init_name)
+        initializer.alias(init_name)(_constant_initializer(self.value))
+        super().__init__(name, grad_req='null', shape=self.value.shape, dtype=self.value.dtype, init=init_name)
 
     def __repr__(self):
         return 'Constant %s (shape=%s, dtype=%s)' % (self.name, self.shape, self.dtype)
 
-    @property
-    def grad_req(self):
-        return 'null'
-
-    @grad_req.setter
-    def grad_req(self, req):
-        if req != 'null':
-            warnings.warn('Constant parameter "{}" does not support grad_req other than "null", and new value "{}" '
-                          'is ignored.'.format(self.name, req))
+    def _set_grad_req(self, req):
         self._grad_req = 'null'
+        if req == 'null':
+            return
+        warnings.warn('Constant parameter "{}" does not support grad_req other than "null", and new value "{}" '
+                      'is ignored.'.format(self.name, req))
+
+    grad_req = property(lambda self: 'null', _set_grad_req)
 
 
 def _merge_shape(wanted, existing):
@@ -482,25 +471,27 @@ class ParameterDict:
     ``shared``)."""
 
     def __init__(self, prefix='', shared=None):
-        self._prefix = prefix
         self._params = OrderedDict()
-        self._shared = shared
+        self._prefix, self._shared = prefix, shared
+
+    @property
+    def prefix(self):
+        return self._prefix
 
     def __repr__(self):
-        name = self._prefix + ' ' if self._prefix else ''
-        return '{}(\n{}\n)'.format(name, '\n'.join(_indent('  {0}'.format(v), 2) for v in self.values()))
+        body = '\n'.join(_indent('  {0}'.format(param), 2) for param in self.values())
+        head = self._prefix + ' ' if self._prefix else ''
+        return '{}(\n{}\n)'.format(head, body)
 
-    def __getitem__(self, key):
-        return self._params[key]
+    # read-only mapping interface over the underlying OrderedDict
+    def __contains__(self, key):
+        return key in self._params
 
     def __iter__(self):
         return iter(self._params)
 
-    def __contains__(self, key):
-        return key in self._params
-
-    def items(self):
-        return self._params.items()
+    def __getitem__(self, key):
+        return self._params[key]
 
     def keys(self):
         return self._params.keys()
@@ -508,122 +499,122 @@ class ParameterDict:
     def values(self):
         return self._params.values()
 
-    @property
-    def prefix(self):
-        return self._prefix
+    def items(self):
+        return self._params.items()
 
     def _get_impl(self, name):
-        if name in self._params:
-            return self._params[name]
-        if self._shared is not None and name in self._shared._params:
-            self._params[name] = self._shared._params[name]
-            return self._params[name]
-        return None
+        """The Parameter ``name`` from here, else from ``shared`` (then remembered here), else None."""
+        found = self._params.get(name)
+        if found is None and self._shared is not None:
+            found = self._shared._params.get(name)
+            if found is not None:
+                self._params[name] = found
+        return found
+
+    @staticmethod
+    def _reconcile(name, param, attr, wanted):
+        """Check (or fill in) one attribute of the existing Parameter ``name`` that ``get`` was asked for."""
+        stored = getattr(param, attr, None)
+        if stored is None:
+            setattr(param, attr, wanted)
+            return
+        if wanted is None:
+            return
+        if attr == 'shape':
+            wanted = (wanted,) if isinstance(wanted, int) else tuple(wanted)
+            merged = _merge_shape(wanted, stored)
+            if merged is not None:
+                param._shape = merged
+                return
+        elif attr == 'dtype' and np.dtype(wanted) == np.dtype(stored):
+            return
+        _check(wanted == stored,
+               "Cannot retrieve Parameter '%s' because desired attribute does not match with stored for "
+               "attribute '%s': desired '%s' vs stored '%s'." % (name, attr, str(wanted), str(stored)))
 
     def get(self, name, **kwargs):
         """The Parameter ``prefix + name``: existing (here or in ``shared``, checked against ``kwargs``, unknown
         shape dims merged) or new."""
-        name = self.prefix + name
-        param = self._get_impl(name)
+        full = self.prefix + name
+        param = self._get_impl(full)
         if param is None:
-            param = Parameter(name, **kwargs)
-            self._params[name] = param
+            param = self._params[full] = Parameter(full, **kwargs)
             return param
-        for k, v in kwargs.items():
-            if hasattr(param, k) and getattr(param, k) is not None:
-                existing = getattr(param, k)
-                if k == 'shape' and v is not None:
-                    v = (v,) if isinstance(v, int) else tuple(v)
-                    merged = _merge_shape(v, existing)
-                    if merged is not None:
-                        param._shape = merged
-                        continue
-                elif k == 'dtype' and v is not None and np.dtype(v) == np.dtype(existing):
-                    continue
-                _check(v is None or v == existing,
-                       "Cannot retrieve Parameter '%s' because desired attribute does not match with stored for "
-                       "attribute '%s': desired '%s' vs stored '%s'." % (name, k, str(v), str(getattr(param, k))))
-            else:
-                setattr(param, k, v)
+        for attr, wanted in kwargs.items():
+            self._reconcile(full, param, attr, wanted)
         return param
 
     def get_constant(self, name, value=None):
         """The Constant ``prefix + name`` (created with ``value`` when it does not exist yet)."""
-        name = self.prefix + name
-        param = self._get_impl(name)
-        if param is None:
-            if value is None:
-                raise KeyError("No constant named '{}'. Please specify value if you want to create a new "
-                               "constant.".format(name))
-            param = Constant(name, value)
-            self._params[name] = param
-        elif value is not None:
-            _check(isinstance(param, Constant), "Parameter '{}' already exists but it is not a constant."
-                   .format(name))
-            if isinstance(value, NDArray):
-                value = value.asnumpy()
-            _check(param.shape == np.shape(value) and (param.value.asnumpy() == value).all(),
-                   "Constant '{}' already exists but it's value doesn't match new value".format(name))
+        full = self.prefix + name
+        param = self._get_impl(full)
+        if param is not None:
+            if value is not None:
+                _check(isinstance(param, Constant), "Parameter '{}' already exists but it is not a constant."
+                       .format(full))
+                given = value.asnumpy() if isinstance(value, NDArray) else value
+                _check(param.shape == np.shape(given) and (param.value.asnumpy() == given).all(),
+                       "Constant '{}' already exists but it's value doesn't match new value".format(full))
+            return param
+        if value is None:
+            raise KeyError("No constant named '{}'. Please specify value if you want to create a new "
+                           "constant.".format(full))
+        param = self._params[full] = Constant(full, value)
         return param
 
     def update(self, other):
         """Add the Parameters of ``other`` (a name may only map to the same Parameter)."""
-        for k, v in other.items():
-            if k in self._params:
-                _check(self._params[k] is v, "Cannot update self with other because they have different "
-                       "Parameters with the same name '%s'" % k)
-        for k, v in other.items():
-            self._params[k] = v
+        clashes = [k for k, v in other.items() if k in self._params and self._params[k] is not v]
+        _check(not clashes, "Cannot update self with other because they have different Parameters with the same "
+               "name '%s'" % (clashes[0] if clashes else ''))
+        self._params.update(other.items())
+
+    def _each(self, method, *args, **kwargs):
+        for param in self.values():
+            getattr(param, method)(*args, **kwargs)
 
     def initialize(self, init=initializer.Uniform(), ctx=None, verbose=False, force_reinit=False):
         """Initialize every Parameter (``init`` is the default for those without their own ``init``)."""
         if verbose:
             init.set_verbosity(verbose=verbose)
-        for v in self.values():
-            v.initialize(None, ctx, init, force_reinit=force_reinit)
+        self._each('initialize', None, ctx, init, force_reinit=force_reinit)
 
     def zero_grad(self):
         """Set all gradient buffers to 0."""
-        for p in self.values():
-            p.zero_grad()
+        self._each('zero_grad')
 
     def reset_ctx(self, ctx):
-        for p in self.values():
-            p.reset_ctx(ctx)
+        self._each('reset_ctx', ctx)
 
     def list_ctx(self):
-        s = set()
-        for p in self.values():
-            s.update(p.list_ctx())
-        return list(s)
+        return list({ctx for param in self.values() for ctx in param.list_ctx()})
 
     def setattr(self, name, value):
         """Set attribute ``name`` (``grad_req``, ``lr_mult`` ...) of every Parameter."""
-        for p in self.values():
-            setattr(p, name, value)
+        for param in self.values():
+            setattr(param, name, value)
 
     def save(self, filename, strip_prefix=''):
         """Save to an MXNet .params file, keys being the names without ``strip_prefix``."""
-        arg_dict = {}
+        arrays = {}
         for param in self.values():
-            weight = param._reduce()
+            mean = param._reduce()
             if not param.name.startswith(strip_prefix):
                 raise MXNetValueError(
                     "Prefix '%s' is to be striped before saving, but Parameter's name '%s' does not start with '%s'. "
                     "this may be due to your Block shares parameters from other Blocks or you forgot to use "
-                    "'with name_scope()' when creating child blocks. %s" % (strip_prefix, param.name, strip_prefix,
-                                                                            _NAMING_HELP))
-            arg_dict[param.name[len(strip_prefix):]] = weight
-        _nd_save(filename, arg_dict)
+                    "'with name_scope()' when creating child blocks. %s"
+                    % (strip_prefix, param.name, strip_prefix, _NAMING_HELP))
+            arrays[param.name[len(strip_prefix):]] = mean
+        _nd_save(filename, arrays)
 
     def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix='', cast_dtype=False,
              dtype_source='current'):
         """Load an MXNet .params file (``arg:``/``aux:`` key prefixes are dropped; ``restore_prefix`` is
         prepended)."""
-        if restore_prefix:
-            for name in self.keys():
-                _check(name.startswith(restore_prefix), "restore_prefix is '%s' but Parameters name '%s' does not "
-                       "start with '%s'. %s" % (restore_prefix, name, restore_prefix, _NAMING_HELP))
+        foreign = [name for name in self.keys() if not name.startswith(restore_prefix)] if restore_prefix else []
+        _check(not foreign, "restore_prefix is '%s' but Parameters name '%s' does not start with '%s'. %s"
+               % (restore_prefix, foreign[0] if foreign else '', restore_prefix, _NAMING_HELP))
         self.load_dict(_nd_load(filename), ctx, allow_missing, ignore_extra, restore_prefix, filename, cast_dtype,
                        dtype_source)
 
@@ -632,23 +623,23 @@ class ParameterDict:
         """Load from a dict of NDArrays (keys as in a .params file)."""
         if not isinstance(param_dict, dict):
             raise MXNetTypeError('load_dict: expected a dict of NDArrays, got %s' % type(param_dict).__name__)
-        lprefix = len(restore_prefix)
-        arg_dict = {restore_prefix + (k[4:] if k.startswith(('arg:', 'aux:')) else k): v
-                    for k, v in param_dict.items()}
-        where = 'file: %s' % filename if filename else 'param_dict'
-        if not allow_missing:
-            for name in self.keys():
-                _check(name in arg_dict, "Parameter '%s' is missing in %s, which contains parameters: %s. Please "
-                       "make sure source and target networks have the same prefix.%s"
-                       % (name[lprefix:], where, _brief_print_list(arg_dict.keys()), _NAMING_HELP))
-        for name in arg_dict:
-            if name not in self._params:
-                _check(ignore_extra, "Parameter '%s' loaded from %s is not present in ParameterDict, choices are: "
-                       "%s. Set ignore_extra to True to ignore. Please make sure source and target networks have "
-                       "the same prefix.%s" % (name[lprefix:], where, _brief_print_list(self._params.keys()),
-                                               _NAMING_HELP))
+        cut = len(restore_prefix)
+        loaded = {}
+        for key, arr in param_dict.items():
+            bare = key[4:] if key[:4] in ('arg:', 'aux:') else key
+            loaded[restore_prefix + bare] = arr
+        source = 'file: %s' % filename if filename else 'param_dict'
+        missing = [] if allow_missing else [name for name in self.keys() if name not in loaded]
+        _check(not missing, "Parameter '%s' is missing in %s, which contains parameters: %s. Please make sure source "
+               "and target networks have the same prefix.%s"
+               % (missing[0][cut:] if missing else '', source, _brief_print_list(loaded.keys()), _NAMING_HELP))
+        for name, arr in loaded.items():
+            if name in self._params:
+                self._params[name]._load_init(arr, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
                 continue
-            self[name]._load_init(arg_dict[name], ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
+            _check(ignore_extra, "Parameter '%s' loaded from %s is not present in ParameterDict, choices are: %s. "
+                   "Set ignore_extra to True to ignore. Please make sure source and target networks have the same "
+                   "prefix.%s" % (name[cut:], source, _brief_print_list(self._params.keys()), _NAMING_HELP))
 
 
 def _nd_save(filename, data):

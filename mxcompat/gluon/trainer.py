@@ -102,116 +102,131 @@ def _create_kvstore(kvstore, num_device, arg_params):
     return kv, update_on_kvstore
 
 
+def _as_param_list(params):
+    """Trainer's ``params`` argument as a list: a dict gives its values in sorted-key order (as MXNet)."""
+    if isinstance(params, (dict, ParameterDict)):
+        params = [params[name] for name in sorted(params.keys())]
+    if not isinstance(params, (list, tuple)):
+        raise MXNetValueError('First argument must be a list or dict of Parameters, got %s.' % type(params))
+    for item in params:
+        if not isinstance(item, Parameter):
+            raise MXNetValueError('First argument must be a list or dict of Parameters, got list of %s.'
+                                  % type(item))
+    return list(params)
+
+
+def _read_bytes(fname):
+    with open(fname, 'rb') as f:
+        return f.read()
+
+
+def _write_bytes(fname, blob):
+    with open(fname, 'wb') as f:
+        f.write(blob)
+
+
+_STALE_MSG = ('Gradient of Parameter `%s` on context %s has not been updated by backward since last `step`. This '
+              'could mean a bug in your model that made it only use a subset of the Parameters (Blocks) for this '
+              'iteration. If you are intentionally only using a subset, call step with ignore_stale_grad=True to '
+              'suppress this warning and skip updating of Parameters with stale gradient')
+
+
 class Trainer:
     """Updates ``params`` (a ParameterDict, dict or list of Parameters) with ``optimizer`` (a name with
     ``optimizer_params``, or an Optimizer) after each ``step(batch_size)``."""
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore='device', compression_params=None,
                  update_on_kvstore=None):
-        if isinstance(params, (dict, ParameterDict)):
-            params = [params[k] for k in sorted(params.keys())]
-        if not isinstance(params, (list, tuple)):
-            raise MXNetValueError('First argument must be a list or dict of Parameters, got %s.' % type(params))
-        self._params = []
-        self._param2idx = {}
-        for i, param in enumerate(params):
-            if not isinstance(param, Parameter):
-                raise MXNetValueError('First argument must be a list or dict of Parameters, got list of %s.'
-                                      % type(param))
-            self._param2idx[param.name] = i
-            self._params.append(param)
+        self._params = _as_param_list(params)
+        self._param2idx = {param.name: pos for pos, param in enumerate(self._params)}
+        for param in self._params:
             param._set_trainer(self)
-        self._contains_sparse_weight = False
-        self._contains_sparse_grad = False
+        # sparse storage types are not supported, so these stay False
+        self._contains_sparse_weight = self._contains_sparse_grad = False
         self._compression_params = compression_params
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
         self._scale = self._optimizer.rescale_grad
-        self._kvstore_params = {'kvstore': kvstore, 'update_on_kvstore': update_on_kvstore}
-        self._kv_initialized = False
+        # the kvstore is made lazily (first step/update), from these wishes
+        self._kvstore_params = dict(kvstore=kvstore, update_on_kvstore=update_on_kvstore)
         self._kvstore = None
-        self._update_on_kvstore = None
-        self._distributed = None
-        self._params_to_init = []
         self._reset_kvstore()
 
     def _check_contexts(self):
-        contexts = None
-        for param in self._params:
-            ctx = param.list_ctx()
-            _check(contexts is None or contexts == ctx,
+        if not self._params:
+            return None
+        per_param = [param.list_ctx() for param in self._params]
+        for param, ctx, before in zip(self._params[1:], per_param[1:], per_param):
+            _check(ctx == before,
                    'All Parameters must be initialized on the same set of contexts, but Parameter %s is initialized '
-                   'on %s while previous Parameters are initialized on %s.' % (param.name, str(ctx), str(contexts)))
-            contexts = ctx
-        return contexts
+                   'on %s while previous Parameters are initialized on %s.' % (param.name, str(ctx), str(before)))
+        return per_param[0]
 
     def _init_optimizer(self, optimizer, optimizer_params):
-        param_dict = {i: p for i, p in enumerate(self._params)}
-        if isinstance(optimizer, opt.Optimizer):
+        by_index = dict(enumerate(self._params))
+        if not isinstance(optimizer, opt.Optimizer):
+            self._optimizer = opt.create(optimizer, param_dict=by_index, **optimizer_params)
+        else:
             _check(not optimizer_params,
                    'optimizer_params must be None if optimizer is an instance of Optimizer instead of str')
+            optimizer.param_dict = by_index
             self._optimizer = optimizer
-            self._optimizer.param_dict = param_dict
-        else:
-            self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
+        # one updater (with its own states) per context
         self._updaters = [opt.get_updater(self._optimizer) for _ in self._contexts]
 
     def _init_params(self):
         """Put the (initialized) parameters into the kvstore; deferred ones wait for their first forward."""
         _check(self._kv_initialized, 'Cannot initialize parameters in KVStore when KVStore is not initialized.')
-        waiting = []
-        if self._kvstore:
-            for param in self._params_to_init:
-                if param._deferred_init:
-                    waiting.append(param)
-                    continue
-                arrays = param._check_and_get(param._data, list)
-                idx = self._param2idx[param.name]
-                if hasattr(self._kvstore, 'broadcast'):
-                    self._kvstore.broadcast(idx, arrays[0], arrays)
-                else:
-                    self._kvstore.init(idx, arrays[0])
-                    self._kvstore.pull(idx, arrays)
-        self._params_to_init = waiting
+        kv, pending = self._kvstore, self._params_to_init
+        self._params_to_init = [param for param in pending if kv and param._deferred_init]
+        if not kv:
+            return
+        for param in pending:
+            if param._deferred_init:
+                continue
+            copies = param._check_and_get(param._data, list)
+            key = self._param2idx[param.name]
+            if hasattr(kv, 'broadcast'):
+                kv.broadcast(key, copies[0], copies)
+                continue
+            kv.init(key, copies[0])
+            kv.pull(key, copies)
 
     def _reset_kvstore(self):
         if self._kvstore and 'dist' in self._kvstore.type:
             raise MXNetValueError('Cannot reset distributed KVStore.')
+        self._kvstore = self._distributed = self._update_on_kvstore = None
         self._kv_initialized = False
-        self._kvstore = None
-        self._distributed = None
-        self._update_on_kvstore = None
         self._params_to_init = list(self._params)
 
     def _init_kvstore(self):
-        config = self._kvstore_params
-        arg_arrays = {p.name: p.data(self._contexts[0]) for p in self._params}
-        kvstore, update_on_kvstore = _create_kvstore(config['kvstore'], len(self._contexts), arg_arrays)
-        self._distributed = 'dist' in kvstore.type if kvstore else False
-        if self._distributed and 'async' in kvstore.type:
-            update_on_kvstore = True
-            if config['update_on_kvstore'] is False:
+        asked = self._kvstore_params['update_on_kvstore']
+        lead_ctx = self._contexts[0]
+        kv, on_kv = _create_kvstore(self._kvstore_params['kvstore'], len(self._contexts),
+                                    {param.name: param.data(lead_ctx) for param in self._params})
+        self._distributed = bool(kv) and 'dist' in kv.type
+        if self._distributed and 'async' in kv.type:
+            # asynchronous training only works with the optimizer on the store
+            if asked is False:
                 raise MXNetValueError('Please set update_on_kvstore=True when training in async mode.')
-        if config['update_on_kvstore'] is not None:
-            update_on_kvstore = config['update_on_kvstore']
-        if update_on_kvstore and (kvstore is None or not kvstore.is_capable('optimizer')):
-            if config['update_on_kvstore']:
-                raise MXNetValueError('Please set update_on_kvstore=False when training with {}'
-                                      .format(type(kvstore)))
-            update_on_kvstore = False
-        if kvstore:
-            if self._compression_params:
-                kvstore.set_gradient_compression(self._compression_params)
-            if update_on_kvstore:
-                kvstore.set_optimizer(self._optimizer)
-            self._kvstore = kvstore
-            self._update_on_kvstore = update_on_kvstore
-        else:
-            self._kvstore = None
-            self._update_on_kvstore = None
+            on_kv = True
+        if asked is not None:
+            on_kv = asked
+        store_can_update = kv is not None and kv.is_capable('optimizer')
+        if on_kv and not store_can_update:
+            if asked:
+                raise MXNetValueError('Please set update_on_kvstore=False when training with {}'.format(type(kv)))
+            on_kv = False
+        if kv and self._compression_params:
+            kv.set_gradient_compression(self._compression_params)
+        if kv and on_kv:
+            kv.set_optimizer(self._optimizer)  # before any key is pushed
+        self._kvstore = kv if kv else None
+        self._update_on_kvstore = on_kv if kv else None
         self._kv_initialized = True
 
     def _ready(self):
+        """Create the kvstore and push the parameters into it, whichever is still to do."""
         if not self._kv_initialized:
             self._init_kvstore()
         if self._params_to_init:
@@ -236,12 +251,18 @@ class Trainer:
         self._optimizer.set_learning_rate(lr)
 
     def _check_and_rescale_grad(self, scale):
-        if self._update_on_kvstore and self._distributed and self._kv_initialized:
-            if self._optimizer.rescale_grad != scale:
-                raise UserWarning('Possible change in the `batch_size` from previous `step` detected. Optimizer '
-                                  'gradient normalizing factor will not change w.r.t new batch_size when '
-                                  'update_on_kvstore=True and when distributed kvstore is used.')
+        # a distributed store that updates keeps the factor it was given first
+        frozen = self._kv_initialized and self._distributed and self._update_on_kvstore
+        if frozen and scale != self._optimizer.rescale_grad:
+            raise UserWarning('Possible change in the `batch_size` from previous `step` detected. Optimizer '
+                              'gradient normalizing factor will not change w.r.t new batch_size when '
+                              'update_on_kvstore=True and when distributed kvstore is used.')
         self._optimizer.rescale_grad = scale
+
+    def _forbid_on_kvstore(self, api):
+        _check(not (self._kvstore and self._update_on_kvstore),
+               '%s() when parameters are updated on kvstore is not supported. Try setting `update_on_kvstore` '
+               'to False when creating trainer.' % api)
 
     def step(self, batch_size, ignore_stale_grad=False):
         """One update: gradients are summed across contexts, rescaled by ``1/batch_size`` and applied."""
@@ -253,86 +274,77 @@ class Trainer:
     def allreduce_grads(self):
         """Sum the gradients over contexts (for ``update`` called separately; needs ``update_on_kvstore=False``)."""
         self._ready()
-        _check(not (self._kvstore and self._update_on_kvstore),
-               'allreduce_grads() when parameters are updated on kvstore is not supported. Try setting '
-               '`update_on_kvstore` to False when creating trainer.')
+        self._forbid_on_kvstore('allreduce_grads')
         self._allreduce_grads()
-
-    def _allreduce_grads(self):
-        if not self._kvstore:
-            return
-        for i, param in enumerate(self._params):
-            if param.grad_req == 'null':
-                continue
-            if self._update_on_kvstore:
-                self._kvstore.pushpull(i, param.list_grad(), out=param.list_data(), priority=-i)
-            else:
-                self._kvstore.pushpull(i, param.list_grad(), priority=-i)
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Apply the optimizer to the (already reduced) gradients; needs ``update_on_kvstore=False``."""
         self._ready()
-        _check(not (self._kvstore and self._update_on_kvstore),
-               'update() when parameters are updated on kvstore is not supported. Try setting `update_on_kvstore` '
-               'to False when creating trainer.')
+        self._forbid_on_kvstore('update')
         self._check_and_rescale_grad(self._scale / batch_size)
         self._update(ignore_stale_grad)
+
+    def _trained(self):
+        """(index, parameter) of the parameters that take gradients."""
+        return [(pos, param) for pos, param in enumerate(self._params) if param.grad_req != 'null']
+
+    def _allreduce_grads(self):
+        if not self._kvstore:
+            return
+        for pos, param in self._trained():
+            # with the update on the store, the new weights come back into the parameter's arrays
+            out = {'out': param.list_data()} if self._update_on_kvstore else {}
+            self._kvstore.pushpull(pos, param.list_grad(), priority=-pos, **out)
 
     def _update(self, ignore_stale_grad=False):
         scaler = getattr(self, '_amp_loss_scaler', None)
         if scaler is not None and scaler.has_overflow(self._params):
             return
-        on_kv = self._kvstore and self._update_on_kvstore
-        updates = [[] for _ in self._updaters]
-        for i, param in enumerate(self._params):
-            if param.grad_req == 'null':
-                continue
-            data = param._check_and_get(param._data, list)
-            if not ignore_stale_grad:
-                for arr in data:
-                    if not arr._fresh_grad:
-                        raise UserWarning(
-                            'Gradient of Parameter `%s` on context %s has not been updated by backward since last '
-                            '`step`. This could mean a bug in your model that made it only use a subset of the '
-                            'Parameters (Blocks) for this iteration. If you are intentionally only using a subset, '
-                            'call step with ignore_stale_grad=True to suppress this warning and skip updating of '
-                            'Parameters with stale gradient' % (param.name, str(arr.context)))
+        on_kv = bool(self._kvstore and self._update_on_kvstore)
+        batches = [([], [], []) for _ in self._updaters]  # per context: indices, gradients, weights
+        for pos, param in self._trained():
+            weights = param._check_and_get(param._data, list)
+            stale = [w for w in weights if not w._fresh_grad]
+            if stale and not ignore_stale_grad:
+                raise UserWarning(_STALE_MSG % (param.name, str(stale[0].context)))
             if on_kv:
                 continue  # as in MXNet, the freshness flags are left as they are
-            for upd, arr, grad in zip(updates, data, param.list_grad()):
-                if not ignore_stale_grad or arr._fresh_grad:
-                    upd.append((i, grad, arr))
-                    arr._fresh_grad = False
+            for (keys, grads, targets), weight, grad in zip(batches, weights, param.list_grad()):
+                if weight._fresh_grad or not ignore_stale_grad:
+                    keys.append(pos)
+                    grads.append(grad)
+                    targets.append(weight)
+                    weight._fresh_grad = False
         if on_kv:
             return
-        for updater, upd in zip(self._updaters, updates):
-            if upd:
-                idx, grads, weights = zip(*upd)
-                updater(list(idx), list(grads), list(weights))
+        for updater, (keys, grads, targets) in zip(self._updaters, batches):
+            if keys:
+                updater(keys, grads, targets)
 
     def save_states(self, fname):
         """Save the optimizer states (with the optimizer) to ``fname``."""
         _check(self._optimizer is not None, 'no optimizer')
         self._ready()
-        if self._update_on_kvstore:
-            _check(not self._params_to_init,
-                   'Cannot save trainer states when some parameters are not yet initialized in kvstore.')
-            self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
-        else:
-            with open(fname, 'wb') as f:
-                f.write(self._updaters[0].get_states(dump_optimizer=True))
+        if not self._update_on_kvstore:
+            _write_bytes(fname, self._updaters[0].get_states(dump_optimizer=True))
+            return
+        _check(not self._params_to_init,
+               'Cannot save trainer states when some parameters are not yet initialized in kvstore.')
+        self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
 
     def load_states(self, fname):
-        """Load optimizer states saved by ``save_states`` (here or by MXNet)."""
+        """Load optimizer states saved by ``save_states`` (here or by MXNet); ``param_dict`` is this Trainer's."""
         self._ready()
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
-            self._optimizer = self._kvstore._updater.optimizer
+            loaded = self._kvstore._updater.optimizer
         else:
-            with open(fname, 'rb') as f:
-                states = f.read()
-            for updater in self._updaters:
-                updater.set_states(states)
-                updater.optimizer = self._updaters[0].optimizer
-            self._optimizer = self._updaters[0].optimizer
-        self._optimizer.param_dict = {i: p for i, p in enumerate(self._params)}
+            blob = _read_bytes(fname)
+            lead, *others = self._updaters
+            lead.set_states(blob)
+            loaded = lead.optimizer
+            for updater in others:  # every context shares the lead updater's optimizer
+                updater.set_states(blob)
+                updater.optimizer = loaded
+        loaded.param_dict = dict(enumerate(self._params))
+        self._optimizer = loaded

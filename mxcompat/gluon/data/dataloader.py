@@ -358,44 +358,61 @@ class _MultiWorkerIter:
     It holds the workers (not the loader), so they outlive a deleted loader while the iteration goes on."""
 
     def __init__(self, workers, batch_sampler, pin_memory=False, pin_device_id=0, prefetch=0, timeout=120):
-        self._workers = workers
+        self._workers, self._timeout = workers, timeout
         self._batch_sampler = batch_sampler
+        self._pin_to = cpu_pinned(pin_device_id) if pin_memory else None
         self._iter = iter(batch_sampler)
-        self._pin_memory = pin_memory
-        self._pin_device_id = pin_device_id
-        self._timeout = timeout
         self._sent = []  # task ids in sampler order, not yet returned
-        for _ in range(prefetch):
-            self._push_next()
+        while len(self._sent) < prefetch and self._push_next():
+            pass
 
     def __len__(self):
         return len(self._batch_sampler)
 
-    def _push_next(self):
-        r = next(self._iter, None)
-        if r is not None:
-            self._sent.append(self._workers.submit(r))
-
-    def __next__(self):
-        self._push_next()
-        if not self._sent:
-            raise StopIteration
-        batch = self._workers.get(self._sent.pop(0), self._timeout)
-        if self._pin_memory:
-            batch = _as_in_context(batch, cpu_pinned(self._pin_device_id))
-        return batch
-
-    next = __next__
-
     def __iter__(self):
         return self
 
+    def _push_next(self):
+        """Hand the next batch of indices to the workers; False once the sampler is exhausted."""
+        indices = next(self._iter, None)
+        if indices is None:
+            return False
+        self._sent.append(self._workers.submit(indices))
+        return True
+
+    def __next__(self):
+        self._push_next()  # keep the pipeline full before waiting on the oldest batch
+        if not self._sent:
+            raise StopIteration
+        batch = self._workers.get(self._sent.pop(0), self._timeout)
+        return batch if self._pin_to is None else _as_in_context(batch, self._pin_to)
+
+    next = __next__
+
     def __del__(self):
-        if self._sent:
-            try:
-                self._workers.drop(self._sent)
-            except Exception:  # noqa: BLE001,S110 (interpreter shutdown)
-                pass
+        if not self._sent:
+            return
+        try:
+            self._workers.drop(self._sent)
+        except Exception:  # noqa: BLE001,S110 (interpreter shutdown)
+            pass
+
+
+def _make_batch_sampler(dataset, batch_size, shuffle, sampler, last_batch, batch_sampler):
+    """The loader's BatchSampler: the one given, or one built from the other arguments (MXNet's checks)."""
+    if batch_sampler is not None:
+        if batch_size is not None or shuffle or sampler is not None or last_batch is not None:
+            raise MXNetValueError('batch_size, shuffle, sampler and last_batch must not be specified if '
+                                  'batch_sampler is specified.')
+        return batch_sampler
+    if batch_size is None:
+        raise MXNetValueError('batch_size must be specified unless batch_sampler is specified')
+    if sampler is None:
+        kind = _sampler.RandomSampler if shuffle else _sampler.SequentialSampler
+        sampler = kind(len(dataset))
+    elif shuffle:
+        raise MXNetValueError('shuffle must not be specified if sampler is specified')
+    return _sampler.BatchSampler(sampler, batch_size, last_batch or 'keep')
 
 
 class DataLoader:
@@ -412,68 +429,50 @@ class DataLoader:
     def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None, last_batch=None, batch_sampler=None,
                  batchify_fn=None, num_workers=0, pin_memory=False, pin_device_id=0, prefetch=None,
                  thread_pool=False, timeout=120, auto_reload=False):
-        self._worker_pool = None
-        self._dataset = dataset
-        self._pin_memory = pin_memory
-        self._pin_device_id = pin_device_id
-        self._thread_pool = thread_pool
-        self._timeout = timeout
         if not timeout > 0:
             raise MXNetAssertionError('timeout must be positive, given {}'.format(timeout))
-        if batch_sampler is None:
-            if batch_size is None:
-                raise MXNetValueError('batch_size must be specified unless batch_sampler is specified')
-            if sampler is None:
-                sampler = _sampler.RandomSampler(len(dataset)) if shuffle else \
-                    _sampler.SequentialSampler(len(dataset))
-            elif shuffle:
-                raise MXNetValueError('shuffle must not be specified if sampler is specified')
-            batch_sampler = _sampler.BatchSampler(sampler, batch_size, last_batch if last_batch else 'keep')
-        elif batch_size is not None or shuffle or sampler is not None or last_batch is not None:
-            raise MXNetValueError('batch_size, shuffle, sampler and last_batch must not be specified if '
-                                  'batch_sampler is specified.')
-        self._batch_sampler = batch_sampler
-        self._num_workers = num_workers if num_workers >= 0 else 0
-        self._prefetch = max(0, int(prefetch) if prefetch is not None else 2 * self._num_workers)
+        self._dataset, self._timeout, self._thread_pool = dataset, timeout, thread_pool
+        self._pin_memory, self._pin_device_id = pin_memory, pin_device_id
+        self._batch_sampler = _make_batch_sampler(dataset, batch_size, shuffle, sampler, last_batch, batch_sampler)
+        self._num_workers = max(num_workers, 0)
+        self._prefetch = 2 * self._num_workers if prefetch is None else max(0, int(prefetch))
         if batchify_fn is None:
-            batchify_fn = default_mp_batchify_fn if num_workers > 0 else default_batchify_fn
+            batchify_fn = default_batchify_fn if num_workers <= 0 else default_mp_batchify_fn
         self._batchify_fn = batchify_fn
-        if self._num_workers > 0:
-            self._worker_pool = self._start_pool()
+        self._worker_pool = self._start_pool() if self._num_workers else None
         self.auto_reload = auto_reload
-        self._iter = None
-        if auto_reload:
-            self.refresh()
+        self._iter = self._prefetch_iter() if auto_reload else None
 
     def _start_pool(self):
-        cls = _ThreadWorkers if self._thread_pool else _ProcessWorkers
-        return cls(self._num_workers, self._dataset, self._batchify_fn)
-
-    def __iter__(self):
-        if self._iter is None:
-            self.refresh()
-        t, self._iter = self._iter, None  # an iterator is used once
-        for item in t:
-            yield item
-        if self._iter is None and self.auto_reload:
-            self.refresh()
-
-    def _prefetch_iter(self):
-        if self._num_workers == 0:
-            def same_process_iter():
-                for batch in self._batch_sampler:
-                    ret = self._batchify_fn([self._dataset[idx] for idx in batch])
-                    if self._pin_memory:
-                        ret = _as_in_context(ret, cpu_pinned(self._pin_device_id))
-                    yield ret
-            return same_process_iter()
-        if self._worker_pool is None or self._worker_pool.broken is not None:
-            self._worker_pool = self._start_pool()  # a worker died in an earlier epoch: start afresh
-        return _MultiWorkerIter(self._worker_pool, self._batch_sampler, pin_memory=self._pin_memory,
-                                pin_device_id=self._pin_device_id, prefetch=self._prefetch, timeout=self._timeout)
+        kind = _ThreadWorkers if self._thread_pool else _ProcessWorkers
+        return kind(self._num_workers, self._dataset, self._batchify_fn)
 
     def __len__(self):
         return len(self._batch_sampler)
+
+    def __iter__(self):
+        # a prefetched iterator serves exactly one epoch: take it (or make one) and forget it
+        epoch = self._prefetch_iter() if self._iter is None else self._iter
+        self._iter = None
+        yield from epoch
+        if self.auto_reload and self._iter is None:
+            self.refresh()  # start prefetching the next epoch right away
+
+    def _local_batches(self):
+        """Batches made in this process (``num_workers=0``)."""
+        pin_to = cpu_pinned(self._pin_device_id) if self._pin_memory else None
+        for indices in self._batch_sampler:
+            batch = self._batchify_fn([self._dataset[k] for k in indices])
+            yield batch if pin_to is None else _as_in_context(batch, pin_to)
+
+    def _prefetch_iter(self):
+        if not self._num_workers:
+            return self._local_batches()
+        pool = self._worker_pool
+        if pool is None or pool.broken is not None:
+            self._worker_pool = self._start_pool()  # a worker died in an earlier epoch: start afresh
+        return _MultiWorkerIter(self._worker_pool, self._batch_sampler, pin_memory=self._pin_memory,
+                                pin_device_id=self._pin_device_id, prefetch=self._prefetch, timeout=self._timeout)
 
     def refresh(self):
         """Start a new epoch's iterator now (prefetching begins)."""

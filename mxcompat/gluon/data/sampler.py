@@ -3,14 +3,13 @@
 ``IntervalSampler`` is MXNet's ``gluon.contrib.data.IntervalSampler``; it lives here (outside ``__all__``) for
 ``gluon.contrib.data`` to re-export.
 """
+import itertools
+
 import numpy as np
 
 from ...base import MXNetValueError, MXNetAssertionError
 
 __all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'FilterSampler', 'BatchSampler']
-
-_LAST_BATCH = ('keep', 'discard', 'rollover')
-
 
 class Sampler:
     """Base class: subclasses define ``__iter__`` (the indices) and ``__len__``."""
@@ -26,14 +25,14 @@ class SequentialSampler(Sampler):
     """``start, start + 1, ..., start + length - 1``."""
 
     def __init__(self, length, start=0):
-        self._length = length
-        self._start = start
-
-    def __iter__(self):
-        return iter(range(self._start, self._start + self._length))
+        self._start, self._length = start, length
 
     def __len__(self):
         return self._length
+
+    def __iter__(self):
+        stop = self._start + self._length
+        return iter(range(self._start, stop))
 
 
 class RandomSampler(Sampler):
@@ -42,32 +41,40 @@ class RandomSampler(Sampler):
     def __init__(self, length):
         self._length = length
 
-    def __iter__(self):
-        order = np.arange(self._length)
-        np.random.shuffle(order)
-        return iter(order)
-
     def __len__(self):
         return self._length
+
+    def __iter__(self):
+        # shuffle an arange in place (not np.random.permutation) so seeded runs draw the same order as MXNet
+        perm = np.arange(self._length)
+        np.random.shuffle(perm)
+        return iter(perm)
 
 
 class FilterSampler(Sampler):
     """The indices of the samples of ``dataset`` for which ``fn(sample)`` is true (evaluated once, here)."""
 
     def __init__(self, fn, dataset):
-        self._fn = fn
-        self._dataset = dataset
-        self._indices = [i for i in range(len(dataset)) if fn(dataset[i])]
-
-    def __iter__(self):
-        return iter(self._indices)
+        self._fn, self._dataset = fn, dataset
+        self._indices = list(filter(lambda k: fn(dataset[k]), range(len(dataset))))
 
     def __len__(self):
         return len(self._indices)
 
+    def __iter__(self):
+        return iter(self._indices)
+
+
+# how many batches one epoch gives, by policy: (samples in the sampler, batch size, samples carried over)
+_BATCH_COUNT = {
+    'keep': lambda total, size, carried: -(-total // size),
+    'discard': lambda total, size, carried: total // size,
+    'rollover': lambda total, size, carried: (total + carried) // size,
+}
+
 
 def _check_last_batch(last_batch):
-    if last_batch not in _LAST_BATCH:
+    if last_batch not in _BATCH_COUNT:
         raise MXNetValueError("last_batch must be one of 'keep', 'discard', or 'rollover', but got %s" % last_batch)
 
 
@@ -76,32 +83,29 @@ class BatchSampler(Sampler):
     'keep' yields it short, 'discard' drops it, 'rollover' prepends it to the next epoch."""
 
     def __init__(self, sampler, batch_size, last_batch='keep'):
-        self._sampler = sampler
-        self._batch_size = batch_size
-        self._last_batch = last_batch
-        self._prev = []
-
-    def __iter__(self):
-        batch, self._prev = self._prev, []
-        for i in self._sampler:
-            batch.append(i)
-            if len(batch) == self._batch_size:
-                yield batch
-                batch = []
-        if batch:
-            _check_last_batch(self._last_batch)
-            if self._last_batch == 'keep':
-                yield batch
-            elif self._last_batch == 'rollover':
-                self._prev = batch
+        self._sampler, self._batch_size, self._last_batch = sampler, batch_size, last_batch
+        self._prev = []  # the remainder a 'rollover' epoch left for the next one
 
     def __len__(self):
         _check_last_batch(self._last_batch)
-        if self._last_batch == 'keep':
-            return (len(self._sampler) + self._batch_size - 1) // self._batch_size
-        if self._last_batch == 'discard':
-            return len(self._sampler) // self._batch_size
-        return (len(self._prev) + len(self._sampler)) // self._batch_size
+        return _BATCH_COUNT[self._last_batch](len(self._sampler), self._batch_size, len(self._prev))
+
+    def __iter__(self):
+        leftover, self._prev = self._prev, []
+        stream = itertools.chain(leftover, self._sampler)
+        while True:
+            chunk = list(itertools.islice(stream, self._batch_size))
+            if len(chunk) < self._batch_size:
+                break
+            yield chunk
+        if not chunk:
+            return
+        # as in MXNet, a bad policy is only noticed when there is a remainder to handle
+        _check_last_batch(self._last_batch)
+        if self._last_batch == 'rollover':
+            self._prev = chunk
+        elif self._last_batch == 'keep':
+            yield chunk
 
 
 class IntervalSampler(Sampler):

@@ -4,6 +4,7 @@ The HybridBlocks call the ``mx.nd.image`` / ``mx.sym.image`` operators (see ``mx
 how they differ from MXNet); the others use ``mx.image``. Differs from MXNet: ``Compose`` does not append ``None``
 to the list it is given; ``CropResize(..., size=...)`` without ``interpolation`` resizes bilinearly (MXNet raises).
 """
+import itertools
 import random
 
 import numpy as np
@@ -24,22 +25,14 @@ class Compose(Sequential):
 
     def __init__(self, transforms):
         super().__init__()
-        hybrid = []
-        for t in list(transforms) + [None]:
-            if isinstance(t, HybridBlock):
-                hybrid.append(t)
-                continue
-            if len(hybrid) == 1:
-                self.add(hybrid[0])
-            elif len(hybrid) > 1:
-                block = HybridSequential()
-                for h in hybrid:
-                    block.add(h)
-                block.hybridize()
-                self.add(block)
-            hybrid = []
-            if t is not None:
-                self.add(t)
+        for all_hybrid, group in itertools.groupby(transforms, key=lambda t: isinstance(t, HybridBlock)):
+            members = [t for t in group if t is not None]  # MXNet skips None entries
+            if all_hybrid and len(members) > 1:
+                chain = HybridSequential()
+                chain.add(*members)
+                chain.hybridize()
+                members = [chain]
+            self.add(*members)
 
 
 class Cast(HybridBlock):
@@ -132,19 +125,16 @@ class CropResize(HybridBlock):
 
     def __init__(self, x, y, width, height, size=None, interpolation=None):
         super().__init__()
-        self._x = x
-        self._y = y
-        self._width = width
-        self._height = height
-        self._size = size
-        self._interpolation = interpolation
+        self._box = (x, y, width, height)
+        self._size, self._interpolation = size, interpolation
 
     def hybrid_forward(self, F, x):
-        out = F.image.crop(x, self._x, self._y, self._width, self._height)
-        if self._size:
-            kw = {} if self._interpolation is None else {'interp': self._interpolation}
-            out = F.image.resize(out, self._size, False, **kw)
-        return out
+        cropped = F.image.crop(x, *self._box)
+        if not self._size:
+            return cropped
+        # MXNet requires interpolation with size; we fall back to the resize op's own default (bilinear)
+        extra = {'interp': self._interpolation} if self._interpolation is not None else {}
+        return F.image.resize(cropped, self._size, False, **extra)
 
 
 class CenterCrop(Block):
@@ -164,12 +154,10 @@ class Resize(HybridBlock):
 
     def __init__(self, size, keep_ratio=False, interpolation=1):
         super().__init__()
-        self._keep = keep_ratio
-        self._size = size
-        self._interpolation = interpolation
+        self._args = (size, keep_ratio, interpolation)
 
     def hybrid_forward(self, F, x):
-        return F.image.resize(x, self._size, self._keep, self._interpolation)
+        return F.image.resize(x, *self._args)
 
 
 class RandomFlipLeftRight(HybridBlock):
