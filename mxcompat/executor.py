@@ -12,6 +12,8 @@ from .base import MXNetError, MXNetValueError, MXNetTypeError, unsupported
 from .context import Context
 from .ndarray.ndarray import NDArray, array as _nd_array
 
+_storage_use_count = getattr(torch._C, '_storage_Use_Count', None)  # private; without it we copy
+
 __all__ = ['Executor']
 
 
@@ -28,6 +30,28 @@ def _as_list(names, arrays, what, allow_missing=False):
         raise MXNetValueError('bind: %s has %d arrays, the symbol needs %d (%s)'
                               % (what, len(arrays), len(names), ', '.join(names)))
     return arrays
+
+
+def _sole_owner(t):
+    """Whether ``t`` is the only tensor on its storage and spans all of it (no views, no numpy aliases)."""
+    st = t.untyped_storage()
+    # one reference from the tensor, one from `st`, one more when t is a view kept alive only through its `_base`
+    return (_storage_use_count(st._cdata) == 2 + (t._base is not None) and t.storage_offset() == 0
+            and t.is_contiguous()
+            and st.nbytes() == t.numel() * t.element_size())
+
+
+def _adopt(dst, g):
+    """Write gradient ``g`` into ``dst`` without copying, by moving ``dst`` onto ``g``'s storage, when nothing else
+    can observe the difference: neither tensor shares its storage with another tensor (a view of ``dst`` taken
+    earlier would otherwise keep the old values) and both are plain dense tensors of the same kind."""
+    if (_storage_use_count is None or g.shape != dst.shape or g.dtype != dst.dtype or g.device != dst.device
+            or g.requires_grad or dst.layout != torch.strided or g.layout != torch.strided):
+        return False
+    if not (_sole_owner(g) and _sole_owner(dst)):
+        return False
+    dst.set_(g.untyped_storage(), 0, dst.shape, dst.stride())
+    return True
 
 
 class Executor:
@@ -165,9 +189,8 @@ class Executor:
         if all(r == 'null' for r in self._grad_req):
             return  # nothing to compute, as in MXNet
         if self._saved is None:
-            raise MXNetError('Executor.backward: call forward(is_train=True) first (and only once per backward)')
-        ins, outs = self._saved
-        self._saved = None
+            raise MXNetError('Executor.backward: call forward(is_train=True) first')
+        ins, outs = self._saved  # kept: MXNet allows several backward passes after one forward
         if out_grads is None:
             heads = [torch.ones_like(o) for o in outs]
         else:
@@ -185,7 +208,7 @@ class Executor:
         prev = _ag.set_training(is_train)
         try:
             grads = torch.autograd.grad([o for o, _ in pairs], [ins[i] for i in want], [h for _, h in pairs],
-                                        allow_unused=True)
+                                        allow_unused=True, retain_graph=True)
         finally:
             _ag.set_training(prev)
         for i, g in zip(want, grads):
@@ -195,7 +218,7 @@ class Executor:
                     dst.zero_()
             elif self._grad_req[i] == 'add':
                 dst.add_(g)
-            else:
+            elif any(g is h for h in heads) or not _adopt(dst, g):  # never alias a caller's head gradient
                 dst.copy_(g)
 
     # -- parameters -----------------------------------------------------------------------------------------------

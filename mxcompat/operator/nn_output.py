@@ -67,23 +67,24 @@ def _softmax_out_grad(out, label, a):
     if lab.shape[0] != o.shape[0]:
         raise _err('SoftmaxOutput', 'label shape %s does not match data shape %s'
                    % (tuple(label.shape), tuple(out.shape)))
-    hot = _one_hot(lab, k).to(o.dtype)
+    # o - target, where target is the (smoothed) one-hot row of each label: subtract the off-label share from every
+    # entry, then scatter the rest of the label's share into its column (rows with out-of-range labels get none).
     alpha = a['smooth_alpha']
-    if alpha:
-        grad = o - (hot * (1.0 - alpha) + (1.0 - hot) * (alpha / (k - 1)))
-    else:
-        grad = o - hot
+    off = alpha / (k - 1) if alpha else 0.0
+    grad = o - off if off else o.clone()
+    hit = ((lab >= 0) & (lab < k)).to(o.dtype).mul_(off - 1.0 + alpha if alpha else -1.0)
+    grad.scatter_add_(1, lab.clamp(0, k - 1).unsqueeze(1), hit.unsqueeze(1))
     if a['use_ignore']:
-        grad = grad * (lab != ignore).unsqueeze(1).to(grad.dtype)
+        grad.mul_((lab != ignore).unsqueeze(1).to(grad.dtype))
     norm = a['normalization']
-    if norm == 'batch':
-        grad = grad * (a['grad_scale'] / lab.shape[0])
-    elif norm == 'valid':
-        grad = grad * (a['grad_scale'] / torch.clamp((lab != ignore).sum(), min=1).to(grad.dtype))
+    if norm == 'valid':
+        grad.mul_(a['grad_scale'] / torch.clamp((lab != ignore).sum(), min=1).to(grad.dtype))
     else:
-        grad = grad * a['grad_scale']
+        scale = a['grad_scale'] / lab.shape[0] if norm == 'batch' else a['grad_scale']
+        if scale != 1.0:
+            grad.mul_(scale)
     if a['out_grad']:
-        grad = grad * o
+        grad.mul_(o)
     return grad.reshape(out.shape)
 
 
