@@ -4,6 +4,7 @@
 CPU device; ``gpu(i)`` maps to ``cuda:i`` and raises ``MXNetError`` when CUDA (or that device) is absent.
 """
 import threading
+import warnings
 
 import torch
 
@@ -21,7 +22,24 @@ class _DefaultCtx(threading.local):
         self.stack = []  # previous defaults of the open ``with ctx:`` blocks (one context may be entered twice)
 
 
-class Context:
+class _ContextType(type):
+    """Gives ``Context`` MXNet's deprecated class-level ``default_ctx`` (read and assign, with a warning)."""
+
+    _DEPRECATED = ('Context.default_ctx has been deprecated. Please use Context.current_context() instead. '
+                   'Please use test_utils.set_default_context to set a default context')
+
+    @property
+    def default_ctx(cls):
+        warnings.warn(cls._DEPRECATED, DeprecationWarning, stacklevel=2)
+        return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, ctx):
+        warnings.warn(cls._DEPRECATED, DeprecationWarning, stacklevel=2)
+        Context._default_ctx.value = ctx
+
+
+class Context(metaclass=_ContextType):
     """An MXNet device context. ``torch_device`` gives the torch device it maps to (mxcompat only)."""
 
     devtype2str = {1: 'cpu', 2: 'gpu', 3: 'cpu_pinned', 5: 'cpu_shared'}
@@ -95,6 +113,11 @@ class Context:
 
     def __reduce__(self):
         return (Context, (self.device_type, self.device_id))
+
+    @staticmethod
+    def current_context():
+        """The default context (same as ``mx.context.current_context()``)."""
+        return current_context()
 
 
 def cpu(device_id=0):

@@ -68,3 +68,19 @@ def test_entering_one_context_twice_restores_the_default():
             assert mx.current_context() == mx.cpu(1)
         assert mx.current_context() == mx.cpu(1)
     assert mx.current_context() == mx.cpu(0)
+
+
+def test_deprecated_class_level_default_ctx():
+    with pytest.warns(DeprecationWarning, match='default_ctx has been deprecated'):
+        assert mx.Context.default_ctx == mx.cpu(0)
+    with mx.Context('cpu', 1):
+        with pytest.warns(DeprecationWarning):
+            assert mx.Context.default_ctx == mx.cpu(1)
+        assert mx.Context.current_context() == mx.cpu(1)
+    prev = mx.current_context()
+    try:
+        with pytest.warns(DeprecationWarning):
+            mx.Context.default_ctx = mx.cpu(2)
+        assert mx.current_context() == mx.cpu(2)
+    finally:
+        mx.context.Context._default_ctx.value = prev
