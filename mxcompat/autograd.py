@@ -203,11 +203,11 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):
-    """Gradients of ``heads`` with respect to ``variables``, returned as new NDArrays (``.grad`` untouched)."""
+    """Gradients of ``heads`` with respect to ``variables``, returned as a list of new NDArrays (``.grad``
+    untouched); a list even for a single variable, as MXNet 1.9.1 returns."""
     from .ndarray.ndarray import NDArray
     ts, gs = _heads(heads, head_grads)
-    single = isinstance(variables, NDArray)
-    vs = [variables] if single else list(variables)
+    vs = [variables] if isinstance(variables, NDArray) else list(variables)
     if retain_graph is None:
         retain_graph = create_graph
     prev = STATE.training, STATE.in_grad
@@ -225,7 +225,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         if r is None:
             r = torch.zeros_like(v._t)
         out.append(NDArray._from_tensor(r if create_graph else r.detach(), v._ctx))
-    return out[0] if single else out
+    return out
 
 
 def get_symbol(x):
