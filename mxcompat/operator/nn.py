@@ -511,11 +511,28 @@ def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_g
     return out
 
 
+def _batch_norm_infer(shapes, dtypes, attrs):
+    """Shapes without running the kernel on meta tensors (torch routes meta batch_norm through its slow-to-load
+    decompositions): the output is shaped like data; mean and 1/std (output_mean_var) like a channel vector."""
+    data = shapes[0]
+    nd = len(data)
+    axis = attrs['axis']
+    if not -nd <= axis < nd:
+        raise _err('BatchNorm', 'axis %d out of range for data of ndim %d' % (axis, nd))
+    c = data[axis % nd]
+    for name, s in zip(('gamma', 'beta', 'moving_mean', 'moving_var'), shapes[1:]):
+        if s is not None and tuple(s) != (c,):
+            raise _err('BatchNorm', '%s shape %s does not match (%d,) for data shape %s'
+                       % (name, tuple(s), c, tuple(data)))
+    n_out = 3 if attrs['output_mean_var'] else 1
+    return [tuple(data)] + [(c,)] * (n_out - 1), [dtypes[0]] * n_out
+
+
 defop('BatchNorm', ('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
       [('eps', 'float', 1e-3), ('momentum', 'float', 0.9), ('fix_gamma', 'bool', True),
        ('use_global_stats', 'bool', False), ('output_mean_var', 'bool', False), ('axis', 'int', 1),
        ('cudnn_off', 'bool', False), ('min_calib_range', 'float?', None), ('max_calib_range', 'float?', None)],
-      _batch_norm, aux=('moving_mean', 'moving_var'), aliases=('_npx_batch_norm',),
+      _batch_norm, aux=('moving_mean', 'moving_var'), aliases=('_npx_batch_norm',), infer=_batch_norm_infer,
       num_outputs=lambda a: 3 if a['output_mean_var'] else 1,
       doc='Batch normalisation. In training mode the moving statistics are updated in place when the gradient '
           'is computed (as MXNet does); ``min/max_calib_range`` only matter to quantized graphs, as in MXNet.')
