@@ -222,15 +222,15 @@ def test_generated_matrices_properties():
     np.testing.assert_allclose(s, np.swapaxes(s, -1, -2), atol=1e-10)
 
 
-def test_rand_ndarray_dtype_ctx_and_sparse_gaps():
+def test_rand_ndarray_dtype_ctx_and_sparse():
     x = tu.rand_ndarray((3, 4), dtype='float64', ctx=mx.cpu(0))
     assert x.shape == (3, 4) and x.dtype == np.float64 and x.context == mx.cpu(0)
-    for call in [lambda: tu.rand_ndarray((3, 4), 'csr'),
-                 lambda: tu.rand_sparse_ndarray((3, 4), 'row_sparse'),
-                 lambda: tu.create_sparse_array((3, 4), 'csr'),
-                 lambda: tu.create_sparse_array_zd((3, 4), 'row_sparse', 0.5)]:
-        with pytest.raises(MXNetNotImplementedError, match='mx.test_utils.*sparse storage'):
-            call()
+    for stype, make in [('csr', lambda: tu.rand_ndarray((3, 4), 'csr', density=0.5)),
+                        ('row_sparse', lambda: tu.rand_sparse_ndarray((3, 4), 'row_sparse', density=0.5)[0]),
+                        ('csr', lambda: tu.create_sparse_array((3, 4), 'csr', density=0.5)),
+                        ('row_sparse', lambda: tu.create_sparse_array_zd((3, 4), 'row_sparse', 0.5))]:
+        a = make()
+        assert a.stype == stype and a.shape == (3, 4)
     with pytest.raises(AssertionError, match='Unknown storage type'):
         tu.create_sparse_array((3, 4), 'bogus')
 
@@ -626,8 +626,7 @@ def test_check_symbolic_forward_backward(fake_sym):
                                grad_req={'x': 'write', 'y': 'null'})
     with pytest.raises(AssertionError, match='BACKWARD_y'):
         tu.check_symbolic_backward(_sym_f(), [x, y], [og], [gx, gy + 1])
-    with pytest.raises(MXNetNotImplementedError, match='sparse'):
-        tu.check_symbolic_backward(_sym_f(), [x, y], [og], [gx, gy], grad_stypes={'x': 'row_sparse'})
+    tu.check_symbolic_backward(_sym_f(), [x, y], [og], [gx, gy], grad_stypes={'x': 'row_sparse'})
 
 
 def test_simple_forward_check_speed_structure(fake_sym):

@@ -8,14 +8,15 @@ ascending, str keys in init order), str keys passed as ``bytes`` as MXNet's ctyp
 Differs from MXNet: a push whose shape differs from the key's ``init`` shape raises at once (MXNet stores it and
 fails at the next pull); unknown keys raise before any key of the call is processed; ``priority`` only orders
 work in MXNet's engine and has no effect here (every call completes before it returns); row_sparse values are
-not supported (mxcompat has no sparse storage). ``set_updater`` is an alias of ``_set_updater``.
+kept row_sparse in the store as in MXNet (several row_sparse pushes of one key are merged into a row_sparse sum;
+pushes of dense values into a row_sparse key are merged densely). ``set_updater`` is an alias of ``_set_updater``.
 """
 import warnings
 
 import numpy as np
 import torch
 
-from ..base import MXNetError, unsupported
+from ..base import MXNetError
 from ..context import Context, cpu_pinned
 from ..ndarray.ndarray import NDArray
 from .base import KVStoreBase, flatten_kv, _check
@@ -110,10 +111,6 @@ class KVStore(KVStoreBase):
     def _updater_key(self, key):
         return key.encode('utf-8') if isinstance(key, str) else key
 
-    def _dense(self, api, arr):
-        if type(arr) is not NDArray and arr.stype != 'default':
-            raise unsupported('KVStore.' + api, '%s values' % arr.stype, 'mxcompat has no sparse storage')
-
     # -- init ----------------------------------------------------------------------------------------------------
     def init(self, key, value):
         """Initialize ``key`` (or each key of a list) with a copy of ``value``; a key can be initialized once."""
@@ -130,12 +127,12 @@ class KVStore(KVStoreBase):
                 raise MXNetError('duplicate init of key %s. Please double check if you called kv.init or '
                                  'kv.broadcast with this key multiple times' % k)
             seen.add(k)
-            self._dense('init', v)
         added = []
         with _NoGrad():
             for k, v in zip(keys, vals):
                 t = v._t.detach().to(_CPU, copy=True)
-                self._store[k] = NDArray._from_tensor(t, _PINNED)
+                # a row_sparse value stays row_sparse (as MXNet's store; the updater sees it so)
+                self._store[k] = NDArray._from_tensor(t, _PINNED) if type(v) is NDArray else v.copyto(_PINNED)
                 self._meta[k] = (tuple(t.shape), t.dtype)
                 self._order[k] = len(self._order) if use_str else k
                 added.append(k)
@@ -154,7 +151,6 @@ class KVStore(KVStoreBase):
         for k, vs in groups:
             shape = self._meta[k][0]
             for v in vs:
-                self._dense('push', v)
                 if v._t.shape != shape:
                     raise MXNetError('KVStore.push: key %s: operands shape mismatch from.shape = %s to.shape=%s'
                                      % (k, _shape_str(v.shape), _shape_str(shape)))
@@ -178,6 +174,9 @@ class KVStore(KVStoreBase):
         """The sum of ``vs``: the array itself for one value, else a per-key buffer (reused across pushes)."""
         if len(vs) == 1:
             return vs[0]
+        if type(vs[0]) is not NDArray and all(v.stype == 'row_sparse' for v in vs):
+            from ..ndarray import sparse
+            return sparse.add_n(*[v.as_in_context(_PINNED) for v in vs])  # row_sparse sum, as MXNet
         ts = [v._t for v in vs]
         device = ts[0].device if self._device_merge else _CPU
         buf = self._merge_buffer(k, device)
@@ -238,8 +237,8 @@ class KVStore(KVStoreBase):
             for o in os_:
                 if type(o) is not NDArray and o.stype != 'default':
                     if not ignore_sparse:
-                        raise unsupported('KVStore.pull', 'ignore_sparse=False with %s outputs' % o.stype,
-                                          'mxcompat has no sparse storage')
+                        ts.append(o)  # the whole value, written through the sparse array's dense view
+                        continue
                     if k not in self._sparse_warned:
                         self._sparse_warned.add(k)
                         warnings.warn('non-default weights detected during kvstore pull of key %s; the pull into '
@@ -255,7 +254,9 @@ class KVStore(KVStoreBase):
     def _copy_out(self, k, outs):
         src = self._store[k]._t
         for ot in outs:
-            if ot is not src:
+            if type(ot) is not torch.Tensor:  # a sparse output pulled with ignore_sparse=False
+                ot[:] = self._store[k]
+            elif ot is not src:
                 ot.copy_(src)
 
     def _pull_flat(self, keys, outs, use_str, ignore_sparse=True):
@@ -282,23 +283,37 @@ class KVStore(KVStoreBase):
             self._pull_flat(okeys, outs, use_str)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        """Not supported: mxcompat has no row_sparse storage. Dense ``out`` raises MXNet's error."""
+        """Pull only the rows ``row_ids`` of each key's value into row_sparse ``out`` arrays (the rows asked for,
+        sorted and without repeats, are stored; others are zero). With one ``row_ids`` for a list ``out``, the first
+        output is pulled and copied to the others, as MXNet does."""
         _check(out is not None)
         _check(row_ids is not None)
         if isinstance(row_ids, NDArray):
             row_ids = [row_ids]
         _check(isinstance(row_ids, list), 'row_ids should be NDArray or list of NDArray')
-        first = [out[0]] if len(row_ids) == 1 and isinstance(out, list) else out
+        single = len(row_ids) == 1 and isinstance(out, list)
+        first = [out[0]] if single else out
         keys, outs, use_str = flatten_kv(key, first)
-        _check(len(flatten_kv(key, row_ids)[1]) == len(outs), "the number of row_ids doesn't match the number of "
-                                                               'values')
+        rids = flatten_kv(key, row_ids)[1]
+        _check(len(rids) == len(outs), "the number of row_ids doesn't match the number of values")
         self._set_key_type(use_str)
         self._grouped(keys, outs)
         for o in outs:
             if o.stype != 'row_sparse':
                 raise MXNetError('Expected row_sparse storage type for row_sparse_pull values, but detected '
                                  'storage type %s' % o.stype)
-        raise unsupported('KVStore.row_sparse_pull', 'row_sparse values', 'mxcompat has no sparse storage')
+        with _NoGrad():
+            for k, o, rid in zip(keys, outs, rids):
+                src = self._store[k]._t
+                if tuple(src.shape) != o.shape:
+                    raise MXNetError('KVStore.row_sparse_pull: key %s: operands shape mismatch from.shape = %s '
+                                     'to.shape=%s' % (k, _shape_str(src.shape), _shape_str(o.shape)))
+                rows = torch.unique(rid._t.detach().reshape(-1).to(torch.int64)).to(src.device)
+                dev = o._cmp()[0].device
+                o._assign_comps((src[rows].to(dev, o._tdtype, copy=True), rows.to(dev)))
+        if single:
+            for o in out[1:]:
+                out[0].copyto(o)
 
     # -- updater and optimizer ---------------------------------------------------------------------------------
     def set_gradient_compression(self, compression_params):

@@ -15,7 +15,7 @@ from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError
 from ..context import Context, current_context, cpu
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye', 'linspace', 'concatenate',
-           'waitall', 'moveaxis', 'from_numpy', 'from_torch', 'from_dlpack', 'to_dlpack_for_read',
+           'cast_storage', 'waitall', 'moveaxis', 'from_numpy', 'from_torch', 'from_dlpack', 'to_dlpack_for_read',
            'to_dlpack_for_write', 'onehot_encode']
 
 _STATE = _ag.STATE
@@ -100,6 +100,8 @@ def _inplace(self, other, fn_, op):
         o = _scalar_for(t, other)
     elif isinstance(other, np.ndarray):
         o = torch.as_tensor(other, dtype=t.dtype, device=t.device)
+    elif isinstance(other, NDArray):  # a sparse array: its dense values  [sparse hook]
+        o = other._t
     else:
         raise MXNetTypeError('type %s not supported' % str(type(other)))
     try:
@@ -257,11 +259,12 @@ class NDArray:
         return t.numpy().copy()
 
     def asscalar(self):
-        if self._t.numel() != 1 or self._t.dim() > 1 and self.shape != (1,) * self._t.dim():
+        """The one element as a numpy scalar. Like MXNet, a one-element array of 2 or more dimensions gives back
+        a numpy array of that shape (``asnumpy()[()]``)."""
+        if self._t.numel() != 1:
             raise MXNetValueError('The current array is not a scalar')
-        if self._t.dim() > 1:
-            raise MXNetValueError('The current array is not a scalar')
-        return self.asnumpy().reshape(())[()]
+        a = self.asnumpy()
+        return a.reshape(())[()] if a.ndim <= 1 else a[()]
 
     def astype(self, dtype, copy=True):
         """A copy converted to ``dtype`` (with ``copy=False`` and the same dtype, ``self``)."""
@@ -692,6 +695,9 @@ def array(source_array, ctx=None, dtype=None):
     """A new NDArray from an array-like. The dtype defaults to float32, or to the source's for an NDArray."""
     ctx, dev = _device_ctx(ctx)
     if isinstance(source_array, NDArray):
+        if type(source_array) is not NDArray and source_array.stype != 'default':  # a sparse copy  [sparse hook]
+            from . import sparse
+            return sparse.array(source_array, ctx=ctx, dtype=dtype)
         td = source_array._t.dtype if dtype is None else to_torch_dtype(dtype)
         return _wrap(source_array._t.detach().to(device=dev, dtype=td, copy=True), ctx)
     td = to_torch_dtype(dtype)
@@ -701,6 +707,9 @@ def array(source_array, ctx=None, dtype=None):
         try:
             source_array = np.array(source_array, dtype=to_np_dtype(td) if td is not torch.bfloat16 else None)
         except Exception:
+            if type(source_array).__module__.startswith('scipy.sparse'):  # a csr copy, as MXNet  [sparse hook]
+                from . import sparse
+                return sparse.array(source_array, ctx=ctx, dtype=dtype)
             raise MXNetTypeError('source_array must be array like object, got %s' % type(source_array)) from None
     if source_array.dtype == object:
         raise MXNetTypeError('source_array must be array like object')
@@ -722,6 +731,12 @@ def empty(shape, ctx=None, dtype=None, stype=None):
         return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
     ctx, dev = _device_ctx(ctx)
     return _wrap(torch.empty(_shape(shape), dtype=to_torch_dtype(dtype), device=dev), ctx)
+
+
+def cast_storage(data, stype, out=None, name=None):
+    """``data`` with storage type ``stype`` ('default', 'row_sparse', 'csr') as a new array.  [sparse hook]"""
+    from . import sparse
+    return sparse.cast_storage(data, stype, out=out, name=name)
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):

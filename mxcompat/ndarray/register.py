@@ -67,6 +67,7 @@ def make_function(op, func_name=None):
     impl = op.impl
     parse = op.parse_attrs
     name = func_name or op.name
+    sparse_name = name  # (the functions' own ``name`` argument shadows ``name``)
     cache = {}
 
     def parse_cached(kwargs):
@@ -87,15 +88,22 @@ def make_function(op, func_name=None):
         def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001 (name is MXNet's, unused for NDArrays)
             if len(args) == 1 and isinstance(args[0], (list, tuple)):
                 args = tuple(args[0])
+            sparse = False
             for i, a in enumerate(args):
-                if not isinstance(a, NDArray):
-                    raise _input_error(op, 'data[%d]' % i, a)
+                if type(a) is not NDArray:
+                    if not isinstance(a, NDArray):
+                        raise _input_error(op, 'data[%d]' % i, a)
+                    sparse = True
             if 'num_args' not in kwargs:
                 kwargs['num_args'] = len(args)
             attrs = parse(kwargs)
             if attrs['num_args'] != len(args):
                 raise MXNetError('Operator %s: num_args=%d but %d inputs were given'
                                  % (op.name, attrs['num_args'], len(args)))
+            if sparse:
+                res = _sparse_dispatch(sparse_name, args, {k: v for k, v in attrs.items() if k != 'num_args'}, out)
+                if res is not NotImplemented:
+                    return res
             try:
                 res = impl(*[a._t for a in args], **attrs)
             except MXNetError:
@@ -144,8 +152,11 @@ def make_function(op, func_name=None):
                     if iname not in optional:
                         raise MXNetError('Operator %s: required input %r is missing' % (op.name, iname))
                     tensors.append(None)
-                elif isinstance(a, NDArray):
-                    tensors.append(a.tostype('default')._t)
+                elif isinstance(a, NDArray):  # sparse: MXNet's storage-aware rule if any, else its dense values
+                    res = _sparse_dispatch(sparse_name, arrays, attrs, out)
+                    if res is not NotImplemented:
+                        return res
+                    tensors.append(a._t)
                 else:
                     raise _input_error(op, iname, a)
             try:
@@ -161,6 +172,11 @@ def make_function(op, func_name=None):
     fn.__doc__ = op.doc
     fn._op = op
     return fn
+
+
+def _sparse_dispatch(name, arrays, attrs, out):
+    from . import sparse
+    return sparse.dispatch(name, arrays, attrs, out)
 
 
 def _op_error(op, arrays, e):

@@ -79,3 +79,5 @@ def eye(N, M=0, k=0, dtype=None, **kwargs):
 
 __all__ = [k for k, v in list(globals().items()) if not k.startswith('_') and callable(v)
            and k not in ('Number', 'Symbol', 'MXNetTypeError')]
+
+sparse._fill()  # EXPERIMENT

@@ -1,1 +1,16 @@
 """``mx.sym.sparse``: operators filed under this namespace (filled from the registry by ``op.py``)."""
+
+# EXPERIMENT: the names of MXNet's mx.sym.sparse (the same ops; the graph computes on dense values)
+def _fill():
+    from . import op as _op
+    for _n in ('ElementWiseSum Embedding FullyConnected LinearRegressionOutput LogisticRegressionOutput '
+               'MAERegressionOutput abs adagrad_update adam_update add_n arccos arccosh arcsin arcsinh arctan arctanh '
+               'broadcast_add broadcast_div broadcast_minus broadcast_mul broadcast_plus broadcast_sub cast_storage '
+               'cbrt ceil clip concat cos cosh degrees dot elemwise_add elemwise_div elemwise_mul elemwise_sub exp '
+               'expm1 fix floor ftrl_update gamma gammaln log log10 log1p log2 make_loss mean negative norm radians '
+               'relu rint round rsqrt sgd_mom_update sgd_update sigmoid sign sin sinh slice sqrt square stop_gradient '
+               'sum tan tanh trunc where zeros_like').split():
+        if hasattr(_op, _n):
+            globals().setdefault(_n, getattr(_op, _n))
+    from . import _internal
+    globals().setdefault('retain', getattr(_internal, '_sparse_retain', None))

@@ -3,11 +3,9 @@ checked against numpy and against goldens recorded from real MXNet (tests/fixtur
 import json
 import os
 import pickle
-import warnings
 
 import numpy as np
 import pytest
-import torch
 
 import mxcompat as mx
 from mxcompat.base import MXNetError, MXNetNotImplementedError
@@ -41,15 +39,6 @@ def pulled(kv, key, shape=SHAPE, dtype='float32'):
 def assert_all(arr, value):
     arr = arr.asnumpy() if isinstance(arr, NDArray) else arr
     assert np.all(arr == value), (arr, value)
-
-
-class _RowSparse(NDArray):
-    """Stands in for a row_sparse array (mxcompat has no sparse storage): only ``stype`` differs."""
-    __slots__ = ()
-
-    @property
-    def stype(self):
-        return 'row_sparse'
 
 
 # -- create ------------------------------------------------------------------------------------------------------
@@ -318,28 +307,13 @@ def test_init_push_pull_errors():
         skv.init('a', mx.nd.ones(SHAPE))
 
 
-def test_row_sparse_is_unsupported():
+def test_row_sparse_pull_needs_row_sparse_outputs():
     kv = init_kv()
     dense = mx.nd.ones(SHAPE)
     with pytest.raises(MXNetError, match='Expected row_sparse storage type for row_sparse_pull values'):
         kv.row_sparse_pull(3, out=dense, row_ids=mx.nd.array([1]))
     with pytest.raises(MXNetError, match='Expected row_sparse storage type'):
         kv.row_sparse_pull(KEYS, out=[dense] * 3, row_ids=[mx.nd.array([1])] * 3)
-    rsp = _RowSparse(torch.ones(SHAPE))
-    with pytest.raises(MXNetNotImplementedError, match='row_sparse_pull'):
-        kv.row_sparse_pull(3, out=rsp, row_ids=mx.nd.array([1]))
-    with pytest.raises(MXNetNotImplementedError, match='KVStore.push: row_sparse values'):
-        kv.push(3, rsp)
-    with pytest.raises(MXNetNotImplementedError, match='KVStore.init'):
-        kv.init(99, rsp)
-    kv.push(3, mx.nd.ones(SHAPE) * 2)
-    with warnings.catch_warnings(record=True) as w:  # a sparse output of a plain pull is skipped, as in MXNet
-        warnings.simplefilter('always')
-        kv.pull(3, out=rsp)
-    assert 'ignored' in str(w[0].message)
-    assert_all(rsp, 1)
-    with pytest.raises(MXNetNotImplementedError, match='ignore_sparse=False'):
-        kv.pull(3, out=rsp, ignore_sparse=False)
 
 
 # -- updater / optimizer -----------------------------------------------------------------------------------------

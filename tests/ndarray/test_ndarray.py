@@ -144,3 +144,12 @@ def test_pickles_written_by_real_mxnet_load():
     assert d['float32'].shape == (2, 3) and (d['float32'].asnumpy() == 1.5).all()
     assert d['float16'].dtype is np.float16 and d['float16'].asnumpy().tolist() == [0.5, -2.0]
     assert d['on_cpu1'].asnumpy().tolist() == [0, 1, 2]
+
+
+def test_asscalar_of_a_one_element_matrix_is_an_array_as_in_mxnet():
+    # MXNet 1.9.1: ones((1,)).asscalar() -> 1.0; ones((1, 1)).asscalar() -> array([[1.]], dtype=float32)
+    assert mx.nd.ones((1,)).asscalar() == 1.0 and np.ndim(mx.nd.ones((1,)).asscalar()) == 0
+    m = mx.nd.ones((1, 1)).asscalar()
+    assert isinstance(m, np.ndarray) and m.shape == (1, 1) and m.dtype == np.float32
+    with pytest.raises(ValueError, match='not a scalar'):
+        mx.nd.ones((2,)).asscalar()

@@ -1,0 +1,230 @@
+"""mx.nd.sparse: CSRNDArray / RowSparseNDArray against real MXNet 1.9.1 (tests/fixtures/sparse/sparse.json), plus
+numpy-checked ops, save/load, pickling, autograd through sparse inputs and the register.py dispatch entry."""
+import json
+import os
+import pickle
+import sys
+
+import numpy as np
+import pytest
+
+import mxcompat as mx
+from mxcompat.base import MXNetError
+from mxcompat.ndarray.sparse import CSRNDArray, RowSparseNDArray
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fixtures', 'sparse')
+sys.path.insert(0, HERE)
+from sparse_cases import CASES, HELPERS, setup, describe, describe_error  # noqa: E402
+from tests.ndarray.test_semantics import _close  # noqa: E402  (numbers equal up to float32 rounding, nan == nan)
+
+GOLDEN = json.load(open(os.path.join(HERE, 'sparse.json')))['cases']
+
+
+def _check(got, want, where):
+    assert got['kind'] == want['kind'], '%s: got %s, MXNet gives %s' % (where, got, want)
+    if want['kind'] == 'error':
+        if want['mxnet_error']:
+            assert got['mxnet_error'], '%s: MXNet raises MXNetError, we raise %s' % (where, got)
+        assert set(want['bases']) <= set(got['bases']), (where, want, got)
+    elif want['kind'] == 'list':
+        assert len(got['items']) == len(want['items']), where
+        for i, (g, w) in enumerate(zip(got['items'], want['items'])):
+            _check(g, w, '%s[%d]' % (where, i))
+    else:
+        for k in ('stype', 'shape', 'dtype', 'ctx', 'indices'):
+            assert got.get(k) == want.get(k), '%s: %s %s != MXNet %s' % (where, k, got.get(k), want.get(k))
+        assert _close(want['value'], got['value']), '%s: %s != %s' % (where, got['value'], want['value'])
+
+
+@pytest.mark.parametrize('expr', CASES)
+def test_against_mxnet(expr):
+    env = dict(setup(mx, np), mx=mx, np=np, **HELPERS)
+    try:
+        got = describe(mx, np, eval(expr, env))
+    except Exception as e:  # noqa: BLE001 -- the error kind itself is compared
+        got = describe_error(mx, e)
+    _check(got, GOLDEN[expr], expr)
+
+
+# ---- beyond the golden cases ----------------------------------------------------------------------------------------
+def _rand_csr(m, n, density=0.3, seed=0):
+    rng = np.random.RandomState(seed)
+    x = rng.uniform(-1, 1, (m, n)).astype(np.float32)
+    x[rng.rand(m, n) > density] = 0
+    return x
+
+
+def test_components_and_scipy_roundtrip():
+    sp = pytest.importorskip('scipy.sparse')
+    x = _rand_csr(6, 5)
+    a = mx.nd.array(x).tostype('csr')
+    s = sp.csr_matrix(x)
+    np.testing.assert_array_equal(a.data.asnumpy(), s.data)
+    np.testing.assert_array_equal(a.indices.asnumpy(), s.indices)
+    np.testing.assert_array_equal(a.indptr.asnumpy(), s.indptr)
+    assert a.indices.dtype == np.int64 and a.indptr.dtype == np.int64
+    b = a.asscipy()
+    assert (b != s).nnz == 0 and b.dtype == np.float32
+    # a non-canonical scipy matrix (unsorted, duplicate columns) is summed and sorted
+    nc = sp.csr_matrix((np.array([1., 2, 3, 4]), np.array([2, 0, 2, 1]), np.array([0, 3, 4])), shape=(2, 3))
+    c = mx.nd.sparse.array(nc)
+    assert c.indices.asnumpy().tolist() == [0, 2, 1]
+    np.testing.assert_array_equal(c.asnumpy(), nc.toarray())
+
+
+def test_csr_slicing_matches_numpy():
+    x = _rand_csr(7, 4, seed=3)
+    a = mx.nd.array(x).tostype('csr')
+    for key in [slice(1, 4), slice(-3, None), slice(None, 2), 3, -1]:
+        got = a[key]
+        assert isinstance(got, CSRNDArray)
+        want = x[key] if isinstance(key, slice) else x[key][None]
+        np.testing.assert_array_equal(got.asnumpy(), want)
+        got.check_format()
+    with pytest.raises(MXNetError, match='step'):
+        a[::2]
+    with pytest.raises(MXNetError, match='begin 5 must be less than end 2'):
+        a[5:2]
+
+
+def test_unary_values_and_dtype_match_numpy():
+    x = _rand_csr(5, 6, seed=1)
+    for stype in ('csr', 'row_sparse'):
+        s = mx.nd.array(x).tostype(stype)
+        for name, ref in [('square', np.square), ('abs', np.abs), ('sign', np.sign), ('sin', np.sin),
+                          ('expm1', np.expm1), ('arctan', np.arctan), ('tanh', np.tanh)]:
+            got = getattr(mx.nd.sparse, name)(s)
+            assert got.stype == stype and got.dtype == np.float32
+            np.testing.assert_allclose(got.asnumpy(), ref(x), rtol=1e-6, atol=1e-7)
+
+
+def test_dot_matches_numpy_and_gradient():
+    x = _rand_csr(6, 5, seed=2)
+    a = mx.nd.array(x).tostype('csr')
+    rng = np.random.RandomState(0)
+    b = rng.randn(5, 3).astype(np.float32)
+    c = rng.randn(6, 4).astype(np.float32)
+    np.testing.assert_allclose(mx.nd.sparse.dot(a, mx.nd.array(b)).asnumpy(), x @ b, rtol=1e-5, atol=1e-6)
+    t = mx.nd.sparse.dot(a, mx.nd.array(c), transpose_a=True)
+    assert t.stype == 'row_sparse'
+    np.testing.assert_allclose(t.asnumpy(), x.T @ c, rtol=1e-5, atol=1e-6)
+    u = mx.nd.sparse.dot(mx.nd.array(c.T), a)
+    assert u.stype == 'csr'
+    np.testing.assert_allclose(u.asnumpy(), c.T @ x, rtol=1e-5, atol=1e-6)
+    # the gradient reaches the dense operand: d(sum(A @ B))/dB = A.T @ ones
+    w = mx.nd.array(b)
+    w.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.sparse.dot(a, w)
+    y.backward()
+    np.testing.assert_allclose(w.grad.asnumpy(), x.T @ np.ones((6, 3), np.float32), rtol=1e-5, atol=1e-6)
+
+
+def test_dense_fallback_gradient_matches_finite_differences():
+    # a registry op on a sparse input uses its dense values; gradients flow to the dense operand
+    x = _rand_csr(3, 4, seed=5)
+    a = mx.nd.array(x).tostype('csr')
+    w0 = np.random.RandomState(1).randn(3, 4)
+    w = mx.nd.array(w0)
+    w.attach_grad()
+    with mx.autograd.record():
+        y = (mx.nd.sparse.elemwise_mul(w, a) * w).sum()
+    y.backward()
+    f = lambda v: float(np.sum(v * x * v))  # noqa: E731
+    num = np.zeros_like(w0)
+    for i in np.ndindex(w0.shape):
+        e = np.zeros_like(w0)
+        e[i] = 1e-3
+        num[i] = (f(w0 + e) - f(w0 - e)) / 2e-3
+    np.testing.assert_allclose(w.grad.asnumpy(), num, rtol=1e-3, atol=1e-3)
+
+
+def test_rsp_sums_keep_row_union():
+    a = mx.nd.sparse.row_sparse_array(([[1., 2]], [0]), shape=(4, 2))
+    b = mx.nd.sparse.row_sparse_array(([[3., 4], [5, 6]], [0, 3]), shape=(4, 2))
+    s = mx.nd.sparse.add_n(a, b, b)
+    assert s.stype == 'row_sparse' and s.indices.asnumpy().tolist() == [0, 3]
+    np.testing.assert_array_equal(s.asnumpy(), a.asnumpy() + 2 * b.asnumpy())
+    m = a * b
+    assert m.indices.asnumpy().tolist() == [0]
+    np.testing.assert_array_equal(m.asnumpy(), a.asnumpy() * b.asnumpy())
+
+
+def test_writes_through_dense_view_update_components():
+    r = mx.nd.sparse.zeros('row_sparse', (3, 2))
+    mx.nd.broadcast_add(mx.nd.ones((3, 2)), mx.nd.ones((3, 2)), out=r)  # storage fallback on the output
+    assert r.stype == 'row_sparse' and r.indices.asnumpy().tolist() == [0, 1, 2]
+    np.testing.assert_array_equal(r.data.asnumpy(), np.full((3, 2), 2, np.float32))
+    c = mx.nd.sparse.zeros('csr', (2, 2))
+    mx.nd.ones((2, 2)).copyto(c)
+    assert c.indptr.asnumpy().tolist() == [0, 2, 4]
+    a = mx.nd.array([[0, 1.]]).tostype('csr')
+    a.data[:] = 5  # the component shares memory; the dense view follows
+    assert a.asnumpy().tolist() == [[0, 5]]
+
+
+def test_save_load_and_pickle(tmp_path):
+    a = mx.nd.array(_rand_csr(4, 3)).tostype('csr')
+    r = mx.nd.array(_rand_csr(5, 2, seed=4)).tostype('row_sparse')
+    z = mx.nd.sparse.zeros('csr', (2, 2))
+    d = mx.nd.ones((2,))
+    fname = str(tmp_path / 'sp.bin')
+    mx.nd.save(fname, {'a': a, 'r': r, 'z': z, 'd': d})
+    back = mx.nd.load(fname)
+    assert isinstance(back['a'], CSRNDArray) and isinstance(back['r'], RowSparseNDArray)
+    assert type(back['d']) is mx.nd.NDArray
+    for k, v in {'a': a, 'r': r, 'z': z}.items():
+        np.testing.assert_array_equal(back[k].asnumpy(), v.asnumpy())
+        back[k].check_format()
+    for v in (a, r, z):
+        p = pickle.loads(pickle.dumps(v))
+        assert type(p) is type(v)
+        np.testing.assert_array_equal(p.asnumpy(), v.asnumpy())
+
+
+def test_mxnet_written_file_loads():
+    # a file written by real MXNet (see gen_sparse_file.py)
+    path = os.path.join(HERE, 'mxnet_sparse.bin')
+    got = mx.nd.load(path)
+    assert [type(v).__name__ for v in got] == ['CSRNDArray', 'RowSparseNDArray']
+    assert got[0].asnumpy().tolist() == [[0, 1, 0], [2, 0, 3]]
+    assert got[1].indices.asnumpy().tolist() == [1, 3]
+    assert got[1].asnumpy().tolist() == [[0, 0], [1, 2], [0, 0], [3, 4]]
+
+
+def test_rand_sparse_helpers():
+    from mxcompat.ndarray import sparse
+    np.random.seed(0)
+    arr, (val, idx) = sparse._rand_sparse_ndarray((6, 3), 'row_sparse', density=0.5)
+    assert arr.stype == 'row_sparse' and arr.indices.asnumpy().tolist() == list(idx)
+    csr, _ = sparse._rand_sparse_ndarray((32, 100), 'csr', density=0.1, distribution='powerlaw')
+    nnz = np.diff(csr.indptr.asnumpy())
+    assert nnz.sum() == 320 and list(nnz[:4]) == [2, 4, 8, 16]
+    u, _ = sparse._rand_sparse_ndarray((10, 10), 'csr', density=0.3)
+    assert u.data.shape == (30,)
+    u.check_format()
+
+
+def test_dispatch_entry_for_registry_functions():
+    # register.py calls sparse.dispatch(name, arrays, attrs, out) for sparse inputs
+    a = mx.nd.array([[0, -2.], [3, 0]]).tostype('csr')
+    res = mx.nd.sparse.dispatch('abs', [a], {}, None)
+    assert res.stype == 'csr' and res.asnumpy().tolist() == [[0, 2], [3, 0]]
+    assert mx.nd.sparse.dispatch('exp', [a], {}, None).stype == 'default'
+    assert mx.nd.sparse.dispatch('not_an_op', [a], {}, None) is NotImplemented
+    out = mx.nd.sparse.zeros('csr', (2, 2))
+    assert mx.nd.sparse.dispatch('square', [a], {}, out) is out
+    assert out.asnumpy().tolist() == [[0, 4], [9, 0]]
+
+
+def test_registry_ops_on_dense_tensors():
+    d = mx.nd.array([[0, 1.], [2, 3]])
+    np.testing.assert_array_equal(mx.nd.cast_storage(d, stype='csr').asnumpy(), d.asnumpy())
+    np.testing.assert_array_equal(mx.nd._internal._square_sum(d, axis=1).asnumpy(), [1, 13])
+    np.testing.assert_array_equal(mx.nd._internal._sparse_retain(d, mx.nd.array([1])).asnumpy(), [[0, 0], [2, 3]])
+    np.testing.assert_array_equal(mx.nd.contrib.getnnz(d).asnumpy(), [3])
+    with pytest.raises(MXNetError, match='cast_storage'):
+        mx.nd.cast_storage(d, stype='coo')
+    x = mx.sym.Variable('x')
+    y = mx.sym.cast_storage(x, stype='row_sparse')
+    assert y.infer_shape(x=(2, 3))[1] == [(2, 3)]
