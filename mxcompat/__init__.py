@@ -25,4 +25,7 @@ _planned.install(globals())
 
 
 def __getattr__(attr):
+    if attr == 'to_torch':  # imported on first use: tracing pulls in torch's fake-tensor machinery
+        from .interop import to_torch
+        return to_torch
     return _planned.missing(attr)

@@ -3,7 +3,9 @@ import os
 import runpy
 import sys
 
-USAGE = 'usage: python -m mxcompat script.py [args ...]   (runs an `import mxnet` script on mxcompat)'
+USAGE = """usage: python -m mxcompat script.py [args ...]   (runs an `import mxnet` script on mxcompat)
+       python -m mxcompat check [--json] script.py [...]   (static porting report; runs nothing)
+       python -m mxcompat convert model-symbol.json model-0000.params -o model.pt [--onnx | --export]"""
 
 
 def main(argv=None):
@@ -11,6 +13,12 @@ def main(argv=None):
     if not argv or argv[0] in ('-h', '--help'):
         print(USAGE)
         return 0 if argv else 2
+    if argv[0] == 'check' and not os.path.isfile('check'):
+        from .porting.check import main as check_main
+        return check_main(argv[1:])
+    if argv[0] == 'convert' and not os.path.isfile('convert'):
+        from .porting.convert import main as convert_main
+        return convert_main(argv[1:])
     if argv[0] == '-c' and len(argv) > 1:
         from . import install_alias
         install_alias(force=True)

@@ -470,6 +470,12 @@ class Block:
         for child in self._children.values():
             child.register_op_hook(callback, monitor_all)
 
+    def as_torch_module(self, *example_inputs):
+        """This block as a ``torch.nn.Module`` sharing its parameters (mxcompat only; see
+        ``mxcompat.interop.GluonModule``). ``example_inputs`` finish deferred initialization."""
+        from ..interop import GluonModule
+        return GluonModule(self, *example_inputs)
+
     def summary(self, *inputs):
         """Print MXNet's table of each layer's output shape and parameter count (run on ``inputs``)."""
         from .nn.basic_layers import Sequential, HybridSequential

@@ -3,3 +3,10 @@ from ..block import *  # noqa: F401,F403
 from .basic_layers import *  # noqa: F401,F403
 from .conv_layers import *  # noqa: F401,F403
 from .activations import *  # noqa: F401,F403
+
+
+def __getattr__(name):
+    if name == 'TorchBlock':  # mxcompat only; imported on first use
+        from ...interop import TorchBlock
+        return TorchBlock
+    raise AttributeError('module %r has no attribute %r' % (__name__, name))
