@@ -13,7 +13,7 @@ NAMESPACES = {
     'image': ('image', ('img',)), 'name': ('name', ()), 'attribute': ('attribute', ()), 'executor': ('executor', ()),
     'profiler': ('profiler', ()), 'util': ('util', ()), 'rnn': ('rnn', ()), 'monitor': ('monitor', ('mon',)),
     'contrib': ('contrib', ()), 'operator': ('operator', ()), 'registry': ('registry', ()),
-    'runtime': ('runtime', ()),
+    'runtime': ('runtime', ()), 'numpy': ('numpy', ('np',)), 'numpy_extension': ('numpy_extension', ('npx',)),
 }
 _ALIASES = {alias: ns for ns, (_, aliases) in NAMESPACES.items() for alias in aliases}
 
