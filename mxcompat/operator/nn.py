@@ -443,12 +443,13 @@ defop('Pooling', _X,
 
 
 # ---- normalisation ------------------------------------------------------------------------------------------------
-def _bn_update_hook(x, dims, moving_mean, moving_var, momentum):
+def _bn_update_hook(mean, invstd, eps, moving_mean, moving_var, momentum):
     # MXNet updates the moving statistics when the gradient reaches BatchNorm (not in the forward pass), with
-    # the biased batch variance: run that update from a hook on the output.
+    # the biased batch variance: run that update from a hook on the output. The variance is recovered from the
+    # kernel's 1/sqrt(var + eps) (in float64) instead of a second pass over the batch.
     def hook(grad):
         with torch.no_grad():
-            var, mean = torch.var_mean(x, dims, correction=0)
+            var = invstd.double().pow(-2).sub_(eps).clamp_(min=0)
             moving_mean.mul_(momentum).add_(mean.to(moving_mean.dtype), alpha=1.0 - momentum)
             moving_var.mul_(momentum).add_(var.to(moving_var.dtype), alpha=1.0 - momentum)
         return grad
@@ -495,8 +496,8 @@ def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_g
     if _STATE.training and not use_global_stats:
         out, mean, invstd = torch.native_batch_norm(x, gamma, beta, None, None, True, 0.0, eps)
         if out.requires_grad:
-            dims = (0,) + tuple(range(2, nd))
-            out.register_hook(_bn_update_hook(x.detach(), dims, moving_mean, moving_var, momentum))
+            out.register_hook(_bn_update_hook(mean.detach(), invstd.detach(), eps, moving_mean, moving_var,
+                                              momentum))
     elif use_global_stats or not (torch.is_grad_enabled() and (x.requires_grad or gamma.requires_grad
                                                                 or beta.requires_grad)):
         out = F.batch_norm(x, moving_mean, moving_var, gamma, beta, False, 0.0, eps)
