@@ -222,10 +222,28 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         STATE.training, STATE.in_grad = prev
     out = []
     for v, r in zip(vs, res):
-        if r is None:
+        if r is None or r._is_zerotensor():
             r = torch.zeros_like(v._t)
+        if create_graph and not r.requires_grad and v._t.requires_grad:
+            # A gradient that does not depend on the variable (radians, clip, abs'' ...): torch leaves it out of
+            # the graph, MXNet keeps it in with a zero gradient; differentiating it again must work.
+            r = _InGraph.apply(r, v._t)
         out.append(NDArray._from_tensor(r if create_graph else r.detach(), v._ctx))
     return out
+
+
+class _InGraph(torch.autograd.Function):
+    """``value`` as a node of the graph of ``var`` whose gradient with respect to ``var`` is zero."""
+
+    @staticmethod
+    def forward(ctx, value, var):
+        ctx.var_meta = (var.shape, var.dtype, var.device)
+        return value.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        shape, dtype, device = ctx.var_meta
+        return g, torch.zeros(shape, dtype=dtype, device=device)
 
 
 def get_symbol(x):

@@ -144,3 +144,26 @@ def test_star_import_gives_ndarray_and_symbol():
     ns = {}
     exec('from mxcompat.autograd import *', ns)  # noqa: S102 -- MXNet scripts do this
     assert ns['NDArray'] is mx.nd.NDArray and ns['Symbol'] is mx.sym.Symbol and 'record' in ns
+
+
+@pytest.mark.parametrize('f', [mx.nd.radians, mx.nd.abs, lambda x: mx.nd.clip(x, 0.2, 0.5)])
+def test_second_order_of_a_constant_gradient_is_zero(f):
+    # MXNet keeps a gradient that no longer depends on x in the graph: differentiating it again gives zeros
+    x = mx.nd.array([0.1, 0.3, 0.7])
+    x.attach_grad()
+    with autograd.record():
+        g = autograd.grad(f(x), x, head_grads=mx.nd.ones(3), create_graph=True, retain_graph=True)[0]
+        g2 = autograd.grad(g, x, head_grads=mx.nd.ones(3), create_graph=True, retain_graph=True)[0]
+    assert g2.asnumpy().tolist() == [0, 0, 0]
+    g.backward()
+    assert x.grad.asnumpy().tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize('stype', ['row_sparse', 'csr'])
+def test_gradient_flows_through_a_sparse_variable(stype):
+    x = mx.nd.ones((3, 3)).tostype(stype)
+    x.attach_grad()
+    with autograd.record():
+        y = 2 * x + x / 2 - 1 + mx.nd.exp(x)
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), np.full((3, 3), 2.5 + np.e), rtol=1e-6)

@@ -367,3 +367,13 @@ def test_init_leaf_with_grad():
         y = (a * 2).sum()
     y.backward()
     assert (a.grad.asnumpy() == 2).all()
+
+
+def test_prelu_gamma_starts_at_a_quarter():
+    # MXNet's LeakyReLU gives its implicit gamma variable __init__ = Constant(0.25)
+    sym = mx.sym.LeakyReLU(data=mx.sym.var('data'), act_type='prelu')
+    assert sym.attr_dict()['leakyrelu0_gamma']['__init__'] == '["Constant", {"value": 0.25}]'
+    mod = mx.mod.Module(sym, label_names=None)
+    mod.bind(data_shapes=[('data', (10, 10))])
+    mod.init_params()
+    assert (list(mod.get_params()[0].values())[0].asnumpy() == 0.25).all()

@@ -17,6 +17,7 @@ from ..base import (MXNetError, MXNetValueError, MXNetTypeError, numeric_types, 
                     unsupported)
 from ..context import Context, current_context
 from .ndarray import NDArray, _wrap, _device_ctx
+from .. import autograd as _ag
 
 __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray', 'csr_matrix', 'row_sparse_array', 'array',
            'zeros', 'empty', 'cast_storage', 'add', 'subtract', 'multiply', 'divide']
@@ -767,6 +768,8 @@ def _dense_of(x):
 def _arith(x, other, kind):
     """``x (kind) other`` for a sparse ``x`` with MXNet's output storage: with a scalar the storage is kept when
     the op maps 0 to 0 (``x * 2``, ``x > 0.5``; never for powers); see ``_binary_sparse`` for arrays."""
+    if _recorded((x, other)):
+        return getattr(NDArray, _DENSE_OPS.get(kind, '__%s__' % kind))(x, other)
     if isinstance(other, numeric_types) and kind in _SCALAR_FNS:
         fn = _SCALAR_FNS[kind]
         td = x._tdtype
@@ -1146,9 +1149,17 @@ __all__ += [k for k in SPARSE_FUNCS if not k.startswith('_')]
 def dispatch(name, arrays, kwargs, out):
     """The storage-aware result of mx.nd.<name> for sparse inputs, or NotImplemented (hook for register.py)."""
     f = _DISPATCH.get(name)
-    if f is None:
+    if f is None or _recorded(arrays):
         return NotImplemented
     return f(*arrays, out=out, **kwargs)
+
+
+def _recorded(arrays):
+    """Whether autograd is recording with a sparse input that has a gradient attached: then the op runs on the
+    dense values so that the gradient flows (the result is dense)."""
+    if not _ag.STATE.recording:
+        return False
+    return any(isinstance(a, BaseSparseNDArray) and a._dense is not None and a._dense.requires_grad for a in arrays)
 
 
 _DISPATCH = dict(SPARSE_FUNCS)

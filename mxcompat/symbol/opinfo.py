@@ -14,6 +14,7 @@ OUTPUT_NAMES = {
 # attributes a freshly created input variable gets (MXNet's FSetInputVarAttrOnCompose)
 VAR_ATTRS = {
     'BatchNorm': {'moving_mean': {'__init__': '["zero", {}]'}, 'moving_var': {'__init__': '["one", {}]'}},
+    'LeakyReLU': {'gamma': {'__init__': '["Constant", {"value": 0.25}]'}},
 }
 
 
