@@ -12,3 +12,5 @@ from .op import *  # noqa: F401,F403
 for _k, _v in ndarray.__dict__.items():
     if _k in ndarray.__all__:
         globals()[_k] = _v
+
+from ..operator.extra_ops import histogram, imdecode  # noqa: E402,F401  (Python-level wrappers, as in MXNet)

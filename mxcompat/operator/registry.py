@@ -116,7 +116,8 @@ class OpDef:
     def parse_attrs(self, kwargs):
         """MXNet attributes (Python values or JSON strings) -> parsed values with defaults filled in.
 
-        Unknown names raise, naming the op: MXNet never ignores an attribute it does not know.
+        Unknown names raise, naming the op, as MXNet's parameter parser does. Like MXNet, an operator with no
+        parameters at all (``broadcast_maximum``, ``exp``, ``elemwise_add`` ...) ignores whatever it is given.
         """
         if not kwargs:
             if len(self.defaults) != len(self.params):
@@ -127,8 +128,8 @@ class OpDef:
         for k, v in kwargs.items():
             spec = params.get(k)
             if spec is None:
-                if k.startswith('__') and k.endswith('__'):
-                    continue  # symbol attributes such as __shape__, __lr_mult__: not op parameters
+                if k.startswith('__') and k.endswith('__') or not params:
+                    continue  # symbol attributes such as __shape__, __lr_mult__ (or an op without parameters)
                 raise MXNetValueError('Operator %s: unknown argument %r; it takes %s'
                                       % (self.name, k, ', '.join(self.arg_order) or 'no arguments'))
             if v is None and spec[1] is None:
