@@ -14,3 +14,7 @@ for _k, _v in ndarray.__dict__.items():
         globals()[_k] = _v
 
 from ..operator.extra_ops import histogram, imdecode  # noqa: E402,F401  (Python-level wrappers, as in MXNet)
+
+
+from ._gaps import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr('nd', __name__)  # MXNet names mxcompat lacks: stubs that raise naming them

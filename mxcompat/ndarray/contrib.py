@@ -197,3 +197,7 @@ def multi_mp_lamb_update(weights, grads, mean, var, weights32, step_count, lrs, 
     return _nd()[2]._multi_mp_lamb_update(*_interleave(weights, grads, mean, var, weights32), out=out,
                                           num_tensors=num_tensors or len(weights), step_count=step_count,
                                           learning_rates=lrs, wds=wds, **kwargs)
+
+
+from ._gaps import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr('nd.contrib', __name__)  # MXNet names mxcompat lacks: stubs that raise naming them

@@ -1285,3 +1285,7 @@ def _create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=N
     return _create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices, dtype=dtype,
                                 modifier_func=modifier_func, density=density,
                                 shuffle_csr_indices=shuffle_csr_indices)
+
+
+from ._gaps import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr('nd.sparse', __name__)  # MXNet names mxcompat lacks: stubs that raise naming them

@@ -1,0 +1,59 @@
+"""MXNet 1.9.1 ``mx.nd`` names that mxcompat does not provide, each with the reason.
+
+Looking one up gives a function that raises ``MXNetNotImplementedError`` naming it (so ``from mxnet.nd.contrib
+import quantize`` still imports and the script fails only where it uses it). tests/ndarray/test_coverage.py checks
+this table against the names real MXNet 1.9.1 has (tests/fixtures/coverage/nd_names.json).
+"""
+from ..base import unsupported
+
+_QUANT = 'quantized inference (MKLDNN int8 kernels) is not implemented; run the float model'
+_DGL = 'the DGL graph-sampling operators are not implemented'
+_BACKWARD = "an MXNet backward operator exposed by name; its forward op's gradient comes from torch autograd"
+_INTERNAL = "an internal helper of MXNet's NDArray indexing, not an API"
+
+GAPS = {
+    'nd': {
+        'get_indexing_dispatch_code': _INTERNAL,
+        'get_oshape_of_gather_nd_op': _INTERNAL,
+        'indexing_key_expand_implicit_axes': _INTERNAL,
+        'imdecode': 'the legacy decoder fails for every input in MXNet 1.9.1 itself; use mx.image.imdecode',
+    },
+    'nd.contrib': dict(
+        {n: _QUANT for n in ('calibrate_entropy', 'dequantize', 'quantize', 'quantize_asym', 'quantize_v2',
+                             'quantized_act', 'quantized_batch_norm', 'quantized_concat', 'quantized_conv',
+                             'quantized_elemwise_add', 'quantized_elemwise_mul', 'quantized_embedding',
+                             'quantized_flatten', 'quantized_fully_connected', 'quantized_pooling', 'quantized_rnn',
+                             'requantize')},
+        **{n: _DGL for n in ('dgl_adjacency', 'dgl_csr_neighbor_non_uniform_sample',
+                             'dgl_csr_neighbor_uniform_sample', 'dgl_graph_compact', 'dgl_subgraph')},
+        **{n: _BACKWARD for n in ('backward_gradientmultiplier', 'backward_hawkesll', 'backward_index_copy',
+                                  'backward_quadratic')},
+        RROIAlign='rotated ROI align is not implemented',
+        hawkesll='the Hawkes process log-likelihood is not implemented'),
+    'nd.sparse': {
+        'adagrad_update': "the row_sparse AdaGrad update op is not implemented (mx.optimizer.AdaGrad works)",
+        'gs_retain': 'the GPU-only row_sparse retain is not implemented',
+    },
+}
+
+
+def stub(namespace, name):
+    """A function standing for the missing ``mx.<namespace>.<name>``: calling it raises, naming it."""
+    why = GAPS[namespace][name]
+
+    def missing(*args, **kwargs):
+        raise unsupported('mx.%s.%s' % (namespace, name), 'this function', why)
+    missing.__name__ = missing.__qualname__ = name
+    missing.__doc__ = 'Not supported by mxcompat: %s.' % why
+    return missing
+
+
+def module_getattr(namespace, module_name):
+    """A module ``__getattr__`` giving the stubs of ``namespace``'s gaps (AttributeError for anything else)."""
+    gaps = GAPS.get(namespace, {})
+
+    def __getattr__(name):
+        if name in gaps:
+            return stub(namespace, name)
+        raise AttributeError('module %r has no attribute %r' % (module_name, name))
+    return __getattr__
