@@ -9,6 +9,8 @@ Local (pytest-benchmark): summing one key's values from 4 device contexts, ``kv.
 Distributed (script mode, under torchrun): the gradients of a 100-tensor MLP (50 Linear layers: weight + bias),
 (A) one raw ``torch.distributed.all_reduce`` of a flat tensor holding all gradient bytes, against
 (B) ``kv.pushpull(keys, grads)`` of the per-parameter keys on a ``dist_sync`` store. Target: B/A <= 1.15.
+Then (C) a Gluon training step with ``Trainer(kvstore='dist_sync')`` against (D) the same step with torch DDP.
+Target: C/D <= 1.0.
 
     torchrun --nproc_per_node=2 benchmarks/bench_kvstore.py --dist [--width 256] [--layers 50] [--iters 30]
 """
@@ -101,10 +103,50 @@ def run_dist(argv):
     for _, fn, _ in cases:
         fn()
     rows = [(name,) + _ratio(raw, fn, iters, dist.barrier) for name, fn, iters in cases]
+    ddp_step, trainer_step = _training_steps(args, rank)
+    ddp_step()
+    trainer_step()
+    c_d = _ratio(ddp_step, trainer_step, args.iters, dist.barrier)
     if rank == 0:
         print('%d tensors, %.1f MB of gradients, %d workers' % (len(shapes), nbytes / 1e6, kv.num_workers))
         for name, a, b, r in rows:
             print('%-40s %8.2f ms  (A: raw all_reduce of all bytes %8.2f ms)  B/A = %.3f' % (name, b * 1e3, a * 1e3, r))
+        print('%-40s %8.2f ms  (D: torch DDP + SGD step %8.2f ms)  C/D = %.3f'
+              % ("(C) Trainer(kvstore='dist_sync') step", c_d[1] * 1e3, c_d[0] * 1e3, c_d[2]))
+
+
+def _training_steps(args, rank, batch=64):
+    """(D) a torch DDP training step and (C) the same step in Gluon with Trainer(kvstore='dist_sync'): an MLP of
+    ``layers`` Dense layers of ``width`` (100 tensors by default), SGD with momentum, each rank its own batch."""
+    nn = torch.nn
+    torch.manual_seed(0)
+    layers = [m for _ in range(args.layers) for m in (nn.Linear(args.width, args.width), nn.ReLU())]
+    tnet = nn.Sequential(*layers[:-1])
+    ddp = torch.nn.parallel.DistributedDataParallel(tnet)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(batch, args.width, generator=torch.Generator().manual_seed(rank))
+
+    def ddp_step():
+        opt.zero_grad()
+        ddp(x).square().mean().backward()
+        opt.step()
+
+    net = mx.gluon.nn.HybridSequential()
+    for i in range(args.layers):
+        net.add(mx.gluon.nn.Dense(args.width, in_units=args.width,
+                                  activation='relu' if i < args.layers - 1 else None))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9},
+                               kvstore='dist_sync')
+    xm = mx.nd.from_torch(x.clone())
+
+    def trainer_step():
+        with mx.autograd.record():
+            loss = net(xm).square().mean()
+        loss.backward()
+        trainer.step(1)
+    return ddp_step, trainer_step
 
 
 if __name__ == '__main__':

@@ -1,74 +1,20 @@
 """Gluon's ``Trainer``: applies an optimizer to a set of Parameters, summing gradients across contexts.
 
 Multi-context parameters go through ``mxcompat.kvstore`` as in MXNet (gradients summed, then every copy updated
-identically; by default the update runs on the kvstore). Differs from MXNet: while ``mxcompat.kvstore`` cannot be
-imported, a small in-process stand-in (``_LocalKVStore``) does the same summing and updating for
-``'local'``/``'device'`` stores; ``'dist_*'`` stores then raise. Sparse parameters are not supported.
+identically; by default the update runs on the kvstore). Differs from MXNet: with mxcompat's own stores all keys
+go to the store in one ``pushpull`` call per step (same result; a dist store then all-reduces a few flat buffers);
+custom ``KVStoreBase`` stores get one call per parameter, as in MXNet. Sparse parameters are not supported.
 """
-import importlib
 import os
 
 import numpy as np
-import torch
 
+from .. import kvstore as _kvstore
 from .. import optimizer as opt
-from ..base import MXNetTypeError, MXNetValueError, unsupported
+from ..base import MXNetTypeError, MXNetValueError
 from .parameter import ParameterDict, Parameter, _check
 
 __all__ = ['Trainer']
-
-
-class _LocalKVStore:
-    """Stand-in for ``kv.create('local'|'device')`` on one machine: init/broadcast, pushpull (gradients summed
-    over the given arrays), and updates on the store when an optimizer is set."""
-
-    OPTIMIZER = 'optimizer'
-
-    def __init__(self, kvtype):
-        self.type = kvtype
-        self._store = {}
-        self._updater = None
-        self.rank = 0
-        self.num_workers = 1
-
-    def is_capable(self, capability):
-        return capability == self.OPTIMIZER
-
-    def set_gradient_compression(self, compression_params):
-        raise unsupported('Trainer', 'compression_params', 'gradient compression needs mxcompat.kvstore')
-
-    def set_optimizer(self, optimizer):
-        self._updater = opt.get_updater(optimizer)
-
-    def broadcast(self, key, value, out):
-        with torch.no_grad():
-            self._store[key] = value._t.detach().clone()
-            for o in out:
-                o._t.copy_(self._store[key])
-
-    def pushpull(self, key, value, out=None, priority=0):
-        with torch.no_grad():
-            total = value[0]._t.detach().clone()
-            for v in value[1:]:
-                total.add_(v._t.to(total.device))
-            if out is None:
-                for v in value:
-                    v._t.copy_(total)
-                return
-            from ..ndarray.ndarray import NDArray
-            stored = self._store[key]
-            w = NDArray._from_tensor(stored, value[0]._ctx)
-            self._updater(key, NDArray._from_tensor(total, value[0]._ctx), w)
-            for o in out:
-                o._t.copy_(stored)
-
-    def save_optimizer_states(self, fname, dump_optimizer=False):
-        with open(fname, 'wb') as f:
-            f.write(self._updater.get_states(dump_optimizer))
-
-    def load_optimizer_states(self, fname):
-        with open(fname, 'rb') as f:
-            self._updater.set_states(f.read())
 
 
 def _create_kvstore(kvstore, num_device, arg_params):
@@ -80,13 +26,7 @@ def _create_kvstore(kvstore, num_device, arg_params):
         if num_device == 1 and 'dist' not in kvstore:
             kv = None  # one device, one machine: nothing to aggregate
         else:
-            try:
-                kvs = importlib.import_module('mxcompat.kvstore')
-                kv = kvs.create(kvstore)
-            except ModuleNotFoundError as e:
-                if e.name != 'mxcompat.kvstore' or 'dist' in kvstore:
-                    raise
-                kv = _LocalKVStore(kvstore)
+            kv = _kvstore.create(kvstore)
             if kvstore == 'local':
                 max_size = max(int(np.prod(p.shape)) for p in arg_params.values())
                 if max_size > 1024 * 1024 * 16:
@@ -291,9 +231,17 @@ class Trainer:
     def _allreduce_grads(self):
         if not self._kvstore:
             return
-        for pos, param in self._trained():
-            # with the update on the store, the new weights come back into the parameter's arrays
-            out = {'out': param.list_data()} if self._update_on_kvstore else {}
+        trained = list(self._trained())
+        on_kv = self._update_on_kvstore  # then the new weights come back into the parameters' arrays
+        if isinstance(self._kvstore, _kvstore.KVStore) and trained:
+            # mxcompat's own stores take every key in one call (a dist store all-reduces them in a few flat
+            # buffers instead of one collective per parameter); the result is the same as key by key
+            keys = [pos for pos, _ in trained]
+            out = {'out': [p.list_data() for _, p in trained]} if on_kv else {}
+            self._kvstore.pushpull(keys, [p.list_grad() for _, p in trained], **out)
+            return
+        for pos, param in trained:
+            out = {'out': param.list_data()} if on_kv else {}
             self._kvstore.pushpull(pos, param.list_grad(), priority=-pos, **out)
 
     def _update(self, ignore_stale_grad=False):

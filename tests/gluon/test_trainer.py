@@ -11,7 +11,7 @@ import pytest
 
 import mxcompat as mx
 from mxcompat import gluon
-from mxcompat.gluon import nn, trainer as trainer_mod
+from mxcompat.gluon import nn
 
 from . import golden
 
@@ -52,33 +52,16 @@ def _check_step(name, step, net, ctxs, losses):
                                        atol=1e-6, err_msg='%s step %d %s ctx %d' % (name, step, k, ci))
 
 
-@pytest.fixture(params=['kvstore', 'fallback'])
-def kv_mode(request, monkeypatch):
-    if request.param == 'fallback':  # as if mxcompat.kvstore did not exist yet
-        monkeypatch.setitem(sys.modules, 'mxcompat.kvstore', None)
-    return request.param
-
-
 @pytest.mark.parametrize('name', sorted(META['cases']))
-def test_training_steps_match_mxnet(name, kv_mode):
+def test_training_steps_match_mxnet(name):
     spec = META['cases'][name]
     ctxs, net, trainer = _setup(spec)
     for step in range(3):
         losses = _step(net, trainer, ctxs)
         _check_step(name, step, net, ctxs, losses)
     if spec['nctx'] > 1 and spec.get('kvstore', 'device') is not None:
-        kv = trainer._kvstore
-        assert (type(kv) is trainer_mod._LocalKVStore) == (kv_mode == 'fallback')
+        assert isinstance(trainer._kvstore, mx.kv.KVStore)
         assert trainer._update_on_kvstore == spec.get('update_on_kvstore', True)
-
-
-def test_dist_kvstore_needs_the_kvstore_module(monkeypatch):
-    monkeypatch.setitem(sys.modules, 'mxcompat.kvstore', None)
-    d = nn.Dense(1, in_units=1)
-    d.initialize()
-    t = gluon.Trainer(d.collect_params(), 'sgd', kvstore='dist_sync')
-    with pytest.raises(ModuleNotFoundError):
-        t._init_kvstore()
 
 
 @pytest.mark.parametrize('nctx', [1, 2])
