@@ -299,12 +299,12 @@ print('ok', sorted(results), 'mxcompat' in sys.modules)
 '''
 
 
-def _run_child(tmp_path, cases):
+def _run_child(tmp_path, cases, timeout=120):
     (tmp_path / 'cases.json').write_text(json.dumps(cases))
     (tmp_path / 'child.py').write_text(CHILD)
     purelib = sysconfig.get_paths()['purelib']
     proc = subprocess.run([sys.executable, '-I', '-S', 'child.py', purelib], cwd=str(tmp_path),
-                          capture_output=True, text=True, timeout=120, env={'PATH': os.environ.get('PATH', '')})
+                          capture_output=True, text=True, timeout=timeout, env={'PATH': os.environ.get('PATH', '')})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip().endswith('False'), proc.stdout
     return torch.load(str(tmp_path / 'results.pt'), weights_only=False)
@@ -460,3 +460,36 @@ def test_hybridize_inductor():
 
 def test_error_types_are_mxnet_errors():
     assert issubclass(MXNetNotImplementedError, MXNetError)
+
+
+# ---- every model-zoo architecture, exported and reloaded without mxcompat ------------------------------------------
+# By default the families that run at 64x64; DenseNet, SqueezeNet (224) and Inception (299) with the other 25 models
+# when MXCOMPAT_SLOW_TESTS=1 (several minutes on 2 cores).
+_ZOO_FAMILIES = ['alexnet', 'mobilenet0.25', 'mobilenetv2_0.25', 'resnet18_v1', 'resnet18_v2', 'vgg11_bn']
+_ZOO_SIDE = {'inceptionv3': 299, 'squeezenet1.0': 224, 'squeezenet1.1': 224, 'densenet121': 224, 'densenet161': 224, 'densenet169': 224, 'densenet201': 224}
+
+
+def _zoo_names():
+    from mxcompat.gluon.model_zoo import vision
+    if os.environ.get('MXCOMPAT_SLOW_TESTS'):
+        return sorted(vision._MODELS)
+    return _ZOO_FAMILIES
+
+
+def test_model_zoo_architectures_reload_without_mxcompat(tmp_path):
+    from mxcompat.gluon.model_zoo import vision
+    expected = {}
+    for name in _zoo_names():
+        net = vision.get_model(name, classes=10)
+        net.initialize(mx.init.Xavier(magnitude=2))
+        side = _ZOO_SIDE.get(name, 64)
+        x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (1, 3, side, side)).astype(np.float32))
+        net(x)  # finish deferred initialisation; BatchNorm running stats stay at their initial values
+        module = mx.to_torch(net, x)
+        key = name.replace('.', '_')
+        torch.save(module, str(tmp_path / (key + '.pt')))
+        torch.save((x.to_torch(), torch.zeros(1)), str(tmp_path / (key + '-io.pt')))
+        expected[key] = net(x).asnumpy()
+    results = _run_child(tmp_path, sorted(expected), timeout=1800)
+    for key, want in expected.items():
+        np.testing.assert_allclose(results[key]['eval'].numpy(), want, rtol=1e-4, atol=1e-5, err_msg=key)
