@@ -466,7 +466,8 @@ def test_error_types_are_mxnet_errors():
 # By default the families that run at 64x64; DenseNet, SqueezeNet (224) and Inception (299) with the other 25 models
 # when MXCOMPAT_SLOW_TESTS=1 (several minutes on 2 cores).
 _ZOO_FAMILIES = ['alexnet', 'mobilenet0.25', 'mobilenetv2_0.25', 'resnet18_v1', 'resnet18_v2', 'vgg11_bn']
-_ZOO_SIDE = {'inceptionv3': 299, 'squeezenet1.0': 224, 'squeezenet1.1': 224, 'densenet121': 224, 'densenet161': 224, 'densenet169': 224, 'densenet201': 224}
+_ZOO_SIDE = dict({'inceptionv3': 299}, **{n: 224 for n in ('squeezenet1.0', 'squeezenet1.1', 'densenet121',
+                                                          'densenet161', 'densenet169', 'densenet201')})
 
 
 def _zoo_names():
