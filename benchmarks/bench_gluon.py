@@ -1,5 +1,7 @@
-"""One Gluon training step (forward, backward, Trainer.step with SGD + momentum; batch 64) for an MLP and a LeNet,
-imperative and hybridized, beside the same model and step in native torch (nn.Module + torch.optim.SGD).
+"""One Gluon training step (forward, backward, Trainer.step with SGD + momentum; batch 64) for an MLP, a LeNet, a
+CIFAR-sized ResNet-18 (model_zoo resnet18_v1, thumbnail) and a 1-layer LSTM language model (35 steps, 128 -> 256,
+vocabulary 1000), imperative and hybridized, beside the same model and step in native torch (nn.Module +
+torch.optim.SGD).
 
     python -m pytest benchmarks/bench_gluon.py --benchmark-json=/tmp/g.json && python benchmarks/ratios.py /tmp/g.json
     python benchmarks/bench_gluon.py      # alternates the sides step by step: steadier on a busy machine
@@ -19,20 +21,78 @@ from mxcompat import autograd, gluon, nd
 from mxcompat.gluon import nn
 
 BATCH = 64
+SEQ, VOCAB, EMBED, HIDDEN = 35, 1000, 128, 256
 MODELS = {
     'mlp': (BATCH, 784),
     'lenet': (BATCH, 1, 28, 28),
+    'resnet18': (BATCH, 3, 32, 32),
+    'lstm': (SEQ, BATCH),  # token ids, TNC layout
 }
 
 
 def _data(model):
     rs = np.random.RandomState(0)
+    if model == 'lstm':
+        x = rs.randint(0, VOCAB, MODELS[model]).astype(np.float32)
+        return x, rs.randint(0, VOCAB, SEQ * BATCH).astype(np.float32)
     x = rs.uniform(-1, 1, MODELS[model]).astype(np.float32)
     y = rs.randint(0, 10, BATCH).astype(np.float32)
     return x, y
 
 
+class _GluonLSTM(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.embed = nn.Embedding(VOCAB, EMBED)
+            self.rnn = gluon.rnn.LSTM(HIDDEN, input_size=EMBED)
+            self.out = nn.Dense(VOCAB, in_units=HIDDEN, flatten=False)
+
+    def hybrid_forward(self, F, x):
+        return self.out(self.rnn(self.embed(x))).reshape((-1, VOCAB))
+
+
+class _TorchLSTM(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(VOCAB, EMBED)
+        self.rnn = torch.nn.LSTM(EMBED, HIDDEN)
+        self.out = torch.nn.Linear(HIDDEN, VOCAB)
+
+    def forward(self, x):
+        return self.out(self.rnn(self.embed(x))[0]).reshape(-1, VOCAB)
+
+
+class _TorchBasicBlock(torch.nn.Module):
+    """ResNet v1 basic block as model_zoo's BasicBlockV1 (conv-BN-relu-conv-BN, 1x1 conv-BN shortcut)."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        nn_ = torch.nn
+        self.body = nn_.Sequential(nn_.Conv2d(cin, cout, 3, stride, 1, bias=False), nn_.BatchNorm2d(cout), nn_.ReLU(),
+                                   nn_.Conv2d(cout, cout, 3, 1, 1, bias=False), nn_.BatchNorm2d(cout))
+        self.down = None if stride == 1 and cin == cout else nn_.Sequential(
+            nn_.Conv2d(cin, cout, 1, stride, bias=False), nn_.BatchNorm2d(cout))
+
+    def forward(self, x):
+        return torch.relu(self.body(x) + (x if self.down is None else self.down(x)))
+
+
+def _torch_resnet18():
+    nn_ = torch.nn
+    layers = [nn_.Conv2d(3, 64, 3, 1, 1, bias=False), nn_.BatchNorm2d(64), nn_.ReLU()]
+    cin = 64
+    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [_TorchBasicBlock(cin, cout, stride), _TorchBasicBlock(cout, cout, 1)]
+        cin = cout
+    return nn_.Sequential(*layers, nn_.AdaptiveAvgPool2d(1), nn_.Flatten(), nn_.Linear(512, 10))
+
+
 def gluon_net(model):
+    if model == 'resnet18':
+        return gluon.model_zoo.vision.resnet18_v1(classes=10, thumbnail=True)
+    if model == 'lstm':
+        return _GluonLSTM()
     net = nn.HybridSequential()
     with net.name_scope():
         if model == 'mlp':
@@ -45,6 +105,10 @@ def gluon_net(model):
 
 
 def torch_net(model):
+    if model == 'resnet18':
+        return _torch_resnet18()
+    if model == 'lstm':
+        return _TorchLSTM()
     if model == 'mlp':
         return torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 128),
                                    torch.nn.ReLU(), torch.nn.Linear(128, 10))
@@ -77,6 +141,8 @@ def torch_step(model):
     net = torch_net(model)
     opt = torch.optim.SGD(net.parameters(), lr=0.05 / BATCH, momentum=0.9, foreach=True)
     data, label = torch.from_numpy(x), torch.from_numpy(y).long()
+    if model == 'lstm':
+        data = data.long()
 
     def step():
         opt.zero_grad()
