@@ -176,10 +176,6 @@ def _sorted_dict(d):
     return OrderedDict(_sorted_items(d))
 
 
-def _no_sparse(api, stype):
-    return _unsupported('mx.test_utils.' + api, 'stype=%r' % (stype,), 'sparse storage is not implemented yet')
-
-
 def shuffle_csr_column_indices(csr):
     """Shuffle the column indices within each row of a CSR matrix in place (``csr.indptr``/``csr.indices``)."""
     indptr, indices = csr.indptr, csr.indices
@@ -924,6 +920,17 @@ def same_symbol_structure(sym1, sym2):
     return all(n1['op'] == n2['op'] for n1, n2 in zip(nodes1, nodes2))
 
 
+def _optimizer_pair(shape, dtype, stype, density, ctx):
+    """(dense copy, array of storage ``stype``) of one random array, as MXNet's compare_optimizer draws them."""
+    if stype == 'default':
+        a = mx.random.uniform(shape=shape, ctx=ctx, dtype=dtype)
+        return a.copyto(ctx), a
+    if stype in ('row_sparse', 'csr'):
+        a = rand_ndarray(shape, stype, density=density, dtype=dtype)
+        return a.copyto(ctx).tostype('default'), a
+    raise Exception('type not supported yet')
+
+
 def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='default', rtol=1e-4, atol=1e-5,
                       compare_states=True, ntensors=1):
     """Apply one update of ``opt1`` and ``opt2`` to the same random weight and gradient and compare the
@@ -931,14 +938,10 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype='default', g_stype='defa
     ctx = default_context()
     if not isinstance(shape, list):
         assert ntensors == 1
-        for stype in (w_stype, g_stype):
-            if stype in ('row_sparse', 'csr'):
-                raise _no_sparse('compare_optimizer', stype)
-            if stype != 'default':
-                raise Exception('type not supported yet')
-        # one weight and one gradient, each given to both optimizers as separate copies
-        weight, grad = (mx.random.uniform(shape=shape, ctx=ctx, dtype=dtype) for _ in range(2))
-        copies = [(weight.copyto(ctx), grad.copyto(ctx)), (weight, grad)]
+        # opt1 gets dense copies, opt2 the arrays of the given storage (a sparse weight has every row stored)
+        w1, w2 = _optimizer_pair(shape, dtype, w_stype, 1, ctx)
+        g1, g2 = _optimizer_pair(shape, dtype, g_stype, None, ctx)
+        copies = [(w1, g1), (w2, g2)]
         states = [opt.create_state_multi_precision(0, w) for opt, (w, _) in zip((opt1, opt2), copies)]
         if compare_states:
             compare_ndarray_tuple(*states)

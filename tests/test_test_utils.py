@@ -686,8 +686,7 @@ def test_compare_optimizer():
     tu.compare_optimizer(_SGD(0.1), _SGD(0.1), [(3,), (2, 2)], np.float32, ntensors=2)
     with pytest.raises(AssertionError):
         tu.compare_optimizer(_SGD(0.1), _SGD(0.1, scale=2.0), (3, 4), np.float32)
-    with pytest.raises(MXNetNotImplementedError, match='sparse'):
-        tu.compare_optimizer(_SGD(0.1), _SGD(0.1), (3, 4), np.float32, w_stype='row_sparse')
+    tu.compare_optimizer(_SGD(0.1), _SGD(0.1), (3, 4), np.float32, w_stype='row_sparse')
 
 
 class _Param:

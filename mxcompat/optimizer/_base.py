@@ -9,7 +9,8 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import MXNetValueError, unsupported
+from ..base import MXNetValueError
+from ..ndarray import sparse as _sparse
 from ..ndarray.ndarray import NDArray
 
 __all__ = ['Optimizer', 'register', 'create', 'Test']
@@ -26,28 +27,61 @@ def inplace(fn):
     return run
 
 
-def zeros_state(weight, dtype=None):
-    """A zero NDArray shaped like ``weight`` on its context (its dtype unless ``dtype``)."""
+def zeros_state(weight, dtype=None, stype='default'):
+    """A zero NDArray shaped like ``weight`` on its context (its dtype unless ``dtype``), of storage ``stype``
+    (MXNet gives several optimizers' states the weight's storage type)."""
+    if stype != 'default':
+        return _sparse.zeros(stype, weight.shape, ctx=weight._ctx, dtype=weight.dtype if dtype is None else dtype)
     t = weight._t
     return NDArray._from_tensor(torch.zeros(t.shape, dtype=t.dtype if dtype is None else dtype, device=t.device),
                                 weight._ctx)
 
 
+_SPARSE = _sparse.BaseSparseNDArray
+
+
+def is_rsp(x):
+    """Whether ``x`` is a row_sparse NDArray."""
+    return isinstance(x, _sparse.RowSparseNDArray)
+
+
+def lazy_rows(kernel, weight, grad, states, *args, **kwargs):
+    """MXNet's lazy update for a row_sparse ``grad``: ``kernel(weight_rows, grad_rows, *state_rows, *args,
+    **kwargs)`` (an in-place dense rule from ``_ops``) runs on the rows ``grad`` stores only, and they are written
+    back into ``weight`` and ``states``; other rows keep their values. Weight and states may be dense or
+    row_sparse (their dense values are updated)."""
+    data, rows = grad._cmp()
+    if not rows.numel():
+        return
+    w = weight._t
+    picked = [s._t for s in states]
+    w_rows = w[rows]
+    s_rows = [s[rows] for s in picked]
+    kernel(w_rows, data, *s_rows, *args, **kwargs)
+    w[rows] = w_rows
+    for s, r in zip(picked, s_rows):
+        s[rows] = r
+
+
 def check_arrays(opt, weights, grads):
-    """MXNet's checks on the arrays of an update: NDArrays (AssertionError, as MXNet), equal shapes
-    (MXNetValueError), dense storage (sparse is not supported)."""
+    """MXNet's checks on the arrays of an update: NDArrays (AssertionError, as MXNet) and equal shapes
+    (MXNetValueError). Returns whether any array is sparse (rules without a sparse form then update the dense
+    values, as MXNet's storage fallback does)."""
+    sparse = False
     for w, g in zip(weights, grads):
         if not isinstance(w, NDArray) or not isinstance(g, NDArray):
             raise AssertionError('%s.update: weight and grad must be NDArrays, got %s and %s'
                                  % (type(opt).__name__, type(w).__name__, type(g).__name__))
-        if w._t.shape != g._t.shape:
+        if isinstance(w, _SPARSE) or isinstance(g, _SPARSE):
+            sparse = True
+            same = w.shape == g.shape  # (without building the dense values)
+        else:
+            same = w._t.shape == g._t.shape
+        if not same:
             raise MXNetValueError('%s.update: Incompatible attr in node at 1-th input: expected %s, got %s '
                                   '(weight and grad shapes differ)' % (type(opt).__name__, list(w.shape),
                                                                        list(g.shape)))
-        if w.stype != 'default' or g.stype != 'default':
-            raise unsupported('%s.update' % type(opt).__name__, 'stype=%r' % (w.stype if w.stype != 'default'
-                                                                              else g.stype),
-                              'sparse weights and gradients are not implemented')
+    return sparse
 
 
 def preprocess_grad(opt, g, w=None, wd=0.0):

@@ -223,6 +223,15 @@ def ftrl_update(weight, grad, z, n, lr, lamda1=0.01, beta=1.0, wd=0.0, rescale_g
     weight.copy_(torch.sign(z).mul_(l1).sub_(z).div_(den).mul_(z.abs() > l1))
 
 
+def sparse_adagrad_update(weight, grad, history, lr, epsilon=1e-7, rescale_grad=1.0, clip_gradient=-1.0):
+    """_sparse_adagrad_update on the rows of a row_sparse gradient (no weight decay): ``g = clip(rescale_grad *
+    g); history += g^2; w -= lr * g / sqrt(history + epsilon)``."""
+    T = _ty(weight)
+    g = _rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient))
+    history.addcmul_(g, g)
+    weight.sub_(g.div_(history.add(_f(T, epsilon)).sqrt_()).mul_(_f(T, lr)))
+
+
 # ---- LAMB and LARS ------------------------------------------------------------------------------------------------
 def lamb_update(weight, grad, mean, var, lr, wd, t, beta1=0.9, beta2=0.999, epsilon=1e-6, bias_correction=True,
                 rescale_grad=1.0, clip_gradient=-1.0, lower_bound=-1.0, upper_bound=-1.0, weight32=None,

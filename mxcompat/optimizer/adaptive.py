@@ -2,8 +2,10 @@
 LAMB.
 
 Same update rules as MXNet 1.9.1, including where its Python layer computes in NDArray arithmetic rather than in
-a fused kernel (AdaGrad, AdaDelta, Adamax, Nadam) and its quirks (noted per class). Differs from MXNet: dense
-arrays only (``lazy_update`` is accepted; it only ever changes row-sparse updates).
+a fused kernel (AdaGrad, AdaDelta, Adamax, Nadam) and its quirks (noted per class), and its sparse forms: with a
+row_sparse gradient, Adam (``lazy_update``), AdaGrad and Ftrl (all arrays row_sparse) update only the gradient's
+rows; states take the weight's storage type where MXNet gives it to them; other sparse cases update the dense
+values (MXNet's storage fallback).
 """
 import math
 import os
@@ -11,9 +13,10 @@ import os
 import numpy as np
 import torch
 
+from ..base import MXNetError
 from . import _ops
 from ._base import (Optimizer, AggregatedUpdates, register, zeros_state, check_arrays, preprocess_grad,
-                    begin_update, inplace)
+                    begin_update, inplace, is_rsp, lazy_rows)
 
 __all__ = ['Adam', 'Adamax', 'Nadam', 'AdaGrad', 'AdaDelta', 'RMSProp', 'Ftrl', 'FTML', 'LAMB']
 
@@ -45,30 +48,47 @@ class Adam(_Moments):
         self.epsilon = epsilon
         self.lazy_update = lazy_update
 
+    def create_state(self, index, weight):
+        stype = weight.stype if self.lazy_update else 'default'
+        return (zeros_state(weight, stype=stype), zeros_state(weight, stype=stype))
+
     @inplace
     def update(self, index, weight, grad, state):
         lr, wd = begin_update(self, index, weight, grad)
         t = self._index_update_count[index]
         lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
         mean, var = state
-        _ops.adam_update(weight._t, grad._t, mean._t, var._t, lr, self.beta1, self.beta2, self.epsilon, wd,
-                         self.rescale_grad, _clip_arg(self))
+        args = (lr, self.beta1, self.beta2, self.epsilon, wd, self.rescale_grad, _clip_arg(self))
+        if self.lazy_update and is_rsp(grad) and weight.stype != 'csr' and mean.stype == weight.stype:
+            lazy_rows(_ops.adam_update, weight, grad, (mean, var), *args)
+        else:
+            _ops.adam_update(weight._t, grad._t, mean._t, var._t, *args)
 
 
 @register
 class AdaGrad(Optimizer):
-    """AdaGrad: ``history += g^2; w += (g / sqrt(history + eps) + wd * w) * -lr`` (float32 history)."""
+    """AdaGrad: ``history += g^2; w += (g / sqrt(history + eps) + wd * w) * -lr`` (float32 history of the
+    weight's storage type). A row_sparse gradient updates only its rows (MXNet's _sparse_adagrad_update), which
+    as in MXNet needs ``wd == 0`` and a history of the weight's storage type (row_sparse or dense)."""
 
     def __init__(self, eps=1e-7, **kwargs):
         super().__init__(**kwargs)
         self.float_stable_eps = eps
 
     def create_state(self, index, weight):
-        return zeros_state(weight, torch.float32)
+        return zeros_state(weight, torch.float32, stype=weight.stype)
 
     @inplace
     def update(self, index, weight, grad, state):
         lr, wd = begin_update(self, index, weight, grad)
+        if is_rsp(grad):
+            if wd != 0 or weight.stype == 'csr' or state.stype != weight.stype:
+                raise MXNetError('Operator not implemented: operator = _sparse_adagrad_update, input storage types '
+                                 '= [%s, row_sparse, %s], wd = %s (the sparse update needs wd=0 and a history of '
+                                 'the weight\'s storage type)' % (weight.stype, state.stype, wd))
+            lazy_rows(_ops.sparse_adagrad_update, weight, grad, (state,), lr, self.float_stable_eps,
+                      self.rescale_grad, _clip_arg(self))
+            return
         g = preprocess_grad(self, grad._t)
         history = state._t
         history.add_(g.square())
@@ -92,7 +112,7 @@ class RMSProp(Optimizer):
 
     def create_state(self, index, weight):
         n = 3 if self.centered else 1
-        return tuple(zeros_state(weight, torch.float32) for _ in range(n))
+        return tuple(zeros_state(weight, torch.float32, stype=weight.stype) for _ in range(n))
 
     @inplace
     def update(self, index, weight, grad, state):
@@ -140,7 +160,8 @@ class AdaDelta(Optimizer):
 @register
 class Ftrl(Optimizer):
     """FTRL-proximal (MXNet's ftrl_update). As in MXNet, ``learning_rate`` (default 0.1) is set after the base
-    class, so a given ``lr_scheduler`` keeps its own ``base_lr``."""
+    class, so a given ``lr_scheduler`` keeps its own ``base_lr``; states have the weight's storage type, and when
+    weight, gradient and states are all row_sparse only the gradient's rows are updated."""
 
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
         super().__init__(**kwargs)
@@ -149,14 +170,18 @@ class Ftrl(Optimizer):
         self.lr = learning_rate
 
     def create_state(self, index, weight):
-        return (zeros_state(weight, torch.float32), zeros_state(weight, torch.float32))
+        return (zeros_state(weight, torch.float32, stype=weight.stype),
+                zeros_state(weight, torch.float32, stype=weight.stype))
 
     @inplace
     def update(self, index, weight, grad, state):
         lr, wd = begin_update(self, index, weight, grad)
         z, n = state
-        _ops.ftrl_update(weight._t, grad._t, z._t, n._t, lr, self.lamda1, self.beta, wd, self.rescale_grad,
-                         _clip_arg(self))
+        args = (lr, self.lamda1, self.beta, wd, self.rescale_grad, _clip_arg(self))
+        if is_rsp(grad) and is_rsp(weight) and is_rsp(z) and is_rsp(n):  # MXNet's only sparse form: lazy
+            lazy_rows(_ops.ftrl_update, weight, grad, (z, n), *args)
+        else:
+            _ops.ftrl_update(weight._t, grad._t, z._t, n._t, *args)
 
 
 @register
@@ -243,6 +268,9 @@ class LAMB(AggregatedUpdates, _Moments):
         self.upper_bound = upper_bound
         self.bias_correction = bias_correction
         self.aggregate_num = max(1, min(45, int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '45'))))
+
+    def create_state(self, index, weight):
+        return (zeros_state(weight, stype=weight.stype), zeros_state(weight, stype=weight.stype))
 
     def _lamb(self, weight, grad, state, lr, wd, t, multi_precision, master_stays):
         mean, var = state[1] if multi_precision else state

@@ -1,7 +1,9 @@
 """SGD-like optimizers: SGD (ccSGD), NAG, Signum, LARS, LBSGD, DCASGD, SGLD.
 
-Same update rules as MXNet 1.9.1, down to its quirks (see each class). Differs from MXNet: dense arrays only
-(``lazy_update`` is accepted; it only ever changes row-sparse updates); SGLD's noise comes from torch's generator.
+Same update rules as MXNet 1.9.1, down to its quirks (see each class), with its sparse forms: SGD and LARS update
+only the rows a row_sparse gradient stores when ``lazy_update`` (weight and momentum alike), and states take the
+weight's storage type where MXNet gives it to them; other sparse cases update the dense values (MXNet's storage
+fallback). Differs from MXNet: SGLD's noise comes from torch's generator.
 """
 import math
 import os
@@ -12,7 +14,7 @@ import torch
 from ..base import MXNetError
 from . import _ops
 from ._base import (Optimizer, AggregatedUpdates, register, zeros_state, check_arrays, mp_warning,
-                    preprocess_grad, begin_update, inplace)
+                    preprocess_grad, begin_update, inplace, is_rsp, lazy_rows)
 
 __all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'LARS', 'LBSGD', 'DCASGD', 'SGLD']
 
@@ -35,6 +37,26 @@ def _run_sgd(opt, weights, grads, moms, masters, lrs, wds, momentum):
                     weights32=None if masters is None else [m._t for m in masters])
 
 
+def _sgd_rows(w, g, *mom, lr, wd, momentum, rescale_grad, clip_gradient):
+    _ops.sgd_update([w], [g], list(mom) or None, [lr], [wd], momentum, rescale_grad, clip_gradient)
+
+
+def _sgd_each(opt, weights, grads, states, lrs, wds, momentum, multi_precision):
+    """MXNet's one-weight-at-a-time path of SGD and LARS (taken when an array is sparse): sgd(_mom)_update with
+    ``lazy_update`` updates only the rows of a row_sparse gradient when the momentum (if any) has the weight's
+    storage; every other case (the standard sparse update, the mp_ kernels, csr) computes the dense rule."""
+    clip = opt.clip_gradient if opt.clip_gradient else -1.0
+    for w, g, s, lr, wd in zip(weights, grads, states, lrs, wds):
+        mom, master = s if multi_precision else (s, None)
+        if (master is None and opt.lazy_update and is_rsp(g) and w.stype != 'csr'
+                and (mom is None or mom.stype == w.stype)):
+            lazy_rows(_sgd_rows, w, g, [] if mom is None else [mom], lr=lr, wd=wd, momentum=momentum,
+                      rescale_grad=opt.rescale_grad, clip_gradient=clip)
+        else:
+            _run_sgd(opt, [w], [g], None if mom is None else [mom], None if master is None else [master],
+                     [lr], [wd], momentum)
+
+
 class _MomentumSGDBase(AggregatedUpdates, Optimizer):
     """State handling shared by SGD-like rules: a momentum buffer when ``momentum != 0``; for float16 weights with
     ``multi_precision`` the state is ``(momentum or None, float32 master copy)`` (note: the reverse of the base
@@ -49,13 +71,18 @@ class _MomentumSGDBase(AggregatedUpdates, Optimizer):
         return self.create_state(index, weight)
 
     def create_state(self, index, weight):
-        return zeros_state(weight) if self.momentum != 0.0 else None
+        if self.momentum == 0.0:
+            return None
+        # SGD and LARS: a lazily updated momentum has the weight's storage type (NAG's is always dense)
+        lazy = getattr(self, 'lazy_update', False)
+        return zeros_state(weight, stype=weight.stype if lazy else 'default')
 
     def _begin_batch(self, indices, weights, grads):
-        """Check the arrays, count the updates, and return the rates and decays of ``indices``."""
-        check_arrays(self, weights, grads)
+        """Check the arrays, count the updates; returns the rates and decays of ``indices`` and whether an array
+        is sparse."""
+        sparse = check_arrays(self, weights, grads)
         self._update_count(indices)
-        return self._get_lrs(indices), self._get_wds(indices)
+        return self._get_lrs(indices), self._get_wds(indices), sparse
 
     def _sgd_states(self, states, multi_precision):
         """(momentum buffers or None, master copies or None) of ``states``, for a rule whose momentum kernel runs
@@ -80,9 +107,13 @@ class SGD(_MomentumSGDBase):
     @inplace
     def _update_impl(self, indices, weights, grads, states, multi_precision=False):
         indices, weights, grads, states = _as_lists(indices, weights, grads, states)
-        lrs, wds = self._begin_batch(indices, weights, grads)
+        lrs, wds, sparse = self._begin_batch(indices, weights, grads)
+        momentum = self.momentum if self.momentum > 0 else 0.0
+        if sparse:
+            _sgd_each(self, weights, grads, states, lrs, wds, momentum, multi_precision)
+            return
         moms, masters = self._sgd_states(states, multi_precision)
-        _run_sgd(self, weights, grads, moms, masters, lrs, wds, self.momentum if self.momentum > 0 else 0.0)
+        _run_sgd(self, weights, grads, moms, masters, lrs, wds, momentum)
 
 
 @register
@@ -126,7 +157,7 @@ class Signum(Optimizer):
         self.wd_lh = wd_lh
 
     def create_state(self, index, weight):
-        return zeros_state(weight) if self.momentum != 0.0 else None
+        return zeros_state(weight, stype=weight.stype) if self.momentum != 0.0 else None
 
     @inplace
     def update(self, index, weight, grad, state):
@@ -190,10 +221,15 @@ class LARS(_MomentumSGDBase):
     @inplace
     def _update_impl(self, indices, weights, grads, states, multi_precision=False):
         indices, weights, grads, states = _as_lists(indices, weights, grads, states)
-        lrs, wds = self._begin_batch(indices, weights, grads)
+        lrs, wds, sparse = self._begin_batch(indices, weights, grads)
         momentum = self.momentum
         if self.momentum > 0 and self.momentum_correction and self.last_lr != 0:
             momentum = self.momentum * (self.cur_lr / self.last_lr)
+        if sparse:  # MXNet's one-weight-at-a-time path, with rates from _get_lars
+            lrs = [self._get_lars(i, w, g, lr, wd) for i, w, g, lr, wd in zip(indices, weights, grads, lrs, wds)]
+            _sgd_each(self, weights, grads, states, lrs, wds, momentum if self.momentum > 0 else 0.0,
+                      multi_precision)
+            return
         scaled = [i for i, idx in enumerate(indices) if not self.idx2name.get(idx, str(idx)).endswith(_NO_LARS)]
         if scaled:
             dev = weights[0]._t.device
@@ -234,7 +270,7 @@ class LBSGD(Optimizer):
         if half and not self.multi_precision:
             mp_warning('SGD')
         base = weight.astype(np.float32) if half and self.multi_precision else None
-        mom = None if self.momentum == 0.0 else zeros_state(weight if base is None else base)
+        mom = None if self.momentum == 0.0 else zeros_state(weight if base is None else base, stype=weight.stype)
         return mom if base is None else (mom, base)
 
     def _get_lbmult(self, nup):

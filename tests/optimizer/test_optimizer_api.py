@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 import mxcompat as mx
-from mxcompat.base import MXNetError, MXNetValueError, MXNetNotImplementedError
-from mxcompat.ndarray.ndarray import NDArray
+from mxcompat.base import MXNetError, MXNetValueError
 from mxcompat.optimizer import Optimizer
 
 MXNET_ALL = ['AdaDelta', 'AdaGrad', 'Adam', 'Adamax', 'DCASGD', 'FTML', 'Ftrl', 'LARS', 'LBSGD', 'NAG', 'NDabs',
@@ -289,16 +288,3 @@ def test_shape_mismatch_raises(name):
         opt.update(0, w, mx.nd.ones((4,)), opt.create_state(0, w))
 
 
-class _RowSparse(NDArray):
-    @property
-    def stype(self):
-        return 'row_sparse'
-
-
-def test_sparse_arrays_are_a_known_gap():
-    g = _RowSparse.__new__(_RowSparse)
-    g._t, g._ctx = mx.nd.ones((2,))._t, mx.cpu()
-    opt = mx.optimizer.SGD(momentum=0.9)
-    w = mx.nd.ones((2,))
-    with pytest.raises(MXNetNotImplementedError, match=r"SGD.update: stype='row_sparse' is not supported"):
-        opt.update(0, w, g, opt.create_state(0, w))
