@@ -4,6 +4,8 @@ Differs from MXNet: the graph is a ``torch.fx.GraphModule`` (``executor.graph_mo
 goes through torch autograd. ``group2ctx`` (model parallelism across devices) and monitor callbacks on
 internal outputs are not supported.
 """
+import os
+
 import numpy as np
 import torch
 
@@ -58,8 +60,9 @@ class Executor:
     """A bound symbol. ``forward(is_train, **inputs)``, ``backward(out_grads)``, and MXNet's array dicts."""
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req='write', aux_states=None, group2ctx=None,
-                 shared_exec=None):
+                 shared_exec=None, _shared_outputs=None):
         from .symbol.lower import lower
+        from .symbol.symbol import eliminate_common_expr
         if group2ctx:
             raise unsupported('Symbol.bind', 'group2ctx', 'model parallelism over devices is not implemented')
         if not isinstance(ctx, Context):
@@ -69,7 +72,15 @@ class Executor:
         arg_names = symbol.list_arguments()
         shapes = {n: a.shape for n, a in zip(arg_names, _as_list(arg_names, args, 'args'))
                   if isinstance(a, NDArray)}
-        self._lowered = lower(symbol, shapes)
+        # MXNet's MXNET_ELIMINATE_COMMON_EXPR (default on): the graph run is the symbol with common
+        # subexpressions merged; get_optimized_symbol() returns it
+        self._optimized = symbol
+        if os.environ.get('MXNET_ELIMINATE_COMMON_EXPR', '1') != '0':
+            cse = eliminate_common_expr(symbol)
+            if cse.list_inputs() == symbol.list_inputs():
+                self._optimized = cse
+        self._lowered = lower(self._optimized, shapes)
+        self._lowered.output_names = symbol.list_outputs()
         arg_names = self._lowered.arg_names
         aux_names = self._lowered.aux_names
         self.arg_arrays = _as_list(arg_names, args, 'args')
@@ -91,7 +102,17 @@ class Executor:
             if g is None:
                 self._grad_req[i] = 'null'
         self.aux_arrays = _as_list(aux_names, aux_states, 'aux_states')
-        self.outputs = self._empty_outputs()
+        if any(r != 'null' for r in self._grad_req):
+            # MXNet's zero-gradient propagation: inputs no gradient reaches are not recorded (their gradients
+            # are written as zeros), so nothing is kept for them
+            from .symbol.symbol import gradient_inputs
+            reach = gradient_inputs(symbol)
+            self._track = [r != 'null' and n in reach for n, r in zip(arg_names, self._grad_req)]
+        else:
+            self._track = [False] * len(arg_names)
+        # outputs written in place into these arrays (views of another executor's outputs, after reshape)
+        self._out_shared = _shared_outputs is not None
+        self.outputs = _shared_outputs if self._out_shared else self._empty_outputs()
         self._saved = None
         self._monitor = None
 
@@ -154,9 +175,9 @@ class Executor:
         prev_train = _ag.set_training(is_train)
         try:
             # the graph is kept whenever gradients are wanted: MXNet allows backward after forward(is_train=False)
-            if any(r != 'null' for r in self._grad_req):
-                ins = [t.detach().requires_grad_(True) if r != 'null' and t.is_floating_point() else t
-                       for t, r in zip(args, self._grad_req)]
+            if any(self._track):
+                ins = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
+                       for t, track in zip(args, self._track)]
                 with torch.enable_grad():
                     outs = self._lowered.graph_module(*ins, *aux)
                 self._saved = (ins, outs)
@@ -178,7 +199,10 @@ class Executor:
 
     def _set_outputs(self, outs):
         # The same NDArray objects stay in `outputs` across calls (MXNet's executors own their outputs).
-        if len(self.outputs) == len(outs):
+        if self._out_shared:
+            for o, t in zip(self.outputs, outs):
+                o._t.copy_(t.detach())
+        elif len(self.outputs) == len(outs):
             for o, t in zip(self.outputs, outs):
                 o._t = t.detach()
         else:
@@ -188,6 +212,11 @@ class Executor:
         """Gradients of the outputs (times ``out_grads``, ones by default) into the gradient arrays."""
         if all(r == 'null' for r in self._grad_req):
             return  # nothing to compute, as in MXNet
+        for g, r, track in zip(self.grad_arrays, self._grad_req, self._track):
+            if r == 'write' and not track:  # no gradient reaches this input: zero
+                g._t.zero_()
+        if not any(self._track):
+            return
         if self._saved is None:
             raise MXNetError('Executor.backward: call forward(is_train=True) first')
         ins, outs = self._saved  # kept: MXNet allows several backward passes after one forward
@@ -243,33 +272,136 @@ class Executor:
             raise MXNetError('reshape: cannot infer all shapes from %s' % kwargs)
         new_args, new_grads = [], []
         for name, a, g, shape in zip(self._lowered.arg_names, self.arg_arrays, self.grad_arrays, arg_shapes):
-            if a.shape == tuple(shape):
-                new_args.append(a)
-                new_grads.append(g)
-                continue
-            if name not in kwargs and not partial_shaping:
-                raise MXNetValueError('reshape: shape of %r changes from %s to %s; pass partial_shaping=True'
-                                      % (name, a.shape, tuple(shape)))
-            if int(np.prod(shape)) > a.size and not allow_up_sizing:
-                raise MXNetValueError('reshape: %r grows from %s to %s; pass allow_up_sizing=True'
-                                      % (name, a.shape, tuple(shape)))
-            new_args.append(NDArray._from_tensor(torch.zeros(tuple(shape), dtype=a._t.dtype, device=a._t.device),
-                                                 a.context))
-            new_grads.append(None if g is None else NDArray._from_tensor(
-                torch.zeros(tuple(shape), dtype=g._t.dtype, device=g._t.device), g.context))
-        new_aux = [a if a.shape == tuple(s) else NDArray._from_tensor(
-            torch.zeros(tuple(s), dtype=a._t.dtype, device=a._t.device), a.context)
-            for a, s in zip(self.aux_arrays, aux_shapes)]
+            shape = tuple(shape)
+            if a.shape != shape:
+                if name not in kwargs and not partial_shaping:
+                    raise MXNetValueError('reshape: shape of %r changes from %s to %s; pass partial_shaping=True'
+                                          % (name, a.shape, shape))
+                if int(np.prod(shape)) > a.size and not allow_up_sizing:
+                    raise MXNetValueError('reshape: %r grows from %s to %s; pass allow_up_sizing=True'
+                                          % (name, a.shape, shape))
+            new_args.append(_reshaped(a, shape))
+            new_grads.append(None if g is None else _reshaped(g, shape))
+        new_aux = [_reshaped(a, tuple(s)) for a, s in zip(self.aux_arrays, aux_shapes)]
         reqs = dict(zip(self._lowered.arg_names, self._grad_req))
         grads = {n: g for n, g in zip(self._lowered.arg_names, new_grads) if g is not None}
-        return Executor(self._symbol, self._ctx, new_args, grads, reqs, new_aux)
+        _, out_shapes, _ = self._symbol.infer_shape(**kwargs)
+        outs = None
+        if len(self.outputs) == len(out_shapes):
+            outs = [_reshaped(o, tuple(s)) for o, s in zip(self.outputs, out_shapes)]
+        return Executor(self._symbol, self._ctx, new_args, grads, reqs, new_aux, _shared_outputs=outs)
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Calls ``callback(name, array)`` for every output after each forward (internal nodes are not seen)."""
         self._monitor = (callback, monitor_all)
 
     def debug_str(self):
-        return str(self._lowered.graph_module.graph)
+        """The executed symbol (after common-subexpression elimination), the fx graph, and MXNet's
+        ``Total N MB allocated`` line. The total is our estimate of the memory a forward pass allocates beyond
+        the bound arrays (MXNet counts the same: its internal buffers, not arguments, gradients or aux states):
+        outputs and intermediate values at their peak, where values autograd keeps for backward stay alive until
+        the end. MXNet's own figure also includes its backward buffers, so the numbers differ; which
+        executors need more (recording for gradients or not) agrees."""
+        lines = ['Symbol Outputs:']
+        lines += ['\toutput[%d]=%s' % (i, n) for i, n in enumerate(self._optimized.list_outputs())]
+        lines.append(self._optimized.debug_str().rstrip('\n'))
+        lines.append(str(self._lowered.graph_module.graph).rstrip('\n'))
+        lines.append('Total %d MB allocated' % (self._memory_estimate() >> 20))
+        return '\n'.join(lines) + '\n'
+
+    def get_optimized_symbol(self):
+        """The symbol as executed: common subexpressions merged as MXNet's MXNET_ELIMINATE_COMMON_EXPR pass does
+        (identical nodes merged, repeated outputs given ``_copy`` nodes); MXNet's other graph passes (operator
+        fusion, MKLDNN subgraphs) do not apply here."""
+        return self._optimized._clone()
+
+    def _memory_estimate(self):
+        """Bytes (see ``debug_str``), from a run of the graph on meta tensors."""
+        gm = self._lowered.graph_module
+        ins = [torch.empty(a.shape, dtype=a._t.dtype, device='meta').requires_grad_(bool(track))
+               for a, track in zip(self.arg_arrays, self._track)]
+        ins += [torch.empty(a.shape, dtype=a._t.dtype, device='meta') for a in self.aux_arrays]
+        try:
+            with torch.enable_grad():
+                vals = _MetaRecorder(gm).run_all(*ins)
+        except Exception:  # an op that cannot run on meta tensors: count the outputs only
+            return sum(o._t.numel() * o._t.element_size() for o in self.outputs)
+        return _peak_bytes(gm.graph, vals)
+
+
+class _MetaRecorder(torch.fx.Interpreter):
+    """Runs a graph module and keeps every node's value."""
+
+    def run_all(self, *args):
+        self.values = {}
+        self.run(*args)
+        return self.values
+
+    def run_node(self, n):
+        out = super().run_node(n)
+        self.values[n] = out
+        return out
+
+
+def _tensors(v):
+    if isinstance(v, torch.Tensor):
+        return [v]
+    if isinstance(v, (tuple, list)):
+        return [t for x in v for t in _tensors(x)]
+    return []
+
+
+def _peak_bytes(graph, vals):
+    """Peak bytes of live non-input values over one run of ``graph``: a value lives until its last use (outputs
+    and values saved for a backward pass that reaches an output: to the end); views of a value are part of it."""
+    import operator
+    nodes = list(graph.nodes)
+    pos = {n: i for i, n in enumerate(nodes)}
+    output = nodes[-1]
+    root = {}
+    for n in nodes:
+        if n.op == 'call_function' and n.args and isinstance(n.args[0], torch.fx.Node) and (
+                n.target is operator.getitem or getattr(_op_def(n), 'view', False)):
+            root[n] = root.get(n.args[0], n.args[0])
+        else:
+            root[n] = n
+    grad = {n: any(t.requires_grad for t in _tensors(vals.get(n))) for n in nodes}
+    reaches = {output: True}
+    for n in reversed(nodes[:-1]):
+        reaches[n] = grad[n] and any(reaches.get(u, False) for u in n.users)
+    end = {}
+    for n in nodes:
+        r = root[n]
+        last = max([pos[u] for u in n.users] + [pos[n]])
+        if output in n.users or any(grad[u] and reaches[u] for u in n.users):
+            last = len(nodes)
+        end[r] = max(end.get(r, 0), last)
+    size = {n: sum(t.numel() * t.element_size() for t in _tensors(vals.get(n)))
+            for n in nodes if root[n] is n and n.op == 'call_function'}
+    live = peak = 0
+    for i, n in enumerate(nodes):
+        live += size.get(n, 0)
+        peak = max(peak, live)
+        live -= sum(b for m, b in size.items() if end[m] == i)
+    return peak
+
+
+def _op_def(n):
+    from .operator import registry
+    name = getattr(n.target, '_mx_op', None)
+    return registry.get(name) if name else None
+
+
+def _reshaped(a, shape):
+    """``a`` itself, or for a new shape an array sharing ``a``'s memory when it fits (as MXNet's reshape shares
+    it), else a new zero array."""
+    if a.shape == shape:
+        return a
+    n = int(np.prod(shape))
+    t = a._t
+    if n <= t.numel() and t.is_contiguous():
+        return NDArray._from_tensor(t.reshape(-1)[:n].view(shape), a.context)
+    return NDArray._from_tensor(torch.zeros(shape, dtype=t.dtype, device=t.device), a.context)
 
 
 def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, group2ctx=None,
@@ -277,7 +409,12 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, 
     """Infer shapes and dtypes, allocate zero arrays (and gradients unless grad_req is 'null') and bind."""
     if stype_dict and any(v != 'default' for v in stype_dict.values()):
         raise unsupported('Symbol.simple_bind', 'stype_dict', 'sparse storage is not implemented')
-    arg_shapes, _, aux_shapes = symbol.infer_shape(**kwargs)
+    from .symbol.infer import infer
+    from .base import to_torch_dtype
+    # shapes and dtypes inferred together, so integer inputs (indices) are seen as such by shape inference
+    dtypes = {k: to_torch_dtype(v) for k, v in (type_dict or {}).items() if v is not None}
+    (arg_shapes, _, aux_shapes), _ = infer(symbol, {k: v for k, v in kwargs.items() if v is not None}, dtypes,
+                                           False)
     if arg_shapes is None:
         arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**kwargs)
         names = [n for n, s in zip(symbol.list_arguments(), arg_shapes) if not s]

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import mxcompat as mx
+from mxcompat.base import MXNetError
 
 
 def _fc_executor(grad_req='write'):
@@ -80,3 +81,111 @@ def test_backward_before_any_forward_raises():
     ex = _fc_executor()
     with pytest.raises(mx.base.MXNetError, match='forward'):
         ex.backward(mx.nd.ones((4, 2)))
+
+
+# ---- behaviours checked against MXNet 1.9.1 (its tests test_symbol.py / test_executor.py) ---------------------
+def _total_mb(exe):
+    import re
+    return int(re.search(r'Total (\d+) MB allocated', exe.debug_str()).group(1))
+
+
+def test_debug_str_memory_total_follows_gradient_needs():
+    data = mx.sym.Variable('data')
+    for _ in range(10):
+        data = data * data
+    shape = (4, 1, 512, 512)  # 4 MB per value
+    big = _total_mb(data.simple_bind(mx.cpu(), data=shape))
+    small1 = _total_mb(data.simple_bind(mx.cpu(), data=shape, grad_req='null'))
+    blocked = mx.sym.stop_gradient(data)
+    exe = blocked.simple_bind(mx.cpu(), data=shape)
+    small2 = _total_mb(exe)
+    assert big > small2 and small1 == small2  # as in MXNet (its figures: 90 / 15 / 15 MB at 4x the size)
+    exe.arg_dict['data'][:] = 1
+    exe.forward(is_train=True)
+    exe.backward()
+    np.testing.assert_array_equal(exe.grad_dict['data'].asnumpy(), np.zeros(shape, np.float32))
+
+
+def test_simple_bind_type_dict_integer_input_and_non_differentiable_op():
+    x, idx = mx.sym.Variable('x'), mx.sym.Variable('idx')
+    y = mx.sym.batch_take(x, idx)
+    types = {'x': np.float32, 'idx': np.int32}
+    exe = mx.sym.stop_gradient(y).simple_bind(mx.cpu(), x=(10, 10), idx=(10,), type_dict=types)
+    assert exe.arg_dict['idx'].dtype == np.int32
+    exe.arg_dict['x'][:] = mx.nd.array(np.arange(100).reshape(10, 10))
+    exe.arg_dict['idx'][:] = mx.nd.array(np.arange(10) % 3, dtype='int32')
+    out = exe.forward()[0].asnumpy()
+    np.testing.assert_array_equal(out, np.arange(10) * 10 + np.arange(10) % 3)
+    exe.backward()
+    with pytest.raises(MXNetError, match='batch_take is non-differentiable'):
+        y.simple_bind(mx.cpu(), x=(10, 10), idx=(10,), type_dict=types)
+    with pytest.raises(MXNetError, match='batch_take is non-differentiable'):
+        (y * 2).simple_bind(mx.cpu(), x=(10, 10), idx=(10,), type_dict=types, grad_req={'x': 'write'})
+    y.simple_bind(mx.cpu(), x=(10, 10), idx=(10,), type_dict=types, grad_req='null')
+
+
+@pytest.mark.parametrize('make,savings', [
+    (lambda a, b: (a + 1) + (a + 2), 0),
+    (lambda a, b: (a + b) + (a + b), 1),
+    (lambda a, b: (lambda d: mx.sym.Group([a * d, a * d]))(a + 1), 0),  # merged, then a copy output
+    (lambda a, b: (lambda d: mx.sym.Group([a * d + b, a * d + b]))(a + 1), 1),
+    (lambda a, b: mx.sym.Dropout(a) + mx.sym.Dropout(a), 0),
+])
+def test_get_optimized_symbol_eliminates_common_expressions(make, savings, monkeypatch):
+    a, b = mx.sym.Variable('a'), mx.sym.Variable('b')
+    sym = make(a, b)
+    shapes = {n: (2, 3) for n in sym.list_inputs()}
+    monkeypatch.setenv('MXNET_ELIMINATE_COMMON_EXPR', '0')
+    orig = sym.simple_bind(mx.cpu(), **shapes)
+    monkeypatch.setenv('MXNET_ELIMINATE_COMMON_EXPR', '1')
+    cse = sym.simple_bind(mx.cpu(), **shapes)
+    n_orig = len(orig.get_optimized_symbol().get_internals())
+    assert len(cse.get_optimized_symbol().get_internals()) + savings == n_orig
+    vals = {n: mx.nd.array(np.random.rand(2, 3)) for n in shapes}
+    for e in (orig, cse):
+        e.forward(is_train=True, **vals)
+        e.backward([mx.nd.ones((2, 3))] * len(e.outputs))
+    assert list(cse.output_dict) == sym.list_outputs()
+    if 'Dropout' not in sym.tojson():
+        for o, c in zip(orig.outputs + orig.grad_arrays, cse.outputs + cse.grad_arrays):
+            np.testing.assert_allclose(o.asnumpy(), c.asnumpy(), rtol=1e-6)
+
+
+def test_get_optimized_symbol_copies_repeated_outputs():
+    with mx.name.NameManager():
+        a = mx.sym.var('a')
+        d = a + 1
+        exe = mx.sym.Group([a * d, a * d]).simple_bind(mx.cpu(), a=(2, 2))
+    opt = exe.get_optimized_symbol()  # MXNet 1.9.1: ['_mul0_output', '_mul0_0_copy_output'], 4 internals
+    assert opt.list_outputs() == ['_mul0_output', '_mul0_0_copy_output']
+    assert len(opt.get_internals()) == 4
+
+
+def test_reshape_shares_memory():
+    x = mx.sym.Variable('x')
+    y = mx.sym.FullyConnected(x, num_hidden=4)
+    exe = y.simple_bind(mx.cpu(), x=(5, 4), grad_req='null')
+    exe.arg_arrays[0][:] = 1
+    exe.arg_arrays[1][:] = mx.nd.ones((4, 4))
+    exe.arg_arrays[2][:] = 0
+    new_exe = exe.reshape(x=(3, 4))
+    new_exe.forward(is_train=False)
+    assert np.all(new_exe.outputs[0].asnumpy() == 4)
+    assert np.all(exe.outputs[0].asnumpy()[:3] == 4)  # the smaller executor writes into the larger's outputs
+    exe.forward(is_train=False)
+    assert np.all(exe.outputs[0].asnumpy() == 4)
+    new_exe = exe.reshape(allow_up_sizing=True, x=(6, 4))
+    new_exe.arg_arrays[0][:] = 0
+    assert np.all(exe.arg_arrays[0].asnumpy() == 1)
+    assert np.all(new_exe.arg_arrays[1].asnumpy() == 1)
+
+
+def test_blocked_input_gets_zero_gradient_beside_a_live_one():
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    exe = (mx.sym.stop_gradient(a * 3) + b * 2).simple_bind(mx.cpu(), a=(2,), b=(2,))
+    exe.grad_dict['a'][:] = 7  # 'write' overwrites it with the zero gradient, as MXNet does
+    exe.forward(is_train=True, a=mx.nd.ones((2,)), b=mx.nd.ones((2,)))
+    exe.backward(mx.nd.ones((2,)))  # (MXNet 1.9.1: a.grad [0, 0], b.grad [2, 2], output [5, 5])
+    np.testing.assert_array_equal(exe.grad_dict['a'].asnumpy(), [0, 0])
+    np.testing.assert_array_equal(exe.grad_dict['b'].asnumpy(), [2, 2])
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [5, 5])

@@ -501,3 +501,15 @@ defop('depth_to_space', _X, [('block_size', 'int', REQUIRED)], _depth_to_space,
 defop('space_to_depth', _X, [('block_size', 'int', REQUIRED)], _space_to_depth,
       doc='Move spatial blocks into depth (inverse of depth_to_space).')
 
+
+
+def _identity_like_rhs(lhs, rhs):
+    if lhs.shape != rhs.shape:
+        raise op_error('_identity_with_attr_like_rhs', 'lhs shape %s differs from rhs shape %s'
+                       % (tuple(lhs.shape), tuple(rhs.shape)))
+    return lhs
+
+
+defop('_identity_with_attr_like_rhs', ('lhs', 'rhs'), (), _identity_like_rhs, view=True, same_shape='*',
+      doc='``lhs`` unchanged, its shape tied to ``rhs`` (lets symbol shape inference run backwards); no gradient '
+          'reaches ``rhs``.')

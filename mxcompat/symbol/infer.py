@@ -9,7 +9,7 @@ known, else their dtype follows the op's ``dtype`` attribute or the first input.
 """
 import torch
 
-from ..base import MXNetError, DTYPE_MX2NP, parse_tuple, to_np_dtype, to_torch_dtype
+from ..base import MXNetError, MXNetTypeError, DTYPE_MX2NP, parse_tuple, to_np_dtype, to_torch_dtype
 from . import opinfo
 from .symbol import _aux_vars
 
@@ -128,8 +128,7 @@ def _shape_step(n, shp, typ):
     in_shapes = [shp.get(k) for k in keys]
     if all(s is not None for s in in_shapes):
         try:
-            in_types = [typ.get(k) or torch.float32 for k in keys]  # real dtypes where known (int indices ...)
-            out_shapes, _ = n.op.infer(n.op_args(in_shapes), n.op_args(in_types), params)
+            out_shapes = _infer_shapes_guessing_dtypes(n, params, in_shapes, [typ.get(k) for k in keys])
         except MXNetError:
             if all(all(d > 0 for d in s) for s in in_shapes):
                 raise  # complete shapes that do not fit: a real error
@@ -148,7 +147,27 @@ def _shape_step(n, shp, typ):
             changed |= _put(shp, out_keys[oi], b[:odim] + (a[idim],) + b[odim + 1:], n.name)
         elif b[odim] and not a[idim]:
             changed |= _put(shp, keys[ii], a[:idim] + (b[odim],) + a[idim + 1:], n.name)
+    back = opinfo.DATA_FROM_OUTPUT.get(n.op.name)
+    if back is not None and keys and shp.get(keys[0]) is not None and shp.get(out_keys[0]) is not None:
+        data = shp[keys[0]]
+        if not all(data):
+            changed |= _put(shp, keys[0], back(params, data, shp[out_keys[0]]), n.name)
     return changed
+
+
+def _infer_shapes_guessing_dtypes(n, params, in_shapes, in_types):
+    """Output shapes of op node ``n``. Inputs of unknown dtype run with the first known input dtype (float32 if
+    none), or, when the op rejects that (integer indices such as batch_take's), the ones after the first as
+    int32."""
+    first = next((t for t in in_types if t is not None), torch.float32)
+    guess = [t or first for t in in_types]
+    try:
+        return n.op.infer(n.op_args(in_shapes), n.op_args(guess), params)[0]
+    except MXNetTypeError:
+        if all(t is not None for t in in_types[1:]):
+            raise
+    guess = guess[:1] + [t or torch.int32 for t in in_types[1:]]
+    return n.op.infer(n.op_args(in_shapes), n.op_args(guess), params)[0]
 
 
 def _type_step(n, shp, typ):
@@ -158,6 +177,10 @@ def _type_step(n, shp, typ):
         _input_dtypes(n, params, keys, typ)
     in_types = [typ.get(k) for k in keys]
     if not all(t is not None for t in in_types):
+        if n.op.name in _DTYPE_FROM_ATTR:  # a cast's output dtype is known whatever its input's
+            t = _dtype_param(params)
+            if t is not None:
+                typ[(id(n), 0)] = t
         return
     in_shapes = [shp.get(k) for k in keys]
     if all(s is not None and all(d > 0 for d in s) for s in in_shapes):
@@ -190,8 +213,8 @@ def _param_shapes(n, params, keys, names, shp):
         old = shp.get(key)
         if old is not None and opinfo.COMPATIBLE.get(n.op.name, {}).get(iname, _never)(old, shape):
             continue
-        if any(d == 0 for d in shape):
-            continue  # computed from unknown (0) data dimensions: nothing learned yet
+        if not any(shape):
+            continue  # computed from unknown (0) data dimensions only: nothing learned yet
         changed |= _put(shp, key, shape, 'input %s (%s) of %s %s' % (iname, src.name, n.op.name, n.name))
     return changed
 
@@ -208,6 +231,10 @@ def _input_dtypes(n, params, keys, typ):
             typ[key] = _dtype_param(params) or torch.float32
         else:
             typ[key] = first
+
+
+# ops whose output dtype is their ``dtype`` attribute, whatever the input dtypes
+_DTYPE_FROM_ATTR = frozenset(['Cast', 'amp_cast'])
 
 
 def _dtype_param(params):

@@ -212,3 +212,36 @@ def dim_links(op, params, in_ndims, out_ndims):
         return [((j, i), (0, i)) for j, nd in enumerate(in_ndims) if nd is not None
                 for i in range(nd) if i != dim]
     return []
+
+
+def _conv_data_from_output(params, data, out):
+    """Convolution's data shape completed from its output: batch always, a spatial size where the stride is 1
+    (MXNet fills in the same dimensions)."""
+    k = params.get('kernel') or ()
+    nsp = len(k)
+    if len(data) != nsp + 2 or len(out) != nsp + 2:
+        return data
+    stride = params.get('stride') or (1,) * nsp
+    dilate = params.get('dilate') or (1,) * nsp
+    pad = params.get('pad') or (0,) * nsp
+    layout = params.get('layout')
+    start = 2 if layout is None or layout[1] == "C" else 1  # first spatial dim: NC* or N*C layouts
+    sp = list(data)
+    for i in range(nsp):
+        j = start + i
+        if not sp[j] and out[j] and stride[i] == 1:
+            sp[j] = out[j] - 1 + dilate[i] * (k[i] - 1) + 1 - 2 * pad[i]
+    return tuple(sp)
+
+
+# op name -> rule(params, data shape, output shape) -> data shape with more dimensions known
+DATA_FROM_OUTPUT = {'Convolution': _conv_data_from_output}
+
+
+# Operators MXNet cannot differentiate (no gradient registered): binding with gradients through them fails.
+NON_DIFFERENTIABLE = frozenset(['batch_take', 'argmax_channel', 'khatri_rao'])
+# Operators whose gradient is zero whatever comes in: gradients stop there.
+GRADIENT_STOP = frozenset(['BlockGrad', 'zeros_like', 'ones_like'])
+# Operators that draw random numbers (or are stateful): common-subexpression elimination never merges them.
+NONDETERMINISTIC_PREFIXES = ('_random_', '_sample_', 'random_', 'sample_', '_shuffle', 'Dropout', 'RNN',
+                             '_contrib_quantize', 'Custom')

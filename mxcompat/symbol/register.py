@@ -46,10 +46,7 @@ def make_function(op, func_name):
                         raise MXNetTypeError('Operator %s: input %s must be a Symbol, got %s'
                                              % (op.name, iname, type(v).__name__))
                     ins[iname] = v
-        sym = make_op_symbol(op, hint, ins, kwargs, name)
-        if attr:
-            sym._set_attr(**attr)
-        return sym
+        return make_op_symbol(op, hint, ins, kwargs, name, attr=attr)
 
     fn.__name__ = fn.__qualname__ = func_name
     fn.__doc__ = op.doc
@@ -71,4 +68,6 @@ def populate(module_dict, internal_dict, submodule_dicts):
 
 
 # Symbol methods that differ in name from their operator
-SYMBOL_METHODS = {'reshape': 'Reshape', 'astype': 'Cast'}
+# (a fluent method named after an alias names its node after that alias: data.broadcast_axes -> broadcast_axes0)
+SYMBOL_METHODS = {'reshape': 'Reshape', 'astype': 'Cast', 'broadcast_axes': 'broadcast_axes',
+                  'broadcast_to': 'broadcast_to'}

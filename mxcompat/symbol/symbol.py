@@ -56,7 +56,7 @@ class _Node:
     def output_names(self):
         if self.op is None:
             return [self.name]
-        return ['%s_%s' % (self.name, n)
+        return ['%s_%s' % (self.name, n) if self.name else n
                 for n in opinfo.output_names(self.op, self.params(), self.num_visible())][:self.num_outputs()]
 
     def op_args(self, values):
@@ -100,6 +100,61 @@ def _topo(outputs):
     return order
 
 
+def gradient_inputs(sym):
+    """Names of the variables a non-zero gradient can reach from the outputs (others' gradients are zero, so
+    executors need not record anything for them). Raises, as MXNet's gradient pass does, when such a gradient
+    would have to pass through an operator MXNet cannot differentiate."""
+    live = {id(n) for n, _ in sym._outputs}
+    names = set()
+    for n in reversed(sym._nodes()):
+        if id(n) not in live:
+            continue
+        if n.is_var:
+            names.add(n.name)
+            continue
+        if n.op.name in opinfo.NON_DIFFERENTIABLE:
+            raise MXNetError("Operator %s is non-differentiable because it didn't register FGradient attribute."
+                             % n.op.name)
+        if n.op.name not in opinfo.GRADIENT_STOP:
+            live.update(id(s) for s, _ in n.inputs)
+    return names
+
+
+def eliminate_common_expr(sym):
+    """MXNet's common-subexpression elimination: operator nodes with the same op, attributes and inputs are
+    merged (random and stateful ops never are); an output that then repeats another gets a ``_copy`` node
+    named ``<node>_<k>_copy``. Returns a new Symbol (the variables are shared with ``sym``)."""
+    new = {}      # id(old node) -> node kept
+    seen = {}     # (op name, attrs, inputs) -> node kept
+    for n in sym._nodes():
+        if n.is_var:
+            new[id(n)] = n
+            continue
+        ins = [(new[id(s)], i) for s, i in n.inputs]
+        key = None
+        if ins and not n.op.name.startswith(opinfo.NONDETERMINISTIC_PREFIXES) and not n.op.aux:
+            key = (n.op.name, tuple(sorted(n.attrs.items())), tuple((id(s), i) for s, i in ins))
+        if key is not None and key in seen:
+            new[id(n)] = seen[key]
+            continue
+        node = _Node(n.op, n.name, n.attrs, ins)
+        new[id(n)] = node
+        if key is not None:
+            seen[key] = node
+    outs, count = [], {}
+    for n, i in sym._outputs:
+        entry = (new[id(n)], i)
+        k = (id(entry[0]), i)
+        if k in count:
+            copy = _Node(registry.get('_copy'), '%s_%d_copy' % (entry[0].name, count[k]), {}, [entry])
+            count[k] += 1
+            entry = (copy, 0)
+        else:
+            count[k] = 0
+        outs.append(entry)
+    return Symbol(outs)
+
+
 def _aux_vars(nodes):
     """Variables used as auxiliary-state inputs (BatchNorm's moving stats)."""
     aux = set()
@@ -140,12 +195,15 @@ class Symbol:
         self._outputs = list(outputs)
 
     # -- structure --------------------------------------------------------------------------------------------
+    def _single_node(self):
+        """The node behind all outputs, or None when they come from several nodes (a group)."""
+        nodes = {id(n): n for n, _ in self._outputs}
+        return next(iter(nodes.values())) if len(nodes) == 1 else None
+
     @property
     def name(self):
-        if len(self._outputs) != 1:
-            return None
-        node, _ = self._outputs[0]
-        return node.name
+        node = self._single_node()
+        return None if node is None else node.name
 
     def __repr__(self):
         name = self.name
@@ -206,18 +264,28 @@ class Symbol:
         return Symbol(outs)
 
     def get_children(self):
-        if len(self._outputs) != 1:
-            raise MXNetError('get_children needs a single-output symbol')
+        """The inputs of this symbol's output nodes (each node once, in output order); None when there are none."""
+        seen, ins = set(), []
+        for node, _ in self._outputs:
+            if id(node) not in seen:
+                seen.add(id(node))
+                ins.extend(node.inputs)
+        return Symbol(ins) if ins else None
+
+    def _gen_atomic_symbol(self):
+        """A new unnamed, input-less node with the op and attributes of this symbol's (first) output node."""
         node = self._outputs[0][0]
-        if not node.inputs:
-            return None
-        return Symbol(list(node.inputs))
+        if node.is_var:
+            raise MXNetError('_gen_atomic_symbol: %s is a variable, not an operator' % node.name)
+        new = _Node(node.op, '', node.attrs)  # as in MXNet: no name and no inputs, only the op and its attributes
+        return Symbol([(new, i) for i in range(new.num_visible())])
 
     # -- attributes -------------------------------------------------------------------------------------------
     def attr(self, key):
-        if len(self._outputs) != 1:
+        node = self._single_node()
+        if node is None:
             return None
-        attrs = self._outputs[0][0].attrs
+        attrs = node.attrs
         v = attrs.get(key)
         return attrs.get(_hide_key(key)) if v is None else v
 
@@ -225,9 +293,8 @@ class Symbol:
         if recursive:
             raise MXNetValueError('Symbol.list_attr with recursive=True has been deprecated. Please use '
                                   'attr_dict instead.')
-        if len(self._outputs) != 1:
-            return {}
-        return _with_plain_keys(self._outputs[0][0].attrs)
+        node = self._single_node()
+        return {} if node is None else _with_plain_keys(node.attrs)
 
     def attr_dict(self):
         out = {}
@@ -553,9 +620,13 @@ def Group(symbols, create_fn=Symbol):
     return create_fn(outs)
 
 
-def make_op_symbol(op, hint, inputs, attrs, name, input_names=None):
-    """Create an op node; missing parameter inputs become variables named ``<name>_<input>``."""
-    attr_scope = {_hide_key(k): v for k, v in AttrScope.current.get(None).items()}
+def make_op_symbol(op, hint, inputs, attrs, name, input_names=None, attr=None):
+    """Create an op node; missing parameter inputs become variables named ``<name>_<input>``. ``attr`` (the
+    functions' ``attr=`` dict) joins the attribute scope's, so the implicit variables carry it too."""
+    for k, v in (attr or {}).items():
+        if not isinstance(v, string_types):
+            raise MXNetValueError('Set Attr only accepts string values')
+    attr_scope = {_hide_key(k): v for k, v in AttrScope.current.get(attr).items()}
     # an explicit None is kept ('None', as MXNet writes it) unless it only repeats a None default
     str_attrs = {_hide_key(k): _attr_str(v) for k, v in attrs.items()
                  if v is not None or (k in op.params and op.params[k][1] is not None)}

@@ -396,3 +396,4 @@ class _ScaleCountProp(mx.operator.CustomOpProp):
 
 add('Custom', ({'data': f(2, 3), 'bias': f(2, 3), 'count': np.zeros(1, np.float32)},
                {'op_type': '_op_samples_scale', 'scale': 2.5}))
+add('_identity_with_attr_like_rhs', ({'lhs': f(2, 3), 'rhs': f(2, 3)}, {}))

@@ -1,0 +1,112 @@
+"""Symbol behaviours checked against MXNet 1.9.1 (expected values taken from the oracle, see each test)."""
+import numpy as np
+import pytest
+
+import mxcompat as mx
+from mxcompat.base import MXNetError
+
+
+def test_get_children_of_a_group():
+    data = mx.sym.Variable('data')
+    fc1 = mx.sym.FullyConnected(data=data, name='fc1', num_hidden=10)
+    fc2 = mx.sym.FullyConnected(data=fc1, name='fc2', num_hidden=100)
+    kids = fc2.get_children()
+    assert kids.list_outputs() == ['fc1_output', 'fc2_weight', 'fc2_bias']
+    assert kids.get_children().list_outputs() == ['data', 'fc1_weight', 'fc1_bias']
+    assert kids['fc2_weight'].get_children() is None
+    sliced = mx.sym.SliceChannel(data, num_outputs=3, name='slice')
+    assert sliced.get_children().list_outputs() == ['data']  # one node, listed once
+
+
+def test_gen_atomic_symbol():
+    s = mx.sym.RNN(mx.sym.var('data'), mx.sym.var('param'), mx.sym.var('h0'), mx.sym.var('h1'), state_size=10,
+                   num_layers=2, bidirectional=True, state_outputs=True, mode='lstm')
+    atomic = s._gen_atomic_symbol()
+    assert atomic.list_arguments() == []
+    assert atomic.list_outputs() == ['output', 'state_output', 'statecell_output']
+    fc = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=3, name='fc')._gen_atomic_symbol()
+    assert (fc.list_arguments(), fc.list_outputs()) == ([], ['output'])
+
+
+def test_fluent_method_named_after_alias():
+    with mx.name.NameManager():
+        data = mx.sym.var('data')
+        assert data.broadcast_axes(axis=(2,), size=(5,)).name == 'broadcast_axes0'
+        assert data.broadcast_to(shape=(5, 17, 47)).name == 'broadcast_to0'
+
+
+def test_attr_argument_reaches_implicit_variables():
+    data = mx.sym.Variable('data', attr={'mood': 'angry'})
+    op = mx.sym.Convolution(data=data, name='conv', kernel=(1, 1), num_filter=1, attr={'__mood__': 'so so'},
+                            lr_mult=1)
+    want = {'num_filter': '1', 'kernel': '(1, 1)', '__mood__': 'so so', '__lr_mult__': '1', 'lr_mult': '1'}
+    assert op.attr_dict() == {'data': {'mood': 'angry'}, 'conv_weight': want, 'conv_bias': want, 'conv': want}
+
+
+def test_infer_type_partial_keeps_unknown_inputs():
+    data = mx.sym.Variable('data')
+    fc1 = mx.sym.FullyConnected(data=mx.sym.Cast(data=data, dtype='float32'), name='fc1', num_hidden=128)
+    mlp = mx.sym.SoftmaxOutput(data=fc1, name='softmax')
+    assert mlp.infer_type_partial() == ([None, np.float32, np.float32, np.float32], [np.float32], [])
+    assert mlp.infer_type() == (None, None, None)
+    assert mlp.infer_type(data=np.float16)[0] == [np.float16, np.float32, np.float32, np.float32]
+
+
+def test_infer_shape_partial_keeps_unknown_dims():
+    data = mx.sym.Variable('data', shape=(1, 0, 0, 0))
+    weight = mx.sym.Variable('weight')
+    conv = mx.sym.Convolution(data=mx.sym.cast(data, dtype='float16'), weight=mx.sym.cast(weight, dtype='float16'),
+                              pad=(3, 3), num_filter=64, stride=(2, 2), no_bias=True, kernel=(7, 7))
+    args = dict(zip(conv.list_arguments(), conv.infer_shape_partial()[0]))
+    assert args == {'data': (1, 0, 0, 0), 'weight': (64, 0, 7, 7)}
+
+
+@pytest.mark.parametrize('layout,shape,want', [(None, (5, 21, 32, 32), (5, 10, 32, 32)),
+                                               ('NHWC', (5, 32, 32, 21), (5, 32, 32, 10))])
+def test_convolution_data_shape_from_output(layout, shape, want):
+    dshape = (0, 10, 0, 0) if layout is None else (0, 0, 0, 10)
+    a = mx.sym.Variable('a', shape=dshape)
+    kw = {} if layout is None else {'layout': layout}
+    b = mx.sym.Convolution(data=a, num_filter=21, kernel=(3, 3), dilate=(1, 1), pad=(1, 1), **kw)
+    d = b + mx.sym.Variable('c', shape=shape)
+    if layout is not None:  # (NHWC convolution is not run here: only the inference is checked)
+        shapes = dict(zip(d.list_arguments(), d.infer_shape_partial()[0]))
+    else:
+        shapes = dict(zip(d.list_arguments(), d.infer_shape()[0]))
+    assert shapes['a'] == want
+
+
+def test_identity_with_attr_like_rhs():
+    w = mx.sym.Variable('weight')
+    wt = mx.sym.broadcast_add(w, mx.sym.Variable('wshift', shape=(1,)))
+    wt = mx.sym._internal._identity_with_attr_like_rhs(wt, w)
+    net = mx.sym.FullyConnected(data=mx.sym.Variable('data'), weight=wt, num_hidden=11, no_bias=True)
+    args = dict(zip(net.list_arguments(), net.infer_shape(data=(7, 100))[0]))
+    assert args['weight'] == (11, 100)
+    # eager: lhs unchanged, no gradient to rhs (MXNet 1.9.1: a.grad 2s, b.grad 0s)
+    a, b = mx.nd.ones((2, 3)), mx.nd.zeros((2, 3))
+    a.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd._internal._identity_with_attr_like_rhs(a * 2, b)
+    y.backward()
+    np.testing.assert_array_equal(y.asnumpy(), np.full((2, 3), 2, np.float32))
+    np.testing.assert_array_equal(a.grad.asnumpy(), np.full((2, 3), 2, np.float32))
+    np.testing.assert_array_equal(b.grad.asnumpy(), np.zeros((2, 3), np.float32))
+    with pytest.raises(MXNetError, match='_identity_with_attr_like_rhs'):
+        mx.nd._internal._identity_with_attr_like_rhs(a, mx.nd.ones((3, 2)))
+
+
+def test_infer_shape_with_integer_index_input():
+    y = mx.sym.batch_take(mx.sym.var('x'), mx.sym.var('idx'))
+    assert y.infer_shape(x=(10, 10), idx=(10,))[1] == [(10,)]
+
+
+def test_multi_output_node_has_name_and_attrs():
+    with mx.name.NameManager():
+        s = mx.sym.RNN(mx.sym.var('data'), mx.sym.var('p'), mx.sym.var('h'), state_size=3, num_layers=1, mode='gru',
+                       state_outputs=True)
+    assert (repr(s), s.name, s.attr('mode')) == ('<Symbol rnn0>', 'rnn0', 'gru')
+    assert s.list_attr() == {'state_outputs': 'True', 'mode': 'gru', 'num_layers': '1', 'state_size': '3'}
+    g = mx.sym.Group([mx.sym.var('a'), mx.sym.var('b')])
+    assert (repr(g), g.name, g.list_attr(), g.attr('x')) == ('<Symbol group [a, b]>', None, {}, None)
