@@ -26,7 +26,7 @@ from .. import ndarray as _ndarray_mod
 from .. import symbol as _symbol_mod
 from .. import initializer
 from ..autograd import STATE as _AG
-from ..base import MXNetError, MXNetValueError, MXNetTypeError, unsupported
+from ..base import MXNetError, MXNetNotImplementedError, MXNetValueError, MXNetTypeError, unsupported
 from ..ndarray.ndarray import NDArray, _wrap
 from ..symbol import Symbol
 from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _check, _indent, _brief_print_list,
@@ -682,6 +682,8 @@ class HybridBlock(Block):
     def _deferred_infer_shape(self, *args):
         try:
             self.infer_shape(*args)
+        except MXNetNotImplementedError:
+            raise  # a known gap names itself: keep its kind
         except Exception as err:
             raise MXNetValueError('Deferred initialization failed because shape cannot be inferred. {}'
                                   .format(err)) from None

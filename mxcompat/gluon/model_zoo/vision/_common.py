@@ -1,34 +1,15 @@
 """Pieces shared by the model-zoo architectures: sequential builders, the concat container, pretrained loading.
 
-``HybridConcurrent``/``Identity`` stand in for ``gluon.contrib.nn``'s classes of the same names (same block names,
-so the same parameter names), which the model zoo needs before that package exists here.
+``HybridConcurrent``/``Identity`` are ``gluon.contrib.nn``'s, as in MXNet's model zoo.
 """
 import os
 
 from .... import base
 from ....context import cpu
-from ...block import HybridBlock
 from ... import nn
+from ...contrib.nn import HybridConcurrent, Identity  # noqa: F401
 
 DEFAULT_ROOT = os.path.join(base.data_dir(), 'models')
-
-
-class HybridConcurrent(nn.HybridSequential):
-    """Runs every child on the same input and concatenates the outputs along ``axis``."""
-
-    def __init__(self, axis=-1, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-        self.axis = axis
-
-    def hybrid_forward(self, F, x):
-        return F.concat(*[child(x) for child in self._children.values()], dim=self.axis)
-
-
-class Identity(HybridBlock):
-    """Returns its input."""
-
-    def hybrid_forward(self, F, x):
-        return x
 
 
 def sequential(*layers, prefix=''):
