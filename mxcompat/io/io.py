@@ -286,7 +286,8 @@ class NDArrayIter(DataIter):
     ``last_batch_handle``: 'pad' fills the last batch from the start ('getpad' says how many), 'discard' drops
     it, 'roll_over' carries the remainder into the first batch of the next epoch. numpy inputs become
     float32 NDArrays, and so does every input once shuffled (as in MXNet).
-    Differs from MXNet: sparse (CSR) inputs are not supported.
+    CSRNDArray / scipy csr_matrix inputs need last_batch_handle='discard'; their batches are dense NDArrays
+    (as MXNet 1.9.1's slice_axis storage fallback makes them).
     """
 
     def __init__(self, data, label=None, batch_size=1, shuffle=False, last_batch_handle='pad', data_name='data',
@@ -299,6 +300,10 @@ class NDArrayIter(DataIter):
         sources = _init_data(data, allow_empty=False, default_name=data_name)
         targets = _init_data(label, allow_empty=True, default_name=label_name)
         self.data, self.label = sources, targets
+        from ..ndarray.sparse import CSRNDArray
+        if last_batch_handle != 'discard' and _has_instance(sources + targets, CSRNDArray):
+            raise NotImplementedError("NDArrayIter: CSRNDArray (or scipy.sparse.csr_matrix) inputs need "
+                                      "last_batch_handle='discard', got %r" % (last_batch_handle,))
         self.data_list = [arr for _, arr in sources + targets]  # the original arrays, before any shuffle
         self.num_source = len(self.data_list)
         self.num_data = sources[0][1].shape[0]
@@ -741,9 +746,9 @@ def _csv_iter(**kwargs):
 
 
 def _libsvm_iter(**kwargs):
-    """LibSVM-format iterator producing CSRNDArray batches: not supported (sparse storage)."""
-    raise unsupported('mx.io.LibSVMIter', 'the iterator', 'it yields CSRNDArray batches and sparse storage is not '
-                      'implemented; convert the data to dense arrays and use NDArrayIter')
+    """LibSVM-format iterator producing CSRNDArray batches: not ported (raises)."""
+    raise unsupported('mx.io.LibSVMIter', 'the iterator', 'the libsvm reader is not ported; load the data into a '
+                      'CSRNDArray (mx.nd.sparse.csr_matrix) and use NDArrayIter(last_batch_handle=\'discard\')')
 
 
 _MNIST_SPEC = dict({'image': ('string', './train-images-idx3-ubyte'), 'label': ('string', './train-labels-idx1-ubyte'),

@@ -3,16 +3,11 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..base import unsupported
 from ..ndarray import NDArray, array
 
 
 def _is_h5py_dataset(v):
     return type(v).__module__.startswith('h5py') and type(v).__name__ == 'Dataset'
-
-
-def _is_sparse(v):
-    return getattr(v, 'stype', 'default') != 'default' or type(v).__module__.startswith('scipy.sparse')
 
 
 def _init_data(data, allow_empty, default_name):
@@ -22,7 +17,7 @@ def _init_data(data, allow_empty, default_name):
     assert (data is not None) or allow_empty
     if data is None:
         data = []
-    if isinstance(data, (np.ndarray, NDArray)) or _is_h5py_dataset(data) or _is_sparse(data):
+    if isinstance(data, (np.ndarray, NDArray)) or _is_h5py_dataset(data):
         data = [data]
     if isinstance(data, list):
         if not allow_empty:
@@ -35,9 +30,6 @@ def _init_data(data, allow_empty, default_name):
         raise TypeError('Input must be NDArray, numpy.ndarray, h5py.Dataset a list of them or dict with them as values')
     out = OrderedDict()
     for k, v in data.items():
-        if _is_sparse(v):
-            raise unsupported('mx.io.NDArrayIter', 'sparse (CSR) data for %r' % k,
-                              'sparse storage is not implemented; pass dense arrays')
         if isinstance(v, NDArray) or _is_h5py_dataset(v):
             out[k] = v
             continue
@@ -56,7 +48,15 @@ def _has_instance(data, dtype):
 
 def _getdata_by_idx(data, idx):
     """Reorder every array by ``idx`` (h5py datasets stay as they are). As in MXNet the result is float32."""
-    return [(k, v) if _is_h5py_dataset(v) else (k, array(v.asnumpy()[idx], v.context)) for k, v in data]
+    from ..ndarray import sparse
+    out = []
+    for k, v in data:
+        if isinstance(v, sparse.CSRNDArray):
+            v = sparse.array(v.asscipy()[idx], ctx=v.context)
+        elif not _is_h5py_dataset(v):
+            v = array(v.asnumpy()[idx], v.context)
+        out.append((k, v))
+    return out
 
 
 def _slice_along_batch_axis(data, s, batch_axis):

@@ -2,13 +2,13 @@
 
 Differs from MXNet: ``save_checkpoint`` writes each bucket's symbol as generated under a fresh ``NameManager``
 (the symbol that was bound), where MXNet calls ``sym_gen`` bare, so automatic names can differ there.
-``group2ctxs`` raises, as in ``Module``.
+``group2ctxs`` is handled as in ``Module`` (all-CPU only).
 """
 import logging
 
 import numpy as np
 
-from ..base import MXNetAssertionError, MXNetError, unsupported
+from ..base import MXNetAssertionError, MXNetError
 from ..initializer import Uniform
 from ..name import NameManager
 from .base_module import BaseModule, _check_module_names
@@ -34,9 +34,10 @@ class BucketingModule(_Checks, BaseModule):
                  fixed_param_names=None, state_names=None, group2ctxs=None, compression_params=None):
         super().__init__(logger=logger)
         self._require(default_bucket_key is not None, 'default_bucket_key is required')
-        if group2ctxs:
-            raise unsupported('mx.mod.BucketingModule', 'group2ctxs',
-                              'model parallelism over devices is not implemented')
+        from ..context import Context, cpu
+        from .executor_group import prepare_group2ctxs
+        ctxs = cpu() if context is None else context
+        prepare_group2ctxs('mx.mod.BucketingModule', group2ctxs, [ctxs] if isinstance(ctxs, Context) else ctxs)
         self._sym_gen, self._default_bucket_key = sym_gen, default_bucket_key
         self._state_names = list(state_names or [])
         self._fixed_param_names = list(fixed_param_names or [])

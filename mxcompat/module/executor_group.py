@@ -1,7 +1,7 @@
 """Data parallelism for Module: one executor per context, each bound to its slice of the batch."""
 import numpy as np
 
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetAssertionError, MXNetError, MXNetValueError
 from ..ndarray import ndarray as _nd
 
 
@@ -16,6 +16,15 @@ def _desc(d):
 def _layout_axis(d):
     layout = getattr(d, 'layout', None) or 'NCHW'
     return layout.find('N') if 'N' in layout else 0
+
+
+def _merge(per_output, axes):
+    """One array per output from the per-device copies: concatenated on its batch axis (-1: no batch axis,
+    the first device's)."""
+    merged = []
+    for arrs, axis in zip(per_output, axes):
+        merged.append(arrs[0] if len(arrs) == 1 or axis < 0 else _nd.concatenate(arrs, axis=axis))
+    return merged
 
 
 def split_batch(batch_size, work_load_list):
@@ -34,13 +43,49 @@ def split_batch(batch_size, work_load_list):
     return out
 
 
+def prepare_group2ctxs(api, group2ctxs, contexts):
+    """``group2ctxs`` as one {ctx_group: Context} per device (MXNet's normalisation), or Nones without it.
+
+    Differs from MXNet: placement is only honoured as a context label, so every context involved must be a CPU
+    (all CPU contexts are the one torch CPU device); GPU contexts raise."""
+    from ..base import unsupported
+    from ..context import Context
+    n = len(contexts)
+    if not group2ctxs:
+        return [None] * n
+    if isinstance(group2ctxs, list):
+        if len(group2ctxs) != n:
+            raise MXNetValueError('%s: group2ctxs has %d entries, one per context (%d) is needed'
+                                  % (api, len(group2ctxs), n))
+        per_dev = [dict(g) for g in group2ctxs]
+    elif isinstance(group2ctxs, dict):
+        per_dev = [{} for _ in range(n)]
+        for group, where in group2ctxs.items():
+            where = [where] * n if isinstance(where, Context) else list(where)
+            where = where * n if len(where) == 1 else where
+            if len(where) != n:
+                raise MXNetValueError('%s: group2ctxs[%r] should have 1 or %d contexts, got %d'
+                                      % (api, group, n, len(where)))
+            for d, c in zip(per_dev, where):
+                d[group] = c
+    else:
+        raise MXNetValueError('%s: group2ctxs should be a dict of str to Context (or list of Context), '
+                              'or a list of such dicts; got %s' % (api, type(group2ctxs).__name__))
+    used = list(contexts) + [c for d in per_dev for c in d.values()]
+    if any(not str(getattr(c, 'device_type', '')).startswith('cpu') for c in used):
+        raise unsupported(api, 'group2ctxs with a non-CPU context',
+                          'model parallelism over devices is not implemented (all-CPU groups are accepted)')
+    return per_dev
+
+
 class ExecutorGroup:
     """Executors of one symbol on several contexts, sharing the parameter names and the batch split."""
 
     def __init__(self, symbol, contexts, workload, data_shapes, label_shapes, param_names, for_training,
                  inputs_need_grad, shared_group=None, fixed_param_names=None, grad_req='write',
-                 state_names=None):
+                 state_names=None, group2ctxs=None):
         self.symbol = symbol
+        self.group2ctxs = prepare_group2ctxs('mx.mod.Module', group2ctxs, contexts)
         self.contexts = contexts
         self.workload = workload
         self.param_names = list(param_names)
@@ -51,6 +96,13 @@ class ExecutorGroup:
         self.arg_names = symbol.list_arguments()
         self.aux_names = symbol.list_auxiliary_states()
         self.grad_req_spec = grad_req
+        # batch axis of each output, from its '__layout__' attribute (as MXNet): merging and out_grads use it
+        self.output_layouts = [-1 if lay and 'N' not in lay else lay.find('N') if lay else 0
+                               for lay in (symbol[i].attr('__layout__') for i in range(len(symbol.list_outputs())))]
+        # per device, the arrays of non-parameter arguments (inputs), shared by name with the groups bound
+        # against this one (``shared_group``), as MXNet's shared_data_arrays
+        self.shared_data_arrays = shared_group.shared_data_arrays if shared_group is not None \
+            else [{} for _ in contexts]
         self.execs = []
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
@@ -78,9 +130,10 @@ class ExecutorGroup:
         self.data_names = [n for n, _ in self.data_shapes]
         self.label_names = [n for n, _ in self.label_shapes]
         self.batch_axis = [_layout_axis(d) for d in data_shapes]
+        self.label_axis = [_layout_axis(d) for d in label_shapes or []]
         self.batch_size = self.data_shapes[0][1][self.batch_axis[0]]
         self.slices = split_batch(self.batch_size, self.workload)
-        reqs = self._grad_req(self.data_names)
+        reqs = self.grad_req = self._grad_req(self.data_names)
         # dtypes declared by DataDesc inputs (float16 data makes a float16 executor, as in MXNet)
         type_dict = {d.name: d.dtype for d in list(data_shapes) + list(label_shapes or [])
                      if getattr(d, 'dtype', None) is not None and hasattr(d, 'name')}
@@ -89,13 +142,15 @@ class ExecutorGroup:
             n = self.slices[i].stop - self.slices[i].start
             shapes = {}
             for (name, shape), axis in zip(self.data_shapes + self.label_shapes,
-                                           self.batch_axis + [0] * len(self.label_shapes)):
+                                           self.batch_axis + self.label_axis):
                 s = list(shape)
                 s[axis] = n
                 shapes[name] = tuple(s)
             shared = shared_group.execs[i] if shared_group is not None else None
             ex = self.symbol.simple_bind(ctx, grad_req=reqs, type_dict=type_dict or None, shared_exec=shared,
                                          **shapes)
+            self._share_inputs(ex, self.shared_data_arrays[i])
+            self._label_groups(ex, self.group2ctxs[i])
             self.execs.append(ex)
         self.param_arrays = [[ex.arg_dict[n] for ex in self.execs] for n in self.param_names]
         self.grad_arrays = [[ex.grad_dict.get(n) for ex in self.execs] for n in self.param_names] \
@@ -103,6 +158,30 @@ class ExecutorGroup:
         self.aux_arrays = [[ex.aux_dict[n] for ex in self.execs] for n in self.aux_names]
         self.input_grad_arrays = [[ex.grad_dict[n] for ex in self.execs] for n in self.data_names] \
             if self.inputs_need_grad else []
+
+    def _share_inputs(self, ex, store):
+        """Bind the executor's non-parameter arguments to the arrays of that name in ``store`` (same shape and
+        dtype), and record the ones it newly allocated there."""
+        for j, (name, arr) in enumerate(ex.arg_dict.items()):
+            if name in self.param_names:
+                continue
+            kept = store.get(name)
+            if kept is not None and kept.shape == arr.shape and kept.dtype == arr.dtype:
+                ex.arg_arrays[j] = kept
+            else:
+                store[name] = arr
+
+    def _label_groups(self, ex, group2ctx):
+        """Give the arrays of variables in a ``ctx_group`` their group's context (a label: all CPU)."""
+        if not group2ctx:
+            return
+        for name, attrs in self.symbol.attr_dict().items():
+            where = group2ctx.get(attrs.get('__ctx_group__'))
+            if where is None:
+                continue
+            for arrays in (ex.arg_dict, ex.grad_dict, ex.aux_dict):
+                if arrays.get(name) is not None:
+                    arrays[name]._ctx = where
 
     def reshape(self, data_shapes, label_shapes):
         if [_desc(d) for d in data_shapes] == self.data_shapes and \
@@ -140,7 +219,7 @@ class ExecutorGroup:
     def _load(self, arrays, names, is_label):
         for j, name in enumerate(names):
             src = arrays[j]
-            axis = 0 if is_label else self.batch_axis[j]
+            axis = (self.label_axis if is_label else self.batch_axis)[j]
             for ex, sl in zip(self.execs, self.slices):
                 dst = ex.arg_dict[name]
                 part = src if len(self.execs) == 1 else _slice_axis(src, axis, sl)
@@ -167,20 +246,19 @@ class ExecutorGroup:
         for i, (ex, sl) in enumerate(zip(self.execs, self.slices)):
             grads = None
             if out_grads is not None:
-                grads = [g if len(self.execs) == 1 else _slice_axis(g, 0, sl) for g in out_grads]
+                grads = [g if len(self.execs) == 1 else _slice_axis(g, axis, sl)
+                         for g, axis in zip(out_grads, self.output_layouts)]
             ex.backward(out_grads=grads)
 
     def get_outputs(self, merge_multi_context=True):
         outs = [[ex.outputs[i] for ex in self.execs] for i in range(len(self.execs[0].outputs))]
-        if merge_multi_context:
-            return [o[0] if len(o) == 1 else _nd.concatenate(o, axis=0) for o in outs]
-        return outs
+        return _merge(outs, self.output_layouts) if merge_multi_context else outs
 
     def get_input_grads(self, merge_multi_context=True):
         if not self.inputs_need_grad:
             raise MXNetError('bind with inputs_need_grad=True to get input gradients')
         if merge_multi_context:
-            return [g[0] if len(g) == 1 else _nd.concatenate(g, axis=0) for g in self.input_grad_arrays]
+            return _merge(self.input_grad_arrays, self.batch_axis)
         return self.input_grad_arrays
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
@@ -192,9 +270,42 @@ class ExecutorGroup:
             elif len(self.execs) == 1:
                 labels_i = labels
             else:
-                labels_i = [_slice_axis(l, 0, sl) for l in labels]
+                axes = self.label_axis or [0] * len(labels)
+                labels_i = [_slice_axis(lab, axis, sl) for lab, axis in zip(labels, axes)]
             eval_metric.update_dict(OrderedDict(zip(self.label_names, labels_i)),
                                     OrderedDict(zip(out_names, ex.outputs)))
+
+    def _per_device(self, names):
+        return [[ex.arg_dict[n] for ex in self.execs] for n in names]
+
+    def get_states(self, merge_multi_context=True):
+        if merge_multi_context:  # MXNet 1.9.1 asserts the same
+            raise MXNetAssertionError('get_states: merge_multi_context=True is not supported for get_states yet')
+        return self._per_device(self.state_names)
+
+    def set_states(self, states=None, value=None):
+        if states is not None:
+            if value is not None:
+                raise MXNetValueError('set_states: only one of states and value can be specified')
+            if len(states) != len(self.state_names):
+                raise MXNetValueError('set_states: %d states given, the module has %d (%s)'
+                                      % (len(states), len(self.state_names), self.state_names))
+            for src, dsts in zip(states, self._per_device(self.state_names)):
+                if isinstance(src, (list, tuple)):  # one array per device
+                    for s, d in zip(src, dsts):
+                        s.copyto(d)
+                    continue
+                for d, sl in zip(dsts, self.slices):  # a merged array: each device takes its batch slice
+                    part = src if len(dsts) == 1 else _slice_axis(src, 0, sl)
+                    d[:] = part if isinstance(part, _nd.NDArray) else np.asarray(part)
+            return
+        if value is None:
+            raise MXNetValueError('set_states: one of states and value must be specified')
+        if isinstance(value, _nd.NDArray):
+            raise MXNetValueError('set_states: value must be a scalar, got an NDArray')
+        for dsts in self._per_device(self.state_names):
+            for d in dsts:
+                d[:] = value
 
     def install_monitor(self, mon):
         for ex in self.execs:
@@ -227,11 +338,7 @@ class DataParallelExecutorGroup(ExecutorGroup):
     def __init__(self, symbol, contexts, workload, data_shapes, label_shapes, param_names, for_training,
                  inputs_need_grad, shared_group=None, logger=None, fixed_param_names=None, grad_req='write',
                  state_names=None, group2ctxs=None):
-        if group2ctxs:
-            from ..base import unsupported
-            raise unsupported('DataParallelExecutorGroup', 'group2ctxs',
-                              'model parallelism over devices is not implemented')
         super().__init__(symbol, contexts, workload, data_shapes, label_shapes, param_names, for_training,
                          inputs_need_grad, shared_group=shared_group, fixed_param_names=fixed_param_names,
-                         grad_req=grad_req, state_names=state_names)
+                         grad_req=grad_req, state_names=state_names, group2ctxs=group2ctxs)
 

@@ -1,18 +1,20 @@
 """``Module``: a Symbol trained and run on one or more contexts (data parallel), as MXNet's ``mx.mod.Module``.
 
-Differs from MXNet: executors run torch.fx graphs; ``group2ctxs`` (model parallelism) and sparse parameters
-are not supported and raise.
+Differs from MXNet: executors run torch.fx graphs; ``group2ctxs`` (model parallelism) is accepted only when
+every context is a CPU (placement is then just the arrays' context label) and raises for GPU contexts.
 """
 import logging
 import warnings
 
-from ..base import MXNetError, MXNetValueError, unsupported
+from ..base import MXNetError, MXNetValueError
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from .base_module import BaseModule, _check_module_names
-from .executor_group import ExecutorGroup, _desc
+from .executor_group import ExecutorGroup, _desc, prepare_group2ctxs
 
 __all__ = ['Module']
+
+_STYPES = {'0': 'default', '1': 'row_sparse', '2': 'csr'}  # MXNet's storage-type enum in '__storage_type__'
 
 
 class Module(BaseModule):
@@ -22,10 +24,10 @@ class Module(BaseModule):
                  context=None, work_load_list=None, fixed_param_names=None, state_names=None, group2ctxs=None,
                  compression_params=None):
         super().__init__(logger=logger)
-        if group2ctxs:
-            raise unsupported('mx.mod.Module', 'group2ctxs', 'model parallelism over devices is not implemented')
         ctxs = cpu() if context is None else context
         self._context = [ctxs] if isinstance(ctxs, Context) else list(ctxs)
+        prepare_group2ctxs('mx.mod.Module', group2ctxs, self._context)  # raises early for GPU groups
+        self._group2ctxs = group2ctxs
         loads = list(work_load_list) if work_load_list else [1] * len(self._context)
         if len(loads) != len(self._context):
             raise MXNetValueError('work_load_list must have one entry per context')
@@ -163,15 +165,20 @@ class Module(BaseModule):
         group = ExecutorGroup(self._symbol, self._context, self._work_load_list, data_shapes,
                               label_shapes if label_shapes and self._label_names else None,
                               self._param_names, for_training, inputs_need_grad, shared_group,
-                              self._fixed_param_names, grad_req, self._state_names)
+                              self._fixed_param_names, grad_req, self._state_names, self._group2ctxs)
         self._exec_group = group
         self.binded = True
         if shared_module is None and self.params_initialized:
             group.set_params(self._arg_params, self._aux_params)
         elif shared_module is None:
-            # host-side copies start at zero, shaped like the first device's arrays
+            # host-side copies start at zero, shaped like the first device's arrays; a variable declared with
+            # stype='row_sparse'/'csr' gets a host copy of that storage type, as MXNet's executor gives it
+            attrs = self._symbol.attr_dict()
+
             def zeros_like(names, per_device):
-                return {n: _nd.zeros(arrs[0].shape, dtype=arrs[0].dtype) for n, arrs in zip(names, per_device)}
+                return {n: _nd.zeros(arrs[0].shape, dtype=arrs[0].dtype,
+                                     stype=_STYPES.get(attrs.get(n, {}).get('__storage_type__'), 'default'))
+                        for n, arrs in zip(names, per_device)}
             self._arg_params = zeros_like(self._param_names, group.param_arrays)
             self._aux_params = zeros_like(self._aux_names, group.aux_arrays)
         else:
@@ -330,13 +337,16 @@ class Module(BaseModule):
         self._exec_group.install_monitor(mon)
 
     def get_states(self, merge_multi_context=True):
-        if self._state_names:
-            raise unsupported('Module.get_states', 'state_names', 'stateful modules are not implemented')
-        return []
+        """The state inputs (``state_names``) as one list of per-device arrays per state; as in MXNet 1.9.1,
+        ``merge_multi_context=True`` raises."""
+        self._need('binded', 'params_initialized')
+        return self._exec_group.get_states(merge_multi_context=merge_multi_context)
 
     def set_states(self, states=None, value=None):
-        if self._state_names:
-            raise unsupported('Module.set_states', 'state_names', 'stateful modules are not implemented')
+        """Set the state inputs from ``states`` (as ``get_states`` returns them, merged or per device) or fill
+        them all with the scalar ``value``; exactly one of the two."""
+        self._need('binded', 'params_initialized')
+        self._exec_group.set_states(states, value)
 
 
 def _create_kvstore(kvstore, num_device, arg_params):

@@ -184,7 +184,7 @@ def test_errors():
     with pytest.raises(MXNetAssertionError, match='default_bucket_key'):
         mx.mod.BucketingModule(sym_gen)
     with pytest.raises(MXNetNotImplementedError, match='group2ctxs'):
-        mx.mod.BucketingModule(sym_gen, 5, group2ctxs=[{'dev1': mx.cpu(1)}])
+        mx.mod.BucketingModule(sym_gen, 5, group2ctxs=[{'dev1': mx.gpu(1)}])  # all-CPU groups are accepted
     with pytest.raises(MXNetError, match='fixed_param'):
         mx.mod.BucketingModule(sym_gen, 5, fixed_param_names=['nope'])
     mod = mx.mod.BucketingModule(sym_gen, 5)
