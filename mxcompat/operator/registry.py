@@ -74,7 +74,7 @@ class OpDef:
 
     __slots__ = ('name', 'inputs', 'variadic', 'params', 'param_names', 'impl', 'optional', 'aux', 'view',
                  'num_outputs', 'infer_fn', 'choices', 'defaults', 'aliases', 'doc', 'ndarray_only', 'arg_order',
-                 'key_var_num_args', 'output_names', 'input_names_fn', 'same_shape')
+                 'key_var_num_args', 'output_names', 'input_names_fn', 'same_shape', '_infer_cache')
 
     def __init__(self, name, inputs, params, impl, optional=(), aux=(), view=False, num_outputs=1, infer=None,
                  choices=None, aliases=(), doc=None, ndarray_only=False, output_names=None, input_names=None,
@@ -106,6 +106,7 @@ class OpDef:
         self.input_names_fn = input_names
         # inputs whose shape always equals output 0's ('*' = all): lets symbol inference run both ways
         self.same_shape = same_shape
+        self._infer_cache = {}
         # Pre-parsed defaults: calls without attributes skip parsing entirely (the eager hot path).
         self.defaults = {k: d for k, (p, d) in self.params.items() if d is not REQUIRED}
 
@@ -171,9 +172,25 @@ class OpDef:
 
     # -- inference ----------------------------------------------------------------------------------------------
     def infer(self, shapes, dtypes, attrs):
-        """Output shapes and dtypes from input shapes/dtypes, by running ``impl`` on meta tensors."""
+        """Output shapes and dtypes from input shapes/dtypes, by running ``impl`` on meta tensors. Results are
+        cached per (shapes, dtypes, attributes): an unrolled RNN asks the same question thousands of times.
+        An ``infer=`` function is called every time (custom operators may be re-registered under one name)."""
         if self.infer_fn is not None:
             return self.infer_fn(shapes, dtypes, attrs)
+        try:
+            key = (tuple(None if s is None else tuple(s) for s in shapes), tuple(dtypes),
+                   tuple(sorted(attrs.items())))
+            hit = self._infer_cache.get(key)
+        except TypeError:  # an unhashable attribute value: no caching
+            return self._infer(shapes, dtypes, attrs)
+        if hit is None:
+            hit = self._infer(shapes, dtypes, attrs)
+            if len(self._infer_cache) > 256:
+                self._infer_cache.clear()
+            self._infer_cache[key] = hit
+        return list(hit[0]), list(hit[1])
+
+    def _infer(self, shapes, dtypes, attrs):
         metas = [None if s is None else torch.empty(s, dtype=d, device='meta') for s, d in zip(shapes, dtypes)]
         try:
             out = self.impl(*metas, **attrs)

@@ -165,6 +165,7 @@ PARAM_SHAPES = {
     '_contrib_DeformableConvolution': lambda a, d: _kernel_params(a, d),
     '_contrib_ModulatedDeformableConvolution': lambda a, d: _kernel_params(a, d),
     'BatchNorm': _bn, 'LayerNorm': _ln, 'InstanceNorm': _in, 'GroupNorm': _gn, 'Embedding': _embed,
+    '_contrib_SparseEmbedding': _embed,
     'LeakyReLU': _prelu, 'SoftmaxOutput': _softmax_label, 'LinearRegressionOutput': _regression_label,
     'LogisticRegressionOutput': _regression_label, 'MAERegressionOutput': _regression_label,
     'SVMOutput': _svm_label, 'UpSampling': _upsampling, 'RNN': _rnn,
@@ -199,7 +200,7 @@ def dim_links(op, params, in_ndims, out_ndims):
         return [((0, 0), (0, 0))]
     if name == 'Pooling':
         return [((0, 0), (0, 0)), ((0, 1), (0, 1))]
-    if name == 'Embedding':
+    if name in ('Embedding', '_contrib_SparseEmbedding'):
         return [((0, i), (0, i)) for i in range(in_ndims[0])]
     if name == 'SliceChannel':
         axis = params.get('axis', 1) % in_ndims[0]

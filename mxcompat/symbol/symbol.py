@@ -138,6 +138,7 @@ def eliminate_common_expr(sym):
             new[id(n)] = seen[key]
             continue
         node = _Node(n.op, n.name, n.attrs, ins)
+        node._parsed = n._parsed  # the same operator state (a Custom node keeps its one prop, as in MXNet)
         new[id(n)] = node
         if key is not None:
             seen[key] = node
