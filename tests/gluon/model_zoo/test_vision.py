@@ -201,3 +201,34 @@ def test_block_classes_standalone():
          'bn2.gamma', 'bn2.beta', 'bn2.running_mean', 'bn2.running_var', 'conv2.weight',
          'bn3.gamma', 'bn3.beta', 'bn3.running_mean', 'bn3.running_var', 'conv3.weight', 'downsample.weight'])
     assert block.conv1.weight.name == 'conv0_weight'
+
+
+@pytest.mark.oracle
+def test_resnet18_exported_by_real_mxnet_imports_with_the_same_outputs(tmp_path):
+    """Real MXNet 1.9.1 builds model_zoo resnet18_v1 with random weights, exports it (symbol JSON + params, 45 MB:
+    too big for a fixture, so it is made live) and records its output; SymbolBlock.imports here gives the same
+    output, and so do those weights loaded into our own resnet18_v1 with load_parameters."""
+    import subprocess
+    from tests.conftest import oracle_runner
+    code = ('import mxnet as mx, numpy as np, sys\n'
+            'p = sys.argv[1]\n'
+            'mx.random.seed(7)\n'
+            "net = mx.gluon.model_zoo.vision.resnet18_v1()\n"
+            'net.initialize(mx.init.Xavier(magnitude=2))\n'
+            'x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (2, 3, 64, 64)))\n'
+            'net.hybridize()\n'
+            "np.save(p + '-y.npy', net(x).asnumpy())\n"
+            "np.save(p + '-x.npy', x.asnumpy())\n"
+            'net.export(p)\n'
+            "net.save_parameters(p + '.params')\n")
+    script = tmp_path / 'export.py'
+    script.write_text(code)
+    prefix = str(tmp_path / 'resnet18_v1')
+    r = subprocess.run([oracle_runner(), str(script), prefix], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    x, want = mx.nd.array(np.load(prefix + '-x.npy')), np.load(prefix + '-y.npy')
+    blk = mx.gluon.SymbolBlock.imports(prefix + '-symbol.json', ['data'], prefix + '-0000.params')
+    np.testing.assert_allclose(blk(x).asnumpy(), want, rtol=1e-4, atol=1e-5)
+    ours = vision.resnet18_v1()
+    ours.load_parameters(prefix + '.params')
+    np.testing.assert_allclose(ours(x).asnumpy(), want, rtol=1e-4, atol=1e-5)
