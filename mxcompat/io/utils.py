@@ -3,6 +3,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import ndarray as _nd
 from ..ndarray import NDArray, array
 
 
@@ -51,8 +52,8 @@ def _getdata_by_idx(data, idx):
     from ..ndarray import sparse
     out = []
     for k, v in data:
-        if isinstance(v, sparse.CSRNDArray):
-            v = sparse.array(v.asscipy()[idx], ctx=v.context)
+        if isinstance(v, sparse.CSRNDArray):  # rows taken in csr storage (no scipy needed)
+            v = _nd.take(v, array(np.asarray(idx), v.context, dtype='int64'))
         elif not _is_h5py_dataset(v):
             v = array(v.asnumpy()[idx], v.context)
         out.append((k, v))
