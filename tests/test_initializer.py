@@ -371,8 +371,8 @@ def test_init_leaf_with_grad():
 
 def test_prelu_gamma_starts_at_a_quarter():
     # MXNet's LeakyReLU gives its implicit gamma variable __init__ = Constant(0.25)
-    sym = mx.sym.LeakyReLU(data=mx.sym.var('data'), act_type='prelu')
-    assert sym.attr_dict()['leakyrelu0_gamma']['__init__'] == '["Constant", {"value": 0.25}]'
+    sym = mx.sym.LeakyReLU(data=mx.sym.var('data'), act_type='prelu', name='lrelu')
+    assert sym.attr_dict()['lrelu_gamma']['__init__'] == '["Constant", {"value": 0.25}]'
     mod = mx.mod.Module(sym, label_names=None)
     mod.bind(data_shapes=[('data', (10, 10))])
     mod.init_params()

@@ -38,6 +38,8 @@ def _check(got, want, where):
 
 @pytest.mark.parametrize('expr', CASES)
 def test_against_mxnet(expr):
+    if 'asscipy' in expr:
+        pytest.importorskip('scipy.sparse')  # scipy is optional; without it asscipy raises naming it (tested below)
     env = dict(setup(mx, np), mx=mx, np=np, **HELPERS)
     try:
         got = describe(mx, np, eval(expr, env))
@@ -228,3 +230,11 @@ def test_registry_ops_on_dense_tensors():
     x = mx.sym.Variable('x')
     y = mx.sym.cast_storage(x, stype='row_sparse')
     assert y.infer_shape(x=(2, 3))[1] == [(2, 3)]
+
+
+def test_asscipy_without_scipy_names_it(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, 'scipy', None)
+    monkeypatch.setitem(sys.modules, 'scipy.sparse', None)
+    with pytest.raises(mx.base.MXNetError, match='asscipy needs scipy'):
+        mx.nd.array(np.eye(3, dtype=np.float32)).tostype('csr').asscipy()

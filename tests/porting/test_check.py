@@ -59,7 +59,9 @@ def test_unsupported_calls_are_named_with_their_error(tmp_path):
     script.write_text(BAD)
     report = check.check([str(script)])
     rows = _rows(report)
-    assert rows[(7, 'mx.np.ones')] == (check.UNSUPPORTED, "AttributeError: module 'mxnet' has no attribute 'np'")
+    assert rows[(7, 'mx.np.ones')] == (check.UNSUPPORTED, 'MXNetNotImplementedError: mx.np.ones: the NumPy-compatible '
+                                                          'interface is not supported by mxcompat; use the legacy '
+                                                          'mx.nd API')
     status, detail = rows[(8, 'F.no_such_op')]
     assert status == check.UNSUPPORTED and "has no attribute 'no_such_op'" in detail
     assert rows[(8, 'nd.ones')] == (check.SUPPORTED, '')
@@ -84,7 +86,7 @@ def test_cli_text(tmp_path):
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[-1].startswith('verdict: will fail')
-    assert '%s:7  mx.np.ones  unsupported: AttributeError' % script in proc.stdout
+    assert '%s:7  mx.np.ones  unsupported: MXNetNotImplementedError: mx.np.ones' % script in proc.stdout
     assert not (tmp_path / 'ran.txt').exists()
 
 
