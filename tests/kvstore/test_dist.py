@@ -268,6 +268,57 @@ def test_two_workers_set_optimizer_keeps_weights_identical(tmp_path):
         np.testing.assert_allclose(np.array(res[0]['weights'][i]), w.asnumpy(), rtol=1e-5, atol=1e-6)
 
 
+def scenario_trainer(rank, world):
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(3, in_units=4), mx.gluon.nn.Dense(2, in_units=3, use_bias=False))
+    net.initialize(mx.init.Constant(0.1))
+    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9, 'wd': 0.01},
+                               kvstore='dist_sync')
+    rng = np.random.RandomState(10 + rank)
+    for _ in range(3):
+        x = mx.nd.array(rng.uniform(-1, 1, (5, 4)).astype(np.float32))
+        with mx.autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+        trainer.step(5)
+    return {k: v.data().asnumpy().tolist() for k, v in net.collect_params().items()}
+
+
+def _numpy_trainer_reference(world):
+    """The same 3 steps by hand: gradients of sum((x W1^T + b1) W2^T)^2 summed over the workers, rescaled by
+    1/batch, then MXNet's SGD with momentum and weight decay."""
+    w1, b1, w2 = np.full((3, 4), 0.1), np.zeros(3), np.full((2, 3), 0.1)  # a bias keeps its own zero init
+    moms = [np.zeros_like(w1), np.zeros_like(b1), np.zeros_like(w2)]
+    rngs = [np.random.RandomState(10 + r) for r in range(world)]
+    for _ in range(3):
+        grads = [np.zeros_like(w1), np.zeros_like(b1), np.zeros_like(w2)]
+        for rng in rngs:
+            x = rng.uniform(-1, 1, (5, 4)).astype(np.float32).astype(np.float64)
+            h = x @ w1.T + b1
+            y = h @ w2.T
+            dy = 2 * y
+            dh = dy @ w2
+            grads[0] += dh.T @ x
+            grads[1] += dh.sum(0)
+            grads[2] += dy.T @ h
+        params = [w1, b1, w2]
+        for i, (p, g) in enumerate(zip(params, grads)):
+            moms[i] = 0.9 * moms[i] - 0.1 * (g / 5 + 0.01 * p)
+            params[i] = p + moms[i]
+        w1, b1, w2 = params
+    return [w1, b1, w2]
+
+
+def test_two_workers_trainer_momentum_matches_numpy(tmp_path):
+    res = ok(run_workers(scenario_trainer, 2, tmp_path))
+    assert res[0] == res[1]  # identical weights on every rank
+    names = sorted(res[0])
+    want = dict(zip(['dense0_weight', 'dense0_bias', 'dense1_weight'], _numpy_trainer_reference(2)))
+    for name in names:
+        key = next(k for k in want if name.endswith(k))
+        np.testing.assert_allclose(np.array(res[0][name]), want[key], rtol=1e-4, atol=1e-6, err_msg=name)
+
+
 @pytest.mark.parametrize('shm', ['1', '0'], ids=['shared-memory', 'gloo'])
 def test_three_workers(tmp_path, shm):
     res = ok(run_workers(scenario_three, 3, tmp_path, env={'MXCOMPAT_KV_SHM': shm}))
