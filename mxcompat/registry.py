@@ -15,6 +15,18 @@ def _check(cond, msg):
         raise MXNetAssertionError(msg)
 
 
+def add_class(table, klass, kind):
+    """Store ``klass`` in ``table`` under its lower-cased class name, warning (as MXNet does) when that replaces
+    another class; returns ``klass`` (for class decorators such as ``Optimizer.register``)."""
+    name = klass.__name__.lower()
+    old = table.get(name)
+    if old is not None:
+        warnings.warn('WARNING: New %s %s.%s is overriding existing %s %s.%s'
+                      % (kind, klass.__module__, klass.__name__, kind, old.__module__, old.__name__))
+    table[name] = klass
+    return klass
+
+
 def make_registry(base_class, nickname):
     """MXNet's ``mx.registry`` trio for ``base_class``: ``(table, register, alias, create)``.
 

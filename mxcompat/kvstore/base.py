@@ -5,9 +5,9 @@ a name holding ``dist`` makes a distributed store (here on ``torch.distributed``
 store whose ``type`` is that name. ``horovod`` and ``byteps`` (local stores in MXNet 1.9.1) make the distributed
 store too, so a script written for those backends all-reduces across its torchrun workers.
 """
-import warnings
 
 from ..base import MXNetError, string_types
+from ..registry import add_class
 from ..ndarray.ndarray import NDArray
 
 __all__ = ['create', 'KVStoreBase']
@@ -101,13 +101,7 @@ class KVStoreBase:
     def register(klass):
         """Class decorator: ``mx.kv.create(name)`` makes a ``klass`` for ``name == klass.__name__.lower()``."""
         _check(isinstance(klass, type))
-        name = klass.__name__.lower()
-        old = KVStoreBase.kv_registry.get(name)
-        if old is not None:
-            warnings.warn('WARNING: New kvstore %s.%s is overriding existing kvstore %s.%s'
-                          % (klass.__module__, klass.__name__, old.__module__, old.__name__))
-        KVStoreBase.kv_registry[name] = klass
-        return klass
+        return add_class(KVStoreBase.kv_registry, klass, 'kvstore')
 
 
 @KVStoreBase.register

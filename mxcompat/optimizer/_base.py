@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetValueError
+from ..registry import add_class
 from ..ndarray import sparse as _sparse
 from ..ndarray.ndarray import NDArray
 
@@ -154,13 +155,7 @@ class Optimizer:
         """Register an Optimizer subclass under its lower-cased class name (for ``create``)."""
         if not isinstance(klass, type):
             raise AssertionError('register expects a class, got %r' % (klass,))
-        name = klass.__name__.lower()
-        old = Optimizer.opt_registry.get(name)
-        if old is not None:
-            warnings.warn('WARNING: New optimizer %s.%s is overriding existing optimizer %s.%s'
-                          % (klass.__module__, klass.__name__, old.__module__, old.__name__))
-        Optimizer.opt_registry[name] = klass
-        return klass
+        return add_class(Optimizer.opt_registry, klass, 'optimizer')
 
     @staticmethod
     def create_optimizer(name, **kwargs):
