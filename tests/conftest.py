@@ -1,6 +1,8 @@
 """Test-wide helpers. Tests marked `oracle` run only where the real MXNet 1.9.1 is already installed
 (../shared/oracle/setup.sh puts it in $MXNET_ORACLE or ~/.mxnet-oracle), or where MXCOMPAT_MXRUN names a runner."""
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -17,6 +19,16 @@ def oracle_runner():
     if os.path.exists(os.path.join(env, 'bin', 'python')) and os.path.exists(mxrun):
         return mxrun
     return None
+
+
+def example_output(name):
+    """(what ``python -m mxcompat compat_examples/<name>.py`` prints, what real MXNet 1.9.1 printed for it:
+    tests/fixtures/compat_examples/<name>.out written by gen_outputs.sh). Fails when the script fails."""
+    r = subprocess.run([sys.executable, '-m', 'mxcompat', os.path.join('compat_examples', name + '.py')], cwd=ROOT,
+                       env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(ROOT, 'tests', 'fixtures', 'compat_examples', name + '.out')) as f:
+        return r.stdout, f.read()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -5,9 +5,7 @@ import contextlib
 import filecmp
 import io
 import json
-import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -17,6 +15,7 @@ from mxcompat import gluon
 from mxcompat.gluon import nn
 
 from . import golden
+from tests.conftest import example_output
 
 INFO = json.load(open(golden.path('cnn.json')))
 X = np.array(INFO['x'], np.float32)
@@ -102,9 +101,5 @@ def test_export_loads_in_real_mxnet(tmp_path):
 
 
 def test_hybrid_export_example_prints_what_mxnet_prints():
-    env = dict(os.environ, PYTHONPATH=golden.ROOT)
-    r = subprocess.run([sys.executable, '-m', 'mxcompat', os.path.join('compat_examples', 'hybrid_export.py')],
-                       cwd=golden.ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    want = open(os.path.join(golden.ROOT, 'tests', 'fixtures', 'compat_examples', 'hybrid_export.out')).read()
-    assert r.stdout == want
+    got, want = example_output('hybrid_export')
+    assert got == want

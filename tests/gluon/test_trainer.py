@@ -2,14 +2,12 @@
 after every step (through mxcompat.kvstore, and through the in-process stand-in used while it is missing); the
 shared scenarios; optimizer states written by MXNet load here; the gluon_mlp example prints what MXNet prints."""
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import mxcompat as mx
+from tests.conftest import example_output
 from mxcompat import gluon
 from mxcompat.gluon import nn
 
@@ -84,9 +82,5 @@ def test_load_optimizer_states_written_by_mxnet(nctx, tmp_path):
 
 
 def test_gluon_mlp_example_prints_what_mxnet_prints():
-    env = dict(os.environ, PYTHONPATH=golden.ROOT)
-    r = subprocess.run([sys.executable, '-m', 'mxcompat', os.path.join('compat_examples', 'gluon_mlp.py')],
-                       cwd=golden.ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    want = open(os.path.join(golden.ROOT, 'tests', 'fixtures', 'compat_examples', 'gluon_mlp.out')).read()
-    assert r.stdout == want
+    got, want = example_output('gluon_mlp')
+    assert got == want

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import mxcompat as mx
+from tests.conftest import example_output
 from mxcompat.base import MXNetError, MXNetNotImplementedError, MXNetValueError
 from tests.gluon.rnn.rnn_golden import ARRAYS, FACTS, FIX, compare, expected, scenarios
 
@@ -186,12 +187,5 @@ def test_sequence_length_needs_the_flag():
 def test_lstm_language_model_example_prints_what_mxnet_prints():
     """compat_examples/gluon_lstm_lm.py (Embedding + 2-layer LSTM + Dense, BPTT with detached states, clipping,
     hybridized in the last epoch) prints exactly what MXNet 1.9.1 printed for it."""
-    import os
-    import subprocess
-    import sys
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    r = subprocess.run([sys.executable, '-m', 'mxcompat', os.path.join('compat_examples', 'gluon_lstm_lm.py')],
-                       cwd=root, env=dict(os.environ, PYTHONPATH=root), capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    with open(os.path.join(root, 'tests', 'fixtures', 'compat_examples', 'gluon_lstm_lm.out')) as f:
-        assert r.stdout == f.read()
+    got, want = example_output('gluon_lstm_lm')
+    assert got == want
