@@ -34,6 +34,10 @@ def _as_list(names, arrays, what, allow_missing=False):
     return arrays
 
 
+# below this many elements a copy costs less than the checks that allow adopting
+_ADOPT_MIN = 1 << 16
+
+
 def _sole_owner(t):
     """Whether ``t`` is the only tensor on its storage and spans all of it (no views, no numpy aliases)."""
     st = t.untyped_storage()
@@ -47,8 +51,8 @@ def _adopt(dst, g):
     """Write gradient ``g`` into ``dst`` without copying, by moving ``dst`` onto ``g``'s storage, when nothing else
     can observe the difference: neither tensor shares its storage with another tensor (a view of ``dst`` taken
     earlier would otherwise keep the old values) and both are plain dense tensors of the same kind."""
-    if (_storage_use_count is None or g.shape != dst.shape or g.dtype != dst.dtype or g.device != dst.device
-            or g.requires_grad or dst.layout != torch.strided or g.layout != torch.strided):
+    if (_storage_use_count is None or g.numel() < _ADOPT_MIN or g.shape != dst.shape or g.dtype != dst.dtype
+            or g.device != dst.device or g.requires_grad or dst.layout != torch.strided or g.layout != torch.strided):
         return False
     if not (_sole_owner(g) and _sole_owner(dst)):
         return False
@@ -79,8 +83,12 @@ class Executor:
             cse = eliminate_common_expr(symbol)
             if cse.list_inputs() == symbol.list_inputs():
                 self._optimized = cse
-        self._lowered = lower(self._optimized, shapes)
+        # one lowering, with loss heads split: backward seeds their gradients directly (see Lowered); the plain
+        # graph for users (graph_module) is built on first access
+        self._lowered = lower(self._optimized, shapes, split_heads=True)
         self._lowered.output_names = symbol.list_outputs()
+        self._nout = len(self._lowered.output_names)
+        self._plain = None if self._lowered.heads else self._lowered
         arg_names = self._lowered.arg_names
         aux_names = self._lowered.aux_names
         self.arg_arrays = _as_list(arg_names, args, 'args')
@@ -151,8 +159,13 @@ class Executor:
 
     @property
     def graph_module(self):
-        """The ``torch.fx.GraphModule`` this executor runs (arguments, then aux states -> tuple of outputs)."""
-        return self._lowered.graph_module
+        """The ``torch.fx.GraphModule`` of this executor's graph (arguments, then aux states -> tuple of outputs).
+        The executor itself runs a variant whose loss heads are not recorded, and seeds their MXNet gradients."""
+        if self._plain is None:
+            from .symbol.lower import lower
+            self._plain = lower(self._optimized, {n: a.shape for n, a in zip(self._lowered.arg_names,
+                                                                                self.arg_arrays)})
+        return self._plain.graph_module
 
     # -- running ------------------------------------------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):
@@ -191,6 +204,10 @@ class Executor:
             raise MXNetError('Executor.forward: %s' % str(e).splitlines()[0]) from None
         finally:
             _ag.set_training(prev_train)
+        if len(outs) != self._nout:  # the inputs of split loss heads follow the outputs
+            if self._saved is not None:
+                self._saved = (ins, outs[:self._nout], outs[self._nout:])
+            outs = outs[:self._nout]
         self._set_outputs(outs)
         if self._monitor is not None:
             for name, out in zip(self._lowered.output_names, self.outputs):
@@ -219,19 +236,21 @@ class Executor:
             return
         if self._saved is None:
             raise MXNetError('Executor.backward: call forward(is_train=True) first')
-        ins, outs = self._saved  # kept: MXNet allows several backward passes after one forward
-        if out_grads is None:
-            heads = [torch.ones_like(o) for o in outs]
-        else:
+        ins, outs = self._saved[0], self._saved[1]  # kept: MXNet allows several backward passes after one forward
+        if out_grads is not None:
             if isinstance(out_grads, NDArray):
                 out_grads = [out_grads]
             if isinstance(out_grads, dict):
                 out_grads = [out_grads[n] for n in self._lowered.output_names]
             if len(out_grads) != len(outs):
                 raise MXNetValueError('backward: %d out_grads for %d outputs' % (len(out_grads), len(outs)))
-            heads = [torch.ones_like(o) if g is None else g._t for o, g in zip(outs, out_grads)]
+        heads = [None if out_grads is None or out_grads[i] is None else out_grads[i]._t for i in range(len(outs))]
+        pairs = [(o, h) for o, h in zip(outs, heads)]
+        for k, start, n_in, grad in self._lowered.heads:  # loss heads: MXNet's gradient at the head's input
+            extra = self._saved[2][start - self._nout:start - self._nout + n_in]
+            pairs[k] = (extra[0], grad(outs[k], *extra))
+        pairs = [(o, torch.ones_like(o) if h is None else h) for o, h in pairs if o.requires_grad]
         want = [i for i, r in enumerate(self._grad_req) if r != 'null' and ins[i].requires_grad]
-        pairs = [(o, h) for o, h in zip(outs, heads) if o.requires_grad]
         if not want or not pairs:
             return
         prev = _ag.set_training(is_train)
@@ -305,7 +324,7 @@ class Executor:
         lines = ['Symbol Outputs:']
         lines += ['\toutput[%d]=%s' % (i, n) for i, n in enumerate(self._optimized.list_outputs())]
         lines.append(self._optimized.debug_str().rstrip('\n'))
-        lines.append(str(self._lowered.graph_module.graph).rstrip('\n'))
+        lines.append(str(self.graph_module.graph).rstrip('\n'))
         lines.append('Total %d MB allocated' % (self._memory_estimate() >> 20))
         return '\n'.join(lines) + '\n'
 
@@ -317,7 +336,7 @@ class Executor:
 
     def _memory_estimate(self):
         """Bytes (see ``debug_str``), from a run of the graph on meta tensors."""
-        gm = self._lowered.graph_module
+        gm = self.graph_module
         ins = [torch.empty(a.shape, dtype=a._t.dtype, device='meta').requires_grad_(bool(track))
                for a, track in zip(self.arg_arrays, self._track)]
         ins += [torch.empty(a.shape, dtype=a._t.dtype, device='meta') for a in self.aux_arrays]

@@ -189,3 +189,119 @@ def test_blocked_input_gets_zero_gradient_beside_a_live_one():
     np.testing.assert_array_equal(exe.grad_dict['a'].asnumpy(), [0, 0])
     np.testing.assert_array_equal(exe.grad_dict['b'].asnumpy(), [2, 2])
     np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [5, 5])
+
+
+# -- loss heads: the executor seeds MXNet's head gradient at the head's input (no Python autograd.Function) -------
+def _softmax(z):
+    e = np.exp(z - z.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+def _head_net(extra=None):
+    x, y = mx.sym.var('x'), mx.sym.var('y')
+    fc = mx.sym.FullyConnected(x, num_hidden=3, name='fc')
+    head = mx.sym.SoftmaxOutput(fc, y, name='sm')
+    return (head if extra is None else extra(head, fc)), fc
+
+
+def _bind_heads(sym, x, y):
+    ex = sym.simple_bind(mx.cpu(), grad_req={'x': 'write', 'y': 'null', 'fc_weight': 'write', 'fc_bias': 'write'},
+                         x=x.shape, y=y.shape)
+    ex.arg_dict['fc_weight'][:] = np.arange(6, dtype=np.float32).reshape(3, 2) / 10
+    ex.arg_dict['fc_bias'][:] = [0.1, -0.2, 0.3]
+    ex.arg_dict['x'][:] = x
+    ex.arg_dict['y'][:] = y
+    return ex
+
+
+_X = np.array([[1, 2], [0, -1], [3, 1], [-2, 0.5]], np.float32)
+_Y = np.array([0, 2, 1, 5], np.float32)  # 5 is out of range: MXNet subtracts nothing in that row
+
+
+def _expected_softmax_grads():
+    w = np.arange(6, dtype=np.float32).reshape(3, 2) / 10
+    p = _softmax(_X @ w.T + np.array([0.1, -0.2, 0.3], np.float32))
+    g = p.copy()
+    for i, lab in enumerate(_Y.astype(int)):
+        if lab < 3:
+            g[i, lab] -= 1
+    return p, g, g.T @ _X, g.sum(0), g @ w
+
+
+@pytest.mark.parametrize('head', [None, 'ignored'])
+def test_softmax_output_head_gradient_ignores_the_head_gradient(head):
+    sym, _ = _head_net()
+    ex = _bind_heads(sym, _X, _Y)
+    assert ex._lowered.heads  # the split path is the one under test
+    ex.forward(is_train=True)
+    ex.backward(None if head is None else mx.nd.full((4, 3), 7.0))
+    p, _, gw, gb, gx = _expected_softmax_grads()
+    np.testing.assert_allclose(ex.outputs[0].asnumpy(), p, rtol=1e-5)
+    np.testing.assert_allclose(ex.grad_dict['fc_weight'].asnumpy(), gw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ex.grad_dict['fc_bias'].asnumpy(), gb, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ex.grad_dict['x'].asnumpy(), gx, rtol=1e-5, atol=1e-6)
+
+
+def test_head_grouped_with_another_output_takes_that_outputs_head_gradient():
+    sym, _ = _head_net(lambda head, fc: mx.sym.Group([head, mx.sym.sum(fc, name='s')]))
+    ex = _bind_heads(sym, _X, _Y)
+    ex.forward(is_train=True)
+    ex.backward([mx.nd.ones((4, 3)), mx.nd.array([2.0])])
+    _, g, _, _, _ = _expected_softmax_grads()
+    g = g + 2.0  # d(2 * sum(fc)) / d fc
+    np.testing.assert_allclose(ex.grad_dict['fc_bias'].asnumpy(), g.sum(0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ex.grad_dict['fc_weight'].asnumpy(), g.T @ _X, rtol=1e-5, atol=1e-6)
+
+
+def test_head_used_inside_the_graph_keeps_its_own_backward():
+    # a head whose output feeds another op is not split: the gradient flows through it, and it still ignores
+    # the gradient arriving from above (MXNet's loss-head rule)
+    sym, _ = _head_net(lambda head, fc: mx.sym.sum(head * 3, name='s'))
+    ex = _bind_heads(sym, _X, _Y)
+    assert not ex._lowered.heads
+    ex.forward(is_train=True)
+    ex.backward()
+    _, _, gw, gb, _ = _expected_softmax_grads()
+    np.testing.assert_allclose(ex.grad_dict['fc_weight'].asnumpy(), gw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ex.grad_dict['fc_bias'].asnumpy(), gb, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize('make, grad', [
+    (lambda d, y: mx.sym.LinearRegressionOutput(d, y, grad_scale=2.0), lambda d, y: 2.0 * (d - y) / 3),
+    (lambda d, y: mx.sym.MAERegressionOutput(d, y), lambda d, y: np.sign(d - y) / 3),
+    (lambda d, y: mx.sym.LogisticRegressionOutput(d, y), lambda d, y: (1 / (1 + np.exp(-d)) - y) / 3),
+    (lambda d, y: mx.sym.MakeLoss(d * 1, normalization='batch', grad_scale=3.0), lambda d, y: np.full(d.shape, 0.75)),
+])
+def test_other_loss_heads_split_and_eager_agree(make, grad):
+    d, y = mx.sym.var('d'), mx.sym.var('y')
+    sym = make(d, y)
+    dv = np.array([[0.5, -1, 2], [1, 0, -0.5], [0.2, 0.3, 0.4], [-1, -2, 3]], np.float32)
+    yv = np.array([[1, 0, 2], [0, 0, 0], [1, 1, 1], [0, -1, 3]], np.float32)
+    shapes = {n: (4, 3) for n in sym.list_arguments()}
+    ex = sym.simple_bind(mx.cpu(), **shapes)
+    assert ex._lowered.heads
+    feed = {'d': dv, 'y': yv}
+    ex.forward(is_train=True, **{n: mx.nd.array(feed[n]) for n in sym.list_arguments()})
+    ex.backward()
+    np.testing.assert_allclose(ex.grad_dict['d'].asnumpy(), grad(dv, yv), rtol=1e-5, atol=1e-6)
+    # the same op eagerly, under autograd (the autograd.Function path)
+    x = mx.nd.array(dv)
+    x.attach_grad()
+    with mx.autograd.record():
+        eager = {'LinearRegressionOutput': lambda: mx.nd.LinearRegressionOutput(x, mx.nd.array(yv), grad_scale=2.0),
+                 'MAERegressionOutput': lambda: mx.nd.MAERegressionOutput(x, mx.nd.array(yv)),
+                 'LogisticRegressionOutput': lambda: mx.nd.LogisticRegressionOutput(x, mx.nd.array(yv)),
+                 'MakeLoss': lambda: mx.nd.MakeLoss(x * 1, normalization='batch', grad_scale=3.0)}
+        out = eager[sym._outputs[0][0].op.name]()
+    out.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), ex.grad_dict['d'].asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), ex.outputs[0].asnumpy(), rtol=1e-6)
+
+
+def test_graph_module_is_the_plain_graph():
+    sym, _ = _head_net()
+    ex = _bind_heads(sym, _X, _Y)
+    gm = ex.graph_module
+    outs = gm(*[a._t for a in ex.arg_arrays])
+    assert len(outs) == 1
+    np.testing.assert_allclose(outs[0].detach().numpy(), _expected_softmax_grads()[0], rtol=1e-5)

@@ -3,7 +3,8 @@ MakeLoss), and CTCLoss.
 
 The heads are ``torch.autograd.Function``s: their backward ignores the incoming head gradient and returns the
 gradient MXNet defines (e.g. ``softmax - one_hot(label)``), exactly as MXNet's backward does. The label gets a
-zero gradient.
+zero gradient. The same gradient functions are registered as ``head_grad``: a bound executor seeds backward with
+them at the head's input, skipping the Python Function.
 """
 import torch
 import torch.nn.functional as F
@@ -72,8 +73,9 @@ def _softmax_out_grad(out, label, a):
     alpha = a['smooth_alpha']
     off = alpha / (k - 1) if alpha else 0.0
     grad = o - off if off else o.clone()
-    hit = ((lab >= 0) & (lab < k)).to(o.dtype).mul_(off - 1.0 + alpha if alpha else -1.0)
-    grad.scatter_add_(1, lab.clamp(0, k - 1).unsqueeze(1), hit.unsqueeze(1))
+    idx = lab.clamp(0, k - 1)
+    hit = (lab == idx).to(o.dtype).mul_(off - 1.0 + alpha if alpha else -1.0)
+    grad.scatter_add_(1, idx.unsqueeze(1), hit.unsqueeze(1))
     if a['use_ignore']:
         grad.mul_((lab != ignore).unsqueeze(1).to(grad.dtype))
     norm = a['normalization']
@@ -119,12 +121,17 @@ defop('SoftmaxOutput', _DL,
        ('use_ignore', 'bool', False), ('preserve_shape', 'bool', False), ('normalization', 'str', 'null'),
        ('out_grad', 'bool', False), ('smooth_alpha', 'float', 0.0)],
       _softmax_output, aliases=('Softmax',), choices={'normalization': ('null', 'batch', 'valid')},
+      head_grad=lambda out, data, label, **a: _softmax_out_grad(out, label, a),
       doc='Softmax forward; backward gives the cross-entropy gradient ``softmax - one_hot(label)`` (scaled, '
           'normalised, with ignore_label/smoothing) whatever the head gradient is.')
 
 
 # ---- regression heads ---------------------------------------------------------------------------------------------
 def _regression(name, forward, grad_fn):
+    def head_grad(out, data, label, grad_scale):
+        num_output = label.numel() // label.shape[0] if label.dim() else 1
+        return grad_fn(out - label.reshape(out.shape).to(out.dtype)) * (grad_scale / num_output)
+
     class _Fn(torch.autograd.Function):
         @staticmethod
         def forward(ctx, data, label, grad_scale):
@@ -136,9 +143,7 @@ def _regression(name, forward, grad_fn):
         @staticmethod
         def backward(ctx, grad):
             out, label = ctx.saved_tensors
-            num_output = label.numel() // label.shape[0] if label.dim() else 1
-            g = grad_fn(out - label.reshape(out.shape).to(out.dtype)) * (ctx.grad_scale / num_output)
-            return g, _no_grad_label(ctx, label), None
+            return head_grad(out, None, label, ctx.grad_scale), _no_grad_label(ctx, label), None
 
     def impl(data, label, grad_scale):
         if label.dim() == 0 or data.dim() == 0 or label.shape[0] != data.shape[0] \
@@ -149,7 +154,7 @@ def _regression(name, forward, grad_fn):
             return _Fn.apply(data, label, grad_scale)
         return forward(data)
 
-    defop(name, _DL, [('grad_scale', 'float', 1.0)], impl,
+    defop(name, _DL, [('grad_scale', 'float', 1.0)], impl, head_grad=head_grad,
           doc='Regression head: forward is %s; backward gives ``%s * grad_scale / outputs-per-sample``.'
               % ('sigmoid(data)' if forward is torch.sigmoid else 'data',
                  'sign(out - label)' if grad_fn is torch.sign else 'out - label'))
@@ -203,6 +208,8 @@ def _svm_output(data, label, margin, regularization_coefficient, use_linear):
 
 defop('SVMOutput', _DL, [('margin', 'float', 1.0), ('regularization_coefficient', 'float', 1.0),
                          ('use_linear', 'bool', False)], _svm_output,
+      head_grad=lambda out, data, label, margin, regularization_coefficient, use_linear:
+      _svm_grad(data, label, margin, regularization_coefficient, use_linear),
       doc='Identity forward; backward gives the L2-SVM (or L1 with ``use_linear``) hinge gradient.')
 
 
@@ -218,11 +225,15 @@ class _MakeLossFn(torch.autograd.Function):
     def backward(ctx, grad):
         data, = ctx.saved_tensors
         scale, norm, thresh = ctx.args
-        if norm == 'batch':
-            scale = scale / data.shape[0]
-        elif norm == 'valid':
-            scale = scale / torch.clamp((data > thresh).sum().to(data.dtype), min=1.0)
-        return torch.ones_like(data) * scale, None, None, None
+        return _make_loss_grad(None, data, scale, thresh, norm), None, None, None
+
+
+def _make_loss_grad(out, data, grad_scale, valid_thresh, normalization):
+    if normalization == 'batch':
+        grad_scale = grad_scale / data.shape[0]
+    elif normalization == 'valid':
+        grad_scale = grad_scale / torch.clamp((data > valid_thresh).sum().to(data.dtype), min=1.0)
+    return torch.ones_like(data) * grad_scale
 
 
 def _make_loss(data, grad_scale, valid_thresh, normalization):
@@ -233,7 +244,7 @@ def _make_loss(data, grad_scale, valid_thresh, normalization):
 
 defop('MakeLoss', ('data',), [('grad_scale', 'float', 1.0), ('valid_thresh', 'float', 0.0),
                               ('normalization', 'str', 'null')],
-      _make_loss, choices={'normalization': ('null', 'batch', 'valid')},
+      _make_loss, choices={'normalization': ('null', 'batch', 'valid')}, head_grad=_make_loss_grad,
       doc='Identity forward marking a loss: its gradient is ``grad_scale`` (divided by the batch size or by the '
           'count of elements above ``valid_thresh``), whatever the head gradient is.')
 

@@ -19,15 +19,20 @@ __all__ = ['lower', 'Lowered']
 
 
 class Lowered:
-    """A lowered symbol: ``graph_module(*args, *aux) -> tuple of outputs``."""
+    """A lowered symbol: ``graph_module(*args, *aux) -> tuple of outputs``.
 
-    __slots__ = ('graph_module', 'arg_names', 'aux_names', 'output_names')
+    With split heads, the tuple continues with the inputs of each split loss head, and ``heads`` lists
+    ``(output index, first extra index, number of inputs, grad)`` where ``grad(out, *inputs)`` is the gradient
+    of the head's input 0 (MXNet's loss-head backward, which ignores the head gradient)."""
 
-    def __init__(self, graph_module, arg_names, aux_names, output_names):
+    __slots__ = ('graph_module', 'arg_names', 'aux_names', 'output_names', 'heads')
+
+    def __init__(self, graph_module, arg_names, aux_names, output_names, heads=()):
         self.graph_module = graph_module
         self.arg_names = arg_names
         self.aux_names = aux_names
         self.output_names = output_names
+        self.heads = heads
 
 
 def _ident(name, used):
@@ -56,6 +61,32 @@ def _bind_op(op, attrs, fname):
     return call
 
 
+def _bind_head(op, attrs, fname):
+    """The forward of a split loss head: its value, not recorded (the executor seeds its gradient)."""
+    impl = op.impl
+
+    def call(*args):
+        with torch.no_grad():
+            return impl(*args, **attrs)
+    call.__name__ = call.__qualname__ = fname
+    call._mx_op = op.name
+    call._mx_attrs = attrs
+    return call
+
+
+def _head_grad(op, attrs):
+    fn = op.head_grad
+    return lambda out, *inputs: fn(out, *inputs, **attrs)
+
+
+def _splittable_heads(sym, nodes):
+    """Loss-head nodes with a ``head_grad`` whose single output is used only as a graph output."""
+    used = {id(s) for n in nodes for s, _ in n.inputs}
+    outs = [id(n) for n, _ in sym._outputs]
+    return {id(n) for n in nodes if not n.is_var and n.op.head_grad is not None and outs.count(id(n)) == 1
+            and id(n) not in used and n.num_visible() == 1}
+
+
 def _filled_shapes(sym, nodes, arg_shapes):
     """The inferred shapes of input-less nodes whose ``shape`` attribute has unknown (0) dimensions, such as the
     ``_zeros`` begin states of ``mx.rnn`` cells: MXNet completes them by shape inference when binding."""
@@ -68,10 +99,13 @@ def _filled_shapes(sym, nodes, arg_shapes):
     return {id(n): table[(id(n), 0)] for n in todo if all(table.get((id(n), 0), (0,)))}
 
 
-def lower(sym, arg_shapes=None):
+def lower(sym, arg_shapes=None, split_heads=False):
     """Build the fx graph of ``sym`` (linted); ``arg_shapes`` ({name: shape}) completes creation ops whose
-    ``shape`` has 0 (unknown) dimensions."""
+    ``shape`` has 0 (unknown) dimensions. ``split_heads`` returns the inputs of loss heads too (see
+    ``Lowered``); ``Lowered.heads`` is empty when the symbol has none to split."""
     nodes = sym._nodes()
+    split = _splittable_heads(sym, nodes) if split_heads else set()
+    head_inputs = {}
     filled = _filled_shapes(sym, nodes, arg_shapes)
     aux = _aux_vars(nodes)
     args = [n for n in nodes if n.is_var and id(n) not in aux]
@@ -87,8 +121,13 @@ def lower(sym, arg_shapes=None):
         params = n.params()
         if id(n) in filled:
             params = dict(params, shape=filled[id(n)])
-        fn = _bind_op(n.op, params, 'op_' + _ident(n.name, used))
-        out = graph.call_function(fn, tuple(n.op_args([env[(id(s), i)] for s, i in n.inputs])))
+        ins = [env[(id(s), i)] for s, i in n.inputs]
+        if id(n) in split:
+            fn = _bind_head(n.op, params, 'op_' + _ident(n.name, used))
+            head_inputs[id(n)] = (ins, _head_grad(n.op, params))
+        else:
+            fn = _bind_op(n.op, params, 'op_' + _ident(n.name, used))
+        out = graph.call_function(fn, tuple(n.op_args(ins)))
         nvis = n.num_visible()
         if nvis == 1:
             env[(id(n), 0)] = out
@@ -100,7 +139,14 @@ def lower(sym, arg_shapes=None):
     except KeyError:
         raise MXNetError('lower: an output refers to a hidden operator output, which mxcompat does not compute') \
             from None
-    graph.output(outs)
+    heads = []
+    extra = []
+    for k, (n, _) in enumerate(sym._outputs):
+        if id(n) in head_inputs:
+            ins, grad = head_inputs.pop(id(n))
+            heads.append((k, len(outs) + len(extra), len(ins), grad))
+            extra += ins
+    graph.output(outs + tuple(extra))
     graph.lint()
     gm = torch.fx.GraphModule(torch.nn.Module(), graph, class_name='MXNetSymbol')
-    return Lowered(gm, [n.name for n in args], [n.name for n in auxs], sym.list_outputs())
+    return Lowered(gm, [n.name for n in args], [n.name for n in auxs], sym.list_outputs(), tuple(heads))
