@@ -92,6 +92,7 @@ class Executor:
         arg_names = self._lowered.arg_names
         aux_names = self._lowered.aux_names
         self.arg_arrays = _as_list(arg_names, args, 'args')
+        self._arg_index = {n: i for i, n in enumerate(arg_names)}
         for n, a in zip(arg_names, self.arg_arrays):
             if not isinstance(a, NDArray):
                 raise MXNetTypeError('bind: argument %r must be an NDArray, got %s' % (n, type(a).__name__))
@@ -118,6 +119,11 @@ class Executor:
             self._track = [r != 'null' and n in reach for n, r in zip(arg_names, self._grad_req)]
         else:
             self._track = [False] * len(arg_names)
+        # fixed at bind: what forward records and what backward writes
+        self._any_track = any(self._track)
+        self._no_grads = all(r == 'null' for r in self._grad_req)
+        self._zeroed = [i for i, (r, track) in enumerate(zip(self._grad_req, self._track))
+                        if r == 'write' and not track]
         # outputs written in place into these arrays (views of another executor's outputs, after reshape)
         self._out_shared = _shared_outputs is not None
         self.outputs = _shared_outputs if self._out_shared else self._empty_outputs()
@@ -188,15 +194,15 @@ class Executor:
         prev_train = _ag.set_training(is_train)
         try:
             # the graph is kept whenever gradients are wanted: MXNet allows backward after forward(is_train=False)
-            if any(self._track):
+            if self._any_track:
                 ins = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
                        for t, track in zip(args, self._track)]
                 with torch.enable_grad():
-                    outs = self._lowered.graph_module(*ins, *aux)
+                    outs = self._lowered.graph_module.forward(*ins, *aux)
                 self._saved = (ins, outs)
             else:
                 with torch.no_grad():
-                    outs = self._lowered.graph_module(*args, *aux)
+                    outs = self._lowered.graph_module.forward(*args, *aux)
                 self._saved = None
         except MXNetError:
             raise
@@ -227,12 +233,11 @@ class Executor:
 
     def backward(self, out_grads=None, is_train=True):
         """Gradients of the outputs (times ``out_grads``, ones by default) into the gradient arrays."""
-        if all(r == 'null' for r in self._grad_req):
+        if self._no_grads:
             return  # nothing to compute, as in MXNet
-        for g, r, track in zip(self.grad_arrays, self._grad_req, self._track):
-            if r == 'write' and not track:  # no gradient reaches this input: zero
-                g._t.zero_()
-        if not any(self._track):
+        for i in self._zeroed:  # no gradient reaches these inputs: zero
+            self.grad_arrays[i]._t.zero_()
+        if not self._any_track:
             return
         if self._saved is None:
             raise MXNetError('Executor.backward: call forward(is_train=True) first')
@@ -244,8 +249,10 @@ class Executor:
                 out_grads = [out_grads[n] for n in self._lowered.output_names]
             if len(out_grads) != len(outs):
                 raise MXNetValueError('backward: %d out_grads for %d outputs' % (len(out_grads), len(outs)))
-        heads = [None if out_grads is None or out_grads[i] is None else out_grads[i]._t for i in range(len(outs))]
-        pairs = [(o, h) for o, h in zip(outs, heads)]
+            heads = [None if g is None else g._t for g in out_grads]
+        else:
+            heads = [None] * len(outs)
+        pairs = list(zip(outs, heads))
         for k, start, n_in, grad in self._lowered.heads:  # loss heads: MXNet's gradient at the head's input
             extra = self._saved[2][start - self._nout:start - self._nout + n_in]
             pairs[k] = (extra[0], grad(outs[k], *extra))
@@ -266,7 +273,8 @@ class Executor:
                     dst.zero_()
             elif self._grad_req[i] == 'add':
                 dst.add_(g)
-            elif any(g is h for h in heads) or not _adopt(dst, g):  # never alias a caller's head gradient
+            elif (out_grads is not None and any(g is h for h in heads)) or not _adopt(dst, g):
+                # (never alias a caller's head gradient)
                 dst.copy_(g)
 
     # -- parameters -----------------------------------------------------------------------------------------------

@@ -61,5 +61,8 @@ def _getdata_by_idx(data, idx):
 
 
 def _slice_along_batch_axis(data, s, batch_axis):
-    """``data[s]`` along ``batch_axis``."""
+    """``data[s]`` along ``batch_axis``, a new array (as MXNet's ``slice_axis``)."""
+    t = getattr(data, '_t', None) if type(data) is NDArray else None
+    if t is not None and 0 <= s.start <= s.stop <= t.shape[batch_axis]:
+        return NDArray._from_tensor(t.narrow(batch_axis, s.start, s.stop - s.start).clone(), data._ctx)
     return data.slice_axis(axis=batch_axis, begin=s.start, end=s.stop)

@@ -221,7 +221,7 @@ class ExecutorGroup:
             src = arrays[j]
             axis = (self.label_axis if is_label else self.batch_axis)[j]
             for ex, sl in zip(self.execs, self.slices):
-                dst = ex.arg_dict[name]
+                dst = ex.arg_arrays[ex._arg_index[name]]
                 part = src if len(self.execs) == 1 else _slice_axis(src, axis, sl)
                 if isinstance(part, _nd.NDArray):
                     if part.shape != dst.shape:
