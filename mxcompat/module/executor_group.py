@@ -263,7 +263,7 @@ class ExecutorGroup:
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         from collections import OrderedDict
-        out_names = self.symbol.list_outputs()
+        out_names = self.execs[0]._lowered.output_names
         for i, (ex, sl) in enumerate(zip(self.execs, self.slices)):
             if pre_sliced:
                 labels_i = labels[i]

@@ -67,7 +67,8 @@ class Updater:
             return
         by_dtype = {}
         for i, w, g in zip(indices, weights, grads):
-            by_dtype.setdefault(w.dtype, []).append((i, w, g))
+            # (dense arrays: the torch dtype, cheaper than the numpy one; sparse: without densifying)
+            by_dtype.setdefault(w._t.dtype if type(w) is NDArray else w.dtype, []).append((i, w, g))
         for group in by_dtype.values():
             idx, ws, gs = zip(*group)
             for start in range(0, len(idx), n):
