@@ -1,8 +1,7 @@
 """``Executor``: a Symbol bound to arrays, running its lowered ``torch.fx`` graph forward and backward.
 
 Differs from MXNet: the graph is a ``torch.fx.GraphModule`` (``executor.graph_module``) run by torch; backward
-goes through torch autograd. ``group2ctx`` (model parallelism across devices) and monitor callbacks on
-internal outputs are not supported.
+goes through torch autograd. ``group2ctx`` (model parallelism across devices) is not supported.
 """
 import os
 
@@ -194,7 +193,9 @@ class Executor:
         prev_train = _ag.set_training(is_train)
         try:
             # the graph is kept whenever gradients are wanted: MXNet allows backward after forward(is_train=False)
-            if self._any_track:
+            if self._monitor is not None:
+                outs = self._monitored_forward(args, aux)
+            elif self._any_track:
                 ins = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
                        for t, track in zip(args, self._track)]
                 with torch.enable_grad():
@@ -215,10 +216,64 @@ class Executor:
                 self._saved = (ins, outs[:self._nout], outs[self._nout:])
             outs = outs[:self._nout]
         self._set_outputs(outs)
-        if self._monitor is not None:
-            for name, out in zip(self._lowered.output_names, self.outputs):
-                self._monitor[0](name, out)
         return self.outputs
+
+    # -- monitor: every operator's outputs (and inputs) in forward, its input gradients in backward ---------------
+    def _monitored_forward(self, args, aux):
+        """Run the plain graph node by node, reporting each MXNet operator's outputs to the monitor callback
+        (``<node>_output``, as MXNet names them; with ``monitor_all`` first its inputs, ``<node>_<input name>``).
+        The records are kept for ``_monitored_backward``."""
+        callback, monitor_all = self._monitor
+        ins = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
+               for t, track in zip(args, self._track)]
+        records = []
+        ctx = self._ctx
+
+        class Run(torch.fx.Interpreter):
+            def call_function(self, target, fargs, kwargs):
+                node = getattr(target, '_mx_node', None)
+                if node is not None and monitor_all:
+                    for name, t in zip(node.input_names(), [a for a in fargs if a is not None]):
+                        callback('%s_%s' % (node.name, name), NDArray._from_tensor(t.detach(), ctx))
+                res = super().call_function(target, fargs, kwargs)
+                if node is not None:
+                    outs = list(res) if isinstance(res, (tuple, list)) else [res]
+                    for name, t in zip(node.output_names(), outs):
+                        callback(name, NDArray._from_tensor(t.detach(), ctx))
+                    records.append((node, [a for a in fargs if isinstance(a, torch.Tensor)], outs))
+                return res
+
+        with torch.enable_grad() if self._any_track else torch.no_grad():
+            outs = Run(self.graph_module).run(*ins, *aux)
+        self._saved = (ins, outs) if self._any_track else None
+        self._mon_records = records
+        return outs
+
+    def _monitored_backward(self, pairs):
+        """Report the gradient each operator gives its inputs (``<node>_backward_output``, numbered when it has
+        several inputs), computed node by node from the gradients of its outputs. Inputs that take no gradient
+        report zeros (MXNet reports whatever its buffer holds)."""
+        callback = self._monitor[0]
+        records = self._mon_records
+        outs = [t for _, _, o in records for t in o if t.requires_grad]
+        got = torch.autograd.grad([o for o, _ in pairs], outs, [h for _, h in pairs], allow_unused=True,
+                                  retain_graph=True) if outs else []
+        grad_of = {id(t): g for t, g in zip(outs, got)}
+        for node, node_ins, node_outs in reversed(records):
+            wrt = [t for t in node_ins if t.requires_grad]
+            live = [(t, grad_of.get(id(t))) for t in node_outs if t.requires_grad]
+            live = [(t, torch.zeros_like(t) if g is None else g) for t, g in live]
+            vjp = {}
+            if wrt and live:
+                res = torch.autograd.grad([t for t, _ in live], wrt, [g for _, g in live], allow_unused=True,
+                                          retain_graph=True)
+                vjp = {id(t): g for t, g in zip(wrt, res)}
+            many = len(node_ins) > 1
+            for i, t in enumerate(node_ins):
+                g = vjp.get(id(t))
+                g = torch.zeros_like(t) if g is None else g
+                name = '%s_backward_output%s' % (node.name, i if many else '')
+                callback(name, NDArray._from_tensor(g.detach(), self._ctx))
 
     def _set_outputs(self, outs):
         # The same NDArray objects stay in `outputs` across calls (MXNet's executors own their outputs).
@@ -253,10 +308,13 @@ class Executor:
         else:
             heads = [None] * len(outs)
         pairs = list(zip(outs, heads))
-        for k, start, n_in, grad in self._lowered.heads:  # loss heads: MXNet's gradient at the head's input
-            extra = self._saved[2][start - self._nout:start - self._nout + n_in]
-            pairs[k] = (extra[0], grad(outs[k], *extra))
+        if len(self._saved) == 3:  # loss heads split: MXNet's gradient at the head's input
+            for k, start, n_in, grad in self._lowered.heads:
+                extra = self._saved[2][start - self._nout:start - self._nout + n_in]
+                pairs[k] = (extra[0], grad(outs[k], *extra))
         pairs = [(o, torch.ones_like(o) if h is None else h) for o, h in pairs if o.requires_grad]
+        if self._monitor is not None and getattr(self, '_mon_records', None):
+            self._monitored_backward(pairs)
         want = [i for i, r in enumerate(self._grad_req) if r != 'null' and ins[i].requires_grad]
         if not want or not pairs:
             return
@@ -319,7 +377,10 @@ class Executor:
         return Executor(self._symbol, self._ctx, new_args, grads, reqs, new_aux, _shared_outputs=outs)
 
     def set_monitor_callback(self, callback, monitor_all=False):
-        """Calls ``callback(name, array)`` for every output after each forward (internal nodes are not seen)."""
+        """Calls ``callback(name, array)`` for every operator's outputs in forward (``monitor_all``: its inputs
+        too) and for the gradients of its inputs in backward, with MXNet's names. Differs from MXNet: a
+        monitored executor runs node by node (slower); inputs are named by the operator's input names where MXNet
+        says ``input<i>`` for some operators; with ``monitor_all`` the backward inputs are not reported."""
         self._monitor = (callback, monitor_all)
 
     def debug_str(self):

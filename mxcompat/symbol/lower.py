@@ -127,6 +127,7 @@ def lower(sym, arg_shapes=None, split_heads=False):
             head_inputs[id(n)] = (ins, _head_grad(n.op, params))
         else:
             fn = _bind_op(n.op, params, 'op_' + _ident(n.name, used))
+        fn._mx_node = n  # (for monitors: the MXNet node's name, input and output names)
         out = graph.call_function(fn, tuple(n.op_args(ins)))
         nvis = n.num_visible()
         if nvis == 1:
