@@ -329,7 +329,19 @@ _AVGPOOL = {2: F.avg_pool2d, 3: F.avg_pool3d}
 def _pool_out_size(size, k, s, p, convention):
     if convention == 'valid':
         return 1 + (size + 2 * p - k) // s
+    if convention == 'same':
+        return -(-size // s)
     return 1 + int(math.ceil((size + 2 * p - k) / s))
+
+
+def _check_same_convention(nd_data, pad):
+    # MXNet reads pad[0..2] whatever the kernel rank, so a 1-D 'same' pooling needs pad=(0, 0, 0)
+    if nd_data != 3:
+        raise _err('Pooling', "pooling_convention='same' supports 3D data (batch, channel, x) only, got ndim %d"
+                   % nd_data)
+    if len(pad) < 3 or any(pad[:3]):
+        raise _err('Pooling', "pooling_convention='same' disables the pad parameter: it must be (0, 0, 0), got %s"
+                   % (tuple(pad),))
 
 
 def _avg_pool(x, k, s, p, ceil_mode, include_pad, divisor=None):
@@ -387,16 +399,17 @@ def _window_pool(x, k, pool_type, convention, stride, pad, p_value, include_pad)
     p = tuple(pad) or (0,) * nd
     sizes = x.shape[2:]
     if convention == 'same':
-        raise unsupported('Pooling', "pooling_convention='same'", 'MXNet 1.9.1 fails on it itself (its shape check '
-                          'reads pad[1] of the 1-D pad it requires)')
+        _check_same_convention(x.dim(), tuple(pad))
+        p = (0,)
     for i in range(nd):
         if k[i] > sizes[i] + 2 * p[i]:
             raise _err('Pooling', 'kernel size (%d) exceeds input (%d padded to %d)'
                        % (k[i], sizes[i], sizes[i] + 2 * p[i]))
     outs = [_pool_out_size(sizes[i], k[i], s[i], p[i], convention) for i in range(nd)]
     ceil = convention == 'full'
-    # torch pools natively unless a pad exceeds half the kernel or (ceil mode) a last window starts in the pad
-    native = all(2 * p[i] <= k[i] for i in range(nd)) and (
+    # torch pools natively unless a pad exceeds half the kernel or (ceil mode) a last window starts in the pad;
+    # 'same' windows start at i * stride with no left pad and are clipped to the data on the right
+    native = convention != 'same' and all(2 * p[i] <= k[i] for i in range(nd)) and (
         not ceil or all((outs[i] - 1) * s[i] < sizes[i] + p[i] for i in range(nd)))
     if native:
         if pool_type == 'max':
@@ -439,7 +452,9 @@ defop('Pooling', _X,
       _pooling, aliases=('_npx_pooling',),
       choices={'pool_type': ('max', 'avg', 'sum', 'lp'), 'pooling_convention': ('valid', 'full', 'same'),
                'layout': (None, 'NCW', 'NCHW', 'NCDHW', 'NWC', 'NHWC', 'NDHWC')},
-      doc='1-3D max/avg/sum/lp pooling with MXNet\'s valid/full conventions.')
+      doc='1-3D max/avg/sum/lp pooling with MXNet\'s valid/full conventions; \'same\' (1-D only, pad=(0, 0, 0)) '
+          'pools windows starting at i * stride clipped to the data (MXNet\'s own kernel; its MKLDNN float32 '
+          'kernel refuses windows that pass the end).')
 
 
 # ---- normalisation ------------------------------------------------------------------------------------------------
@@ -569,11 +584,16 @@ def _instance_norm(data, gamma, beta, eps):
     if tuple(gamma.shape) != (c,) or tuple(beta.shape) != (c,):
         raise _err('InstanceNorm', 'gamma/beta shapes %s, %s do not match (%d,)'
                    % (tuple(gamma.shape), tuple(beta.shape), c))
-    return F.instance_norm(data, None, None, gamma, beta, True, 0.0, eps)
+    if math.prod(data.shape[2:]) > 1:
+        return F.instance_norm(data, None, None, gamma, beta, True, 0.0, eps)
+    # torch refuses a single spatial element (its variance is 0 here, so the output is beta, as in MXNet)
+    var, mean = torch.var_mean(data, tuple(range(2, data.dim())), correction=0, keepdim=True)
+    return (data - mean) * torch.rsqrt(var + eps) * _channel_view(gamma, data.dim()) + _channel_view(beta, data.dim())
 
 
 defop('InstanceNorm', ('data', 'gamma', 'beta'), [('eps', 'float', 1e-3)], _instance_norm,
-      doc='Instance normalisation over the spatial axes of each (sample, channel).')
+      doc='Instance normalisation over the spatial axes of each (sample, channel). Also takes float16/float64 '
+          'data (MXNet: float32 only).')
 
 
 def _group_norm(data, gamma, beta, num_groups, eps, output_mean_var):
@@ -631,6 +651,8 @@ defop('LRN', _X, [('alpha', 'float', 1e-4), ('beta', 'float', 0.75), ('knorm', '
 def _dropout(data, p, mode, axes, cudnn_off):
     if p == 0 or (mode == 'training' and not _STATE.training):
         return data
+    if p >= 1:  # MXNet scales the zero mask by 1/(1-p) = inf: every output (and gradient) is NaN
+        return data * torch.tensor(float('nan'), dtype=data.dtype, device=data.device)
     if not axes:
         return F.dropout(data, p, True)
     shape = list(data.shape)
@@ -644,7 +666,8 @@ defop('Dropout', _X, [('p', 'float', 0.5), ('mode', 'str', 'training'), ('axes',
                       ('cudnn_off', _opt_bool, False)],
       _dropout, aliases=('_npx_dropout',), view=True, choices={'mode': ('training', 'always')},
       doc='Zero elements with probability p and scale the rest by 1/(1-p) (training, or always); '
-          '``axes`` shares one mask along those axes. The random stream is torch\'s, not MXNet\'s.')
+          '``axes`` shares one mask along those axes; p=1 gives NaN everywhere, as MXNet (0 * 1/0). The random '
+          'stream is torch\'s, not MXNet\'s.')
 
 
 def _embedding(data, weight, input_dim, output_dim, dtype, sparse_grad):

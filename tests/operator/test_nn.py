@@ -128,8 +128,6 @@ def test_known_gaps_raise():
     with pytest.raises(MXNetNotImplementedError, match='Deconvolution.*layout'):
         mx.nd.Deconvolution(mx.nd.ones((1, 4, 4, 2)), mx.nd.ones((2, 3, 3, 3)), kernel=(3, 3), num_filter=3,
                             layout='NHWC')
-    with pytest.raises(MXNetNotImplementedError, match="Pooling.*same"):
-        mx.nd.Pooling(mx.nd.ones((1, 2, 6)), kernel=(3,), pooling_convention='same')
 
 
 # ---- behaviours checked without goldens ---------------------------------------------------------------------------
