@@ -246,8 +246,12 @@ def _sync_bn(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamm
     if ndev != 1:
         raise unsupported('mx.nd.contrib.SyncBatchNorm', 'ndev=%d' % ndev,
                           'statistics are not synchronised across devices; use one device per process')
-    return _nn._batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma, use_global_stats,
-                           output_mean_var, 1, False, None, None)
+    res = _nn._batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma, use_global_stats,
+                          output_mean_var, 1, False, None, None)
+    if not output_mean_var:
+        return res
+    out, mean, invstd = res  # SyncBatchNorm's third output is the variance (BatchNorm's is 1/sqrt(var + eps))
+    return out, mean, invstd.pow(-2) - eps
 
 
 defop('_contrib_SyncBatchNorm', ('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
@@ -255,7 +259,9 @@ defop('_contrib_SyncBatchNorm', ('data', 'gamma', 'beta', 'moving_mean', 'moving
        ('use_global_stats', 'bool', False), ('output_mean_var', 'bool', False), ('ndev', 'int', 1),
        ('key', 'str', REQUIRED)], _sync_bn, aux=('moving_mean', 'moving_var'),
       num_outputs=lambda a: 3 if a['output_mean_var'] else 1,
-      doc='BatchNorm over one device (ndev=1): the same computation as BatchNorm; ndev > 1 is not supported.')
+      doc='BatchNorm over one device (ndev=1): the same computation as BatchNorm, but the third output (with '
+          'output_mean_var) is the variance; ndev > 1 is not supported. Outside training MXNet returns '
+          'uninitialised memory there; we return the variance used.')
 
 
 # ---- interleaved attention matmuls (GluonNLP) ----------------------------------------------------------------------
