@@ -1,14 +1,14 @@
 """``mx.rnn``: the legacy symbolic RNN cells (``rnn_cell``), their checkpoint helpers and the data side (``io``).
 
-Differs from MXNet: ``FusedRNNCell``, ``BidirectionalCell``, the modifier cells (``ModifierCell``, ``ZoneoutCell``,
-``ResidualCell``), the convolutional cells and the deprecated ``rnn_unroll`` are not implemented; using one raises
-an error naming it.
+Differs from MXNet: the convolutional cells (``ConvRNNCell`` ...) and the deprecated ``rnn_unroll`` are not
+implemented; using one raises an error naming it.
 """
 from . import io  # noqa: F401
 from . import rnn_cell  # noqa: F401
 from .io import BucketSentenceIter, encode_sentences  # noqa: F401
-from .rnn_cell import (RNNParams, BaseRNNCell, RNNCell, LSTMCell, GRUCell, SequentialRNNCell,  # noqa: F401
-                       DropoutCell, save_rnn_checkpoint, load_rnn_checkpoint, do_rnn_checkpoint)
+from .rnn_cell import (RNNParams, BaseRNNCell, RNNCell, LSTMCell, GRUCell, FusedRNNCell,  # noqa: F401
+                       SequentialRNNCell, DropoutCell, ModifierCell, ZoneoutCell, ResidualCell, BidirectionalCell,
+                       save_rnn_checkpoint, load_rnn_checkpoint, do_rnn_checkpoint)
 
 __all__ = ['io', 'rnn_cell', 'BucketSentenceIter', 'encode_sentences'] + rnn_cell.__all__
 

@@ -3,20 +3,26 @@
 Each cell builds an ``mx.sym`` graph step by step with MXNet's parameter names (``<prefix>i2h_weight`` ...) and
 node names (``<prefix>t<step>_i2h`` ...), so ``list_arguments()`` and the JSON match MXNet for the same code.
 
-Differs from MXNet: ``FusedRNNCell``, ``BidirectionalCell``, ``ZoneoutCell``, ``ResidualCell``, ``ModifierCell`` and
-the convolutional cells are not implemented (see ``mx.rnn.__getattr__``); failed preconditions raise
-``MXNetAssertionError`` (an ``AssertionError``) rather than a bare ``AssertionError``.
+Differs from MXNet: the convolutional cells are not implemented (see ``mx.rnn.__getattr__``); failed
+preconditions raise ``MXNetAssertionError`` (an ``AssertionError``) rather than a bare ``AssertionError``;
+``ZoneoutCell`` refuses a ``SequentialRNNCell`` holding a ``BidirectionalCell`` (MXNet's check of it fails with an
+``AttributeError`` on any ``SequentialRNNCell``) and its first step's previous output is ``zeros_like`` the output
+(MXNet: ``zeros((0, 0))`` left to shape inference).
 """
 import functools
 import numbers
+import warnings
 
 import numpy as np
+import torch
 
 from .. import initializer, ndarray, symbol
 from ..base import MXNetAssertionError
 from ..model import load_checkpoint, save_checkpoint
+from ..ndarray.ndarray import _wrap
 
-__all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'SequentialRNNCell', 'DropoutCell',
+__all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'FusedRNNCell', 'SequentialRNNCell',
+           'DropoutCell', 'ModifierCell', 'ZoneoutCell', 'ResidualCell', 'BidirectionalCell',
            'save_rnn_checkpoint', 'load_rnn_checkpoint', 'do_rnn_checkpoint']
 
 
@@ -348,6 +354,253 @@ class DropoutCell(BaseRNNCell):
         return self(seq, [])
 
 
+class FusedRNNCell(BaseRNNCell):
+    """All layers (and both directions) of an RNN in one ``RNN`` op over one flat ``<prefix>parameters`` vector,
+    initialized with ``init.FusedRNN``; only ``unroll`` is possible. Runs on CPU (MXNet: cuDNN only in name)."""
+
+    def __init__(self, num_hidden, num_layers=1, mode='lstm', bidirectional=False, dropout=0.,
+                 get_next_state=False, forget_bias=1.0, prefix=None, params=None):
+        super(FusedRNNCell, self).__init__(prefix='%s_' % mode if prefix is None else prefix, params=params)
+        self._num_hidden = num_hidden
+        self._num_layers = num_layers
+        self._mode = mode
+        self._bidirectional = bidirectional
+        self._dropout = dropout
+        self._get_next_state = get_next_state
+        self._directions = ['l', 'r'] if bidirectional else ['l']
+        init = initializer.FusedRNN(None, num_hidden, num_layers, mode, bidirectional, forget_bias)
+        self._parameter = self.params.get('parameters', init=init)
+
+    @property
+    def state_info(self):
+        shape = (len(self._directions) * self._num_layers, 0, self._num_hidden)
+        return [{'shape': shape, '__layout__': 'LNC'} for _ in range(2 if self._mode == 'lstm' else 1)]
+
+    @property
+    def _gate_names(self):
+        return initializer._RNN_GATES[self._mode]
+
+    def _slices(self, t):
+        """{full parameter name: view of the flat tensor ``t``} in MXNet's unpacked naming."""
+        views = initializer.fused_rnn_slices(t, self._num_hidden, self._num_layers, self._mode, self._bidirectional)
+        return {self._prefix + name: v for name, v in views.items()}
+
+    def unpack_weights(self, args):
+        """Replace ``<prefix>parameters`` by one array per layer, direction, i2h/h2h, gate and weight/bias."""
+        args = dict(args)
+        flat = args.pop(self._parameter.name)
+        args.update({name: _wrap(v.clone(), flat.context) for name, v in self._slices(flat._t.detach()).items()})
+        return args
+
+    def pack_weights(self, args):
+        """The inverse of ``unpack_weights``."""
+        args = dict(args)
+        first = args['%sl0_i2h%s_weight' % (self._prefix, self._gate_names[0])]
+        b, m, h = len(self._directions), len(self._gate_names), self._num_hidden
+        total = (first.shape[1] + h + 2) * h * m * b + (self._num_layers - 1) * m * h * (h + b * h + 2) * b
+        flat = torch.zeros(total, dtype=first._t.dtype, device=first._t.device)
+        for name, view in self._slices(flat).items():
+            view.copy_(args.pop(name)._t)
+        args[self._parameter.name] = _wrap(flat, first.context)
+        return args
+
+    def __call__(self, inputs, states):
+        raise NotImplementedError('FusedRNNCell cannot be stepped. Please use unroll')
+
+    def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None):
+        """One ``RNN`` node named ``<prefix>rnn``; NTC input is swapped to TNC (with MXNet's warning)."""
+        self.reset()
+        inputs, axis = _normalize_sequence(length, inputs, layout, True)
+        _check(axis in (0, 1), 'FusedRNNCell: unsupported layout %s' % layout)
+        if axis == 1:
+            warnings.warn('NTC layout detected. Consider using TNC for FusedRNNCell for faster speed')
+            inputs = symbol.swapaxes(inputs, dim1=0, dim2=1)
+        if begin_state is None:
+            begin_state = self.begin_state()
+        states = dict(zip(('state', 'state_cell'), begin_state))
+        rnn = symbol.RNN(data=inputs, parameters=self._parameter, state_size=self._num_hidden,
+                         num_layers=self._num_layers, bidirectional=self._bidirectional, p=self._dropout,
+                         state_outputs=self._get_next_state, mode=self._mode, name=self._prefix + 'rnn', **states)
+        outputs, states = rnn, []
+        if self._get_next_state:
+            outputs = rnn[0]
+            states = [rnn[k] for k in range(1, len(self.state_info) + 1)]
+            for state in states:
+                state._set_attr(__layout__='LNC')
+        if axis == 1:
+            outputs = symbol.swapaxes(outputs, dim1=0, dim2=1)
+        return _normalize_sequence(length, outputs, layout, merge_outputs)[0], states
+
+    def unfuse(self):
+        """The same network as a SequentialRNNCell of RNNCell/LSTMCell/GRUCell (``<prefix>l0_`` ...), which
+        can be stepped; bidirectional layers become BidirectionalCells, dropout DropoutCells."""
+        def make(cell_prefix):
+            if self._mode.startswith('rnn_'):
+                return RNNCell(self._num_hidden, activation=self._mode[4:], prefix=cell_prefix)
+            return {'lstm': LSTMCell, 'gru': GRUCell}[self._mode](self._num_hidden, prefix=cell_prefix)
+
+        stack = SequentialRNNCell()
+        for i in range(self._num_layers):
+            cells = [make('%s%s%d_' % (self._prefix, side, i)) for side in self._directions]
+            stack.add(cells[0] if len(cells) == 1 else
+                      BidirectionalCell(*cells, output_prefix='%sbi_l%d_' % (self._prefix, i)))
+            if self._dropout > 0 and i != self._num_layers - 1:
+                stack.add(DropoutCell(self._dropout, prefix='%s_dropout%d_' % (self._prefix, i)))
+        return stack
+
+
+class ModifierCell(BaseRNNCell):
+    """Base of cells wrapping ``base_cell`` (which must not be used directly afterwards)."""
+
+    def __init__(self, base_cell):
+        super(ModifierCell, self).__init__()
+        base_cell._modified = True
+        self.base_cell = base_cell
+
+    @property
+    def params(self):
+        self._own_params = False
+        return self.base_cell.params
+
+    @property
+    def state_info(self):
+        return self.base_cell.state_info
+
+    def begin_state(self, init_sym=symbol.zeros, **kwargs):  # pylint: disable=arguments-differ
+        _check(not self._modified, 'after applying a modifier cell call the modifier cell, not the base cell')
+        self.base_cell._modified = False
+        try:
+            return self.base_cell.begin_state(init_sym, **kwargs)
+        finally:
+            self.base_cell._modified = True
+
+    def unpack_weights(self, args):
+        return self.base_cell.unpack_weights(args)
+
+    def pack_weights(self, args):
+        return self.base_cell.pack_weights(args)
+
+    def __call__(self, inputs, states):
+        raise NotImplementedError('%s does not define one step' % type(self).__name__)
+
+
+class ZoneoutCell(ModifierCell):
+    """Zoneout: in training, each output/state unit keeps its previous value with probability
+    ``zoneout_outputs``/``zoneout_states`` (a ``Dropout`` mask chooses; the first step's previous output is 0)."""
+
+    def __init__(self, base_cell, zoneout_outputs=0., zoneout_states=0.):
+        _check(not isinstance(base_cell, FusedRNNCell),
+               "FusedRNNCell doesn't support zoneout. Please unfuse first.")
+        _check(not isinstance(base_cell, BidirectionalCell),
+               "BidirectionalCell doesn't support zoneout since it doesn't support step. "
+               "Please add ZoneoutCell to the cells underneath instead.")
+        _check(not (isinstance(base_cell, SequentialRNNCell)
+                    and any(isinstance(c, BidirectionalCell) for c in base_cell._cells)),
+               "Bidirectional SequentialRNNCell doesn't support zoneout. "
+               "Please add ZoneoutCell to the cells underneath instead.")
+        super(ZoneoutCell, self).__init__(base_cell)
+        self.zoneout_outputs = zoneout_outputs
+        self.zoneout_states = zoneout_states
+        self.prev_output = None
+
+    def reset(self):
+        super(ZoneoutCell, self).reset()
+        self.prev_output = None
+
+    def __call__(self, inputs, states):
+        from ..gluon.rnn.rnn_cell import zoneout_step
+        next_output, next_states = self.base_cell(inputs, states)
+        output, states = zoneout_step(symbol, next_output, next_states, self.prev_output, states,
+                                      self.zoneout_outputs, self.zoneout_states)
+        self.prev_output = output
+        return output, states
+
+
+class ResidualCell(ModifierCell):
+    """Adds the input to the base cell's output (``elemwise_add`` named ``<output>_plus_residual``)."""
+
+    def __call__(self, inputs, states):
+        output, states = self.base_cell(inputs, states)
+        return symbol.elemwise_add(output, inputs, name='%s_plus_residual' % output.name), states
+
+    def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None):
+        """Unroll the base cell, then add the inputs (merged or per step, like the outputs)."""
+        self.reset()
+        self.base_cell._modified = False
+        try:
+            outputs, states = self.base_cell.unroll(length, inputs=inputs, begin_state=begin_state, layout=layout,
+                                                    merge_outputs=merge_outputs)
+        finally:
+            self.base_cell._modified = True
+        if merge_outputs is None:
+            merge_outputs = isinstance(outputs, symbol.Symbol)
+        inputs = _normalize_sequence(length, inputs, layout, merge_outputs)[0]
+        add = lambda y, x: symbol.elemwise_add(y, x, name='%s_plus_residual' % y.name)  # noqa: E731
+        if merge_outputs:
+            return add(outputs, inputs), states
+        return [add(y, x) for y, x in zip(outputs, inputs)], states
+
+
+class BidirectionalCell(BaseRNNCell):
+    """Runs ``l_cell`` forward and ``r_cell`` backward over the sequence and concatenates their outputs on the
+    feature axis (node ``<output_prefix>out`` merged, ``<output_prefix>t<i>`` per step); only ``unroll`` is
+    possible. States come back as ``[l_states, r_states]`` (two lists), as in MXNet."""
+
+    def __init__(self, l_cell, r_cell, params=None, output_prefix='bi_'):
+        super(BidirectionalCell, self).__init__('', params=params)
+        self._output_prefix = output_prefix
+        mine = self.params._params
+        if params is not None:
+            _check(l_cell._own_params and r_cell._own_params,
+                   'give params to BidirectionalCell or to its cells, not both')
+            l_cell.params._params.update(mine)
+            r_cell.params._params.update(mine)
+        mine.update(l_cell.params._params)
+        mine.update(r_cell.params._params)
+        self._cells = [l_cell, r_cell]
+
+    def unpack_weights(self, args):
+        return functools.reduce(lambda acc, cell: cell.unpack_weights(acc), self._cells, args)
+
+    def pack_weights(self, args):
+        return functools.reduce(lambda acc, cell: cell.pack_weights(acc), self._cells, args)
+
+    def __call__(self, inputs, states):
+        raise NotImplementedError('Bidirectional cannot be stepped. Please use unroll')
+
+    @property
+    def state_info(self):
+        return [info for cell in self._cells for info in cell.state_info]
+
+    def begin_state(self, **kwargs):  # pylint: disable=arguments-differ
+        _check(not self._modified, 'after applying a modifier cell call the modifier cell, not the base cell')
+        return [s for cell in self._cells for s in cell.begin_state(**kwargs)]
+
+    def unroll(self, length, inputs, begin_state=None, layout='NTC', merge_outputs=None):
+        self.reset()
+        steps, axis = _normalize_sequence(length, inputs, layout, False)
+        if begin_state is None:
+            begin_state = self.begin_state()
+        l_cell, r_cell = self._cells
+        n_left = len(l_cell.state_info)
+        l_out, l_states = l_cell.unroll(length, inputs=steps, begin_state=begin_state[:n_left], layout=layout,
+                                        merge_outputs=merge_outputs)
+        r_out, r_states = r_cell.unroll(length, inputs=list(reversed(steps)), begin_state=begin_state[n_left:],
+                                        layout=layout, merge_outputs=merge_outputs)
+        if merge_outputs is None:
+            merge_outputs = isinstance(l_out, symbol.Symbol) and isinstance(r_out, symbol.Symbol)
+            if not merge_outputs:
+                l_out, r_out = [list(symbol.SliceChannel(o, axis=axis, num_outputs=length, squeeze_axis=1))
+                                if isinstance(o, symbol.Symbol) else o for o in (l_out, r_out)]
+        if merge_outputs:
+            outputs = symbol.Concat(l_out, symbol.reverse(r_out, axis=axis), dim=2,
+                                    name='%sout' % self._output_prefix)
+        else:
+            outputs = [symbol.Concat(l_o, r_o, dim=1, name='%st%d' % (self._output_prefix, i))
+                       for i, (l_o, r_o) in enumerate(zip(l_out, reversed(r_out)))]
+        return outputs, [l_states, r_states]
+
+
 def _cell_list(cells):
     return [cells] if isinstance(cells, BaseRNNCell) else cells
 
@@ -378,14 +631,14 @@ def do_rnn_checkpoint(cells, prefix, period=1):
 
 
 
-_NOT_PROVIDED = ('FusedRNNCell', 'ModifierCell', 'ZoneoutCell', 'ResidualCell', 'BidirectionalCell',
-                 'BaseConvRNNCell', 'ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell')
+_NOT_PROVIDED = ('BaseConvRNNCell', 'ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell')
 
 
 def _not_provided(name):
     from ..base import unsupported
+    hint = 'mx.gluon.contrib.rnn.Conv*Cell' if 'Conv' in name else 'BaseRNNCell.unroll'
     return unsupported('mx.rnn.' + name, 'this part of the symbolic RNN cell API',
-                       'it is not implemented; use RNNCell/LSTMCell/GRUCell with SequentialRNNCell, or mx.gluon.rnn')
+                       'it is not implemented; use %s' % hint)
 
 
 def __getattr__(name):

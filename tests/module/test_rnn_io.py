@@ -44,7 +44,7 @@ def test_iter_errors():
 
 
 def test_symbolic_cells_are_known_gaps():
-    for name in ('FusedRNNCell', 'BidirectionalCell', 'ZoneoutCell'):
+    for name in ('ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell'):
         with pytest.raises(MXNetNotImplementedError, match='mx.rnn.' + name):
             getattr(mx.rnn, name)
     with pytest.raises(AttributeError):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mxcompat as mx
-from mxcompat.base import MXNetError, MXNetNotImplementedError, MXNetTypeError, MXNetValueError
+from mxcompat.base import MXNetError, MXNetTypeError, MXNetValueError
 from mxcompat.operator import registry
 from mxcompat.operator.rnn_op import rnn_param_size
 
@@ -199,8 +199,8 @@ def _gru_args():
 
 
 @pytest.mark.parametrize('kw, err, msg', [
-    ({'projection_size': 1}, MXNetNotImplementedError, 'RNN.*projection_size'),
-    ({'lstm_state_clip_min': -1.0, 'lstm_state_clip_max': 1.0}, MXNetNotImplementedError, 'RNN.*lstm_state_clip'),
+    ({'projection_size': 1}, MXNetValueError, 'RNN.*projection_size.*LSTM'),
+    ({'lstm_state_clip_min': -1.0, 'lstm_state_clip_max': 1.0}, MXNetValueError, 'RNN.*clipping.*LSTM'),
     ({'p': 1.0}, MXNetValueError, 'RNN.*dropout'),
     ({'mode': 'bogus'}, MXNetValueError, 'RNN.*mode'),
     ({'state_size': 3}, MXNetValueError, 'RNN.*parameters'),

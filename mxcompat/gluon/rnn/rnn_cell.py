@@ -503,17 +503,22 @@ class ZoneoutCell(ModifierCell):
 
     def hybrid_forward(self, F, inputs, states):
         new_out, new_states = self.base_cell(inputs, states)
-
-        def zone(p, new, old):
-            if p == 0.:
-                return new
-            return F.where(F.Dropout(F.ones_like(new), p=p), new, old)
-
-        old_out = self._prev_output if self._prev_output is not None else F.zeros_like(new_out)
-        out = zone(self.zoneout_outputs, new_out, old_out)
-        kept = [zone(self.zoneout_states, n, o) for n, o in zip(new_states, states)]
+        out, kept = zoneout_step(F, new_out, new_states, self._prev_output, states, self.zoneout_outputs,
+                                 self.zoneout_states)
         self._prev_output = out
         return out, kept
+
+
+def zoneout_step(F, new_out, new_states, prev_out, states, p_outputs, p_states):
+    """One zoneout step (also mx.rnn.ZoneoutCell's): each unit of the new output/states is kept where a
+    ``Dropout(ones, p)`` mask is non-zero, else the previous value (zeros before the first output)."""
+    def zone(p, new, old):
+        if p == 0.:
+            return new
+        return F.where(F.Dropout(F.ones_like(new), p=p), new, old)
+
+    old_out = prev_out if prev_out is not None else F.zeros_like(new_out)
+    return zone(p_outputs, new_out, old_out), [zone(p_states, n, o) for n, o in zip(new_states, states)]
 
 
 class ResidualCell(ModifierCell):

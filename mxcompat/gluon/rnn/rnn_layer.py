@@ -2,21 +2,21 @@
 
 Parameters are MXNet's (``l0_i2h_weight``, ``r0_h2h_bias`` ... under the layer's prefix, same shapes, same
 ``_unfused.*`` keys in ``save_parameters`` files), so parameter files written by MXNet load. Differs from MXNet:
-``projection_size`` and ``state_clip_min``/``state_clip_max`` raise (the fused op does not do them); the flat
-parameter vector is built with ``Concat`` rather than MXNet's ``_rnn_param_concat``; on Symbols without explicit
-states the zero begin states are derived from the input instead of ``sym.zeros`` with an unknown batch size; while
-the input size is still unknown (deferred initialization inside a traced parent block) the trace adds a tiny
-``FullyConnected`` on the first step whose only role is to let shape inference find the input size; a hybridized
-layer first called without states and then with states returns (output, states) as documented (MXNet's cached
-graph keeps returning the output only); ``sequence_length`` without ``use_sequence_length=True`` raises instead of
-being ignored.
+``LSTM(projection_size=...)`` also trains and ``state_clip_min``/``state_clip_max`` clip (MXNet's CPU build runs
+projection in inference only and ignores clipping; see the ``RNN`` operator); the flat parameter vector is built
+with ``Concat`` rather than MXNet's ``_rnn_param_concat``; on Symbols without explicit states the zero begin states
+are derived from the input instead of ``sym.zeros`` with an unknown batch size; while the input size is still
+unknown (deferred initialization inside a traced parent block) the trace adds a tiny ``FullyConnected`` on the
+first step whose only role is to let shape inference find the input size; a hybridized layer first called without
+states and then with states returns (output, states) as documented (MXNet's cached graph keeps returning the output
+only); ``sequence_length`` without ``use_sequence_length=True`` raises instead of being ignored.
 """
 import re
 
 import torch
 
 from ... import ndarray, symbol
-from ...base import MXNetTypeError, MXNetValueError, unsupported
+from ...base import MXNetAssertionError, MXNetTypeError, MXNetValueError
 from ...ndarray.ndarray import NDArray, _wrap
 from ..block import HybridBlock
 from . import rnn_cell
@@ -25,11 +25,13 @@ __all__ = ['RNN', 'LSTM', 'GRU']
 
 # mode -> (gates, number of states)
 _MODES = {'rnn_relu': (1, 1), 'rnn_tanh': (1, 1), 'lstm': (4, 2), 'gru': (3, 1)}
-# one (name, shape rule) row per parameter of a layer/direction, in MXNet's order; each has its own initializer
-_PARAM_ROWS = (('i2h_weight', lambda g, fan_in, h: (g * h, fan_in)),
-               ('h2h_weight', lambda g, fan_in, h: (g * h, h)),
-               ('i2h_bias', lambda g, fan_in, h: (g * h,)),
-               ('h2h_bias', lambda g, fan_in, h: (g * h,)))
+# one (name, shape rule) row per parameter of a layer/direction, in MXNet's order; each has its own initializer.
+# r is the width of the recurrent state: projection_size for a projected LSTM (which alone has h2r), else h.
+_PARAM_ROWS = (('i2h_weight', lambda g, fan_in, h, r: (g * h, fan_in)),
+               ('h2h_weight', lambda g, fan_in, h, r: (g * h, r)),
+               ('i2h_bias', lambda g, fan_in, h, r: (g * h,)),
+               ('h2h_bias', lambda g, fan_in, h, r: (g * h,)),
+               ('h2r_weight', lambda g, fan_in, h, r: (r, h)))
 _KEY = re.compile(r'(l|r)(\d+)_(i2h|h2h|h2r)_(weight|bias)\Z')
 
 
@@ -41,17 +43,11 @@ class _RNNLayer(HybridBlock):
                  mode, projection_size, h2r_weight_initializer, lstm_state_clip_min, lstm_state_clip_max,
                  lstm_state_clip_nan, dtype, use_sequence_length=False, **kwargs):
         super().__init__(**kwargs)
-        api = 'gluon.rnn.' + type(self).__name__
         if layout not in ('TNC', 'NTC'):
             raise MXNetValueError("Invalid layout %s; must be one of ['TNC' or 'NTC']" % layout)
-        if projection_size:
-            raise unsupported(api, 'projection_size', 'the fused RNN operator has no LSTM projection in mxcompat')
-        if lstm_state_clip_min is not None or lstm_state_clip_max is not None:
-            raise unsupported(api, 'state_clip_min/state_clip_max', 'the fused RNN operator has no state clipping '
-                                                                    'in mxcompat')
         # plain settings kept as MXNet names them (``_hidden_size``, ``_dir`` ...): code outside reads them
-        settings = dict(hidden_size=hidden_size, projection_size=None, num_layers=num_layers, mode=mode,
-                        layout=layout, dropout=dropout, dir=2 if bidirectional else 1, input_size=input_size,
+        settings = dict(hidden_size=hidden_size, projection_size=projection_size or None, num_layers=num_layers,
+                        mode=mode, layout=layout, dropout=dropout, dir=2 if bidirectional else 1, input_size=input_size,
                         i2h_weight_initializer=i2h_weight_initializer,
                         h2h_weight_initializer=h2h_weight_initializer, i2h_bias_initializer=i2h_bias_initializer,
                         h2h_bias_initializer=h2h_bias_initializer, h2r_weight_initializer=h2r_weight_initializer,
@@ -62,16 +58,18 @@ class _RNNLayer(HybridBlock):
             setattr(self, '_' + key, value)
         self.skip_states = None
         inits = {'i2h_weight': i2h_weight_initializer, 'h2h_weight': h2h_weight_initializer,
-                 'i2h_bias': i2h_bias_initializer, 'h2h_bias': h2h_bias_initializer}
+                 'i2h_bias': i2h_bias_initializer, 'h2h_bias': h2h_bias_initializer,
+                 'h2r_weight': h2r_weight_initializer}
+        width = self._projection_size or hidden_size
         fan_in = input_size
         for layer in range(num_layers):
             for side in self._sides():
-                for suffix, shape_of in _PARAM_ROWS:
+                for suffix, shape_of in _PARAM_ROWS[:None if self._projection_size else -1]:
                     name = '%s%d_%s' % (side, layer, suffix)
-                    setattr(self, name, self.params.get(name, shape=shape_of(self._gates, fan_in, hidden_size),
+                    setattr(self, name, self.params.get(name, shape=shape_of(self._gates, fan_in, hidden_size, width),
                                                         init=inits[suffix], allow_deferred_init=True,
                                                         dtype=dtype))
-            fan_in = hidden_size * self._dir
+            fan_in = width * self._dir
 
     def _sides(self):
         return 'lr'[:self._dir]
@@ -102,13 +100,17 @@ class _RNNLayer(HybridBlock):
         return found
 
     def state_info(self, batch_size=0):
-        """[{'shape': (layers * directions, batch, hidden), '__layout__': 'LNC', 'dtype': ...}] per state."""
-        info = {'shape': (self._num_layers * self._dir, batch_size, self._hidden_size), '__layout__': 'LNC',
-                'dtype': self._dtype}
-        return [dict(info) for _ in range(_MODES[self._mode][1])]
+        """[{'shape': (layers * directions, batch, width), '__layout__': 'LNC', 'dtype': ...}] per state; the
+        width is ``hidden_size``, except ``projection_size`` for a projected LSTM's first state (h)."""
+        widths = [self._projection_size or self._hidden_size, self._hidden_size][:_MODES[self._mode][1]]
+        return [{'shape': (self._num_layers * self._dir, batch_size, w), '__layout__': 'LNC', 'dtype': self._dtype}
+                for w in widths]
 
     def _unfuse(self):
         """The same network as a HybridSequentialRNNCell of cells sharing this layer's parameters."""
+        if self._projection_size or self._lstm_state_clip_min is not None or self._lstm_state_clip_max is not None:
+            raise MXNetAssertionError('%s: _unfuse does not support projection or state clipping'
+                                      % type(self).__name__)
         kind = self._mode
         def make(**kw):
             if kind.startswith('rnn_'):
@@ -200,9 +202,12 @@ class _RNNLayer(HybridBlock):
         return outputs if self.skip_states else (outputs, new_states)
 
     def _flat_params(self, F, inputs, params):
-        """MXNet's flat layout: all weights (layer, direction, i2h then h2h), then all biases likewise."""
+        """MXNet's flat layout: all weights (layer, direction, i2h, h2h, then h2r if projected), then all biases
+        (i2h, h2h) likewise."""
+        kinds = ('i2h', 'h2h', 'h2r') if self._projection_size else ('i2h', 'h2h')
         order = ['%s%d_%s_%s' % (side, layer, kind, what) for what in ('weight', 'bias')
-                 for layer in range(self._num_layers) for side in self._sides() for kind in ('i2h', 'h2h')]
+                 for layer in range(self._num_layers) for side in self._sides() for kind in kinds
+                 if kind != 'h2r' or what == 'weight']
         if F is ndarray:  # eager: one torch.cat of flattened views (reshape NDArrays would copy each first)
             first = params[order[0]]
             return _wrap(torch.cat([params[n]._t.reshape(-1) for n in order]), first._ctx)
@@ -253,7 +258,8 @@ class RNN(_RNNLayer):
 
 
 class LSTM(_RNNLayer):
-    """Multi-layer LSTM; states: [h, c]. ``projection_size`` and ``state_clip_min/max`` raise (not supported)."""
+    """Multi-layer LSTM, optionally projected (LSTMP: ``h2r_weight``, h of width ``projection_size``) and with the
+    cell state clipped to [``state_clip_min``, ``state_clip_max``]; states: [h, c]."""
 
     def __init__(self, hidden_size, num_layers=1, layout='TNC', dropout=0, bidirectional=False, input_size=0,
                  i2h_weight_initializer=None, h2h_weight_initializer=None, i2h_bias_initializer='zeros',

@@ -6,7 +6,7 @@ import pytest
 
 import mxcompat as mx
 from tests.conftest import example_output
-from mxcompat.base import MXNetError, MXNetNotImplementedError, MXNetValueError
+from mxcompat.base import MXNetError, MXNetValueError
 from tests.gluon.rnn.rnn_golden import ARRAYS, FACTS, FIX, compare, expected, scenarios
 
 rnn = mx.gluon.rnn
@@ -51,10 +51,6 @@ def test_bad_state_shape():
 
 
 def test_gaps_raise():
-    with pytest.raises(MXNetNotImplementedError, match='projection_size'):
-        rnn.LSTM(8, projection_size=4)
-    with pytest.raises(MXNetNotImplementedError, match='state_clip'):
-        rnn.LSTM(8, state_clip_min=-1, state_clip_max=1)
     with pytest.raises(MXNetValueError, match='layout'):
         rnn.GRU(8, layout='NCT')
     with pytest.raises(MXNetValueError, match='activation'):
