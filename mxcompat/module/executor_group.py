@@ -23,7 +23,8 @@ def _merge(per_output, axes):
     the first device's)."""
     merged = []
     for arrs, axis in zip(per_output, axes):
-        merged.append(arrs[0] if len(arrs) == 1 or axis < 0 else _nd.concatenate(arrs, axis=axis))
+        merged.append(arrs[0] if len(arrs) == 1 or axis < 0 or arrs[0] is None
+                      else _nd.concatenate(arrs, axis=axis))
     return merged
 
 
@@ -107,21 +108,27 @@ class ExecutorGroup:
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
     def _grad_req(self, data_names):
+        """MXNet's rule: a string applies to parameters and (with inputs_need_grad) data; a list gives every
+        argument's in order; a dict overrides the defaults (write for parameters, data per inputs_need_grad)."""
+        spec = self.grad_req_spec if self.for_training else 'null'
+        if isinstance(spec, (list, tuple)):
+            if len(spec) != len(self.arg_names):
+                raise MXNetValueError('grad_req has %d entries for %d arguments (%s)'
+                                      % (len(spec), len(self.arg_names), ', '.join(self.arg_names)))
+            return dict(zip(self.arg_names, spec))
+        if not isinstance(spec, (str, dict)):
+            raise MXNetValueError('grad_req must be one of str, list, tuple, or dict.')
+        default = 'write' if isinstance(spec, dict) else spec
         reqs = {}
         for name in self.arg_names:
-            if not self.for_training:
-                reqs[name] = 'null'
-            elif name in self.param_names:
-                if name in self.fixed_param_names:
-                    reqs[name] = 'null'
-                elif isinstance(self.grad_req_spec, dict):
-                    reqs[name] = self.grad_req_spec.get(name, 'write')
-                else:
-                    reqs[name] = self.grad_req_spec
+            if name in self.param_names:
+                reqs[name] = 'null' if name in self.fixed_param_names else default
             elif name in data_names:
-                reqs[name] = 'write' if self.inputs_need_grad else 'null'
+                reqs[name] = default if self.inputs_need_grad else 'null'
             else:
                 reqs[name] = 'null'
+        if isinstance(spec, dict):
+            reqs.update(spec)
         return reqs
 
     def bind_exec(self, data_shapes, label_shapes, shared_group=None):
@@ -156,7 +163,7 @@ class ExecutorGroup:
         self.grad_arrays = [[ex.grad_dict.get(n) for ex in self.execs] for n in self.param_names] \
             if self.for_training else []
         self.aux_arrays = [[ex.aux_dict[n] for ex in self.execs] for n in self.aux_names]
-        self.input_grad_arrays = [[ex.grad_dict[n] for ex in self.execs] for n in self.data_names] \
+        self.input_grad_arrays = [[ex.grad_dict.get(n) for ex in self.execs] for n in self.data_names] \
             if self.inputs_need_grad else []
 
     def _share_inputs(self, ex, store):
