@@ -1,8 +1,9 @@
 """``mx.util``: NumPy-semantics switches, GPU queries, small decorators and environment helpers.
 
-Differs from MXNet: mxcompat implements only the legacy semantics (``is_np_shape()`` and ``is_np_array()`` are
-always False). Turning NumPy shape or array semantics ON (``set_np_shape(True)``, ``set_np()``, entering
-``np_shape(True)``/``np_array(True)``, or calling a function decorated with ``use_np*``) raises
+NumPy shape semantics (``set_np_shape``, ``np_shape``, ``use_np_shape``) work as in MXNet: per-thread or
+global, read by symbol shape inference and symbol JSON. Differs from MXNet: NumPy ARRAY semantics are not
+implemented (``is_np_array()`` is always False); turning them on (``set_np()``, ``set_np(array=True)``, entering
+``np_array(True)``, or calling a function decorated with ``use_np``/``use_np_array``) raises
 ``MXNetNotImplementedError`` naming the call; decorating itself never fails, so modules that decorate at import
 time still import. GPU queries use torch; ``getenv``/``setenv`` use ``os.environ`` (there is no C runtime).
 """
@@ -18,7 +19,7 @@ __all__ = ['makedirs', 'get_gpu_count', 'get_gpu_memory', 'set_np_shape', 'is_np
            'wrap_np_unary_func', 'wrap_np_binary_func', 'set_np', 'reset_np', 'get_cuda_compute_capability',
            'getenv', 'setenv']
 
-_WHY_NP = 'mxcompat implements the legacy (non-NumPy) shape and array semantics only'
+_WHY_NP = 'mxcompat has no mx.np.ndarray (Gluon and operators create mx.nd.NDArray)'
 
 # ufunc keyword arguments MXNet's numpy-compatible functions accept, with the only values they support.
 _np_ufunc_default_kwargs = {'where': True, 'casting': 'same_kind', 'order': 'K', 'dtype': None, 'subok': True}
@@ -57,22 +58,55 @@ def get_cuda_compute_capability(ctx):
     return major * 10 + minor
 
 
-# ---- NumPy shape semantics: always off ------------------------------------------------------------------------
+# ---- NumPy shape semantics -------------------------------------------------------------------------------------
+# MXNet keeps a per-thread flag and a process-wide one: set_np_shape(1 or True) turns on this thread's,
+# set_np_shape(2) turns on both (threads started later see it), set_np_shape(0 or False) turns off both.
+_NP_SHAPE_OFF, _NP_SHAPE_THREAD, _NP_SHAPE_GLOBAL = 0, 1, 2
+_np_shape_local = threading.local()
+_np_shape_global = [False]
+_set_np_shape_logged = False
+
+
+def _np_shape_level():
+    """0 (off), 1 (on in this thread) or 2 (on in every thread), as MXNet's ``Imperative::is_np_shape``."""
+    if _np_shape_global[0]:
+        return _NP_SHAPE_GLOBAL
+    return _NP_SHAPE_THREAD if getattr(_np_shape_local, 'on', False) else _NP_SHAPE_OFF
+
 
 def is_np_shape():
-    """Always False: mxcompat runs the legacy shape semantics."""
-    return False
+    """Whether NumPy shape semantics are on: ``()`` is a scalar's shape, 0 a zero-size dimension and -1 an
+    unknown one (in shape inference and symbol JSON)."""
+    return bool(_np_shape_level())
 
 
 def set_np_shape(active):
-    """``set_np_shape(False)`` returns the previous state (False); ``True`` raises (not supported)."""
-    if active:
-        raise unsupported('mx.util.set_np_shape(True)', 'NumPy shape semantics', _WHY_NP)
-    return False
+    """Turn NumPy shape semantics on (True/1: this thread; 2: every thread) or off (both); returns the previous
+    state. Only symbols (inference, JSON) and array creation depend on it: ``mx.nd`` operators keep their legacy
+    behaviour, as MXNet's legacy operators mostly do."""
+    global _set_np_shape_logged
+    level = int(active)
+    if level not in (_NP_SHAPE_OFF, _NP_SHAPE_THREAD, _NP_SHAPE_GLOBAL):
+        raise MXNetValueError('set_np_shape: expected False/True or 0/1/2, got %r' % (active,))
+    if level and not _set_np_shape_logged:
+        import logging
+        logging.info('NumPy-shape semantics activated: () is a scalar shape, 0 a zero-size dimension, '
+                     '-1 an unknown dimension.')
+        _set_np_shape_logged = True
+    prev = is_np_shape()
+    if level == _NP_SHAPE_GLOBAL:
+        _np_shape_global[0] = True
+        _np_shape_local.on = True
+    elif level == _NP_SHAPE_THREAD:
+        _np_shape_local.on = True
+    else:
+        _np_shape_global[0] = False
+        _np_shape_local.on = False
+    return prev
 
 
 class _NumpyShapeScope(object):
-    """``with np_shape(active):``; entering with ``active=True`` raises."""
+    """``with np_shape(active):`` sets the state on entry and restores the previous one on exit."""
 
     def __init__(self, is_np_shape):  # noqa: F811  (MXNet's parameter name)
         self._enter_is_np_shape = is_np_shape
@@ -80,17 +114,15 @@ class _NumpyShapeScope(object):
 
     def __enter__(self):
         if self._enter_is_np_shape is not None:
-            if self._enter_is_np_shape:
-                raise unsupported('mx.util.np_shape(True)', 'NumPy shape semantics', _WHY_NP)
-            self._prev_is_np_shape = set_np_shape(False)
-        return self
+            self._prev_is_np_shape = set_np_shape(self._enter_is_np_shape)
 
     def __exit__(self, ptype, value, trace):
-        pass
+        if self._enter_is_np_shape is not None and self._prev_is_np_shape != self._enter_is_np_shape:
+            set_np_shape(self._prev_is_np_shape)
 
 
 def np_shape(active=True):
-    """A scope for NumPy shape semantics; only ``np_shape(False)`` (a no-op) can be entered."""
+    """A scope with NumPy shape semantics on (``active=True``) or off."""
     return _NumpyShapeScope(active)
 
 
@@ -117,7 +149,7 @@ def _decorate(func, scope, api):
 
 
 def use_np_shape(func):
-    """Decorator: calling the result raises (NumPy shape semantics are not supported); decorating works."""
+    """Decorator: the function (or every method and property of the class) runs inside ``np_shape(True)``."""
     return _decorate(func, np_shape, 'use_np_shape')
 
 
@@ -157,7 +189,7 @@ def use_np_array(func):
 
 
 def use_np(func):
-    """``use_np_shape(use_np_array(func))``: decorating works, calling raises (not supported)."""
+    """``use_np_shape(use_np_array(func))``: decorating works, calling raises (NumPy arrays are not supported)."""
     return use_np_shape(use_np_array(func))
 
 
@@ -168,15 +200,15 @@ def _set_np_array(active):
 
 
 def set_np(shape=True, array=True):
-    """Only ``set_np(shape=False, array=False)`` (what ``reset_np`` does) is supported."""
+    """Set NumPy shape and array semantics; ``array=True`` raises (mxcompat has no ``mx.np.ndarray``)."""
     if not shape and array:
         raise ValueError('NumPy Shape semantics is required in using NumPy array semantics.')
-    if shape or array:
-        raise unsupported('mx.util.set_np(shape=%s, array=%s)' % (shape, array), 'NumPy semantics', _WHY_NP)
+    _set_np_array(array)
+    set_np_shape(shape)
 
 
 def reset_np():
-    """Deactivate NumPy shape and array semantics (they are never active in mxcompat)."""
+    """Deactivate NumPy shape and array semantics."""
     set_np(shape=False, array=False)
 
 

@@ -1,4 +1,5 @@
-"""mx.util: legacy NumPy semantics only; GPU and environment helpers; ufunc keyword checks as MXNet 1.9.1."""
+"""mx.util: NumPy shape semantics on/off (array semantics unsupported); GPU and environment helpers; ufunc
+keyword checks as MXNet 1.9.1."""
 import json
 import os
 
@@ -25,16 +26,33 @@ def test_legacy_semantics_are_the_state():
     util.set_np(shape=False, array=False)
 
 
+@pytest.fixture(autouse=True)
+def _legacy_after():
+    yield
+    util.set_np_shape(0)
+
+
 @pytest.mark.parametrize('call, name', [
-    (lambda: util.set_np_shape(True), 'set_np_shape'),
     (lambda: util.set_np(), 'set_np'),
-    (lambda: util.set_np(shape=True, array=False), 'set_np'),
-    (lambda: util.np_shape().__enter__(), 'np_shape'),
+    (lambda: util.set_np(shape=True, array=True), 'set_np'),
     (lambda: util.np_array(True).__enter__(), 'np_array'),
 ])
-def test_turning_numpy_semantics_on_raises(call, name):
+def test_turning_numpy_array_semantics_on_raises(call, name):
     with pytest.raises(MXNetNotImplementedError, match=r'mx\.util\.%s.*NumPy' % name):
         call()
+    assert not util.is_np_shape() and not util.is_np_array()  # nothing was switched on half-way
+
+
+def test_numpy_shape_semantics_switch_on_and_off():
+    assert util.set_np_shape(True) is False and util.is_np_shape() is True
+    assert mx.is_np_shape() and mx.util.set_np_shape(False) is True and not mx.is_np_shape()
+    util.set_np(shape=True, array=False)
+    assert util.is_np_shape() and not util.is_np_array()
+    util.reset_np()
+    assert not util.is_np_shape()
+    with mx.np_shape(True):
+        assert util.is_np_shape()
+    assert not util.is_np_shape()
 
 
 def test_set_np_array_without_shape_is_a_value_error_like_mxnet():
@@ -43,7 +61,7 @@ def test_set_np_array_without_shape_is_a_value_error_like_mxnet():
         util.set_np(shape=False, array=True)
 
 
-def test_use_np_decorators_wrap_and_raise_only_when_called():
+def test_use_np_shape_runs_in_the_scope_and_use_np_raises_when_called():
     @util.use_np
     def f(x):
         return x
@@ -51,22 +69,23 @@ def test_use_np_decorators_wrap_and_raise_only_when_called():
     @util.use_np_shape
     class Block:
         def __init__(self):
-            self.v = 1
+            self.v = util.is_np_shape()
 
         @property
         def value(self):
-            return self.v
+            return util.is_np_shape()
 
         @staticmethod
         def make():
-            return 2
+            return util.is_np_shape()
 
     @util.use_np_array
     def g():
         return 3
 
     assert f.__name__ == 'f'
-    for call in (lambda: f(1), Block, g, Block.make):
+    assert Block().v and Block().value and Block.make() and not util.is_np_shape()
+    for call in (lambda: f(1), g):
         with pytest.raises(MXNetNotImplementedError, match='NumPy'):
             call()
     with pytest.raises(TypeError, match='use_np_shape can only decorate'):

@@ -13,6 +13,7 @@ import torch
 
 from ..base import MXNetTypeError, MXNetValueError, dtype_name
 from ..context import current_context
+from ..util import is_np_shape
 from .init_ops import _ctx
 from .registry import defop, REQUIRED, check_same_dtype
 from .shape_ops import op_error
@@ -157,8 +158,9 @@ def _check_params(op, checks, values):
 
 
 def _out_shape(op, shape):
-    # MXNet's imperative shape inference fails on an unknown shape: () or any 0 dimension
-    if not shape or any(s == 0 for s in shape):
+    # MXNet's imperative shape inference fails on an unknown shape: () or any 0 dimension (legacy semantics only:
+    # under NumPy shape semantics these are a scalar's and zero-size shapes)
+    if shape is None or not is_np_shape() and (not shape or any(s == 0 for s in shape)):
         raise op_error(op, 'inferring shapes failed: shape must be given with no zero dimension, got %s'
                        % (tuple(shape) if shape is not None else None,))
     if any(s < 0 for s in shape):

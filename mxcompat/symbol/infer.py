@@ -6,26 +6,70 @@ the node's first known input (MXNet's rule for almost every op), except where th
 weight follows its ``dtype``). Outputs come from running the registry op on meta tensors when all input shapes are
 known, else their dtype follows the op's ``dtype`` attribute or the first input. Variables' ``__shape__`` and
 ``__dtype__`` attributes count as given.
+
+Shapes are kept as MXNet keeps them inside: -1 is an unknown dimension, None an unknown number of dimensions.
+Shapes coming in and going out are converted by the shape semantics in force (``mx.util.is_np_shape()``): in the
+legacy semantics a 0 given is unknown and unknown dimensions are reported as 0 (an unknown shape as ``()``); under
+NumPy shape semantics -1 is unknown, 0 a zero-size dimension, and an unknown shape is reported as None.
 """
 import torch
 
 from ..base import MXNetError, MXNetTypeError, DTYPE_MX2NP, parse_tuple, to_np_dtype, to_torch_dtype
 from . import opinfo
 from .symbol import _aux_vars
+from ..util import is_np_shape
+
+UNKNOWN = -1  # an unknown dimension, inside inference
+
+
+def _complete(s):
+    """Whether shape ``s`` is known with all its dimensions."""
+    return s is not None and all(d >= 0 for d in s)
+
+
+def _from_user(s, np_shape):
+    """A shape as given (argument, ``__shape__``) -> the inside form. Legacy: 0 (or -1) is unknown, ``()`` stays
+    a scalar's shape (mxcompat has 0-d arrays in legacy mode too). NumPy: -1 is unknown, None unknown ndim."""
+    if s is None:
+        return None
+    if np_shape:
+        return tuple(int(d) if d >= 0 else UNKNOWN for d in s)
+    return tuple(int(d) if d > 0 else UNKNOWN for d in s)
+
+
+def _to_user(s, np_shape):
+    """The inside form -> what ``infer_shape`` reports under the given semantics."""
+    if s is None:
+        return None if np_shape else ()
+    return tuple(s) if np_shape else tuple(d if d >= 0 else 0 for d in s)
+
+
+def _to_legacy(s):
+    """Unknown dimensions as 0, the form the op rules in ``opinfo`` and the meta-tensor runs take."""
+    return None if s is None else tuple(d if d >= 0 else 0 for d in s)
+
+
+def _zeros_unknown(s):
+    """Result of a rule or op run on a shape with unknown dimensions (as 0): its zeros are unknown too."""
+    return tuple(d if d > 0 else UNKNOWN for d in s)
+
+
+def _show(s):
+    return ','.join(str(d) for d in _to_user(s, is_np_shape()) or ())
 
 
 def _given(nodes, shapes, dtypes):
     shp, typ = {}, {}
+    np_shape = is_np_shape()
     for n in nodes:
         if not n.is_var:
             continue
         s = shapes.get(n.name)
         if s is None and '__shape__' in n.attrs:
-            s = parse_tuple(n.attrs['__shape__'])  # may be partial: a 0 marks an unknown dimension
-        if s is not None and len(s) and not any(s):
-            s = None  # nothing known at all
+            s = parse_tuple(n.attrs['__shape__'])  # may be partial; 'None' is an unknown shape
+        s = _from_user(s, np_shape)
         if s is not None:
-            shp[(id(n), 0)] = tuple(int(d) for d in s)
+            shp[(id(n), 0)] = s
         t = dtypes.get(n.name)
         if t is None and '__dtype__' in n.attrs:
             t = to_torch_dtype(DTYPE_MX2NP[int(n.attrs['__dtype__'])])
@@ -37,8 +81,9 @@ def _given(nodes, shapes, dtypes):
 def infer(sym, shapes, dtypes, partial):
     """((arg, out, aux) shapes, (arg, out, aux) dtypes) given some input shapes and dtypes (torch dtypes).
 
-    Shapes may be partial: a 0 is an unknown dimension (MXNet's legacy convention). Passes run forward and
-    backward (same-shape ops, linked batch dimensions, parameter shapes) until nothing changes.
+    Shapes may be partial (unknown dimensions are 0 in the legacy semantics, -1 under NumPy shape semantics).
+    Passes run forward and backward (same-shape ops, linked batch dimensions, parameter shapes) until nothing
+    changes.
     """
     nodes = sym._nodes()
     var_names = {n.name for n in nodes if n.is_var}
@@ -57,8 +102,10 @@ def infer(sym, shapes, dtypes, partial):
     arg_keys = [(id(n), 0) for n in args]
     aux_keys = [(id(n), 0) for n in auxs]
     out_keys = [(id(n), i) for n, i in sym._outputs]
-    complete = {k: v for k, v in shp.items() if all(d > 0 for d in v)}
-    return (_report(shp if partial else complete, arg_keys, out_keys, aux_keys, partial, tuple, ()),
+    complete = {k: v for k, v in shp.items() if _complete(v)}
+    np_shape = is_np_shape()
+    return (_report(shp if partial else complete, arg_keys, out_keys, aux_keys, partial,
+                    lambda s: _to_user(s, np_shape), _to_user(None, np_shape)),
             _report(typ, arg_keys, out_keys, aux_keys, partial, to_np_dtype, None))
 
 
@@ -72,27 +119,28 @@ def _propagate(ops, shp, typ):
 
 
 def node_shapes(sym, shapes):
-    """{(id(node), output index): shape} for every value of ``sym`` given its argument shapes (partial allowed)."""
+    """{(id(node), output index): shape} for every value of ``sym`` given its argument shapes (partial allowed);
+    unknown dimensions are 0."""
     nodes = sym._nodes()
     shp, typ = _given(nodes, shapes, {})
     _propagate([n for n in nodes if not n.is_var], shp, typ)
-    return shp
+    return {k: _to_legacy(v) for k, v in shp.items()}
 
 
 def _merge(a, b, where):
-    """Two partial shapes of one value -> one; 0 dims are unknown."""
+    """Two partial shapes of one value -> one."""
     if a is None:
         return tuple(b)
     if b is None or tuple(a) == tuple(b):
         return tuple(a)
     if len(a) != len(b):
-        raise MXNetError('Shape inconsistent: %s vs %s for %s' % (tuple(a), tuple(b), where))
+        raise MXNetError('Shape inconsistent: [%s] vs [%s] for %s' % (_show(a), _show(b), where))
     out = []
     for x, y in zip(a, b):
-        if x and y and x != y:
+        if x >= 0 and y >= 0 and x != y:
             raise MXNetError('Shape inconsistent, Provided = [%s], inferred shape=[%s] for %s'
-                             % (','.join(map(str, a)), ','.join(map(str, b)), where))
-        out.append(x or y)
+                             % (_show(a), _show(b), where))
+        out.append(x if x >= 0 else y)
     return tuple(out)
 
 
@@ -126,33 +174,49 @@ def _shape_step(n, shp, typ):
                 changed |= _put(shp, keys[i], merged, 'input %s of %s' % (names[i], n.name))
             changed |= _put(shp, out_keys[0], merged, 'output of %s' % n.name)
     in_shapes = [shp.get(k) for k in keys]
-    if all(s is not None for s in in_shapes):
+    if all(s is not None for s in in_shapes) and all(_complete(in_shapes[i]) for i in
+                                                      _NEEDS_COMPLETE.get(n.op.name, ()) if i < len(in_shapes)):
+        known = all(_complete(s) for s in in_shapes)
         try:
-            out_shapes = _infer_shapes_guessing_dtypes(n, params, in_shapes, [typ.get(k) for k in keys])
+            # unknown dimensions run as 0; a 0 in the result is then unknown (always, in the legacy semantics)
+            out_shapes = _infer_shapes_guessing_dtypes(n, params, [_to_legacy(s) for s in in_shapes],
+                                                       [typ.get(k) for k in keys])
         except MXNetError:
-            if all(all(d > 0 for d in s) for s in in_shapes):
+            if known:
                 raise  # complete shapes that do not fit: a real error
-            out_shapes = None  # unknown (0) dimensions the op cannot run with yet
+            out_shapes = None  # unknown dimensions the op cannot run with yet
         if out_shapes is not None:
+            real_zeros = known and is_np_shape()
             for i, s in enumerate(out_shapes[:len(out_keys)]):
-                changed |= _put(shp, out_keys[i], tuple(s), 'output %d of %s' % (i, n.name))
-    # dimensions linked between inputs and outputs, both ways
+                s = tuple(s) if real_zeros else _zeros_unknown(s)
+                changed |= _put(shp, out_keys[i], s, 'output %d of %s' % (i, n.name))
+    # dimensions linked between inputs and outputs, both ways (and so between the inputs linked to one output
+    # dimension, such as Concat's batch dimension, even while the output is unknown)
     in_nd = [None if s is None else len(s) for s in (shp.get(k) for k in keys)]
     out_nd = [None if s is None else len(s) for s in (shp.get(k) for k in out_keys)]
+    groups = {}
     for (ii, idim), (oi, odim) in opinfo.dim_links(n.op, params, in_nd, out_nd):
-        a, b = shp.get(keys[ii]), shp.get(out_keys[oi]) if oi < len(out_keys) else None
-        if a is None or b is None or idim >= len(a) or odim >= len(b):
+        if oi < len(out_keys):
+            groups.setdefault((out_keys[oi], odim), []).append((keys[ii], idim))
+    for (okey, odim), ins in groups.items():
+        slots = [(k, d) for k, d in ins + [(okey, odim)] if shp.get(k) is not None and d < len(shp[k])]
+        known = [shp[k][d] for k, d in slots if shp[k][d] >= 0]
+        if not known:
             continue
-        if a[idim] and not b[odim]:
-            changed |= _put(shp, out_keys[oi], b[:odim] + (a[idim],) + b[odim + 1:], n.name)
-        elif b[odim] and not a[idim]:
-            changed |= _put(shp, keys[ii], a[:idim] + (b[odim],) + a[idim + 1:], n.name)
+        for k, d in slots:
+            if shp[k][d] < 0:
+                changed |= _put(shp, k, shp[k][:d] + (known[0],) + shp[k][d + 1:], n.name)
     back = opinfo.DATA_FROM_OUTPUT.get(n.op.name)
     if back is not None and keys and shp.get(keys[0]) is not None and shp.get(out_keys[0]) is not None:
         data = shp[keys[0]]
-        if not all(data):
-            changed |= _put(shp, keys[0], back(params, data, shp[out_keys[0]]), n.name)
+        if not _complete(data):
+            more = back(params, _to_legacy(data), _to_legacy(shp[out_keys[0]]))
+            changed |= _put(shp, keys[0], _zeros_unknown(more), n.name)
     return changed
+
+
+# op -> inputs whose shape must be complete before MXNet's shape function says anything about the outputs
+_NEEDS_COMPLETE = {'where': (0,)}
 
 
 def _infer_shapes_guessing_dtypes(n, params, in_shapes, in_types):
@@ -183,7 +247,7 @@ def _type_step(n, shp, typ):
                 typ[(id(n), 0)] = t
         return
     in_shapes = [shp.get(k) for k in keys]
-    if all(s is not None and all(d > 0 for d in s) for s in in_shapes):
+    if all(_complete(s) for s in in_shapes):
         _, out_types = n.op.infer(n.op_args(in_shapes), n.op_args(in_types), params)
     else:
         t = _dtype_param(params) or (in_types[0] if in_types else None)
@@ -204,17 +268,21 @@ def _param_shapes(n, params, keys, names, shp):
     data_shape = shp.get(keys[0])
     if rule is None or data_shape is None:
         return False
-    want = rule(params, data_shape)
+    if _complete(data_shape) and is_np_shape():
+        want = rule(params, data_shape)  # zeros here are zero-size dimensions
+    else:
+        want = {k: _zeros_unknown(v) for k, v in rule(params, _to_legacy(data_shape)).items()}
     changed = False
     for (src, _), key, iname in zip(n.inputs, keys, names):
         if iname not in want:
             continue
         shape = tuple(want[iname])
         old = shp.get(key)
-        if old is not None and opinfo.COMPATIBLE.get(n.op.name, {}).get(iname, _never)(old, shape):
+        if old is not None and opinfo.COMPATIBLE.get(n.op.name, {}).get(iname, _never)(_to_legacy(old),
+                                                                                      _to_legacy(shape)):
             continue
-        if not any(shape):
-            continue  # computed from unknown (0) data dimensions only: nothing learned yet
+        if not shape or all(d < 0 for d in shape):
+            continue  # computed from unknown data dimensions only: nothing learned yet
         changed |= _put(shp, key, shape, 'input %s (%s) of %s %s' % (iname, src.name, n.op.name, n.name))
     return changed
 

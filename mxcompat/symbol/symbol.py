@@ -11,10 +11,11 @@ from numbers import Number
 import numpy as np
 
 from ..attribute import AttrScope
-from ..base import (MXNetError, MXNetValueError, MXNetTypeError, DTYPE_NP2MX, string_types, to_torch_dtype,
-                    to_np_dtype)
+from ..base import (MXNetError, MXNetValueError, MXNetTypeError, DTYPE_NP2MX, parse_tuple, string_types,
+                    to_torch_dtype, to_np_dtype)
 from ..name import NameManager
 from ..operator import registry
+from ..util import _np_shape_level
 from . import opinfo
 
 __all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'fromjson']
@@ -674,8 +675,11 @@ def _to_json(sym):
             arg_nodes.append(i)
         row_ptr.append(row_ptr[-1] + n.num_outputs())
     heads = [[index[id(n)], k, 0] for n, k in sym._outputs]
-    graph = {'nodes': out_nodes, 'arg_nodes': arg_nodes, 'node_row_ptr': row_ptr, 'heads': heads,
-             'attrs': {'mxnet_version': ['int', 10901]}}
+    attrs = {'mxnet_version': ['int', 10901]}
+    np_level = _np_shape_level()
+    if np_level:  # MXNet marks graphs written under NumPy shape semantics (1: this thread's flag, 2: global)
+        attrs['is_np_shape'] = ['int', np_level]
+    graph = {'nodes': out_nodes, 'arg_nodes': arg_nodes, 'node_row_ptr': row_ptr, 'heads': heads, 'attrs': attrs}
     return _dump_like_mxnet(graph)
 
 
@@ -699,10 +703,12 @@ def _dump_like_mxnet(graph):
         return '[\n' + ', \n'.join(parts) + '\n  ]'
 
     row_ptr = '[\n' + ', \n'.join('    %d' % v for v in graph['node_row_ptr']) + '\n  ]'
+    items = ['%s: %s' % (json.dumps(k), _inline_list(v)) for k, v in sorted(graph['attrs'].items())]
+    attrs = '{%s}' % items[0] if len(items) == 1 else '{\n    %s\n  }' % ', \n    '.join(items)
     return ('{\n  "nodes": %s, \n  "arg_nodes": %s, \n  "node_row_ptr": %s, \n  "heads": %s, \n'
-            '  "attrs": {"mxnet_version": ["int", %d]}\n}'
+            '  "attrs": %s\n}'
             % (nodes_block(graph['nodes']), _inline_list(graph['arg_nodes']), row_ptr,
-               _inline_list(graph['heads']), graph['attrs']['mxnet_version'][1]))
+               _inline_list(graph['heads']), attrs))
 
 
 def _inline_list(v):
@@ -735,7 +741,32 @@ def load_json(json_str):
     heads = graph.get('heads')
     if heads is None:
         raise MXNetError('load_json: no "heads" in the graph')
-    return Symbol([(nodes[h[0]], h[1] if len(h) > 1 else 0) for h in heads])
+    sym = Symbol([(nodes[h[0]], h[1] if len(h) > 1 else 0) for h in heads])
+    if _np_shape_level() and not _json_is_np_shape(graph):
+        _legacy_shape_attrs_to_numpy(sym)
+    return sym
+
+
+def _json_is_np_shape(graph):
+    """Whether a graph JSON says it was written under NumPy shape semantics (``"is_np_shape": ["int", 1]``)."""
+    flag = (graph.get('attrs') or {}).get('is_np_shape')
+    try:
+        return bool(int(flag[1] if isinstance(flag, (list, tuple)) else flag))
+    except (TypeError, ValueError, IndexError):
+        return False
+
+
+def _legacy_shape_attrs_to_numpy(sym):
+    """Loading a legacy graph under NumPy shape semantics, as MXNet does: variables' ``__shape__`` attributes are
+    rewritten in NumPy form (a 0 dimension becomes -1, unknown; ``()`` becomes ``None``, unknown ndim), printed
+    as MXNet prints shapes (``[128,-1]``)."""
+    for n in sym._nodes():
+        if n.is_var and '__shape__' in n.attrs:
+            shape = parse_tuple(n.attrs['__shape__'])
+            if not shape:
+                n.attrs['__shape__'] = 'None'
+            else:
+                n.attrs['__shape__'] = '[%s]' % ','.join(str(d if d and d > 0 else -1) for d in shape)
 
 
 fromjson = load_json
