@@ -1,26 +1,20 @@
 """``mx.npx``: MXNet's NumPy-extension operators are not supported by mxcompat (legacy ``mx.nd`` only); the
-module imports, and using any name in it raises ``MXNetNotImplementedError`` naming it. ``set_np``/``reset_np``
-follow ``mx.util``: turning NumPy semantics on raises, turning them off is a no-op."""
+module imports, and using any name in it raises ``MXNetNotImplementedError`` naming it. ``set_np``/``reset_np``/
+``is_np_shape``/``is_np_array`` are ``mx.util``'s: NumPy shape semantics work, NumPy array semantics raise."""
 from ..base import unsupported
+from .. import util as _util
 
 
 def set_np(shape=True, array=True, dtype=False):
-    """Raises unless every flag is False (mxcompat has the legacy semantics only)."""
-    if shape or array or dtype:
-        raise unsupported('mx.npx.set_np', 'NumPy semantics (shape=%r, array=%r, dtype=%r)' % (shape, array, dtype),
-                          'mxcompat implements the legacy mx.nd semantics only')
+    """``mx.util.set_np``; ``dtype=True`` (NumPy default dtypes) raises, as does ``array=True``."""
+    if dtype:
+        raise unsupported('mx.npx.set_np', 'dtype=True', 'NumPy default dtypes are not implemented')
+    _util.set_np(shape=shape, array=array)
 
 
-def reset_np():
-    """Nothing to reset: NumPy semantics are never on in mxcompat."""
-
-
-def is_np_array():
-    return False
-
-
-def is_np_shape():
-    return False
+reset_np = _util.reset_np
+is_np_array = _util.is_np_array
+is_np_shape = _util.is_np_shape
 
 
 def __getattr__(name):

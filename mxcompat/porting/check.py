@@ -29,10 +29,8 @@ DIFFERENCES = {
                        'dropped); gradients are dense',
     'mxnet.ndarray.sparse': 'sparse results MXNet keeps sparse may be computed dense and compressed (explicit '
                             'zeros dropped); gradients are dense',
-    'mxnet.util.np_shape': 'only np_shape(False) works: NumPy shape semantics are not supported',
-    'mxnet.util.set_np_shape': 'only set_np_shape(False) works: NumPy shape semantics are not supported',
     'mxnet.util.use_np': 'decorating works, calling the result raises: NumPy semantics are not supported',
-    'mxnet.npx.set_np': 'NumPy semantics are not supported',
+    'mxnet.npx.set_np': 'NumPy shape semantics work; NumPy array semantics (array=True) raise',
     'mxnet.gluon.HybridBlock.hybridize': "static_alloc/static_shape have no effect; backend= takes a torch.compile "
                                          "backend ('inductor'), not MXNet's subgraph backends",
     'mxnet.gluon.nn.Dropout': "the dropout mask comes from torch's generator",

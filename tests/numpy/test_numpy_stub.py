@@ -19,9 +19,18 @@ def test_no_legacy_array_is_an_np_array():
     assert not isinstance(mx.nd.ones((2,)), mx.np.ndarray)
 
 
-def test_set_np_raises_unless_everything_is_off():
+def test_set_np_shape_works_array_raises():
     mx.npx.set_np(shape=False, array=False)
     mx.npx.reset_np()
     assert not mx.npx.is_np_array() and not mx.npx.is_np_shape()
-    with pytest.raises(MXNetNotImplementedError, match='mx.npx.set_np'):
+    mx.npx.set_np(shape=True, array=False)
+    try:
+        assert mx.npx.is_np_shape() and mx.util.is_np_shape() and not mx.npx.is_np_array()
+    finally:
+        mx.npx.reset_np()
+    assert not mx.util.is_np_shape()
+    with pytest.raises(MXNetNotImplementedError, match='array=True'):
         mx.npx.set_np()
+    with pytest.raises(MXNetNotImplementedError, match='dtype=True'):
+        mx.npx.set_np(shape=True, array=False, dtype=True)
+    assert not mx.util.is_np_shape()
