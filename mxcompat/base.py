@@ -182,6 +182,13 @@ DTYPE_NP2MX = {np.dtype(v): k for k, v in DTYPE_MX2NP.items()}
 FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 
 
+def _np_dtype_or_none(name):
+    try:
+        return np.dtype(name)
+    except TypeError:
+        return None
+
+
 def to_torch_dtype(dtype, default=torch.float32):
     """Any MXNet dtype spelling (None, 'float32', np.float32, np.dtype, torch.dtype, bool) -> torch.dtype."""
     if dtype is None:
@@ -193,7 +200,9 @@ def to_torch_dtype(dtype, default=torch.float32):
         if t is None:
             if dtype in ('None', ''):
                 return default
-            raise MXNetTypeError('Unknown dtype %r; MXNet accepts %s' % (dtype, ', '.join(sorted(_NAME2TORCH))))
+            t = _NP2TORCH.get(_np_dtype_or_none(dtype))  # other numpy spellings ('half', 'f4'), as MXNet's frontend
+            if t is None:
+                raise MXNetTypeError('Unknown dtype %r; MXNet accepts %s' % (dtype, ', '.join(sorted(_NAME2TORCH))))
         return t
     try:
         return _NP2TORCH[np.dtype(dtype)]

@@ -316,7 +316,10 @@ class Executor:
         if self._monitor is not None and getattr(self, '_mon_records', None):
             self._monitored_backward(pairs)
         want = [i for i, r in enumerate(self._grad_req) if r != 'null' and ins[i].requires_grad]
-        if not want or not pairs:
+        if not want or not pairs:  # e.g. integer outputs: the tracked inputs' gradients are zero, as in MXNet
+            for i, (r, track) in enumerate(zip(self._grad_req, self._track)):
+                if r == 'write' and track:
+                    self.grad_arrays[i]._t.zero_()
             return
         prev = _ag.set_training(is_train)
         try:
@@ -501,6 +504,8 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, 
     from .base import to_torch_dtype
     # shapes and dtypes inferred together, so integer inputs (indices) are seen as such by shape inference
     dtypes = {k: to_torch_dtype(v) for k, v in (type_dict or {}).items() if v is not None}
+    known = set(symbol.list_arguments()) | set(symbol.list_auxiliary_states())  # MXNet ignores other keywords
+    kwargs = {k: v for k, v in kwargs.items() if k in known and isinstance(v, (tuple, list))}
     (arg_shapes, _, aux_shapes), _ = infer(symbol, {k: v for k, v in kwargs.items() if v is not None}, dtypes,
                                            False)
     if arg_shapes is None:

@@ -13,6 +13,7 @@ from .. import engine
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
                     to_np_dtype, dtype_name)
 from ..context import Context, current_context, cpu
+from ..operator.elemwise import remainder as _remainder  # MXNet's x % 0 == 0
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye', 'linspace', 'concatenate',
            'cast_storage', 'waitall', 'moveaxis', 'from_numpy', 'from_torch', 'from_dlpack', 'to_dlpack_for_read',
@@ -400,10 +401,10 @@ class NDArray:
     __div__, __rdiv__ = __truediv__, __rtruediv__
 
     def __mod__(self, other):
-        return _binary(self, other, torch.remainder, 'broadcast_mod')
+        return _binary(self, other, _remainder, 'broadcast_mod')
 
     def __rmod__(self, other):
-        return _rbinary(self, other, torch.remainder, '_rmod_scalar')
+        return _rbinary(self, other, _remainder, '_rmod_scalar')
 
     def __pow__(self, other):
         return _binary(self, other, torch.pow, 'broadcast_power')
@@ -432,7 +433,7 @@ class NDArray:
     __idiv__ = __itruediv__
 
     def __imod__(self, other):
-        return _inplace(self, other, torch.Tensor.remainder_, 'broadcast_mod')
+        return _inplace(self, other, lambda t, o: t.copy_(_remainder(t, o)), 'broadcast_mod')
 
     def __eq__(self, other):
         if other is None:
@@ -911,7 +912,7 @@ subtract = _ufunc('subtract', torch.sub, False)
 multiply = _ufunc('multiply', torch.mul, True)
 divide = _ufunc('divide', _div, False)
 true_divide = divide
-modulo = _ufunc('modulo', torch.remainder, False)
+modulo = _ufunc('modulo', _remainder, False)
 power = _ufunc('power', torch.pow, False)
 maximum = _ufunc('maximum', _lmax, True)
 minimum = _ufunc('minimum', _lmin, True)

@@ -7,4 +7,5 @@ from . import elemwise, shape_ops, init_ops, reduce  # noqa: F401  (each registe
 from ._discover import import_op_modules
 
 import_op_modules()
-from .custom import CustomOp, CustomOpProp, register, get_all_registered_operators  # noqa: F401
+from .custom import (CustomOp, CustomOpProp, register, get_all_registered_operators,  # noqa: E402,F401
+                     get_operator_arguments, OperatorArguments, PythonOp, NumpyOp, NDArrayOp)

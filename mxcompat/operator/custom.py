@@ -15,6 +15,7 @@ accumulation is applied after ``backward`` returns, by autograd / the executor);
 context and input shapes/dtypes, shared by the executors bound from the same Symbol object (MXNet creates one per
 executor). Sparse storage types are not supported.
 """
+import collections
 import sys
 import threading
 import warnings
@@ -28,7 +29,8 @@ from ..base import (MXNetError, MXNetTypeError, MXNetValueError, MXNetIndexError
                     to_torch_dtype, unsupported)
 from . import registry
 
-__all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators']
+__all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators', 'get_operator_arguments',
+           'OperatorArguments', 'PythonOp', 'NumpyOp', 'NDArrayOp']
 
 _PROPS = {}  # op_type -> CustomOpProp subclass
 _LOCK = threading.Lock()
@@ -123,6 +125,60 @@ def register(reg_name):
 def get_all_registered_operators():
     """Sorted names of every operator in the registry (aliases included), as MXNet lists its backend's."""
     return sorted(registry.REGISTRY)
+
+
+OperatorArguments = collections.namedtuple('OperatorArguments', ['narg', 'names', 'types'])
+
+_KIND_TYPES = {'int': 'int', 'float': 'float', 'bool': 'boolean', 'str': 'string', 'shape': 'Shape(tuple)',
+               'tuple': 'Shape(tuple)', 'floats': 'tuple of <float>', 'axis': 'Shape or None', 'int?': 'int or None',
+               'bool?': 'boolean or None', 'float?': 'float or None', 'any': 'string'}
+
+
+def _arg_type(op, name):
+    from ..base import dtype_name
+    parser, default = op.params[name]
+    kind = next((k for k, p in registry.PARSERS.items() if p is parser), None)
+    allowed = op.choices.get(name)
+    if allowed is None and kind in ('dtype', 'dtype?'):
+        allowed = ['bfloat16', 'float16', 'float32', 'float64', 'int32', 'int64', 'int8', 'uint8'] + (
+            ['None'] if kind == 'dtype?' else [])
+    typ = ('{%s}' % ', '.join(repr(str(a)) for a in sorted(allowed, key=str)) if allowed is not None
+           else _KIND_TYPES.get(kind, 'string'))
+    if default is registry.REQUIRED or (name == 'num_args' and op.variadic):
+        return typ + ', required'
+    if isinstance(default, bool):
+        shown = int(default)
+    elif isinstance(default, torch.dtype):
+        shown = repr(dtype_name(default))
+    elif isinstance(default, (int, str)) or allowed is not None:
+        shown = repr(str(default))
+    elif isinstance(default, float):
+        shown = '%g' % default
+    elif isinstance(default, tuple):
+        shown = '[%s]' % ','.join(map(str, default))
+    else:
+        shown = default
+    return '%s, optional, default=%s' % (typ, shown)
+
+
+def get_operator_arguments(op_name):
+    """``OperatorArguments(narg, names, types)`` of a registry operator: its inputs then its attributes.
+
+    Differs from MXNet: the type strings are written from mxcompat's attribute kinds, in MXNet's format; they
+    can differ in detail (MXNet says 'double' for some float attributes)."""
+    op = registry.get(op_name)
+    names, types = [], []
+    for n in op.inputs:
+        names.append(n)
+        types.append('NDArray-or-Symbol[]' if op.variadic else 'NDArray-or-Symbol')
+    if op.variadic:
+        names.append('num_args')
+        types.append('int, required')
+    for n in op.param_names:
+        if n != 'num_args':
+            names.append(n)
+            types.append(_arg_type(op, n))
+    return OperatorArguments(len(names), names, types)
 
 
 # ---- per-node state ------------------------------------------------------------------------------------------------
@@ -489,3 +545,133 @@ def _install():
 
 
 register('custom_op')(CustomOpProp)
+
+
+# ---- the deprecated PythonOp / NumpyOp / NDArrayOp -----------------------------------------------------------------
+class PythonOp:
+    """Deprecated base of operators written in Python (use ``CustomOp``). Override ``forward``, ``backward``,
+    ``infer_shape``, ``list_arguments`` and ``list_outputs``; ``get_symbol(*inputs, name=...)`` makes the node.
+
+    Differs from MXNet: the node is a ``Custom`` operator (MXNet: ``_Native`` / ``_NDArray`` with a C callback
+    pointer), so its symbol JSON does not load into MXNet."""
+    _ref_holder = []
+
+    def __init__(self, need_top_grad=True):
+        self.info_ = None
+        self.need_top_grad_ = need_top_grad
+        warnings.warn('PythonOp has been deprecated. Please use CustomOp', stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        return self.get_symbol(*args, **kwargs)
+
+    def get_symbol(self, *args, **kwargs):
+        """The Symbol of this operator applied to ``args``."""
+        raise NotImplementedError('Must override this')
+
+    def forward(self, in_data, out_data):
+        """Default: copy the first input to the first output."""
+        out_data[0][:] = in_data[0]
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        """Default: a gradient of ones for the first input (as MXNet's)."""
+        in_grad[0][:] = 1.0
+
+    def infer_shape(self, in_shape):
+        """(input shapes, output shapes); default: one output shaped like the first input."""
+        return in_shape, [in_shape[0]]
+
+    def list_outputs(self):
+        return ['output']
+
+    def list_arguments(self):
+        return ['data']
+
+    def need_top_grad(self):
+        """Whether ``backward`` uses the output gradient (False for loss layers)."""
+        return self.need_top_grad_
+
+
+class NumpyOp(PythonOp):
+    """Deprecated: a ``PythonOp`` whose ``forward`` / ``backward`` get lists of numpy arrays to read and write."""
+
+    def __init__(self, need_top_grad=True):
+        super().__init__(need_top_grad)
+        warnings.warn('NumpyOp has been deprecated. Please use CustomOp', stacklevel=2)
+
+    def get_symbol(self, *args, **kwargs):
+        return _legacy_symbol(self, 'Native', args, kwargs)
+
+
+class NDArrayOp(PythonOp):
+    """Deprecated: a ``PythonOp`` whose ``forward`` / ``backward`` get lists of NDArrays to read and write."""
+
+    def __init__(self, need_top_grad=True):
+        super().__init__(need_top_grad)
+        warnings.warn('NDArrayOp has been deprecated. Please use CustomOp', stacklevel=2)
+
+    def get_symbol(self, *args, **kwargs):
+        return _legacy_symbol(self, 'NDArray', args, kwargs)
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        """Ids of the arrays ``backward`` reads (mxcompat passes all of them regardless)."""
+        deps = list(out_grad) if self.need_top_grad() else []
+        return deps + list(in_data) + list(out_data)
+
+
+class _LegacyOp(CustomOp):
+    """Runs a PythonOp's forward/backward from the Custom machinery; numpy ops work on copies written back."""
+
+    def __init__(self, pyop, as_numpy):
+        super().__init__()
+        self.pyop, self.as_numpy = pyop, as_numpy
+
+    def _arrays(self, arrays):
+        return [a.asnumpy() for a in arrays] if self.as_numpy else list(arrays)
+
+    def _write(self, req, dst, src):
+        if self.as_numpy:
+            for r, d, v in zip(req, dst, src):
+                self.assign(d, r, v)
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        outs = self._arrays(out_data)
+        self.pyop.forward(in_data=self._arrays(in_data), out_data=outs)
+        self._write(req, out_data, outs)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        grads = self._arrays(in_grad)
+        self.pyop.backward(out_grad=self._arrays(out_grad), in_data=self._arrays(in_data),
+                           out_data=self._arrays(out_data), in_grad=grads)
+        self._write(req, in_grad, grads)
+
+
+def _legacy_symbol(pyop, kind, args, kwargs):
+    from .. import symbol
+    op_type = '_%s_%x' % (kind, id(pyop))
+    if op_type not in _PROPS:
+        class _Prop(CustomOpProp):
+            def __init__(self):
+                super().__init__(need_top_grad=pyop.need_top_grad())
+
+            def list_arguments(self):
+                return pyop.list_arguments()
+
+            def list_outputs(self):
+                return pyop.list_outputs()
+
+            def infer_shape(self, in_shape):
+                ins, outs = pyop.infer_shape(in_shape)
+                return ins, outs, []
+
+            def declare_backward_dependency(self, out_grad, in_data, out_data):
+                fn = getattr(pyop, 'declare_backward_dependency', None)
+                return (fn or super().declare_backward_dependency)(out_grad, in_data, out_data)
+
+            def create_operator(self, ctx, in_shapes, in_dtypes):
+                return _LegacyOp(pyop, kind == 'Native')
+
+        with _LOCK:
+            _PROPS[op_type] = _Prop
+        _install()
+    PythonOp._ref_holder.append(pyop)  # as MXNet: the instance lives as long as the process
+    return symbol.Custom(*args, op_type=op_type, **kwargs)

@@ -103,6 +103,38 @@ def _div(a, b):
     return torch.div(a, b, rounding_mode='trunc')
 
 
+def _mod_value(a, b):
+    zero = b == 0
+    r = torch.remainder(a, torch.where(zero, torch.ones_like(b), b))
+    return torch.where(zero, torch.zeros_like(r), r)
+
+
+class _Mod(torch.autograd.Function):
+    """MXNet's gradients of ``lhs % rhs``: 1 for lhs (also where rhs is 0), -floor(lhs / rhs) for rhs."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _mod_value(a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        ga = g.sum_to_size(a.shape) if ctx.needs_input_grad[0] else None
+        gb = (-g * torch.floor(a / b)).sum_to_size(b.shape) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+def remainder(a, b):
+    """MXNet's ``a % b`` on tensors (``b`` may be a Python number): Python's sign rule, as torch.remainder, but
+    ``x % 0`` is 0 for every dtype (torch: an error for integers, nan for floats)."""
+    if not isinstance(b, torch.Tensor):
+        b = torch.full((), b, dtype=a.dtype, device=a.device)
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        return _Mod.apply(a, b)
+    return _mod_value(a, b)
+
+
 def _cmp(fn):
     return lambda a, b: fn(a, b).to(a.dtype)
 
@@ -112,7 +144,7 @@ def _logic(fn):
 
 
 BINARY = {  # name stem -> torch function; MXNet semantics where they differ from torch's
-    'add': torch.add, 'sub': torch.sub, 'mul': torch.mul, 'div': _div, 'mod': torch.remainder,
+    'add': torch.add, 'sub': torch.sub, 'mul': torch.mul, 'div': _div, 'mod': remainder,
     'power': torch.pow, 'maximum': torch.maximum, 'minimum': torch.minimum, 'hypot': torch.hypot,
     'equal': _cmp(torch.eq), 'not_equal': _cmp(torch.ne), 'greater': _cmp(torch.gt),
     'greater_equal': _cmp(torch.ge), 'lesser': _cmp(torch.lt), 'lesser_equal': _cmp(torch.le),
@@ -185,8 +217,8 @@ _SCALAR_PARAMS = [('scalar', 'float', 1.0), ('is_int', 'bool', True)]
 for _sname, _fn, _rev in [
         ('_plus_scalar', torch.add, False), ('_minus_scalar', torch.sub, False),
         ('_rminus_scalar', torch.sub, True), ('_mul_scalar', torch.mul, False), ('_div_scalar', _div, False),
-        ('_rdiv_scalar', _div, True), ('_mod_scalar', torch.remainder, False),
-        ('_rmod_scalar', torch.remainder, True), ('_power_scalar', torch.pow, False),
+        ('_rdiv_scalar', _div, True), ('_mod_scalar', remainder, False),
+        ('_rmod_scalar', remainder, True), ('_power_scalar', torch.pow, False),
         ('_rpower_scalar', torch.pow, True), ('_maximum_scalar', lambda a, s: torch.clamp(a, min=s), False),
         ('_minimum_scalar', lambda a, s: torch.clamp(a, max=s), False),
         ('_hypot_scalar', lambda a, s: torch.hypot(a, torch.full_like(a, s)), False),

@@ -104,6 +104,18 @@ def histogram(a, bins=10, range=None):  # noqa: A002 (MXNet's name)
     raise MXNetValueError('bins argument should be either an integer or an NDArray')
 
 
+def sym_histogram(a, bins=10, range=None, **kwargs):  # noqa: A002 (MXNet's name)
+    """``mx.sym.histogram``: ``bins`` is a Symbol of edges, or a count with a required ``range``."""
+    from ..symbol import _internal, Symbol
+    if isinstance(bins, Symbol):
+        return _internal._histogram(data=a, bins=bins, **kwargs)
+    if isinstance(bins, (int, np.integer)):
+        if range is None:
+            raise MXNetValueError('null range is not supported in symbol mode')
+        return _internal._histogram(data=a, bin_cnt=bins, range=range, **kwargs)
+    raise MXNetValueError('bins argument should be either an integer or an NDArray')
+
+
 def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
     """Legacy ``mx.nd.imdecode``: not supported, as in MXNet 1.9.1 itself (its ``_imdecode`` fails for every
     input there). Use ``mx.image.imdecode``."""

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import torch
 
-from ..base import MXNetValueError
+from ..base import MXNetValueError, unsupported
 from ..context import Context
 from .registry import defop
 
@@ -26,16 +26,33 @@ def _dev(ctx):
 
 _CREATE = [('shape', 'shape', ()), ('ctx', _ctx, None), ('dtype', 'dtype', torch.float32)]
 
-defop('_zeros', (), _CREATE, lambda shape, ctx, dtype: torch.zeros(shape, dtype=dtype, device=_dev(ctx)))
-defop('_ones', (), _CREATE, lambda shape, ctx, dtype: torch.ones(shape, dtype=dtype, device=_dev(ctx)))
-defop('_empty', (), _CREATE, lambda shape, ctx, dtype: torch.empty(shape, dtype=dtype, device=_dev(ctx)))
+
+def _create_infer(shapes, dtypes, attrs):
+    # legacy shape semantics: a 0 or -1 in ``shape`` is a dimension for symbol inference to fill in
+    from ..util import is_np_shape
+    shape = tuple(attrs['shape'])
+    if not is_np_shape():
+        shape = tuple(max(d, 0) for d in shape)
+    elif any(d < 0 for d in shape):
+        raise MXNetValueError('shape %s has a negative dimension' % (shape,))
+    return [shape], [attrs['dtype']]
+
+
+defop('_zeros', (), _CREATE, lambda shape, ctx, dtype: torch.zeros(shape, dtype=dtype, device=_dev(ctx)),
+      infer=_create_infer)
+defop('_ones', (), _CREATE, lambda shape, ctx, dtype: torch.ones(shape, dtype=dtype, device=_dev(ctx)),
+      infer=_create_infer)
+defop('_empty', (), _CREATE, lambda shape, ctx, dtype: torch.empty(shape, dtype=dtype, device=_dev(ctx)),
+      infer=_create_infer)
 defop('_full', (), _CREATE + [('value', 'float', 0.0)],
       lambda shape, ctx, dtype, value: torch.full(shape, value if dtype.is_floating_point else int(value),
-                                                  dtype=dtype, device=_dev(ctx)))
+                                                  dtype=dtype, device=_dev(ctx)), infer=_create_infer)
 
 
 def arange_values(start, stop, step, repeat, dtype, device):
-    """MXNet's arange: computed in float64 like MXNet, then each value repeated ``repeat`` times."""
+    """MXNet's arange: the length from float64 arithmetic, the values ``start + i * step`` in the output dtype
+    with start and step cast to it first (integers truncate: arange(1.3, 5, 1.3, dtype=int32) is 1, 2, 3),
+    then each value repeated ``repeat`` times."""
     if stop is None:
         start, stop = 0, start
     if step == 0:
@@ -43,17 +60,35 @@ def arange_values(start, stop, step, repeat, dtype, device):
     n = int(math.ceil((stop - start) / step))
     if n <= 0:
         raise MXNetValueError('arange: invalid range start=%s stop=%s step=%s' % (start, stop, step))
-    vals = torch.arange(n, dtype=torch.float64, device=device) * step + start
+    if dtype.is_floating_point:
+        work = torch.float32 if dtype.itemsize < 4 else dtype  # half types: computed in float32, as MXNet
+        vals = torch.arange(n, dtype=work, device=device) * torch.tensor(step, dtype=work) + torch.tensor(
+            start, dtype=work)
+    else:  # integer wrap-around (uint8) as in C
+        vals = torch.arange(n, dtype=torch.int64, device=device) * int(step) + int(start)
     if repeat != 1:
         vals = vals.repeat_interleave(int(repeat))
     return vals.to(dtype)
 
 
+def _arange(start, stop, step, repeat, infer_range, ctx, dtype):
+    if infer_range and stop is None:
+        raise unsupported('mx.sym.arange', 'infer_range=True with stop=None',
+                          'the length is not taken from the inferred output shape when running')
+    return arange_values(start, stop, step, repeat, dtype, _dev(ctx))
+
+
+def _arange_infer(shapes, dtypes, attrs):
+    # infer_range without stop: the length is unknown here (legacy 0), to be learned from the consumers
+    if attrs['infer_range'] and attrs['stop'] is None:
+        return [(0,)], [attrs['dtype']]
+    out = arange_values(attrs['start'], attrs['stop'], attrs['step'], attrs['repeat'], attrs['dtype'], 'meta')
+    return [tuple(out.shape)], [out.dtype]
+
+
 defop('_arange', (), [('start', 'float', 0.0), ('stop', 'float?', None), ('step', 'float', 1.0),
                       ('repeat', 'int', 1), ('infer_range', 'bool', False), ('ctx', _ctx, None),
-                      ('dtype', 'dtype', torch.float32)],
-      lambda start, stop, step, repeat, infer_range, ctx, dtype: arange_values(start, stop, step, repeat, dtype,
-                                                                               _dev(ctx)))
+                      ('dtype', 'dtype', torch.float32)], _arange, infer=_arange_infer)
 
 
 def eye_values(N, M, k, dtype, device):

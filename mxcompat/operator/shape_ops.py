@@ -135,6 +135,15 @@ def _reshape(data, shape, reverse, target_shape, keep_highest):
     return data.reshape(out)
 
 
+def reshape_data_from_output(params, data, out):
+    """Reshape's input shape completed from its output shape, as MXNet's shape pass does: a single unknown (0)
+    input dimension is the output's size over the known input dimensions'. Shapes use 0 for unknown."""
+    if not out or 0 in out or list(data).count(0) != 1:
+        return data
+    known = _numel(d for d in data if d)
+    return tuple(d or _numel(out) // known for d in data)
+
+
 defop('Reshape', _X, [('shape', 'shape', ()), ('reverse', 'bool', False), ('target_shape', 'shape', ()),
                       ('keep_highest', 'bool', False)], _reshape, aliases=('reshape',), view=True,
       doc="Reshape with MXNet's special codes 0, -1, -2, -3, -4; raises if the size changes.")
@@ -150,6 +159,17 @@ def _transpose(data, axes):
     if sorted(axes) != list(range(nd)):
         raise op_error('transpose', 'axes %s are not a permutation of 0..%d' % (tuple(axes), nd - 1))
     return data.permute(*axes)
+
+
+def transpose_data_from_output(params, data, out):
+    """transpose's input shape completed from its output shape (0: unknown), as MXNet's shape pass does."""
+    axes = params.get('axes') or tuple(range(len(data) - 1, -1, -1))
+    if len(out) != len(data) or sorted(axes) != list(range(len(data))):
+        return data
+    res = list(data)
+    for i, a in enumerate(axes):
+        res[a] = res[a] or out[i]
+    return tuple(res)
 
 
 defop('transpose', _X, [('axes', 'shape', ())], _transpose, view=True, doc='Permute axes (reverse by default).')
@@ -289,6 +309,20 @@ defop('_split_v2', _X, [('indices', 'shape', REQUIRED), ('axis', 'int', 1), ('sq
                         ('sections', 'int', 0)], _split_v2, aliases=('_npi_split',), view=True,
       num_outputs=lambda attrs: attrs['sections'] if attrs['sections'] > 0 else len(attrs['indices']),
       doc='Split at ``indices`` (starting offsets) or into ``sections`` near-equal parts (the op under split_v2).')
+
+
+def sym_split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """``mx.sym.split_v2``: split into ``indices_or_sections`` equal parts (an int) or at the given indices (a
+    tuple), as numpy's split."""
+    from ..symbol import _internal
+    indices, sections = [], 0
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + list(indices_or_sections)
+    else:
+        raise MXNetValueError('indices_or_sections must either int or tuple of ints')
+    return _internal._split_v2(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis, sections=sections)
 
 
 # ---- repetition ----------------------------------------------------------------------------------------------------
@@ -473,6 +507,8 @@ def _block_check(op, data, block_size, spatial):
     if block_size <= 0:
         raise op_error(op, 'block_size must be a positive integer value, got %d' % block_size)
     n, c, h, w = data.shape
+    if 0 in data.shape:
+        raise op_error(op, 'dimensions cannot be 0, got shape %s' % (tuple(data.shape),))
     if spatial:
         if h % block_size or w % block_size:
             raise op_error(op, 'spatial dimensions %s must be multiples of block_size=%d'

@@ -91,8 +91,8 @@ def _filled_shapes(sym, nodes, arg_shapes):
     """The inferred shapes of input-less nodes whose ``shape`` attribute has unknown (0) dimensions, such as the
     ``_zeros`` begin states of ``mx.rnn`` cells: MXNet completes them by shape inference when binding."""
     todo = [n for n in nodes if not n.is_var and not n.inputs and isinstance(n.params().get('shape'), tuple)
-            and 0 in n.params()['shape']]
-    if not todo or not arg_shapes:
+            and any(d <= 0 for d in n.params()['shape'])]
+    if not todo or arg_shapes is None:
         return {}
     from .infer import node_shapes
     table = node_shapes(sym, arg_shapes)

@@ -1,6 +1,7 @@
 """What the symbol graph needs to know about an operator beyond its registry entry: all its outputs (visible or not)
 and their names, attributes given to the variables it creates, and the shapes of its parameter inputs."""
 from ..base import parse_tuple
+from ..operator.shape_ops import reshape_data_from_output, transpose_data_from_output
 
 # op -> names of all outputs, including the hidden ones MXNet keeps in the graph (nnvm's num_outputs)
 OUTPUT_NAMES = {
@@ -239,13 +240,14 @@ def _conv_data_from_output(params, data, out):
 
 
 # op name -> rule(params, data shape, output shape) -> data shape with more dimensions known
-DATA_FROM_OUTPUT = {'Convolution': _conv_data_from_output}
+DATA_FROM_OUTPUT = {'Convolution': _conv_data_from_output, 'Reshape': reshape_data_from_output,
+                    'transpose': transpose_data_from_output}
 
 
 # Operators MXNet cannot differentiate (no gradient registered): binding with gradients through them fails.
 NON_DIFFERENTIABLE = frozenset(['batch_take', 'argmax_channel', 'khatri_rao'])
 # Operators whose gradient is zero whatever comes in: gradients stop there.
-GRADIENT_STOP = frozenset(['BlockGrad', 'zeros_like', 'ones_like'])
+GRADIENT_STOP = frozenset(['BlockGrad', 'zeros_like', 'ones_like', 'shape_array', 'size_array'])
 # Operators that draw random numbers (or are stateful): common-subexpression elimination never merges them.
 NONDETERMINISTIC_PREFIXES = ('_random_', '_sample_', 'random_', 'sample_', '_shuffle', 'Dropout', 'RNN',
                              '_contrib_quantize', 'Custom')

@@ -405,3 +405,86 @@ def test_no_warning_on_first_registration():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         mx.operator.register('t_fresh_%d' % id(test_no_warning_on_first_registration))(mx.operator.CustomOpProp)
+
+
+# ---- the deprecated PythonOp / NumpyOp / NDArrayOp (results checked against MXNet 1.9.1 by hand, see report) ------
+class _SquarePlus(mx.operator.NumpyOp):
+    def __init__(self):
+        super().__init__(False)
+
+    def list_arguments(self):
+        return ['data', 'label']
+
+    def forward(self, in_data, out_data):
+        out_data[0][:] = in_data[0] ** 2 + in_data[1]
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        in_grad[0][:] = 2 * in_data[0]
+        in_grad[1][:] = 5
+
+
+class _Triple(mx.operator.NDArrayOp):
+    def forward(self, in_data, out_data):
+        out_data[0][:] = in_data[0] * 3
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        in_grad[0][:] = out_grad[0] * 3
+
+
+def _quiet(cls):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        op = cls()
+    assert any('deprecated' in str(x.message) for x in w)
+    return op
+
+
+def test_numpy_op_defaults_copy_forward_and_ones_backward():
+    s = _quiet(mx.operator.NumpyOp).get_symbol(mx.sym.var('X'), name='numpy_op')
+    assert s.list_arguments() == ['X'] and s.list_outputs() == ['numpy_op_output']
+    assert s.infer_shape(X=(3, 4))[1] == [(3, 4)]
+    dx = mx.nd.zeros(10)
+    exe = s.bind(mx.cpu(), args=[mx.nd.ones(10) * 10], args_grad={'X': dx})
+    exe.forward(is_train=True)
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), np.full(10, 10.0))
+    exe.backward(mx.nd.ones(10) * 3)
+    np.testing.assert_array_equal(dx.asnumpy(), np.ones(10))  # MXNet's default backward writes ones
+
+
+def test_numpy_op_two_inputs_without_top_grad():
+    s = _quiet(_SquarePlus)(mx.sym.var('a'), mx.sym.var('b'), name='sq')
+    assert s.list_arguments() == ['a', 'b'] and s.list_outputs() == ['sq_output']
+    ga, gb = mx.nd.zeros(3), mx.nd.zeros(3)
+    exe = s.bind(mx.cpu(), args={'a': mx.nd.array([1., 2, 3]), 'b': mx.nd.ones(3)}, args_grad={'a': ga, 'b': gb})
+    exe.forward(is_train=True)
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [2, 5, 10])
+    exe.backward()
+    np.testing.assert_array_equal(ga.asnumpy(), [2, 4, 6])
+    np.testing.assert_array_equal(gb.asnumpy(), [5, 5, 5])
+
+
+def test_ndarray_op_forward_backward():
+    s = _quiet(_Triple).get_symbol(mx.sym.var('a'), name='nd')
+    ga = mx.nd.zeros(3)
+    exe = s.bind(mx.cpu(), args={'a': mx.nd.array([1., 2, 3])}, args_grad={'a': ga})
+    exe.forward(is_train=True)
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [3, 6, 9])
+    exe.backward(mx.nd.array([1., 2, 3]))
+    np.testing.assert_array_equal(ga.asnumpy(), [3, 6, 9])
+
+
+def test_python_op_base_must_be_overridden():
+    with pytest.raises(NotImplementedError):
+        _quiet(mx.operator.PythonOp).get_symbol(mx.sym.var('x'))
+
+
+def test_get_operator_arguments_matches_mxnet():
+    with open(os.path.join(HERE, '..', 'ops_conformance', 'goldens.json')) as f:
+        gold = json.load(f)['operator_arguments']
+    for op, want in gold.items():
+        got = mx.operator.get_operator_arguments(op)
+        assert isinstance(got, mx.operator.OperatorArguments)
+        assert (got.narg, got.names) == (want['narg'], want['names']), op
+        assert got.types == want['types'], op
+    with pytest.raises(MXNetNotImplementedError):
+        mx.operator.get_operator_arguments('no_such_op')

@@ -351,3 +351,18 @@ def test_modulated_deformable_conv_numeric_gradient(idx):
     head = rng.uniform(-1, 1, (1, 2, 3, 3))
     _numeric_grad_check(lambda *a: C.ModulatedDeformableConvolution(*a, kernel=(2, 2), num_filter=2), arrays, head,
                         idx)
+
+
+def test_sym_histogram_matches_numpy():
+    x = np.random.RandomState(3).uniform(-3, 3, 50)
+    data = mx.sym.var('data')
+    counts = mx.sym.histogram(a=data, bins=7, range=(-2.5, 2.5)).bind(mx.cpu(), {'data': mx.nd.array(x)}).forward()
+    np.testing.assert_array_equal(counts[0].asnumpy(), np.histogram(x.astype(np.float32), 7, range=(-2.5, 2.5))[0])
+    edges = np.array([-1.0, 0.5, 2.0, 4.5])
+    h = mx.sym.histogram(a=data, bins=mx.sym.var('bins'))
+    got = h.bind(mx.cpu(), {'data': mx.nd.array(x), 'bins': mx.nd.array(edges)}).forward()
+    np.testing.assert_array_equal(got[0].asnumpy(), np.histogram(x.astype(np.float32), edges)[0])
+    with pytest.raises(MXNetValueError, match='null range'):
+        mx.sym.histogram(a=data, bins=4)
+    with pytest.raises(MXNetValueError, match='bins argument'):
+        mx.sym.histogram(a=data, bins='x')

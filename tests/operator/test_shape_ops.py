@@ -188,3 +188,51 @@ def test_gradient_of_broadcast_and_tile_sums():
         y = nd.broadcast_to(x, shape=(4, 3)) * 2 + nd.tile(x, reps=(4, 1))
     y.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), np.full((1, 3), 12.0))
+
+
+# ---- shapes inferred back from consumers (goldens: tests/fixtures/ops_conformance) -------------------------------
+def _conformance(key):
+    import json
+    with open(os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'ops_conformance', 'goldens.json')) as f:
+        return json.load(f)[key]
+
+
+def test_reshape_input_inferred_from_output_matches_mxnet():
+    for case in _conformance('reshape_back'):
+        dst = tuple(case['out'])
+        net = mx.sym.elemwise_add(mx.sym.Reshape(mx.sym.var('x'), shape=tuple(case['shape']),
+                                                 reverse=case['reverse']), mx.sym.ones(shape=dst))
+        ins, outs, _ = net.infer_shape(x=tuple(case['src']))
+        assert (ins[0], outs[0]) == (tuple(case['in']), dst), case
+
+
+def test_transpose_input_inferred_from_output_matches_mxnet():
+    for case in _conformance('transpose_back'):
+        net = mx.sym.transpose(mx.sym.var('x'), axes=tuple(case['axes'])) + mx.sym.ones(shape=tuple(case['known']))
+        ins, outs, _ = net.infer_shape(x=(0,) * len(case['known']))
+        assert (ins[0], outs[0]) == (tuple(case['in']), tuple(case['out'])), case
+
+
+@pytest.mark.parametrize('op', ['depth_to_space', 'space_to_depth'])
+@pytest.mark.parametrize('shape', [(1, 4, 0, 2), (1, 0, 2, 2), (0, 4, 2, 2)])
+def test_depth_space_reject_zero_dimensions(op, shape):
+    with pytest.raises(MXNetValueError, match=op):
+        getattr(nd, op)(nd.ones(shape), 2)
+
+
+@pytest.mark.parametrize('spec, axis', [((1, 3), 1), (3, 1), ((2,), 0), (2, -1)])
+def test_sym_split_v2_matches_numpy(spec, axis):
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    want = np.split(a, spec if isinstance(spec, int) else list(spec), axis=axis)
+    s = mx.sym.split_v2(mx.sym.var('data'), indices_or_sections=spec, axis=axis)
+    grads = nd.zeros(a.shape)
+    exe = s.bind(mx.cpu(), {'data': nd.array(a)}, args_grad={'data': grads})
+    outs = exe.forward(is_train=True)
+    assert len(outs) == len(want)
+    for o, w in zip(outs, want):
+        np.testing.assert_array_equal(o.asnumpy(), w)
+    exe.backward([nd.ones(w.shape) * (i + 1) for i, w in enumerate(want)])
+    np.testing.assert_array_equal(grads.asnumpy(), np.concatenate([np.full(w.shape, i + 1.0) for i, w in
+                                                                   enumerate(want)], axis=axis))
+    with pytest.raises(MXNetValueError, match='indices_or_sections'):
+        mx.sym.split_v2(mx.sym.var('data'), [1, 2])
