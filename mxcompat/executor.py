@@ -121,8 +121,9 @@ class Executor:
         # fixed at bind: what forward records and what backward writes
         self._any_track = any(self._track)
         self._no_grads = all(r == 'null' for r in self._grad_req)
-        self._zeroed = [i for i, (r, track) in enumerate(zip(self._grad_req, self._track))
-                        if r == 'write' and not track]
+        # (integer inputs take no gradient in torch; MXNet writes them zeros)
+        self._zeroed = [i for i, (r, track, a) in enumerate(zip(self._grad_req, self._track, self.arg_arrays))
+                        if r == 'write' and (not track or not a._t.is_floating_point())]
         # outputs written in place into these arrays (views of another executor's outputs, after reshape)
         self._out_shared = _shared_outputs is not None
         self.outputs = _shared_outputs if self._out_shared else self._empty_outputs()
@@ -302,8 +303,9 @@ class Executor:
                 out_grads = [out_grads]
             if isinstance(out_grads, dict):
                 out_grads = [out_grads[n] for n in self._lowered.output_names]
-            if len(out_grads) != len(outs):
+            if len(out_grads) < len(outs):  # (MXNet uses the first ones of a longer list)
                 raise MXNetValueError('backward: %d out_grads for %d outputs' % (len(out_grads), len(outs)))
+            out_grads = out_grads[:len(outs)]
             heads = [None if g is None else g._t for g in out_grads]
         else:
             heads = [None] * len(outs)

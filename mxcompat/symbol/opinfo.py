@@ -143,18 +143,9 @@ def _svm_label(attrs, data):
 
 
 def _rnn(attrs, data):
-    # the flat parameter vector and the initial states of the fused RNN op (MXNet's RNNShape)
-    from ..operator.rnn_op import rnn_param_size
-    mode = str(attrs['mode'])
-    bidir = str(attrs.get('bidirectional', False)) in ('True', 'true', '1')
-    layers, h = int(attrs['num_layers']), int(attrs['state_size'])
-    state = (layers * (2 if bidir else 1), data[1], h)
-    out = {'parameters': (rnn_param_size(mode, layers, data[2], h, bidir),), 'state': state}
-    if mode == 'lstm':
-        out['state_cell'] = state
-    if str(attrs.get('use_sequence_length', False)) in ('True', 'true', '1'):
-        out['sequence_length'] = (data[1],)
-    return out
+    # the flat parameter vector and the initial states of the fused RNN op (MXNet's RNNShape, with projection)
+    from ..operator.rnn_op import rnn_input_shapes
+    return rnn_input_shapes(attrs, data)
 
 
 # op -> f(attrs (strings or values), data_shape) -> {input name: shape}, for parameters inferred from the data
@@ -165,7 +156,7 @@ PARAM_SHAPES = {
     '_contrib_SyncBatchNorm': _bn,
     '_contrib_DeformableConvolution': lambda a, d: _kernel_params(a, d),
     '_contrib_ModulatedDeformableConvolution': lambda a, d: _kernel_params(a, d),
-    'BatchNorm': _bn, 'LayerNorm': _ln, 'InstanceNorm': _in, 'GroupNorm': _gn, 'Embedding': _embed,
+    'BatchNorm': _bn, 'BatchNorm_v1': _bn, 'LayerNorm': _ln, 'InstanceNorm': _in, 'GroupNorm': _gn, 'Embedding': _embed,
     '_contrib_SparseEmbedding': _embed,
     'LeakyReLU': _prelu, 'SoftmaxOutput': _softmax_label, 'LinearRegressionOutput': _regression_label,
     'LogisticRegressionOutput': _regression_label, 'MAERegressionOutput': _regression_label,
@@ -175,6 +166,8 @@ PARAM_SHAPES = {
 # op -> {input: f(given_shape, inferred_shape) -> bool}: inputs whose given shape may differ from the inferred one
 COMPATIBLE = {op: {'label': _same_batch_and_size}
               for op in ('LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput')}
+# MXNet only fills PReLU's gamma when it is unknown: (1,), (C,) or any shape broadcasting against data goes
+COMPATIBLE['LeakyReLU'] = {'gamma': lambda given, inferred: True}
 
 
 # ---- two-way shape inference ---------------------------------------------------------------------------------

@@ -124,8 +124,6 @@ def test_prelu_symbolic(shape, gshape):
     check_numeric_gradient(sym, [x, gamma], numeric_eps=1e-4, rtol=1e-2, atol=1e-3, dtype=np.float64)
 
 
-@pytest.mark.xfail(strict=True, reason='symbol shape inference refuses a given gamma not shaped (channels,) '
-                                       '(mxcompat/symbol/opinfo.py: MXNet only fills gamma when it is unknown)')
 @pytest.mark.parametrize('gshape', [(3, 4), (1,)])
 def test_prelu_symbolic_other_gamma_shapes(gshape):
     rs = np.random.RandomState(3)
@@ -136,16 +134,12 @@ def test_prelu_symbolic_other_gamma_shapes(gshape):
     check_numeric_gradient(sym, [x, gamma], numeric_eps=1e-4, rtol=1e-2, atol=1e-3, dtype=np.float64)
 
 
-@pytest.mark.xfail(strict=True, reason='Executor.backward refuses more out_grads than outputs; MXNet uses the '
-                                       'first ones (mxcompat/executor.py)')
 def test_backward_ignores_extra_out_grads():
     sym = mx.sym.LeakyReLU(mx.sym.var('x'), mx.sym.var('gamma'), act_type='prelu')
     x, gamma = np.array([[-1.0, 2.0]]), np.array([0.5, 0.25])
     check_symbolic_backward(sym, [x, gamma], [np.ones((1, 2)), np.ones(2)], [[[0.5, 1.0]], [-1.0, 0.0]])
 
 
-@pytest.mark.xfail(strict=True, reason="Executor.backward leaves an integer input's 'write' gradient untouched; "
-                                       'MXNet writes zeros (mxcompat/executor.py)')
 def test_softmax_length_gradient_is_zero():
     sym = mx.sym.softmax(mx.sym.var('data'), mx.sym.var('length'), use_length=True, axis=1)
     args = {'data': mx.nd.array(np.random.RandomState(4).randn(2, 3, 2)),

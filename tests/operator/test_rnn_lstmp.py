@@ -20,10 +20,6 @@ with open(os.path.join(HERE, 'rnn_lstmp.json')) as _f:
     META = json.load(_f)
 T, N, C, H, P = 3, 2, 3, 4, 2
 CASES = [(layers, bidir) for layers in (1, 2) for bidir in (False, True)]
-# Symbols with projection_size need mxcompat/symbol/opinfo.py's RNN rule to account for it (not owned here).
-NEEDS_OPINFO = pytest.mark.xfail(strict=True, reason='needs mxcompat/symbol/opinfo.py _rnn to return '
-                                 'rnn_op.rnn_input_shapes (it ignores projection_size)')
-
 
 def _key(layers, bidir):
     return 'op/l%d_b%d' % (layers, int(bidir))
@@ -110,7 +106,6 @@ def test_projection_shapes_against_mxnet(layers, bidir):
     assert [list(s) for s in rnn_input_shapes(attrs, (T, N, C)).values()] == want['arg_shapes'][1:]
 
 
-@NEEDS_OPINFO
 @pytest.mark.parametrize('layers, bidir', CASES)
 def test_projection_symbol_shapes_against_mxnet(layers, bidir):
     want = META[_key(layers, bidir)]
@@ -123,7 +118,6 @@ def test_projection_symbol_shapes_against_mxnet(layers, bidir):
     assert [list(s) for s in out_shapes] == want['out_shapes']
 
 
-@NEEDS_OPINFO
 def test_projection_infer_shape_from_data():
     want = META[_key(2, True)]
     sym = mx.sym.RNN(mx.sym.var('data'), state_size=H, num_layers=2, bidirectional=True, mode='lstm',
