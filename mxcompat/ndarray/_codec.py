@@ -96,6 +96,8 @@ def _shape_bytes(shape):
 
 def _raw_bytes(t):
     """The little-endian bytes of a CPU contiguous tensor, as a buffer sharing the tensor's memory."""
+    if t.numel() == 0:
+        return b''
     flat = t.reshape(-1)
     u8 = flat.view(torch.uint8).numpy()
     if not _LITTLE and flat.element_size() > 1:
@@ -246,6 +248,7 @@ class _Reader:
         self.f = fileobj
         self.size = len(self.mv) if buf is not None else size
         self.pos = 0
+        self.refuse_v3 = False  # MXNet's legacy-shape mode cannot load np-shape (V3) records
 
     def error(self, msg, at=None):
         return MXNetError('Invalid NDArray file format: cannot load %s: %s (at byte offset %d of %d)'
@@ -376,6 +379,9 @@ def _read_record(r, i):
         return _read_values(r, flag, shape, what + ' values')
 
     v3 = magic == V3_MAGIC
+    if v3 and r.refuse_v3:
+        raise MXNetError('cannot load %s: %s was saved in np shape semantics (a V3 record) and must be loaded in '
+                         'the same semantics (mx.util.set_np_shape(True)), as MXNet requires' % (r.source, what))
     at = r.pos
     (stype,) = r.unpack('<i', what + ' storage type')
     if stype not in _STYPES:
@@ -422,7 +428,8 @@ def _read_record(r, i):
     return SparseRecord(_STYPES[stype], tuple(shape), data, aux)
 
 
-def _decode(r):
+def _decode(r, refuse_v3=False):
+    r.refuse_v3 = refuse_v3
     at = r.pos
     magic, _reserved = r.unpack('<QQ', 'file header')
     if magic != LIST_MAGIC:
@@ -450,7 +457,7 @@ def _decode(r):
     return dict(zip(names, arrays))
 
 
-def loads(buf, source='<buffer>'):
+def loads(buf, source='<buffer>', refuse_v3=False):
     """Parse the bytes of an MXNet NDArray file (what ``mx.nd.load_frombuffer`` does).
 
     Returns a list (the file has no names) or a dict of CPU tensors / ``SparseRecord``s / ``None`` (none arrays),
@@ -462,7 +469,7 @@ def loads(buf, source='<buffer>'):
         mv = memoryview(buf)
     except TypeError:
         raise MXNetTypeError('loads needs a bytes-like object, got %s' % type(buf).__name__) from None
-    return _decode(_Reader(source, buf=mv))
+    return _decode(_Reader(source, buf=mv), refuse_v3)
 
 
 def loads_record(buf, source='<buffer>'):
@@ -485,7 +492,7 @@ def save_file(fname, arrays, np_shape=False):
     write_atomic(fname, chunks, 'save NDArray file')
 
 
-def load_file(fname):
+def load_file(fname, refuse_v3=False):
     """Load an MXNet NDArray file (``mx.nd.load``): a list or a dict, as ``loads`` returns.
 
     Local files are read straight into the tensors' memory; paths with a scheme go through fsspec.
@@ -502,7 +509,7 @@ def load_file(fname):
             raise MXNetFileNotFoundError('cannot load NDArray file %s: no such file' % source) from e
         except OSError as e:
             raise MXNetError('cannot load NDArray file %s: %s' % (source, e)) from e
-        return loads(data, source=source)
+        return loads(data, source=source, refuse_v3=refuse_v3)
     try:
         f = open(path, 'rb')
     except FileNotFoundError as e:
@@ -512,6 +519,6 @@ def load_file(fname):
     with f:
         try:
             size = os.fstat(f.fileno()).st_size
-            return _decode(_Reader(source, fileobj=f, size=size))
+            return _decode(_Reader(source, fileobj=f, size=size), refuse_v3)
         except OSError as e:
             raise MXNetError('cannot load NDArray file %s: %s' % (source, e)) from e

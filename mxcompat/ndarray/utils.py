@@ -33,9 +33,11 @@ def _records(data):
 
 
 def save(fname, data):
-    """Save an NDArray, a list or a str-keyed dict of NDArrays to ``fname`` in MXNet's format."""
+    """Save an NDArray, a list or a str-keyed dict of NDArrays to ``fname`` in MXNet's format (its np-shape V3
+    records under ``mx.util.set_np_shape(True)``, as MXNet)."""
     from . import _codec
-    _codec.save_file(fname, _records(data))
+    from ..util import is_np_shape
+    _codec.save_file(fname, _records(data), np_shape=is_np_shape())
 
 
 def _from_record(r):
@@ -55,9 +57,11 @@ def _wrap_all(loaded):
 
 
 def load(fname):
-    """Load a list or dict of NDArrays saved by ``save`` (here or in real MXNet)."""
+    """Load a list or dict of NDArrays saved by ``save`` (here or in real MXNet). Files saved under NumPy shape
+    semantics load only under them, as in MXNet."""
     from . import _codec
-    return _wrap_all(_codec.load_file(fname))
+    from ..util import is_np_shape
+    return _wrap_all(_codec.load_file(fname, refuse_v3=not is_np_shape()))
 
 
 def load_frombuffer(buf):
@@ -65,4 +69,5 @@ def load_frombuffer(buf):
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise MXNetTypeError('load_frombuffer: buf must be bytes, got %s' % type(buf).__name__)
     from . import _codec
-    return _wrap_all(_codec.loads(bytes(buf)))
+    from ..util import is_np_shape
+    return _wrap_all(_codec.loads(bytes(buf), refuse_v3=not is_np_shape()))

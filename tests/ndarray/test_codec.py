@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 
+import mxcompat as mx
 from mxcompat.base import MXNetError, MXNetTypeError, MXNetValueError
 from mxcompat.ndarray import _codec
 from tests.conftest import oracle_runner
@@ -632,3 +633,30 @@ def test_real_mxnet_loads_our_files(tmp_path):
 def test_nan_equal_helper():
     assert GEN._nan_equal([math.nan, -0.0, 1], [math.nan, -0.0, 1])
     assert not GEN._nan_equal([0.0], [-0.0]) and not GEN._nan_equal([True], [1]) and not GEN._nan_equal([1], [1, 2])
+
+
+# ---------------------------------------------------------------------------------------------------------
+# mx.nd.save / load and NumPy shape semantics
+
+def test_np_shape_files_load_only_under_np_shape(tmp_path):
+    p = tmp_path / 'np.nd'
+    p.write_bytes(_golden_bytes('np_shape.nd'))  # written by MXNet 1.9.1 under np_shape(True): V3 records
+    with mx.util.np_shape(True):
+        loaded = mx.nd.load(str(p))
+    assert loaded
+    with pytest.raises(MXNetError, match='np shape semantics'):
+        mx.nd.load(str(p))
+    with pytest.raises(MXNetError, match='np shape semantics'):
+        mx.nd.load_frombuffer(p.read_bytes())
+
+
+def test_save_under_np_shape_writes_v3_zero_size_and_scalars(tmp_path):
+    p = tmp_path / 'z.nd'
+    with mx.util.np_shape(True):
+        mx.nd.save(str(p), {'a': mx.nd.zeros((0, 3)), 'b': mx.nd.full((), 2.5)})
+        back = mx.nd.load(str(p))
+    assert struct.unpack('<I', p.read_bytes()[24:28])[0] == 0xF993FACA
+    assert back['a'].shape == (0, 3) and back['b'].shape == () and back['b'].asscalar() == 2.5
+    mx.nd.save(str(p), [mx.nd.zeros((0, 3))])  # legacy semantics: a V2 record with no values
+    assert struct.unpack('<I', p.read_bytes()[24:28])[0] == 0xF993FAC9
+    assert mx.nd.load(str(p))[0].shape == (0, 3)
