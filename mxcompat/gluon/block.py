@@ -929,8 +929,8 @@ class SymbolBlock(HybridBlock):
         fed = {s.name for s in in_syms}
         sparse = [node.name for o in out_syms for node in o._nodes()
                   if node.is_var and node.attrs.get('__storage_type__') == '1']
-        if sparse:
-            raise unsupported('SymbolBlock', "Parameter '%s' with storage type 'row_sparse'" % sparse[0])
+        _check(not sparse, "SymbolBlock doesn't support Parameter '%s' because its storage type is 'row_sparse'."
+               % (sparse[0] if sparse else ''))
         graph = out_syms[0] if len(out_syms) == 1 else _symbol_mod.Group(out_syms)
         self._declare_params(in_syms, graph, fed)
         self._cached_graph = (in_syms, graph)

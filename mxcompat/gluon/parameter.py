@@ -4,8 +4,14 @@ A Parameter keeps one NDArray per context (``cpu(0)`` and ``cpu(1)`` are distinc
 torch tensor is an autograd leaf whose ``.grad`` is the gradient NDArray's tensor, so ``autograd.record()`` /
 ``backward()`` fill ``param.grad()`` (``grad_req`` 'write' replaces it, 'add' accumulates into it).
 
-Differs from MXNet: only dense storage (``stype``/``grad_stype`` other than ``'default'`` raise); failed checks
-MXNet makes with ``assert`` raise :class:`MXNetAssertionError` (an ``AssertionError``).
+``stype='row_sparse'`` makes a row_sparse Parameter (a private subclass: ``data()`` raises, ``row_sparse_data(row_id)``
+pulls rows through the Trainer's kvstore into the parameter's own arrays, which stay the autograd variables);
+``grad_stype='row_sparse'`` makes ``grad()`` a RowSparseNDArray.
+
+Differs from MXNet: gradients are computed dense by torch and stored row_sparse with their non-zero rows (MXNet's
+sparse kernels, e.g. Embedding(sparse_grad=True), also keep rows that were looked up but got an all-zero
+gradient); ``'csr'`` parameters and gradients raise; failed checks MXNet makes with ``assert`` raise
+:class:`MXNetAssertionError` (an ``AssertionError``).
 """
 import warnings
 import weakref
@@ -19,9 +25,11 @@ from ..autograd import STATE as _AG
 from ..base import MXNetError, MXNetAssertionError, MXNetValueError, MXNetTypeError, unsupported
 from ..context import Context, cpu, current_context
 from ..ndarray import ndarray as _nd
+from ..ndarray import sparse as _sparse
 from ..ndarray.ndarray import NDArray
 from ..symbol import Symbol
 from .. import symbol as _symbol
+from ..util import _np_shape_level
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict', 'tensor_types']
 
@@ -53,13 +61,18 @@ def _brief_print_list(names, limit=7):
 
 
 def shape_is_known(shape):
-    """True when ``shape`` has no unknown (0 or -1) dimension; as in MXNet's legacy mode, ``()`` is not known."""
-    if shape is None or len(shape) == 0:
+    """True when ``shape`` has no unknown dimension: 0 or -1 in MXNet's legacy mode (where ``()`` is not known
+    either), -1 under NumPy shape semantics (where 0 is a zero-size dimension and ``()`` a scalar's shape)."""
+    if shape is None:
         return False
+    np_shape = _np_shape_level()
+    if len(shape) == 0:
+        return bool(np_shape)
+    unknown = (-1,) if np_shape else (0, -1)
     for d in shape:
-        if d in (0, -1):
+        if d in unknown:
             return False
-        _check(d > 0, 'Invalid dimension size %d in shape %s' % (d, str(shape)))
+        _check(d >= 0, 'Invalid dimension size %d in shape %s' % (d, str(shape)))
     return True
 
 
@@ -67,8 +80,8 @@ _NAMING_HELP = ('For more info on naming, please see '
                 'https://mxnet.io/api/python/docs/tutorials/packages/gluon/blocks/naming.html')
 
 
-def _wire_grad(arr, req, buf):
-    """Make ``arr``'s tensor an autograd leaf whose gradient goes to the returned NDArray (``buf`` at first).
+def _wire_grad(arr, req, grad):
+    """Make ``arr``'s tensor an autograd leaf whose gradient goes to ``grad`` (an NDArray, dense or row_sparse).
 
     Cheaper than zeroing a persistent buffer and accumulating into it: for ``'write'`` the buffer is dropped just
     before torch accumulates, so torch takes the incoming gradient as the new ``.grad``; a hook after accumulation
@@ -78,8 +91,7 @@ def _wire_grad(arr, req, buf):
     if t.requires_grad or t.grad_fn is not None:
         t = arr._t = t.detach()  # a new leaf sharing the data
     t.requires_grad_(True)
-    t.grad = buf
-    grad = NDArray._from_tensor(buf, arr._ctx)
+    t.grad = grad._t
     if req == 'write':
         tref = weakref.ref(t)
 
@@ -92,10 +104,9 @@ def _wire_grad(arr, req, buf):
         t.register_hook(drop_old)
 
     def landed(leaf):
-        grad._t = leaf.grad
+        grad._t = leaf.grad  # (a RowSparseNDArray takes the dense values and compresses them when read)
         leaf._mx_fresh_grad = True  # read by NDArray._fresh_grad (the Trainer's stale-gradient check)
     t.register_post_accumulate_grad_hook(landed)
-    return grad
 
 
 def _ctx_list(ctx):
@@ -113,32 +124,41 @@ _GRAD_REQS = ('write', 'add', 'null')
 _STYPES = ('default', 'row_sparse', 'csr')
 
 
-def _check_stypes(name, **stypes):
-    """Validate ``stype``/``grad_stype``: MXNet's values are accepted by name, only 'default' is implemented."""
-    for what, st in stypes.items():
+def _check_stypes(name, grad_stype, stype):
+    """Validate ``grad_stype``/``stype`` (in MXNet's order); 'csr' is accepted by name but not implemented."""
+    for what, st in (('grad_stype', grad_stype), ('stype', stype)):
         _check(st in _STYPES, "%s for Parameter '%s' must be one of 'default', 'row_sparse', or 'csr', but got '%s'"
                % (what, name, st))
-        if st != 'default':
-            raise unsupported('gluon.Parameter', '%s=%r' % (what, st), 'parameters and gradients are dense')
+        if st == 'csr':
+            raise unsupported('gluon.Parameter', "%s='csr'" % what, "sparse parameters and gradients are "
+                              "'row_sparse' only")
 
 
-def _grad_array(arr, req, buf):
-    """The gradient NDArray of ``arr`` backed by ``buf``: wired into autograd for float data; integer parameters
-    get a buffer nothing ever writes (MXNet keeps one too)."""
+def _grad_array(arr, req, buf, sparse=False):
+    """The gradient NDArray of ``arr`` backed by ``buf`` (row_sparse when ``sparse``): wired into autograd for float
+    data; integer parameters get a buffer nothing ever writes (MXNet keeps one too)."""
+    if sparse:
+        grad = _sparse.zeros('row_sparse', arr.shape, ctx=arr._ctx, dtype=arr.dtype)
+        grad._t = buf
+    else:
+        grad = NDArray._from_tensor(buf, arr._ctx)
     if arr._t.is_floating_point():
-        return _wire_grad(arr, req, buf)
-    return NDArray._from_tensor(buf, arr._ctx)
+        _wire_grad(arr, req, grad)
+    return grad
 
 
 class Parameter:
     """A weight of a Block: data (and gradient) arrays on one or more contexts, initialized lazily.
 
-    ``stype``/``grad_stype`` other than ``'default'`` raise (sparse parameters are not supported).
+    ``stype``/``grad_stype`` may be ``'row_sparse'`` (see the module docstring); ``'csr'`` raises.
     """
 
     def __init__(self, name, grad_req='write', shape=None, dtype=np.float32, lr_mult=1.0, wd_mult=1.0, init=None,
                  allow_deferred_init=False, differentiable=True, stype='default', grad_stype='default'):
-        _check_stypes(name, stype=stype, grad_stype=grad_stype)
+        _check_stypes(name, grad_stype, stype)
+        if stype == 'row_sparse' and type(self) is Parameter:
+            # its own class, so that data()/list_data() of dense parameters test nothing
+            self.__class__ = _RowSparseParameter
         self.name, self.init = name, init
         self.lr_mult, self.wd_mult = lr_mult, wd_mult
         self._shape = (int(shape),) if isinstance(shape, (int, np.integer)) else shape
@@ -181,7 +201,11 @@ class Parameter:
 
     @property
     def shape(self):
-        return self._shape
+        """The shape; an unknown dimension reads 0, or -1 under NumPy shape semantics (as MXNet)."""
+        shape = self._shape
+        if shape is None or not _np_shape_level():
+            return shape
+        return tuple(-1 if d == 0 else d for d in shape)
 
     @shape.setter
     def shape(self, new_shape):
@@ -287,17 +311,20 @@ class Parameter:
         self._ctx_map = {_ctx_key(c): pos for pos, c in enumerate(self._ctx_list)}
         value = (data if isinstance(data, NDArray) else _nd.array(data, dtype=self.dtype))._t.detach()
         # one independent tensor per context, as MXNet keeps one array per context
-        self._data = [NDArray._from_tensor(value.to(c.torch_device, copy=True), c) for c in self._ctx_list]
+        self._data = [self._wrap_data(value.to(c.torch_device, copy=True), c) for c in self._ctx_list]
         self._init_grad()
+
+    _wrap_data = staticmethod(NDArray._from_tensor)  # a data array from a dense tensor (row_sparse: compressed)
 
     def _init_grad(self):
         req = self._grad_req
+        sparse = self._grad_stype == 'row_sparse'
         self._grad = None if req == 'null' else [
-            _grad_array(arr, req, torch.zeros_like(arr._t.detach())) for arr in self._data]
+            _grad_array(arr, req, torch.zeros_like(arr._t.detach()), sparse) for arr in self._data]
 
     def _reduce(self):
         """The mean of the copies on all contexts, on cpu (what gets saved)."""
-        copies = [arr._t.detach() for arr in self.list_data()]
+        copies = [arr._t.detach() for arr in self._check_and_get(self._data, list)]
         with torch.no_grad():
             if len(copies) > 1:
                 mean = sum(t.to('cpu') for t in copies) / len(copies)
@@ -356,11 +383,14 @@ class Parameter:
                 arr._t.copy_(value)
 
     def row_sparse_data(self, row_id):
-        raise unsupported('Parameter.row_sparse_data', 'row_sparse parameters', 'parameters are dense; use data()')
+        """Only for row_sparse parameters (raises here, as MXNet)."""
+        raise MXNetError('Cannot return a copy of Parameter %s via row_sparse_data() because its storage type is '
+                         '%s. Please use data() instead.' % (self.name, self._stype))
 
     def list_row_sparse_data(self, row_id):
-        raise unsupported('Parameter.list_row_sparse_data', 'row_sparse parameters',
-                          'parameters are dense; use list_data()')
+        """Only for row_sparse parameters (raises here, as MXNet)."""
+        raise MXNetError("Cannot return copies of Parameter '%s' on all contexts via list_row_sparse_data() "
+                         "because its storage type is %s. Please use data() instead." % (self.name, self._stype))
 
     def data(self, ctx=None):
         """The NDArray on ``ctx`` (the only one when the parameter lives on one context)."""
@@ -393,8 +423,20 @@ class Parameter:
 
     def zero_grad(self):
         """Set the gradient buffers to 0 (nothing when uninitialized or ``grad_req='null'``)."""
-        for g in self._grad or ():
-            g._t.zero_()
+        if self._grad is None:
+            return
+        if self._grad_stype == 'default':
+            for g in self._grad:
+                g._t.zero_()
+            return
+        # a row_sparse gradient may have been replaced by a kvstore pull: zero the leaf's buffer and point it there
+        for arr, g in zip(self._data, self._grad):
+            buf = arr._t.grad
+            if buf is None:
+                buf = torch.zeros_like(arr._t.detach())
+            else:
+                buf.zero_()
+            g._t = buf
 
     def var(self):
         """The Symbol variable of this parameter (with its shape, dtype, lr/wd multipliers and init)."""
@@ -411,10 +453,72 @@ class Parameter:
         target = _dtype(dtype)
         with autograd.pause():
             old_grads = self._grad
-            self._data = [NDArray._from_tensor(a._t.detach().to(target), a._ctx) for a in self._data]
+            self._data = [self._wrap_data(a._t.detach().to(target), a._ctx) for a in self._data]
             if old_grads is not None:
-                self._grad = [_grad_array(arr, self._grad_req, g._t.to(target))
+                sparse = self._grad_stype == 'row_sparse'
+                self._grad = [_grad_array(arr, self._grad_req, g._t.detach().to(target), sparse)
                               for arr, g in zip(self._data, old_grads)]
+
+
+class _RowSparseParameter(Parameter):
+    """A Parameter with ``stype='row_sparse'`` (Parameter.__init__ switches to this class): its arrays are
+    RowSparseNDArrays read through ``row_sparse_data``; its Trainer keeps the full value in a kvstore."""
+
+    @staticmethod
+    def _wrap_data(t, ctx):
+        return _sparse.cast_storage(NDArray._from_tensor(t, ctx), 'row_sparse')
+
+    def _set_trainer(self, trainer):
+        if self._trainer is not None and trainer is not None and self._trainer is not trainer:
+            raise MXNetError("Failed to set the trainer for Parameter '%s' because it was already set. More than one "
+                             "trainers for a %s Parameter is not supported." % (self.name, self._stype))
+        self._trainer = trainer
+
+    def data(self, ctx=None):
+        """Raises, as MXNet: use ``row_sparse_data``."""
+        raise MXNetError("Cannot return a copy of Parameter '%s' on ctx %s via data() because its storage type is "
+                         "%s. Please use row_sparse_data() instead." % (self.name, str(ctx), self._stype))
+
+    def list_data(self):
+        """Raises, as MXNet: use ``list_row_sparse_data``."""
+        raise MXNetError("Cannot return copies of Parameter '%s' on all contexts via list_data() because its storage "
+                         "type is %s. Please use row_sparse_data() instead." % (self.name, self._stype))
+
+    def row_sparse_data(self, row_id):
+        """The parameter's array on ``row_id``'s context, holding (after a pull from the Trainer's kvstore) only the
+        rows ``row_id`` names."""
+        return self._get_row_sparse(row_id.context if isinstance(row_id, NDArray) else None, row_id)
+
+    def list_row_sparse_data(self, row_id):
+        """The parameter's arrays on all contexts, each holding only the rows ``row_id`` names."""
+        return self._get_row_sparse(list, row_id)
+
+    def _get_row_sparse(self, ctx, row_id):
+        if not isinstance(row_id, NDArray):
+            raise MXNetTypeError('row_id must have NDArray type, but %s is given' % type(row_id))
+        if not self._trainer:
+            raise MXNetError("Cannot get row_sparse data for Parameter '%s' when no Trainer is created with it."
+                             % self.name)
+        results = self._check_and_get(self._data, ctx)
+        fresh = [arr._fresh_grad for arr in self._data]
+        self._trainer._row_sparse_pull(self, results, row_id)
+        if self._grad is not None:
+            # the pull gave the arrays new values: make them autograd variables again (same gradient arrays)
+            for arr, grad, flag in zip(self._data, self._grad, fresh):
+                if not arr._t.requires_grad and arr._t.is_floating_point():
+                    _wire_grad(arr, self._grad_req, grad)
+                    arr._fresh_grad = flag
+        return results
+
+    def _reduce(self):
+        """The full value on cpu: pulled from the Trainer's kvstore (as MXNet), else the mean of the copies."""
+        if self._trainer is None:
+            mean = Parameter._reduce(self)
+            return _sparse.cast_storage(mean, 'row_sparse')
+        out = _sparse.zeros('row_sparse', self.shape, ctx=cpu(), dtype=self.dtype)
+        self._trainer._row_sparse_pull(self, out, _nd.arange(0, self.shape[0], dtype='int64', ctx=cpu()),
+                                       full_idx=True)
+        return out
 
 
 def _dtype(dtype):

@@ -1,9 +1,11 @@
 """Gluon's ``Trainer``: applies an optimizer to a set of Parameters, summing gradients across contexts.
 
 Multi-context parameters go through ``mxcompat.kvstore`` as in MXNet (gradients summed, then every copy updated
-identically; by default the update runs on the kvstore). Differs from MXNet: with mxcompat's own stores all keys
-go to the store in one ``pushpull`` call per step (same result; a dist store then all-reduces a few flat buffers);
-custom ``KVStoreBase`` stores get one call per parameter, as in MXNet. Sparse parameters are not supported.
+identically; by default the update runs on the kvstore). Row_sparse weights always live in a kvstore that updates
+them (``row_sparse_data`` pulls their rows); row_sparse gradients are pushed and pulled key by key, as in MXNet.
+Differs from MXNet: with mxcompat's own stores and dense gradients all keys go to the store in one ``pushpull``
+call per step (same result; a dist store then all-reduces a few flat buffers); custom ``KVStoreBase`` stores get
+one call per parameter, as in MXNet.
 """
 import os
 
@@ -11,7 +13,9 @@ import numpy as np
 
 from .. import kvstore as _kvstore
 from .. import optimizer as opt
-from ..base import MXNetTypeError, MXNetValueError
+from ..autograd import STATE as _AG
+from ..ndarray.ndarray import NDArray
+from ..base import MXNetAssertionError, MXNetTypeError, MXNetValueError
 from .parameter import ParameterDict, Parameter, _check
 
 __all__ = ['Trainer']
@@ -40,6 +44,23 @@ def _create_kvstore(kvstore, num_device, arg_params):
     else:
         update_on_kvstore = update_on_kvstore and kv.is_capable('optimizer')
     return kv, update_on_kvstore
+
+
+def _create_sparse_kvstore(kvstore):
+    """The kvstore for row_sparse weights (they are always updated on it), as MXNet's
+    ``model._create_sparse_kvstore``."""
+    if isinstance(kvstore, _kvstore.KVStore):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        kv = _kvstore.create(kvstore)
+    else:
+        raise MXNetTypeError("Cannot create '%s' KVStore with row_sparse parameters. The type must be KVStore or "
+                             "str." % kvstore)
+    if not kv.is_capable(_kvstore.KVStoreBase.OPTIMIZER):
+        raise MXNetAssertionError('KVStore with sparse weight requires optimizer support. However, type(kv) does not '
+                                  'support optimizer. Please consider other kvstore backends (e.g. dist_device) '
+                                  'instead.')
+    return kv, True
 
 
 def _as_param_list(params):
@@ -81,8 +102,8 @@ class Trainer:
         self._param2idx = {param.name: pos for pos, param in enumerate(self._params)}
         for param in self._params:
             param._set_trainer(self)
-        # sparse storage types are not supported, so these stay False
-        self._contains_sparse_weight = self._contains_sparse_grad = False
+        self._contains_sparse_weight = any(param._stype != 'default' for param in self._params)
+        self._contains_sparse_grad = any(param._grad_stype != 'default' for param in self._params)
         self._compression_params = compression_params
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
@@ -126,6 +147,14 @@ class Trainer:
                 continue
             copies = param._check_and_get(param._data, list)
             key = self._param2idx[param.name]
+            if param._stype != 'default':
+                kv.init(key, copies[0])  # row_sparse_data pulls the rows it needs
+                continue
+            if _AG.recording:
+                # a deferred parameter finished initializing in a recorded forward pass (one that pulls row_sparse
+                # rows): its copies may already be in the graph, so write them as MXNet does, without bumping
+                # torch's version counters
+                copies = [NDArray._from_tensor(c._t.data, c._ctx) for c in copies]
             if hasattr(kv, 'broadcast'):
                 kv.broadcast(key, copies[0], copies)
                 continue
@@ -140,6 +169,21 @@ class Trainer:
         self._params_to_init = list(self._params)
 
     def _init_kvstore(self):
+        if self._contains_sparse_weight:
+            kv, on_kv = self._sparse_weight_kvstore()
+        elif self._contains_sparse_grad:
+            kv, on_kv = self._sparse_grad_kvstore()
+        else:
+            kv, on_kv = self._dense_kvstore()
+        if kv and self._compression_params:
+            kv.set_gradient_compression(self._compression_params)
+        if kv and on_kv:
+            kv.set_optimizer(self._optimizer)  # before any key is pushed
+        self._kvstore = kv if kv else None
+        self._update_on_kvstore = on_kv if kv else None
+        self._kv_initialized = True
+
+    def _dense_kvstore(self):
         asked = self._kvstore_params['update_on_kvstore']
         lead_ctx = self._contexts[0]
         kv, on_kv = _create_kvstore(self._kvstore_params['kvstore'], len(self._contexts),
@@ -157,13 +201,43 @@ class Trainer:
             if asked:
                 raise MXNetValueError('Please set update_on_kvstore=False when training with {}'.format(type(kv)))
             on_kv = False
-        if kv and self._compression_params:
-            kv.set_gradient_compression(self._compression_params)
-        if kv and on_kv:
-            kv.set_optimizer(self._optimizer)  # before any key is pushed
-        self._kvstore = kv if kv else None
-        self._update_on_kvstore = on_kv if kv else None
-        self._kv_initialized = True
+        return kv, on_kv
+
+    def _sparse_weight_kvstore(self):
+        """Row_sparse weights: always a kvstore, always updating (rows are pulled before forward)."""
+        kv, on_kv = _create_sparse_kvstore(self._kvstore_params['kvstore'])
+        self._distributed = 'dist' in kv.type
+        if self._kvstore_params['update_on_kvstore'] is False:
+            raise MXNetValueError('Cannot set update_on_kvstore=False when sparse weights are present.')
+        return kv, on_kv
+
+    def _sparse_grad_kvstore(self):
+        """Dense weights, some row_sparse gradients: gradients are reduced on the store and the update runs here,
+        unless the store is distributed (then it must update)."""
+        asked = self._kvstore_params['update_on_kvstore']
+        lead_ctx = self._contexts[0]
+        kv, _ = _create_kvstore(self._kvstore_params['kvstore'], len(self._contexts),
+                                {param.name: param.data(lead_ctx) for param in self._params})
+        self._distributed = bool(kv) and 'dist' in kv.type
+        on_kv = self._distributed
+        if asked is not None:
+            if asked is False and self._distributed:
+                raise MXNetValueError('Cannot set update_on_kvstore=False on dist kvstore when sparse gradients are '
+                                      'present.')
+            on_kv = asked
+        if kv is not None and not isinstance(kv, _kvstore.KVStore):
+            raise MXNetValueError('Cannot use {} for multi-device training with sparse gradients'.format(type(kv)))
+        return kv, on_kv
+
+    def _row_sparse_pull(self, parameter, out, row_id, full_idx=False):
+        """Pull the rows ``row_id`` of ``parameter`` from the kvstore into ``out`` (all of it with ``full_idx``)."""
+        self._ready()
+        key = self._param2idx[parameter.name]
+        if full_idx and 'dist' not in self._kvstore.type:
+            _check(row_id.size == out.shape[0], 'row_id must list every row of %s' % parameter.name)
+            self._kvstore.pull(key, out=out, priority=-key, ignore_sparse=False)
+        else:
+            self._kvstore.row_sparse_pull(key, out=out, row_ids=row_id, priority=-key)
 
     def _ready(self):
         """Create the kvstore and push the parameters into it, whichever is still to do."""
@@ -231,6 +305,9 @@ class Trainer:
     def _allreduce_grads(self):
         if not self._kvstore:
             return
+        if self._contains_sparse_grad:
+            self._allreduce_grads_by_key()
+            return
         trained = list(self._trained())
         on_kv = self._update_on_kvstore  # then the new weights come back into the parameters' arrays
         if isinstance(self._kvstore, _kvstore.KVStore) and trained:
@@ -243,6 +320,20 @@ class Trainer:
         for pos, param in trained:
             out = {'out': param.list_data()} if on_kv else {}
             self._kvstore.pushpull(pos, param.list_grad(), priority=-pos, **out)
+
+    def _allreduce_grads_by_key(self):
+        """MXNet's loop: row_sparse gradients are pushed, then the dense weights (updating on the store) or the
+        gradients are pulled back; row_sparse weights are pulled later, by ``row_sparse_data``."""
+        kv, on_kv = self._kvstore, self._update_on_kvstore
+        for pos, param in self._trained():
+            grads = param.list_grad()
+            if grads[0].stype == 'default':
+                out = {'out': param.list_data()} if on_kv else {}
+                kv.pushpull(pos, grads, priority=-pos, **out)
+                continue
+            kv.push(pos, grads, priority=-pos)
+            if param._stype == 'default':
+                kv.pull(pos, param.list_data() if on_kv else grads, priority=-pos, ignore_sparse=self._distributed)
 
     def _update(self, ignore_stale_grad=False):
         scaler = getattr(self, '_amp_loss_scaler', None)

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import mxcompat as mx
-from mxcompat.base import MXNetNotImplementedError
 from mxcompat.gluon import nn
 
 FIX = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'gluon')
@@ -123,11 +122,9 @@ def test_bad_arguments_assert_as_mxnet(ctor):
         gluon_cases.build(ctor, nn, mx)
 
 
-def test_bad_lambda_and_sparse_embedding():
+def test_bad_lambda():
     with pytest.raises(mx.base.MXNetValueError, match='Unrecognized function'):
         nn.Lambda(3)
-    with pytest.raises(MXNetNotImplementedError, match='grad_stype'):
-        nn.Embedding(5, 2, sparse_grad=True)
 
 
 def test_sequential_indexing_and_len():

@@ -11,16 +11,9 @@ from mxcompat.base import MXNetNotImplementedError
 
 from . import golden
 
-KNOWN = {
-    'parameter.sparse_unsupported': (
-        'sparse parameters are not supported',
-        lambda o: o.get('error') == 'NotImplementedError' and 'row_sparse' in o['message']),
-}
-
-
 @pytest.mark.parametrize('name', golden.scenario_names('parameter', 'constant', 'pdict'))
 def test_scenario_against_mxnet(name, tmp_path):
-    golden.check_scenario(name, tmp_path, KNOWN)
+    golden.check_scenario(name, tmp_path)
 
 
 def test_grad_buffer_is_the_leaf_gradient():
@@ -68,13 +61,14 @@ def test_set_data_accepts_numpy_and_integer_parameters():
     assert q.data().dtype == np.int32 and q.grad().dtype == np.int32
 
 
-def test_sparse_apis_raise():
+def test_sparse_apis_of_dense_parameters():
+    # row_sparse parameters are tested in test_sparse_params.py; csr storage is a known gap
     p = gluon.Parameter('w', shape=(2,), init='zeros')
     p.initialize()
-    with pytest.raises(MXNetNotImplementedError, match='row_sparse'):
+    with pytest.raises(RuntimeError, match='storage type is default'):
         p.row_sparse_data(mx.nd.array([0]))
-    with pytest.raises(MXNetNotImplementedError, match='grad_stype'):
-        gluon.Parameter('w', shape=(2,), grad_stype='row_sparse')
+    with pytest.raises(MXNetNotImplementedError, match="grad_stype='csr'"):
+        gluon.Parameter('w', shape=(2,), grad_stype='csr')
 
 
 def test_parameter_dict_files_match_mxnet(tmp_path):

@@ -2,7 +2,8 @@
 
 Parameter names, default initializers, deferred shape inference and ``__repr__`` are MXNet's. Differs from MXNet:
 ``BatchNormReLU`` is BatchNorm followed by ``relu`` (MXNet's fused ``BatchNormWithReLU`` op does not exist here);
-``Embedding(sparse_grad=True)`` raises (gradients are dense).
+``Embedding(sparse_grad=True)`` gives a row_sparse gradient holding the non-zero rows of the dense gradient torch
+computes (MXNet also keeps looked-up rows whose gradient is all zero).
 """
 import warnings
 
@@ -195,7 +196,8 @@ class BatchNormReLU(_BatchNorm):
 
 
 class Embedding(HybridBlock):
-    """Rows of ``weight`` (input_dim x output_dim) picked by integer indices. ``sparse_grad=True`` raises."""
+    """Rows of ``weight`` (input_dim x output_dim) picked by integer indices; ``sparse_grad=True`` makes the weight's
+    gradient row_sparse (see the module docstring)."""
 
     def __init__(self, input_dim, output_dim, dtype='float32', weight_initializer=None, sparse_grad=False,
                  **kwargs):
