@@ -22,7 +22,8 @@ def test_runs_once_on_tiny(name, side):
 
 
 def test_registry_contract():
-    assert set(W.areas_of(ALL.values())) >= {'tiny', 'ops', 'symbol', 'save_load', 'import', 'optimizer', 'module'}
+    assert set(W.areas_of(ALL.values())) >= {'tiny', 'ops', 'symbol', 'save_load', 'import', 'optimizer', 'module',
+                                            'gluon'}
     for name, w in ALL.items():
         assert name == '%s:%s' % (w.area, name.split(':', 1)[1])
         assert w.twin is not None, name

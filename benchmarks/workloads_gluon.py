@@ -1,0 +1,159 @@
+"""Gluon training steps (issue "Gluon"): forward, backward and ``Trainer.step`` (SGD, momentum 0.9) of an MLP, a
+LeNet, a CIFAR-sized ResNet-18 (model_zoo ``resnet18_v1``, thumbnail) and a 1-layer LSTM language model, imperative
+and hybridized, beside the same model and step in native torch (``nn.Module`` + ``torch.optim.SGD``).
+
+Targets: imperative at most 1.1x torch eager, hybridized at most 1.0x. Written once as MXNet code (``mx`` is
+mxcompat or the real mxnet), so the same steps run on real MXNet 1.9.1 with ``--mxnet-python``. No torch or
+mxcompat import at module level (see ``benchmarks/workloads.py``).
+"""
+import numpy as np
+
+from benchmarks.workloads import pick, workload
+
+MODELS = ('mlp', 'lenet', 'resnet18', 'lstm')
+VOCAB, EMBED, HIDDEN = 1000, 128, 256
+
+
+def spec(model, size):
+    """(batch, input shape) of a model at a size; the LSTM's input is (sequence length, batch) token ids."""
+    batch = pick(size, 2, 64)
+    if model == 'lstm':
+        return batch, (pick(size, 3, 35), batch)
+    image = {'mlp': (784,), 'lenet': (1, 28, 28), 'resnet18': (3, pick(size, 8, 32), pick(size, 8, 32))}[model]
+    return batch, (batch,) + image
+
+
+def data(model, size):
+    """Inputs and labels (float32, as MXNet scripts feed them), from a fixed seed."""
+    batch, shape = spec(model, size)
+    rs = np.random.RandomState(0)
+    if model == 'lstm':
+        return (rs.randint(0, VOCAB, shape).astype(np.float32),
+                rs.randint(0, VOCAB, shape[0] * shape[1]).astype(np.float32))
+    return rs.uniform(-1, 1, shape).astype(np.float32), rs.randint(0, 10, batch).astype(np.float32)
+
+
+def gluon_net(mx, model):
+    """The Gluon model (MXNet code: ``mx`` is mxcompat or mxnet)."""
+    gluon, nn = mx.gluon, mx.gluon.nn
+    if model == 'resnet18':
+        return gluon.model_zoo.vision.resnet18_v1(classes=10, thumbnail=True)
+    if model == 'lstm':
+        class LanguageModel(gluon.HybridBlock):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                with self.name_scope():
+                    self.embed = nn.Embedding(VOCAB, EMBED)
+                    self.rnn = gluon.rnn.LSTM(HIDDEN, input_size=EMBED)
+                    self.out = nn.Dense(VOCAB, in_units=HIDDEN, flatten=False)
+
+            def hybrid_forward(self, F, x):
+                return self.out(self.rnn(self.embed(x))).reshape((-1, VOCAB))
+        return LanguageModel()
+    net = nn.HybridSequential()
+    with net.name_scope():
+        if model == 'mlp':
+            net.add(nn.Dense(256, activation='relu'), nn.Dense(128, activation='relu'), nn.Dense(10))
+        else:
+            net.add(nn.Conv2D(6, 5, activation='relu'), nn.MaxPool2D(), nn.Conv2D(16, 5, activation='relu'),
+                    nn.MaxPool2D(), nn.Flatten(), nn.Dense(120, activation='relu'), nn.Dense(84, activation='relu'),
+                    nn.Dense(10))
+    return net
+
+
+def torch_net(torch, model, size):
+    """The same model in native torch."""
+    nn_ = torch.nn
+    if model == 'lstm':
+        class LanguageModel(nn_.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn_.Embedding(VOCAB, EMBED)
+                self.rnn = nn_.LSTM(EMBED, HIDDEN)
+                self.out = nn_.Linear(HIDDEN, VOCAB)
+
+            def forward(self, x):
+                return self.out(self.rnn(self.embed(x))[0]).reshape(-1, VOCAB)
+        return LanguageModel()
+    if model == 'resnet18':
+        class BasicBlock(nn_.Module):  # model_zoo's BasicBlockV1: conv-BN-relu-conv-BN, 1x1 conv-BN shortcut
+            def __init__(self, cin, cout, stride):
+                super().__init__()
+                self.body = nn_.Sequential(nn_.Conv2d(cin, cout, 3, stride, 1, bias=False), nn_.BatchNorm2d(cout),
+                                           nn_.ReLU(), nn_.Conv2d(cout, cout, 3, 1, 1, bias=False),
+                                           nn_.BatchNorm2d(cout))
+                self.down = None if stride == 1 and cin == cout else nn_.Sequential(
+                    nn_.Conv2d(cin, cout, 1, stride, bias=False), nn_.BatchNorm2d(cout))
+
+            def forward(self, x):
+                return torch.relu(self.body(x) + (x if self.down is None else self.down(x)))
+        layers, cin = [nn_.Conv2d(3, 64, 3, 1, 1, bias=False), nn_.BatchNorm2d(64), nn_.ReLU()], 64
+        for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+            layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
+            cin = cout
+        return nn_.Sequential(*layers, nn_.AdaptiveAvgPool2d(1), nn_.Flatten(), nn_.Linear(512, 10))
+    if model == 'mlp':
+        return nn_.Sequential(nn_.Linear(784, 256), nn_.ReLU(), nn_.Linear(256, 128), nn_.ReLU(), nn_.Linear(128, 10))
+    return nn_.Sequential(nn_.Conv2d(1, 6, 5), nn_.ReLU(), nn_.MaxPool2d(2), nn_.Conv2d(6, 16, 5), nn_.ReLU(),
+                          nn_.MaxPool2d(2), nn_.Flatten(), nn_.Linear(256, 120), nn_.ReLU(), nn_.Linear(120, 84),
+                          nn_.ReLU(), nn_.Linear(84, 10))
+
+
+def gluon_step(mx, model, size, hybridize):
+    """One training step: forward under autograd.record, backward, Trainer.step (SGD lr 0.05, momentum 0.9)."""
+    x, y = data(model, size)
+    batch = spec(model, size)[0]
+    net = gluon_net(mx, model)
+    net.initialize(mx.init.Xavier())
+    if hybridize:
+        net.hybridize()
+    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.05, 'momentum': 0.9})
+    nd, autograd = mx.nd, mx.autograd
+    inputs, label = nd.array(x), nd.array(y)
+
+    def step():
+        with autograd.record():
+            loss = -nd.pick(nd.log_softmax(net(inputs)), label)
+        loss.backward()
+        trainer.step(batch)
+    step()  # deferred initialisation and the hybridized graph are built outside the timing
+    return step
+
+
+def torch_step(torch, model, size):
+    """The twin: the same loss, SGD with MXNet's rescale (lr / batch on a summed loss), momentum 0.9."""
+    x, y = data(model, size)
+    batch = spec(model, size)[0]
+    net = torch_net(torch, model, size)
+    opt = torch.optim.SGD(net.parameters(), lr=0.05 / batch, momentum=0.9, foreach=True)
+    inputs, label = torch.from_numpy(x), torch.from_numpy(y).long()
+    if model == 'lstm':
+        inputs = inputs.long()
+    log_softmax = torch.nn.functional.log_softmax
+
+    def step():
+        opt.zero_grad()
+        loss = -log_softmax(net(inputs), 1).gather(1, label[:, None]).squeeze(1)
+        loss.backward(torch.ones_like(loss))
+        opt.step()
+    step()
+    return step
+
+
+def _register(model, mode):
+    hybridize = mode == 'hybridized'
+
+    @workload('gluon', name='%s_%s' % (model, mode), target=1.0 if hybridize else 1.1,
+              repeat=7 if model in ('resnet18', 'lstm') else None,
+              doc='Gluon training step of the %s, %s (batch 64)' % (model, mode))
+    def setup(mx, size):
+        return gluon_step(mx, model, size, hybridize)
+
+    @setup.torch
+    def twin(torch, size):
+        return torch_step(torch, model, size)
+
+
+for _model in MODELS:
+    for _mode in ('imperative', 'hybridized'):
+        _register(_model, _mode)
