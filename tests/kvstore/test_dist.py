@@ -352,7 +352,8 @@ kv.init('w', mx.nd.ones((3,)) * (kv.rank + 5))
 kv.pushpull('w', mx.nd.ones((3,)) * (kv.rank + 1), out=mx.nd.zeros((3,)))
 w = mx.nd.zeros((3,))
 kv.pull('w', out=w)
-print('rank', kv.rank, 'of', kv.num_workers, w.asnumpy().tolist())
+import os  # one write per report: a pipe write below PIPE_BUF is atomic, print's pieces are not
+os.write(1, ('rank %d of %d %s\n' % (kv.rank, kv.num_workers, w.asnumpy().tolist())).encode())
 '''
 
 
@@ -365,6 +366,6 @@ def test_torchrun_launch(tmp_path):
            '--master_port=%d' % _free_port(), '-m', 'mxcompat', str(script)]
     r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
-    # the two ranks share one stdout pipe, so their lines may interleave: find each report wherever it is
+    # the two ranks share one stdout pipe: each report is one atomic write, found wherever it is
     reports = sorted(re.findall(r'rank (\d) of (\d) (\[[^\]]*\])', r.stdout))
     assert reports == [('0', '2', '[3.0, 3.0, 3.0]'), ('1', '2', '[3.0, 3.0, 3.0]')], (r.stdout, r.stderr[-3000:])
