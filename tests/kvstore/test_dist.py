@@ -353,7 +353,7 @@ kv.pushpull('w', mx.nd.ones((3,)) * (kv.rank + 1), out=mx.nd.zeros((3,)))
 w = mx.nd.zeros((3,))
 kv.pull('w', out=w)
 import os  # one write per report: a pipe write below PIPE_BUF is atomic, print's pieces are not
-os.write(1, ('rank %d of %d %s\n' % (kv.rank, kv.num_workers, w.asnumpy().tolist())).encode())
+os.write(1, ('rank %d of %d %s\\n' % (kv.rank, kv.num_workers, w.asnumpy().tolist())).encode())
 '''
 
 
