@@ -7,6 +7,7 @@ implemented (``is_np_array()`` is always False); turning them on (``set_np()``, 
 ``MXNetNotImplementedError`` naming the call; decorating itself never fails, so modules that decorate at import
 time still import. GPU queries use torch; ``getenv``/``setenv`` use ``os.environ`` (there is no C runtime).
 """
+import contextlib
 import functools
 import inspect
 import os
@@ -105,25 +106,24 @@ def set_np_shape(active):
     return prev
 
 
-class _NumpyShapeScope(object):
-    """``with np_shape(active):`` sets the state on entry and restores the previous one on exit."""
-
-    def __init__(self, is_np_shape):  # noqa: F811  (MXNet's parameter name)
-        self._enter_is_np_shape = is_np_shape
-        self._prev_is_np_shape = None
-
-    def __enter__(self):
-        if self._enter_is_np_shape is not None:
-            self._prev_is_np_shape = set_np_shape(self._enter_is_np_shape)
-
-    def __exit__(self, ptype, value, trace):
-        if self._enter_is_np_shape is not None and self._prev_is_np_shape != self._enter_is_np_shape:
-            set_np_shape(self._prev_is_np_shape)
+@contextlib.contextmanager
+def _shape_semantics(active):
+    """Sets NumPy shape semantics to ``active`` inside the block (None: leaves them), then puts back what was
+    there."""
+    if active is None:
+        yield
+        return
+    before = set_np_shape(active)
+    try:
+        yield
+    finally:
+        if before != active:
+            set_np_shape(before)
 
 
 def np_shape(active=True):
-    """A scope with NumPy shape semantics on (``active=True``) or off."""
-    return _NumpyShapeScope(active)
+    """A ``with`` scope with NumPy shape semantics on (``active=True``) or off."""
+    return _shape_semantics(active)
 
 
 def _decorate(func, scope, api):

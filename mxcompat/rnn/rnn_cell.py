@@ -454,25 +454,28 @@ class ModifierCell(BaseRNNCell):
 
     def __init__(self, base_cell):
         super(ModifierCell, self).__init__()
-        base_cell._modified = True
         self.base_cell = base_cell
+        base_cell._modified = True  # from now on the wrapper drives it
+
+    # the wrapped cell owns the parameters and the state layout
+    state_info = property(lambda self: self.base_cell.state_info)
 
     @property
     def params(self):
         self._own_params = False
         return self.base_cell.params
 
-    @property
-    def state_info(self):
-        return self.base_cell.state_info
-
     def begin_state(self, init_sym=symbol.zeros, **kwargs):  # pylint: disable=arguments-differ
+        """The wrapped cell's begin state (asked through the wrapper, as MXNet requires)."""
         _check(not self._modified, 'after applying a modifier cell call the modifier cell, not the base cell')
-        self.base_cell._modified = False
+        inner = self.base_cell
+        inner._modified = False  # let the wrapped cell answer this one call
+        states = None
         try:
-            return self.base_cell.begin_state(init_sym, **kwargs)
+            states = inner.begin_state(init_sym, **kwargs)
         finally:
-            self.base_cell._modified = True
+            inner._modified = True
+        return states
 
     def unpack_weights(self, args):
         return self.base_cell.unpack_weights(args)
@@ -489,18 +492,13 @@ class ZoneoutCell(ModifierCell):
     ``zoneout_outputs``/``zoneout_states`` (a ``Dropout`` mask chooses; the first step's previous output is 0)."""
 
     def __init__(self, base_cell, zoneout_outputs=0., zoneout_states=0.):
-        _check(not isinstance(base_cell, FusedRNNCell),
-               "FusedRNNCell doesn't support zoneout. Please unfuse first.")
-        _check(not isinstance(base_cell, BidirectionalCell),
-               "BidirectionalCell doesn't support zoneout since it doesn't support step. "
-               "Please add ZoneoutCell to the cells underneath instead.")
-        _check(not (isinstance(base_cell, SequentialRNNCell)
-                    and any(isinstance(c, BidirectionalCell) for c in base_cell._cells)),
-               "Bidirectional SequentialRNNCell doesn't support zoneout. "
-               "Please add ZoneoutCell to the cells underneath instead.")
+        inner = base_cell._cells if isinstance(base_cell, SequentialRNNCell) else ()
+        stepless = isinstance(base_cell, (FusedRNNCell, BidirectionalCell)) or any(
+            isinstance(c, BidirectionalCell) for c in inner)
+        _check(not stepless, 'zoneout needs a cell that runs one step at a time, and this %s does not: unfuse a '
+               'FusedRNNCell first, or wrap the cells inside a bidirectional one' % type(base_cell).__name__)
         super(ZoneoutCell, self).__init__(base_cell)
-        self.zoneout_outputs = zoneout_outputs
-        self.zoneout_states = zoneout_states
+        self.zoneout_outputs, self.zoneout_states = zoneout_outputs, zoneout_states
         self.prev_output = None
 
     def reset(self):
