@@ -746,9 +746,12 @@ def _csv_iter(**kwargs):
 
 
 def _libsvm_iter(**kwargs):
-    """LibSVM-format iterator producing CSRNDArray batches: not ported (raises)."""
-    raise unsupported('mx.io.LibSVMIter', 'the iterator', 'the libsvm reader is not ported; load the data into a '
-                      'CSRNDArray (mx.nd.sparse.csr_matrix) and use NDArrayIter(last_batch_handle=\'discard\')')
+    """Batches of LibSVM rows (``label index:value ...``, 0-based indices) from ``data_libsvm``: data is a
+    CSRNDArray (batch_size, data_shape[0]); labels are the first number of each line (dense), or CSR rows of
+    ``label_libsvm`` with ``label_shape``. Only ``round_batch=True``: the last batch is completed from the start and
+    the next epoch continues after the borrowed rows. See mxcompat/io/_libsvm.py for what differs from MXNet."""
+    from ._libsvm import libsvm_iter
+    return libsvm_iter(kwargs)
 
 
 _MNIST_SPEC = dict({'image': ('string', './train-images-idx3-ubyte'), 'label': ('string', './train-labels-idx1-ubyte'),

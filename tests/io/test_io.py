@@ -244,8 +244,6 @@ def test_mnistiter_matches_mxnet(name):
 
 
 def test_known_gaps():
-    with pytest.raises(MXNetNotImplementedError, match='LibSVMIter'):
-        mx.io.LibSVMIter(data_libsvm='x.t', data_shape=(3,), batch_size=3)
     with pytest.raises(MXNetNotImplementedError, match='ImageDetRecordIter'):
         mx.io.ImageDetRecordIter(path_imgrec='x.rec', data_shape=(3, 8, 8), batch_size=2)
 
