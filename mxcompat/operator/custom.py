@@ -591,26 +591,29 @@ class PythonOp:
         return self.need_top_grad_
 
 
-class NumpyOp(PythonOp):
+class _DeprecatedPythonOp(PythonOp):
+    """The deprecated PythonOp flavours: warn when made; ``get_symbol`` builds a ``_kind`` legacy node."""
+
+    _kind = None
+
+    def __init__(self, need_top_grad=True):
+        super().__init__(need_top_grad)
+        warnings.warn('%s has been deprecated. Please use CustomOp' % type(self).__name__, stacklevel=3)
+
+    def get_symbol(self, *args, **kwargs):
+        return _legacy_symbol(self, self._kind, args, kwargs)
+
+
+class NumpyOp(_DeprecatedPythonOp):
     """Deprecated: a ``PythonOp`` whose ``forward`` / ``backward`` get lists of numpy arrays to read and write."""
 
-    def __init__(self, need_top_grad=True):
-        super().__init__(need_top_grad)
-        warnings.warn('NumpyOp has been deprecated. Please use CustomOp', stacklevel=2)
-
-    def get_symbol(self, *args, **kwargs):
-        return _legacy_symbol(self, 'Native', args, kwargs)
+    _kind = 'Native'
 
 
-class NDArrayOp(PythonOp):
+class NDArrayOp(_DeprecatedPythonOp):
     """Deprecated: a ``PythonOp`` whose ``forward`` / ``backward`` get lists of NDArrays to read and write."""
 
-    def __init__(self, need_top_grad=True):
-        super().__init__(need_top_grad)
-        warnings.warn('NDArrayOp has been deprecated. Please use CustomOp', stacklevel=2)
-
-    def get_symbol(self, *args, **kwargs):
-        return _legacy_symbol(self, 'NDArray', args, kwargs)
+    _kind = 'NDArray'
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         """Ids of the arrays ``backward`` reads (mxcompat passes all of them regardless)."""
