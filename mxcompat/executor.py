@@ -129,6 +129,7 @@ class Executor:
         self.outputs = _shared_outputs if self._out_shared else self._empty_outputs()
         self._saved = None
         self._monitor = None
+        self._mon_records = None  # what the last monitored forward ran, for the monitored backward
 
     def _empty_outputs(self):
         # MXNet's executors own their output arrays from bind on: allocate them from the inferred shapes
@@ -315,7 +316,7 @@ class Executor:
                 extra = self._saved[2][start - self._nout:start - self._nout + n_in]
                 pairs[k] = (extra[0], grad(outs[k], *extra))
         pairs = [(o, torch.ones_like(o) if h is None else h) for o, h in pairs if o.requires_grad]
-        if self._monitor is not None and getattr(self, '_mon_records', None):
+        if self._monitor is not None and self._mon_records:
             self._monitored_backward(pairs)
         want = [i for i, r in enumerate(self._grad_req) if r != 'null' and ins[i].requires_grad]
         if not want or not pairs:  # e.g. integer outputs: the tracked inputs' gradients are zero, as in MXNet
