@@ -198,8 +198,7 @@ class Executor:
             if self._monitor is not None:
                 outs = self._monitored_forward(args, aux)
             elif self._any_track:
-                ins = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
-                       for t, track in zip(args, self._track)]
+                ins = self._leaves(args)
                 with torch.enable_grad():
                     outs = self._lowered.graph_module.forward(*ins, *aux)
                 self._saved = (ins, outs)
@@ -214,11 +213,16 @@ class Executor:
         finally:
             _ag.set_training(prev_train)
         if len(outs) != self._nout:  # the inputs of split loss heads follow the outputs
-            if self._saved is not None:
-                self._saved = (ins, outs[:self._nout], outs[self._nout:])
+            if self._saved is not None:  # (the whole tuple kept: Lowered.heads indexes into it)
+                self._saved = (ins, outs[:self._nout], outs)
             outs = outs[:self._nout]
         self._set_outputs(outs)
         return self.outputs
+
+    def _leaves(self, args):
+        """The argument tensors as the graph takes them: tracked float inputs become fresh autograd leaves."""
+        return [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
+                for t, track in zip(args, self._track)]
 
     # -- monitor: every operator's outputs (and inputs) in forward, its input gradients in backward ---------------
     def _monitored_forward(self, args, aux):
@@ -226,8 +230,7 @@ class Executor:
         (``<node>_output``, as MXNet names them; with ``monitor_all`` first its inputs, ``<node>_<input name>``).
         The records are kept for ``_monitored_backward``."""
         callback, monitor_all = self._monitor
-        ins = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
-               for t, track in zip(args, self._track)]
+        ins = self._leaves(args)
         records = []
         ctx = self._ctx
 
@@ -313,7 +316,7 @@ class Executor:
         pairs = list(zip(outs, heads))
         if len(self._saved) == 3:  # loss heads split: MXNet's gradient at the head's input
             for k, start, n_in, grad in self._lowered.heads:
-                extra = self._saved[2][start - self._nout:start - self._nout + n_in]
+                extra = self._saved[2][start:start + n_in]
                 pairs[k] = (extra[0], grad(outs[k], *extra))
         pairs = [(o, torch.ones_like(o) if h is None else h) for o, h in pairs if o.requires_grad]
         if self._monitor is not None and self._mon_records:
