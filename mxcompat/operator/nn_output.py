@@ -25,7 +25,7 @@ def _no_grad_label(ctx, label):
 
 # ---- SoftmaxOutput ------------------------------------------------------------------------------------------------
 def _softmax_out_forward(data, multi_output, preserve_shape):
-    if multi_output:
+    if multi_output or data.dim() == 2:
         return torch.softmax(data, 1)
     if preserve_shape:
         return torch.softmax(data, -1)
@@ -35,6 +35,18 @@ def _softmax_out_forward(data, multi_output, preserve_shape):
 def _one_hot(lab, k):
     """One-hot rows for integer labels; labels outside [0, k) give all-zero rows."""
     return F.one_hot(lab.clamp(0, k - 1), k) * ((lab >= 0) & (lab < k)).unsqueeze(-1)
+
+
+def _minus_one_hot(o, lab):
+    """``o - one_hot(lab)`` in one kernel when every label is a column of ``o`` (the common case; CPU only, where
+    an out-of-range index raises instead of asserting on the device); None otherwise."""
+    if o.device.type != 'cpu':
+        return None
+    grad = o.clone()
+    try:
+        return grad.scatter_(1, lab.unsqueeze(1), -1.0, reduce='add')
+    except RuntimeError:  # a label outside [0, k): its row subtracts nothing (the slower masked path)
+        return None
 
 
 def _softmax_out_grad(out, label, a):
@@ -63,19 +75,21 @@ def _softmax_out_grad(out, label, a):
             grad = grad * o
         return grad.reshape(out.shape)
     k = out.shape[-1] if a['preserve_shape'] else out.numel() // out.shape[0]
-    o = out.reshape(-1, k)
-    lab = label.reshape(-1).to(torch.int64)
+    o = out if out.dim() == 2 else out.reshape(-1, k)
+    lab = (label if label.dim() == 1 else label.reshape(-1)).to(torch.int64)
     if lab.shape[0] != o.shape[0]:
         raise _err('SoftmaxOutput', 'label shape %s does not match data shape %s'
                    % (tuple(label.shape), tuple(out.shape)))
     # o - target, where target is the (smoothed) one-hot row of each label: subtract the off-label share from every
     # entry, then scatter the rest of the label's share into its column (rows with out-of-range labels get none).
     alpha = a['smooth_alpha']
-    off = alpha / (k - 1) if alpha else 0.0
-    grad = o - off if off else o.clone()
-    idx = lab.clamp(0, k - 1)
-    hit = (lab == idx).to(o.dtype).mul_(off - 1.0 + alpha if alpha else -1.0)
-    grad.scatter_add_(1, idx.unsqueeze(1), hit.unsqueeze(1))
+    grad = None if alpha else _minus_one_hot(o, lab)
+    if grad is None:
+        off = alpha / (k - 1) if alpha else 0.0
+        grad = o - off if off else o.clone()
+        idx = lab.clamp(0, k - 1)
+        hit = (lab == idx).to(o.dtype).mul_(off - 1.0 + alpha if alpha else -1.0)
+        grad.scatter_add_(1, idx.unsqueeze(1), hit.unsqueeze(1))
     if a['use_ignore']:
         grad.mul_((lab != ignore).unsqueeze(1).to(grad.dtype))
     norm = a['normalization']
@@ -87,7 +101,7 @@ def _softmax_out_grad(out, label, a):
             grad.mul_(scale)
     if a['out_grad']:
         grad.mul_(o)
-    return grad.reshape(out.shape)
+    return grad if o is out else grad.reshape(out.shape)
 
 
 class _SoftmaxOutputFn(torch.autograd.Function):
