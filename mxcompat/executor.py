@@ -3,6 +3,7 @@
 Differs from MXNet: the graph is a ``torch.fx.GraphModule`` (``executor.graph_module``) run by torch; backward
 goes through torch autograd. ``group2ctx`` (model parallelism across devices) is not supported.
 """
+import operator
 import os
 
 import numpy as np
@@ -31,6 +32,22 @@ def _as_list(names, arrays, what, allow_missing=False):
         raise MXNetValueError('bind: %s has %d arrays, the symbol needs %d (%s)'
                               % (what, len(arrays), len(names), ', '.join(names)))
     return arrays
+
+
+def _autograd_grad(outputs, heads, inputs):
+    """Gradients of ``outputs`` (seeded with ``heads``) for ``inputs``; the graph is kept for another backward."""
+    return torch.autograd.grad(outputs, inputs, heads, allow_unused=True, retain_graph=True)
+
+
+_engine_run_backward = getattr(getattr(torch.autograd, 'graph', None), '_engine_run_backward', None)
+
+
+def _run_backward(outputs, heads, inputs):
+    """``_autograd_grad`` for heads the executor made itself (of the right shapes and dtypes): straight into the
+    autograd engine, without ``torch.autograd.grad``'s checks of its arguments (private torch API; falls back)."""
+    if _engine_run_backward is None:
+        return _autograd_grad(outputs, heads, inputs)
+    return _engine_run_backward(outputs, heads, True, False, inputs, True, accumulate_grad=False)
 
 
 # below this many elements a copy costs less than the checks that allow adopting
@@ -128,6 +145,7 @@ class Executor:
         self._out_shared = _shared_outputs is not None
         self.outputs = _shared_outputs if self._out_shared else self._empty_outputs()
         self._saved = None
+        self._leaf_cache = None  # (argument tensors, their autograd leaves): reused while the tensors stay
         self._monitor = None
         self._mon_records = None  # what the last monitored forward ran, for the monitored backward
 
@@ -220,9 +238,16 @@ class Executor:
         return self.outputs
 
     def _leaves(self, args):
-        """The argument tensors as the graph takes them: tracked float inputs become fresh autograd leaves."""
-        return [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
-                for t, track in zip(args, self._track)]
+        """The argument tensors as the graph takes them: tracked float inputs become autograd leaves (detached
+        views of the bound tensors, so in-place writes to the arrays reach them; made again when an array's
+        tensor is replaced)."""
+        cache = self._leaf_cache
+        if cache is not None and all(map(operator.is_, args, cache[0])):
+            return cache[1]
+        leaves = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
+                  for t, track in zip(args, self._track)]
+        self._leaf_cache = (args, leaves)
+        return leaves
 
     # -- monitor: every operator's outputs (and inputs) in forward, its input gradients in backward ---------------
     def _monitored_forward(self, args, aux):
@@ -329,10 +354,11 @@ class Executor:
             return
         prev = _ag.set_training(is_train)
         try:
-            grads = torch.autograd.grad([o for o, _ in pairs], [ins[i] for i in want], [h for _, h in pairs],
-                                        allow_unused=True, retain_graph=True)
+            grads = (_run_backward if out_grads is None else _autograd_grad)(
+                tuple(o for o, _ in pairs), tuple(h for _, h in pairs), tuple(ins[i] for i in want))
         finally:
             _ag.set_training(prev)
+        dsts, srcs = [], []
         for i, g in zip(want, grads):
             dst = self.grad_arrays[i]._t
             if g is None:
@@ -342,7 +368,10 @@ class Executor:
                 dst.add_(g)
             elif (out_grads is not None and any(g is h for h in heads)) or not _adopt(dst, g):
                 # (never alias a caller's head gradient)
-                dst.copy_(g)
+                dsts.append(dst)
+                srcs.append(g)
+        if dsts:
+            torch._foreach_copy_(dsts, srcs)
 
     # -- parameters -----------------------------------------------------------------------------------------------
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):

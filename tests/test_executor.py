@@ -76,6 +76,22 @@ def test_several_backward_passes_after_one_forward():
     np.testing.assert_allclose(ex.grad_dict['fc_weight'].asnumpy(), np.full((2, 3), 12.0))  # MXNet 1.9.1: 12
 
 
+def test_parameters_changed_between_steps_reach_the_next_forward():
+    # in place (as optimizers write) and by replacing the array's storage (as executor groups share parameters)
+    ex = _fc_executor()
+    x = np.ones((4, 3), np.float32)
+    outs = []
+    for change in (None, 'inplace', 'replace'):
+        if change == 'inplace':
+            ex.arg_dict['fc_weight'][:] = 1
+        elif change == 'replace':
+            ex.arg_dict['fc_weight']._t = ex.arg_dict['fc_weight']._t * 2
+        _step(ex, x, np.ones((4, 2), np.float32))
+        outs.append((ex.outputs[0].asnumpy()[0].tolist(), ex.grad_dict['fc_weight'].asnumpy().tolist()))
+    assert [o for o, _ in outs] == [[3.0, 12.0], [3.0, 3.0], [6.0, 6.0]]
+    assert all(g == [[4.0] * 3] * 2 for _, g in outs)
+
+
 def test_backward_before_any_forward_raises():
     """Known difference: MXNet runs it on unset internal buffers (giving zeros); we refuse."""
     ex = _fc_executor()
