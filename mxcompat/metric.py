@@ -204,6 +204,21 @@ class Accuracy(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
+            if type(pred) is NDArray and type(label) is NDArray and -pred.ndim <= self.axis < pred.ndim:
+                # dense arrays: the same int32 comparison counted by torch, without numpy copies (argmax's int64
+                # indices compare exactly with int32 labels)
+                pred, label = pred._t, label._t
+                if pred.shape != label.shape:
+                    pred = pred.argmax(self.axis)
+                elif pred.dtype != torch.int32:
+                    pred = pred.to(torch.int32)
+                if label.dtype != torch.int32:
+                    label = label.to(torch.int32)
+                pred = pred if pred.dim() == 1 else pred.reshape(-1)
+                label = label if label.dim() == 1 else label.reshape(-1)
+                check_label_shapes(label, pred)
+                self._add(numpy.int64((pred == label).sum().item()), len(pred))
+                continue
             pred = _np(pred)
             if pred.shape != label.shape:
                 pred = pred.argmax(axis=self.axis)
