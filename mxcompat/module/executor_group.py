@@ -1,4 +1,6 @@
 """Data parallelism for Module: one executor per context, each bound to its slice of the batch."""
+from collections import OrderedDict
+
 import numpy as np
 
 from ..base import MXNetAssertionError, MXNetError, MXNetValueError
@@ -269,7 +271,6 @@ class ExecutorGroup:
         return self.input_grad_arrays
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
-        from collections import OrderedDict
         out_names = self.execs[0]._lowered.output_names
         for i, (ex, sl) in enumerate(zip(self.execs, self.slices)):
             if pre_sliced:

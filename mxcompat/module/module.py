@@ -49,6 +49,7 @@ class Module(BaseModule):
                                          '_update_on_kvstore', '_preload_opt_states', '_grad_req', '_exec_group',
                                          '_data_shapes', '_label_shapes')))
         self._params_dirty = False
+        self._update_plan = None  # (param arrays, grad arrays, the updater calls they make): see update()
 
     @staticmethod
     def load(prefix, epoch, load_optimizer_states=False, **kwargs):
@@ -307,19 +308,15 @@ class Module(BaseModule):
                     continue
                 self._kvstore.pushpull(names[i], gs, out=ws, priority=-i)
             return
-        n_dev = len(self._context)
-        per_dev = [[] for _ in range(n_dev)]
-        for i, (ws, gs) in enumerate(zip(params, grads)):
-            if gs[0] is None:
-                continue
-            if self._kvstore is not None:
-                self._kvstore.pushpull(names[i], gs, priority=-i)
-            for k, (w, g) in enumerate(zip(ws, gs)):
-                per_dev[k].append((i * n_dev + k, g, w))
-        for upd in per_dev:
-            if upd:
-                idx, g, w = zip(*upd)
-                self._updater(list(idx), list(g), list(w))
+        if self._kvstore is not None:
+            for i, gs in enumerate(grads):
+                if gs[0] is not None:
+                    self._kvstore.pushpull(names[i], gs, priority=-i)
+        plan = self._update_plan
+        if plan is None or plan[0] is not params or plan[1] is not grads:
+            plan = self._update_plan = (params, grads, _updater_calls(params, grads, len(self._context)))
+        for idx, g, w in plan[2]:
+            self._updater(list(idx), list(g), list(w))  # (fresh lists: an updater may keep or change them)
 
     def get_outputs(self, merge_multi_context=True):
         self._need('binded', 'params_initialized')
@@ -371,3 +368,16 @@ def _create_kvstore(kvstore, num_device, arg_params):
 
 def _ckpt_file(prefix, epoch, ext):
     return '%s-%04d.%s' % (prefix, epoch, ext)
+
+
+def _updater_calls(params, grads, n_dev):
+    """The updater calls ``Module.update`` makes, one per device: ``(indices, grads, weights)`` of every parameter
+    that has a gradient, index ``i * n_dev + k`` for parameter i on device k (MXNet's numbering)."""
+    per_dev = [([], [], []) for _ in range(n_dev)]
+    for i, (ws, gs) in enumerate(zip(params, grads)):
+        if gs[0] is None:
+            continue
+        for k, (w, g) in enumerate(zip(ws, gs)):
+            for dst, v in zip(per_dev[k], (i * n_dev + k, g, w)):
+                dst.append(v)
+    return [call for call in per_dev if call[0]]

@@ -70,6 +70,8 @@ def check_arrays(opt, weights, grads):
     values, as MXNet's storage fallback does)."""
     sparse = False
     for w, g in zip(weights, grads):
+        if type(w) is NDArray and type(g) is NDArray and w._t.shape == g._t.shape:
+            continue  # (the common case, checked first)
         if not isinstance(w, NDArray) or not isinstance(g, NDArray):
             raise AssertionError('%s.update: weight and grad must be NDArrays, got %s and %s'
                                  % (type(opt).__name__, type(w).__name__, type(g).__name__))

@@ -46,7 +46,7 @@ class Updater:
     def __call__(self, index, grad, weight):
         """Update ``weight`` (an NDArray, or a list matching a list ``index``) from ``grad``."""
         if isinstance(index, (list, tuple)):
-            indices, grads, weights = [py_str(i) for i in index], grad, weight
+            indices, grads, weights = [i if type(i) is not bytes else py_str(i) for i in index], grad, weight
         else:
             indices, grads, weights = [py_str(index)], [grad], [weight]
         opt = self.optimizer
