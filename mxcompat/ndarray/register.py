@@ -71,9 +71,10 @@ def make_function(op, func_name=None):
     cache = {}
 
     def parse_cached(kwargs):
-        # Parsed attributes keyed by the call's (name, value) pairs: scripts call an op with the same few settings.
+        # Parsed attributes keyed by the call's (name, value) pairs and the values' types (1, 1.0 and True are
+        # equal keys): scripts call an op with the same few settings. Callers never change the dict returned.
         try:
-            key = tuple(kwargs.items())
+            key = (tuple(kwargs.items()), tuple(map(type, kwargs.values())))
             attrs = cache.get(key)
         except TypeError:  # an unhashable value (a list): parse every time
             return parse(kwargs)
@@ -96,7 +97,7 @@ def make_function(op, func_name=None):
                     sparse = True
             if 'num_args' not in kwargs:
                 kwargs['num_args'] = len(args)
-            attrs = parse(kwargs)
+            attrs = parse_cached(kwargs)
             if attrs['num_args'] != len(args):
                 raise MXNetError('Operator %s: num_args=%d but %d inputs were given'
                                  % (op.name, attrs['num_args'], len(args)))
@@ -143,7 +144,7 @@ def make_function(op, func_name=None):
                 for iname in inputs:
                     if iname in kwargs:
                         raise MXNetTypeError('Operator %s: got multiple values for input %r' % (op.name, iname))
-            attrs = parse(kwargs)
+            attrs = parse_cached(kwargs) if kwargs else parse(kwargs)
             tensors = []
             for iname, a in zip(inputs, arrays):
                 if type(a) is NDArray:

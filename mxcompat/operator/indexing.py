@@ -175,8 +175,16 @@ def _pick(data, index, axis, keepdims, mode):
                        % (tuple(index.shape), tuple(data.shape), axis))
     n = data.shape[ax]
     idx = _as_index(index)
-    idx = idx.clamp(0, n - 1) if mode == 'clip' else idx.remainder(n)
-    out = torch.gather(data, ax, idx.reshape(kshape))
+    out = None
+    if mode == 'clip' and data.device.type == 'cpu':
+        # in-range indices need no clipping; torch's CPU gather raises (no device assert) on any other
+        try:
+            out = torch.gather(data, ax, idx.reshape(kshape))
+        except RuntimeError:
+            pass
+    if out is None:
+        idx = idx.clamp(0, n - 1) if mode == 'clip' else idx.remainder(n)
+        out = torch.gather(data, ax, idx.reshape(kshape))
     if keepdims:
         return out
     return out.reshape(rshape or (1,))
