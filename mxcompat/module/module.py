@@ -378,6 +378,8 @@ def _updater_calls(params, grads, n_dev):
         if gs[0] is None:
             continue
         for k, (w, g) in enumerate(zip(ws, gs)):
-            for dst, v in zip(per_dev[k], (i * n_dev + k, g, w)):
-                dst.append(v)
+            indices, dev_grads, dev_weights = per_dev[k]
+            indices.append(i * n_dev + k)
+            dev_grads.append(g)
+            dev_weights.append(w)
     return [call for call in per_dev if call[0]]

@@ -144,7 +144,7 @@ def make_function(op, func_name=None):
                 for iname in inputs:
                     if iname in kwargs:
                         raise MXNetTypeError('Operator %s: got multiple values for input %r' % (op.name, iname))
-            attrs = parse_cached(kwargs) if kwargs else parse(kwargs)
+            attrs = parse_cached(kwargs)
             tensors = []
             for iname, a in zip(inputs, arrays):
                 if type(a) is NDArray:
