@@ -210,6 +210,15 @@ class Result:
         t = self.times.get(side)
         return statistics.median(t) if t else None
 
+    def ratio(self, side, other):
+        """``side`` over ``other``: the median of the ratios of blocks run one after the other (the blocks are
+        interleaved, so a slow spell of the machine falls on both of a pair and cancels), or None."""
+        a, b = self.times.get(side), self.times.get(other)
+        if not a or not b:
+            return None
+        pairs = [x / y for x, y in zip(a, b) if y > 0]
+        return statistics.median(pairs) if pairs else None
+
     def spread(self):
         """The largest interquartile range over median among the sides (how far to trust the ratios), or None."""
         out = [(q[2] - q[0]) / q[1] for q in (statistics.quantiles(t, n=4, method='inclusive')
@@ -295,14 +304,13 @@ def _fmt_ratio(r):
     return '-' if r is None else '%.2f' % r
 
 
-def _ratio(a, b):
-    return None if a is None or b is None or b == 0 else a / b
-
-
-def verdict(w, mx_s, torch_s):
-    """'ok', 'MISS (...)' or '' when the workload has no target or a side is missing."""
+def verdict(w, mx_s, torch_s, ratio=None):
+    """'ok', 'MISS (...)' or '' when the workload has no target or a side is missing. Targets without slack are
+    judged on ``ratio`` (the paired-block ratio) when given, else on the medians."""
     if w.target is None or mx_s is None or torch_s is None:
         return ''
+    if ratio is not None and not w.slack:
+        return 'ok' if ratio <= w.target else 'MISS +%.0f%%' % (100 * (ratio / w.target - 1))
     limit = w.limit(torch_s)
     if mx_s <= limit:
         return 'ok'
@@ -348,7 +356,8 @@ def header(info, hello, size, threads, repeat, timer='wall'):
         t = h['threads']
         n = t.get('torch.get_num_threads', t.get('OMP_NUM_THREADS'))
         lines.append('%-9s %s; threads %s (OMP_NUM_THREADS=%s)' % (LABEL[side] + ':', v, n, t.get('OMP_NUM_THREADS')))
-    lines.append('size %s, %d threads per side, median of %s interleaved blocks, %s time' % (
+    lines.append('size %s, %d threads per side, %s interleaved blocks (times: medians; ratios: median of the '
+                 'paired blocks\' ratios), %s time' % (
         size, threads, repeat, {'wall': 'wall-clock', 'cpu': 'CPU'}[timer]))
     return '\n'.join(lines)
 
@@ -367,12 +376,12 @@ def table(results, sides):
         row = [w.name] + [fmt_time(med[s]) if med[s] is not None else ('error' if s in res.errors else '-')
                           for s in sides]
         if 'torch' in sides:
-            row.append(_fmt_ratio(_ratio(med.get('mxcompat'), med['torch'])))
+            row.append(_fmt_ratio(res.ratio('mxcompat', 'torch')))
         if 'mxnet' in sides:
-            row.append(_fmt_ratio(_ratio(med.get('mxcompat'), med['mxnet'])))
+            row.append(_fmt_ratio(res.ratio('mxcompat', 'mxnet')))
         spread = res.spread()
         row += ['-' if spread is None else '%.0f%%' % (100 * spread), target_text(w),
-                verdict(w, med.get('mxcompat'), med.get('torch'))]
+                verdict(w, med.get('mxcompat'), med.get('torch'), res.ratio('mxcompat', 'torch'))]
         rows.append(row)
         if w.nbytes and any(med.values()):
             size = w.nbytes(res.size)
@@ -473,9 +482,8 @@ def plot(results, sides, path):
     """Bar chart of the ratios (log scale): matplotlib when installed, else a hand-written SVG (.svg only)."""
     bars = []
     for res in results:
-        m = res.median('mxcompat')
         for other in ('torch', 'mxnet'):
-            r = _ratio(m, res.median(other)) if other in sides else None
+            r = res.ratio('mxcompat', other) if other in sides else None
             if r is not None:
                 bars.append((res.workload.name, 'vs ' + LABEL[other], r))
     if not bars:

@@ -455,7 +455,7 @@ def _fit_data(size):
     return rng.uniform(-1, 1, (samples, 100)).astype(np.float32), rng.randint(0, 10, samples).astype(np.float32)
 
 
-@workload('module', repeat=7)
+@workload('module', target=1.1, repeat=7)
 def fit_epoch(mx, size):
     """mx.mod.Module.fit, one epoch over NDArrayIter (SGD lr 0.1, accuracy metric) of a 2-hidden-layer MLP."""
     import logging

@@ -190,6 +190,30 @@ class CompositeEvalMetric(EvalMetric):
 
 # ---- classification -------------------------------------------------------------------------------------------
 
+def _dense_hits(pred, label, axis):
+    """Accuracy's ``(numpy.int64 hits, count)`` for dense tensors, counted by torch without numpy copies; None for
+    an ``axis`` the numpy path must judge. Scores are reduced by argmax; the int64 indices are compared with the
+    labels truncated toward zero, which matches MXNet's int32 comparison for every index below 2**31. Class
+    indices given as predictions are truncated to int32 as in MXNet."""
+    if pred.shape != label.shape:
+        if not -pred.dim() <= axis < pred.dim():
+            return None
+        pred = pred.argmax(axis)
+        if label.dtype != torch.int64:
+            label = label.to(torch.int64)
+    else:
+        if pred.dtype != torch.int32:
+            pred = pred.to(torch.int32)
+        if label.dtype != torch.int32:
+            label = label.to(torch.int32)
+    n = pred.numel()
+    if label.numel() != n:
+        raise MXNetValueError('Shape of labels {} does not match shape of predictions {}'.format(label.numel(), n))
+    if pred.shape != label.shape:
+        pred, label = pred.reshape(-1), label.reshape(-1)
+    return numpy.int64(torch.eq(pred, label).sum().item()), n
+
+
 @register
 @alias('acc')
 class Accuracy(EvalMetric):
@@ -204,21 +228,11 @@ class Accuracy(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            if type(pred) is NDArray and type(label) is NDArray and -pred.ndim <= self.axis < pred.ndim:
-                # dense arrays: the same int32 comparison counted by torch, without numpy copies (argmax's int64
-                # indices compare exactly with int32 labels)
-                pred, label = pred._t, label._t
-                if pred.shape != label.shape:
-                    pred = pred.argmax(self.axis)
-                elif pred.dtype != torch.int32:
-                    pred = pred.to(torch.int32)
-                if label.dtype != torch.int32:
-                    label = label.to(torch.int32)
-                pred = pred if pred.dim() == 1 else pred.reshape(-1)
-                label = label if label.dim() == 1 else label.reshape(-1)
-                check_label_shapes(label, pred)
-                self._add(numpy.int64((pred == label).sum().item()), len(pred))
-                continue
+            if type(pred) is NDArray and type(label) is NDArray:
+                counted = _dense_hits(pred._t, label._t, self.axis)
+                if counted is not None:
+                    self._add(*counted)
+                    continue
             pred = _np(pred)
             if pred.shape != label.shape:
                 pred = pred.argmax(axis=self.axis)

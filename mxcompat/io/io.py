@@ -352,12 +352,28 @@ class NDArrayIter(DataIter):
 
     def next(self):
         if self.iter_next():
+            if 0 <= self.cursor <= self.num_data - self.batch_size and type(self) is NDArrayIter:
+                # a whole batch inside the data (every batch but an epoch's first and last ones may be special)
+                window, axis = slice(self.cursor, self.cursor + self.batch_size), self.layout.find('N')
+                data, label = self._slices(self.data, window, axis), self._slices(self.label, window, axis)
+                if data is not None and label is not None:
+                    return DataBatch(data=data, label=label, pad=0, index=None)
             data, label = self.getdata(), self.getlabel()
             if data[0].shape[self.layout.find('N')] == self.batch_size:
                 return DataBatch(data=data, label=label, pad=self.getpad(), index=None)
             # a short final batch (discard/roll_over): remember it for roll_over and end the epoch
             self._cache_data, self._cache_label = data, label
         raise StopIteration
+
+    @staticmethod
+    def _slices(data_source, window, axis):
+        """``window`` of every dense NDArray in ``data_source``; None if one of them is of another kind."""
+        pieces = []
+        for _, source in data_source:
+            if type(source) is not NDArray:
+                return None
+            pieces.append(_slice_along_batch_axis(source, window, axis))
+        return pieces
 
     def _getdata(self, data_source, start=None, end=None):
         """Examples ``start:end`` (batch axis) of every array in ``data_source``; an open end runs to the last."""

@@ -64,5 +64,6 @@ def _slice_along_batch_axis(data, s, batch_axis):
     """``data[s]`` along ``batch_axis``, a new array (as MXNet's ``slice_axis``)."""
     t = getattr(data, '_t', None) if type(data) is NDArray else None
     if t is not None and 0 <= s.start <= s.stop <= t.shape[batch_axis]:
-        return NDArray._from_tensor(t.narrow(batch_axis, s.start, s.stop - s.start).clone(), data._ctx)
+        part = t[s] if batch_axis == 0 else t.narrow(batch_axis, s.start, s.stop - s.start)  # (indexing is quicker)
+        return NDArray._from_tensor(part.clone(), data._ctx)
     return data.slice_axis(axis=batch_axis, begin=s.start, end=s.stop)
