@@ -210,6 +210,7 @@ class Executor:
                 dst[:] = _nd_array(np.asarray(v), dtype=dst.dtype)
         args = [a._t for a in self.arg_arrays]
         aux = [a._t for a in self.aux_arrays]
+        self._saved = None  # the previous pass's graph goes now: the new one reuses its memory
         prev_train = _ag.set_training(is_train)
         try:
             # the graph is kept whenever gradients are wanted: MXNet allows backward after forward(is_train=False)
@@ -366,7 +367,8 @@ class Executor:
                     dst.zero_()
             elif self._grad_req[i] == 'add':
                 dst.add_(g)
-            elif (out_grads is not None and any(g is h for h in heads)) or not _adopt(dst, g):
+            elif (g.numel() < _ADOPT_MIN or (out_grads is not None and any(g is h for h in heads))
+                  or not _adopt(dst, g)):
                 # (never alias a caller's head gradient)
                 dsts.append(dst)
                 srcs.append(g)

@@ -226,6 +226,12 @@ class Accuracy(EvalMetric):
         self.axis = axis
 
     def update(self, labels, preds):
+        if (type(labels) is list and type(preds) is list and len(labels) == 1 == len(preds)
+                and type(labels[0]) is NDArray and type(preds[0]) is NDArray):  # one dense pair: the usual batch
+            counted = _dense_hits(preds[0]._t, labels[0]._t, self.axis)
+            if counted is not None:
+                self._add(*counted)
+                return
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             if type(pred) is NDArray and type(label) is NDArray:

@@ -49,8 +49,8 @@ class BaseModule:
     # -- loops --------------------------------------------------------------------------------------------------
     def forward_backward(self, data_batch):
         """``forward(is_train=True)`` then ``backward()``."""
-        for step in (lambda: self.forward(data_batch, is_train=True), self.backward):
-            step()
+        self.forward(data_batch, is_train=True)
+        self.backward()
 
     def _inference_batches(self, eval_data, num_batch, reset, sparse_row_id_fn):
         # shared by score/iter_predict: (index, batch) after an inference forward of each batch
@@ -176,7 +176,8 @@ class BaseModule:
                 monitor.toc_print()
             if queued is None:
                 totals = eval_metric.get_global_name_value()
-            _call_all(batch_end_callback, BatchEndParam(epoch, nbatch, eval_metric, locals()))
+            if batch_end_callback is not None:
+                _call_all(batch_end_callback, BatchEndParam(epoch, nbatch, eval_metric, locals()))
             nbatch += 1
         return totals
 

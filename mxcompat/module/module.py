@@ -282,9 +282,10 @@ class Module(BaseModule):
     def forward(self, data_batch, is_train=None):
         """Run forward on one batch; re-binds first if its shapes differ from the bound ones."""
         self._need('binded', 'params_initialized')
-        cur = tuple(s for _, s in self._data_shapes)
-        new = tuple(tuple(d.shape) for d in data_batch.data)
-        if cur != new:
+        cur = self._data_shapes
+        arrays = data_batch.data
+        if len(cur) != len(arrays) or any(s != tuple(d.shape) for (_, s), d in zip(cur, arrays)):
+            new = [tuple(d.shape) for d in arrays]
             provided = getattr(data_batch, 'provide_data', None)
             dshapes = provided if provided else [(n, s) for (n, _), s in zip(self._data_shapes, new)]
             lshapes = getattr(data_batch, 'provide_label', None)
