@@ -74,7 +74,11 @@ def make_function(op, func_name=None):
         # Parsed attributes keyed by the call's (name, value) pairs and the values' types (1, 1.0 and True are
         # equal keys): scripts call an op with the same few settings. Callers never change the dict returned.
         try:
-            key = (tuple(kwargs.items()), tuple(map(type, kwargs.values())))
+            if len(kwargs) == 1:  # (the usual call: one attribute, the cheapest key)
+                (k, v), = kwargs.items()
+                key = (k, v, type(v))
+            else:
+                key = (tuple(kwargs.items()), tuple(map(type, kwargs.values())))
             attrs = cache.get(key)
         except TypeError:  # an unhashable value (a list): parse every time
             return parse(kwargs)

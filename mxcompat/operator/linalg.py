@@ -82,6 +82,10 @@ def _dot(lhs, rhs, transpose_a, transpose_b, forward_stype):
             raise op_error('dot', 'dot shape error: %s X %s' % (_shape_str(lhs), _shape_str(rhs)))
         return torch.dot(lhs, rhs).reshape(1)
     ls, rs = tuple(lhs.shape), tuple(rhs.shape)
+    if len(ls) == 2 == len(rs) and not transpose_a and not transpose_b:  # plain matrices: no views in the way
+        if ls[1] != rs[0]:
+            raise op_error('dot', 'dot shape error: %s X %s' % (_shape_str(lhs), _shape_str(rhs)))
+        return torch.mm(lhs, rhs)
     if transpose_a:
         k, lout, lmat = ls[0], ls[1:], lhs.reshape(ls[0], -1).t()
     else:

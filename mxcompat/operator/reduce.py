@@ -41,8 +41,14 @@ def _legacy(out):
     return out.reshape(1) if out.dim() == 0 else out  # MXNet has no 0-d arrays: a full reduction gives (1,)
 
 
-def _reduce(name, fn):
+def _reduce(name, fn, direct=None):
+    """The op over MXNet's axis arguments; ``direct(x, dims, keepdim)`` (a torch reduction that keeps a float
+    input's dtype) serves one in-range int axis of a float array of 2 or more axes without the general checks."""
     def impl(data, axis, keepdims, exclude):
+        if direct is not None and type(axis) is int and not exclude and data.is_floating_point():
+            nd = data.dim()
+            if nd > 1 and -nd <= axis < nd:  # (torch takes negative axes as MXNet does; the result has an axis)
+                return direct(data, (axis,), keepdims)
         axes = norm_axes(name, axis, data.dim(), exclude)
         if not axes:
             return data.clone()
@@ -111,11 +117,12 @@ def _nanprod(x, axes, keep):
     return _prod(torch.where(torch.isnan(x), torch.ones_like(x), x), axes, keep)
 
 
-for _name, _fn, _aliases in [('sum', _sum, ('sum_axis',)), ('mean', _mean, ()), ('prod', _prod, ()),
-                             ('max', _extremum(torch.amax), ('max_axis',)),
-                             ('min', _extremum(torch.amin), ('min_axis',)),
-                             ('nansum', _nansum, ()), ('nanprod', _nanprod, ())]:
-    defop(_name, _X, _RED, _reduce(_name, _fn), aliases=_aliases,
+for _name, _fn, _direct, _aliases in [('sum', _sum, torch.sum, ('sum_axis',)), ('mean', _mean, torch.mean, ()),
+                                      ('prod', _prod, None, ()),
+                                      ('max', _extremum(torch.amax), None, ('max_axis',)),
+                                      ('min', _extremum(torch.amin), None, ('min_axis',)),
+                                      ('nansum', _nansum, torch.nansum, ()), ('nanprod', _nanprod, None, ())]:
+    defop(_name, _X, _RED, _reduce(_name, _fn, _direct), aliases=_aliases,
           doc='%s over ``axis`` (all axes by default; ``exclude`` inverts the set).' % _name)
 
 
