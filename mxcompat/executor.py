@@ -146,6 +146,7 @@ class Executor:
         self.outputs = _shared_outputs if self._out_shared else self._empty_outputs()
         self._saved = None
         self._leaf_cache = None  # (argument tensors, their autograd leaves): reused while the tensors stay
+        self._wrt = None  # (leaves, indices of the leaves backward differentiates, those leaves)
         self._monitor = None
         self._mon_records = None  # what the last monitored forward ran, for the monitored backward
 
@@ -218,8 +219,11 @@ class Executor:
                 outs = self._monitored_forward(args, aux)
             elif self._any_track:
                 ins = self._leaves(args)
-                with torch.enable_grad():
+                if torch.is_grad_enabled():
                     outs = self._lowered.graph_module.forward(*ins, *aux)
+                else:
+                    with torch.enable_grad():
+                        outs = self._lowered.graph_module.forward(*ins, *aux)
                 self._saved = (ins, outs)
             else:
                 with torch.no_grad():
@@ -347,7 +351,11 @@ class Executor:
         pairs = [(o, torch.ones_like(o) if h is None else h) for o, h in pairs if o.requires_grad]
         if self._monitor is not None and self._mon_records:
             self._monitored_backward(pairs)
-        want = [i for i, r in enumerate(self._grad_req) if r != 'null' and ins[i].requires_grad]
+        plan = self._wrt
+        if plan is None or plan[0] is not ins:  # (the leaves are reused while the bound tensors stay)
+            want = [i for i, r in enumerate(self._grad_req) if r != 'null' and ins[i].requires_grad]
+            plan = self._wrt = (ins, want, tuple(ins[i] for i in want))
+        want = plan[1]
         if not want or not pairs:  # e.g. integer outputs: the tracked inputs' gradients are zero, as in MXNet
             for i, (r, track) in enumerate(zip(self._grad_req, self._track)):
                 if r == 'write' and track:
@@ -356,7 +364,7 @@ class Executor:
         prev = _ag.set_training(is_train)
         try:
             grads = (_run_backward if out_grads is None else _autograd_grad)(
-                tuple(o for o, _ in pairs), tuple(h for _, h in pairs), tuple(ins[i] for i in want))
+                tuple(o for o, _ in pairs), tuple(h for _, h in pairs), plan[2])
         finally:
             _ag.set_training(prev)
         dsts, srcs = [], []
