@@ -309,6 +309,7 @@ class NDArrayIter(DataIter):
         self.num_data = sources[0][1].shape[0]
         self.idx = np.arange(self.num_data)
         self._cache_data = self._cache_label = None  # tail kept by roll_over for the next epoch
+        self._dense = None  # see _dense_sources
         self.cursor = -batch_size
         self.reset()  # shuffles when asked
 
@@ -352,11 +353,13 @@ class NDArrayIter(DataIter):
 
     def next(self):
         if self.iter_next():
-            if 0 <= self.cursor <= self.num_data - self.batch_size and type(self) is NDArrayIter:
-                # a whole batch inside the data (every batch but an epoch's first and last ones may be special)
-                window, axis = slice(self.cursor, self.cursor + self.batch_size), self.layout.find('N')
-                data, label = self._slices(self.data, window, axis), self._slices(self.label, window, axis)
-                if data is not None and label is not None:
+            c = self.cursor
+            if 0 <= c <= self.num_data - self.batch_size and type(self) is NDArrayIter:
+                # a whole batch inside the data (only an epoch's first and last batches may need more)
+                dense = self._dense_sources()
+                if dense is not None:
+                    end = c + self.batch_size
+                    data, label = [[NDArray._from_tensor(t[c:end].clone(), ctx) for t, ctx in part] for part in dense]
                     return DataBatch(data=data, label=label, pad=0, index=None)
             data, label = self.getdata(), self.getlabel()
             if data[0].shape[self.layout.find('N')] == self.batch_size:
@@ -365,15 +368,20 @@ class NDArrayIter(DataIter):
             self._cache_data, self._cache_label = data, label
         raise StopIteration
 
-    @staticmethod
-    def _slices(data_source, window, axis):
-        """``window`` of every dense NDArray in ``data_source``; None if one of them is of another kind."""
-        pieces = []
-        for _, source in data_source:
-            if type(source) is not NDArray:
-                return None
-            pieces.append(_slice_along_batch_axis(source, window, axis))
-        return pieces
+    def _dense_sources(self):
+        """``([(tensor, ctx)] of the data, the same of the labels)`` when every source is a dense NDArray batched
+        on axis 0, else None; kept while ``self.data``/``self.label`` are the same lists (a shuffle replaces them)
+        holding the same tensors."""
+        cached = self._dense
+        if (cached is not None and cached[0] is self.data and cached[1] is self.label
+                and all(a._t is t for a, t in cached[3])):
+            return cached[2]
+        arrays = [v for _, v in self.data + self.label]
+        parts = None
+        if self.layout.find('N') == 0 and all(type(v) is NDArray for v in arrays):
+            parts = tuple([(v._t, v._ctx) for _, v in src] for src in (self.data, self.label))
+        self._dense = (self.data, self.label, parts, [(v, v._t) for v in arrays] if parts else [])
+        return parts
 
     def _getdata(self, data_source, start=None, end=None):
         """Examples ``start:end`` (batch axis) of every array in ``data_source``; an open end runs to the last."""

@@ -96,6 +96,26 @@ def test_ndarrayiter_protocol_and_errors():
         mx.io.NDArrayIter(DATA, batch_size=2, last_batch_handle='wrap')
 
 
+def test_ndarrayiter_batches_are_copies_of_the_current_source():
+    # MXNet's slice_axis copies: writing into a batch leaves the source alone, while the source array itself is
+    # read at each batch (in-place writes and a shuffle are seen; so is a tensor swapped under the same NDArray)
+    x = mx.nd.array(np.arange(12, dtype=np.float32).reshape(6, 2))
+    it = mx.io.NDArrayIter(x, mx.nd.arange(6), batch_size=2)
+    first = it.next()
+    first.data[0][:] = -1
+    assert x.asnumpy()[0, 0] == 0
+    x[2:4] = 7
+    assert (it.next().data[0].asnumpy() == 7).all()
+    x.attach_grad()  # the NDArray now holds another (detached) tensor on the same memory
+    x[4:6] = 9
+    last = it.next()
+    assert (last.data[0].asnumpy() == 9).all() and last.label[0].asnumpy().tolist() == [4, 5]
+    np.random.seed(0)
+    shuffled = mx.io.NDArrayIter(x, mx.nd.arange(6), batch_size=2, shuffle=True)
+    rows = np.concatenate([b.label[0].asnumpy() for b in shuffled])
+    assert sorted(rows.tolist()) == list(range(6)) and rows.tolist() != list(range(6))
+
+
 def test_upstream_last_batch_counts():
     data = np.ones((1000, 2, 2))
     labels = np.ones((1000, 1))
