@@ -42,9 +42,8 @@ def _minus_one_hot(o, lab):
     an out-of-range index raises instead of asserting on the device); None otherwise."""
     if o.device.type != 'cpu':
         return None
-    grad = o.clone()
     try:
-        return grad.scatter_(1, lab.unsqueeze(1), -1.0, reduce='add')
+        return o.scatter(1, lab.unsqueeze(1), -1.0, reduce='add')  # (a new tensor: no separate clone call)
     except RuntimeError:  # a label outside [0, k): its row subtracts nothing (the slower masked path)
         return None
 
