@@ -27,6 +27,7 @@ from .. import symbol as _symbol_mod
 from .. import initializer
 from ..autograd import STATE as _AG
 from ..base import MXNetError, MXNetNotImplementedError, MXNetValueError, MXNetTypeError, unsupported
+from ..context import Context
 from ..ndarray.ndarray import NDArray, _wrap
 from ..symbol import Symbol
 from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _check, _indent, _brief_print_list,
@@ -35,6 +36,8 @@ from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _
 __all__ = ['Block', 'HybridBlock', 'SymbolBlock']  # HookHandle is public in gluon.utils in MXNet
 
 _TORCH_BACKENDS = ('inductor', 'eager', 'aot_eager')
+
+_DEFAULT_CTX = Context._default_ctx  # the per-thread default-context state (``with ctx:`` sets its value)
 
 
 class HookHandle:
@@ -454,11 +457,13 @@ class Block:
             param.cast(dtype)
 
     def __call__(self, *args):
-        for pre in list(self._forward_pre_hooks.values()):
-            pre(self, args)
+        if self._forward_pre_hooks:
+            for pre in list(self._forward_pre_hooks.values()):
+                pre(self, args)
         result = self.forward(*args)
-        for post in list(self._forward_hooks.values()):
-            post(self, args, result)
+        if self._forward_hooks:
+            for post in list(self._forward_hooks.values()):
+                post(self, args, result)
         return result
 
     def forward(self, *args):
@@ -826,6 +831,10 @@ class HybridBlock(Block):
                 kwargs = {key: p.var() for key, p in self._reg_params.items()}
                 with self.name_scope():
                     return self.hybrid_forward(_symbol_mod, x, *args, **kwargs)
+        if _DEFAULT_CTX.value is ctx:  # already the default context (a parent block or the caller entered it)
+            if self._active:
+                return self._call_cached_op(x, *args)
+            return self.hybrid_forward(_ndarray_mod, x, *args, **self._imperative_params(ctx, x, *args))
         with ctx:
             if self._active:
                 return self._call_cached_op(x, *args)
