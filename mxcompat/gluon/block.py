@@ -587,11 +587,14 @@ class _CachedOp:
             self.fn = torch.compile(self.graph_module, backend=backend, dynamic=None)
 
     def __call__(self, tensors):
+        # the plain graph runs its generated forward directly: the module call around it would only look for
+        # hooks (none are set on this private module) and decorate tracebacks
+        fn = self.graph_module.forward if self.fn is self.graph_module else self.fn
         if _AG.recording:
-            outs = self.fn(*tensors)
+            outs = fn(*tensors)
         else:
             with torch.no_grad():
-                outs = self.fn(*tensors)
+                outs = fn(*tensors)
         if self.alias_outputs:
             outs = list(outs)
             ptrs = {t.untyped_storage().data_ptr() for t in tensors}
