@@ -837,6 +837,8 @@ class HybridBlock(Block):
         if _DEFAULT_CTX.value is ctx:  # already the default context (a parent block or the caller entered it)
             if self._active:
                 return self._call_cached_op(x, *args)
+            if not self._reg_params:  # (a container or an activation: no parameters to look up)
+                return self.hybrid_forward(_ndarray_mod, x, *args)
             return self.hybrid_forward(_ndarray_mod, x, *args, **self._imperative_params(ctx, x, *args))
         with ctx:
             if self._active:
