@@ -59,6 +59,10 @@ def is_training():
     return STATE.training
 
 
+# what torch.set_grad_enabled(mode) does, without making its context-manager object (private API; falls back)
+_set_grad_mode = getattr(torch._C, '_set_grad_enabled', torch.set_grad_enabled)
+
+
 class _Scope:
     """``with``-block that sets recording/training and torch's grad mode, restoring them on exit."""
 
@@ -72,7 +76,7 @@ class _Scope:
         self._prev = (st.recording, st.training, torch.is_grad_enabled())
         if self._rec is not None:
             st.recording = self._rec
-            torch.set_grad_enabled(self._rec)
+            _set_grad_mode(self._rec)
         if self._train is not None:
             st.training = self._train
         return self
@@ -80,7 +84,7 @@ class _Scope:
     def __exit__(self, *exc):
         st = STATE
         st.recording, st.training, grad = self._prev
-        torch.set_grad_enabled(grad)
+        _set_grad_mode(grad)
 
 
 def record(train_mode=True):

@@ -190,3 +190,23 @@ def test_backward_through_the_engine_or_torch_backward(engine, monkeypatch):
     assert x._fresh_grad is True
     with pytest.raises(MXNetError, match='retain_graph'):
         y.backward()
+
+
+@pytest.mark.parametrize('setter', ['private', 'public'])
+def test_scopes_set_and_restore_torch_grad_mode(setter, monkeypatch):
+    # record()/pause() switch torch's grad mode through torch._C._set_grad_enabled, or torch.set_grad_enabled
+    # without it; either way it is restored on exit, also after an exception
+    import torch
+    if setter == 'public':
+        monkeypatch.setattr(autograd, '_set_grad_mode', torch.set_grad_enabled)
+    start = torch.is_grad_enabled()
+    with autograd.record():
+        assert torch.is_grad_enabled() and autograd.is_recording()
+        with autograd.pause():
+            assert not torch.is_grad_enabled() and not autograd.is_recording()
+        assert torch.is_grad_enabled()
+    assert torch.is_grad_enabled() == start
+    with pytest.raises(ValueError):
+        with autograd.record():
+            raise ValueError
+    assert torch.is_grad_enabled() == start and not autograd.is_recording()

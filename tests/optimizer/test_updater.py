@@ -166,3 +166,30 @@ def test_sgd_takes_all_same_dtype_weights_in_one_call(monkeypatch, sparse):
     for k in range(7):
         np.testing.assert_array_equal(one[2][k].asnumpy(), batched[2][k].asnumpy())
     assert one[3:] == batched[3:] == ({k: 3 for k in range(7)}, 3)
+
+
+@pytest.mark.parametrize('setter', ['private', 'public'])
+def test_updates_turn_grad_mode_off_and_back_on(setter, monkeypatch):
+    # inplace updates switch torch's grad mode off through torch._C._set_grad_enabled, or torch.no_grad() without
+    # it; the mode is back on afterwards, also when the update raises
+    from mxcompat.optimizer import _base
+    if setter == 'public':
+        monkeypatch.setattr(_base, '_set_grad_mode', None)
+    w = mx.nd.ones((3,))
+    w.attach_grad()
+    upd = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.5))
+    seen = []
+    orig = upd.optimizer._update_impl
+
+    def spy(*args, **kwargs):
+        seen.append(torch.is_grad_enabled())
+        return orig(*args, **kwargs)
+    monkeypatch.setattr(upd.optimizer, '_update_impl', spy)
+    with torch.enable_grad():
+        upd(0, mx.nd.ones((3,)), w)
+        assert torch.is_grad_enabled()
+        with pytest.raises(mx.base.MXNetError):
+            upd(0, mx.nd.ones((4,)), w)
+        assert torch.is_grad_enabled()
+    assert seen == [False, False]
+    np.testing.assert_allclose(w.asnumpy(), [0.5, 0.5, 0.5])
