@@ -59,6 +59,10 @@ def is_training():
     return STATE.training
 
 
+# what torch.set_grad_enabled(mode) does, without making its context-manager object (private API; falls back)
+_set_grad_mode = getattr(torch._C, '_set_grad_enabled', torch.set_grad_enabled)
+
+
 class _Scope:
     """``with``-block that sets recording/training and torch's grad mode, restoring them on exit."""
 
@@ -72,7 +76,7 @@ class _Scope:
         self._prev = (st.recording, st.training, torch.is_grad_enabled())
         if self._rec is not None:
             st.recording = self._rec
-            torch.set_grad_enabled(self._rec)
+            _set_grad_mode(self._rec)
         if self._train is not None:
             st.training = self._train
         return self
@@ -80,7 +84,7 @@ class _Scope:
     def __exit__(self, *exc):
         st = STATE
         st.recording, st.training, grad = self._prev
-        torch.set_grad_enabled(grad)
+        _set_grad_mode(grad)
 
 
 def record(train_mode=True):
@@ -182,6 +186,22 @@ def _heads(heads, head_grads):
     return ts, gs
 
 
+_engine_run_backward = getattr(getattr(torch.autograd, 'graph', None), '_engine_run_backward', None)
+_functorch_active = getattr(torch._C, '_are_functorch_transforms_active', None)
+
+
+def _accumulate_backward(ts, gs, retain_graph, own_heads):
+    """``torch.autograd.backward(ts, gs)``. Head gradients we made ourselves (``own_heads``: ones of each head's
+    shape and dtype) go straight to the autograd engine, without torch's checks of its arguments (private torch
+    API; falls back to the public call, as do tensor subclasses and functorch transforms)."""
+    if (own_heads and _engine_run_backward is not None and _functorch_active is not None
+            and not _functorch_active() and all(type(t) is torch.Tensor for t in ts)):
+        _engine_run_backward(tuple(ts), tuple(gs), retain_graph, False, (), allow_unreachable=True,
+                             accumulate_grad=True)
+    else:
+        torch.autograd.backward(ts, gs, retain_graph=retain_graph)
+
+
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     """Compute gradients of ``heads`` into the ``.grad`` of the marked variables."""
     ts, gs = _heads(heads, head_grads)
@@ -192,7 +212,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     prev = STATE.training
     STATE.training = train_mode
     try:
-        torch.autograd.backward(ts, gs, retain_graph=retain_graph)
+        _accumulate_backward(ts, gs, retain_graph, head_grads is None)
         if not retain_graph:
             for t in ts:
                 t._mx_graph_freed = True

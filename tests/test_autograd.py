@@ -167,3 +167,46 @@ def test_gradient_flows_through_a_sparse_variable(stype):
         y = 2 * x + x / 2 - 1 + mx.nd.exp(x)
     y.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), np.full((3, 3), 2.5 + np.e), rtol=1e-6)
+
+
+@pytest.mark.parametrize('engine', ['direct', 'public'])
+def test_backward_through_the_engine_or_torch_backward(engine, monkeypatch):
+    # backward without head gradients hands its own ones straight to torch's engine (a private API); without that
+    # API it calls torch.autograd.backward. Same gradients, 'write' and 'add', retained or not.
+    if engine == 'public':
+        monkeypatch.setattr(autograd, '_engine_run_backward', None)
+    x = mx.nd.array([1., 2., 3.])
+    x.attach_grad()
+    w = mx.nd.array([0.5, -1., 2.])
+    w.attach_grad(grad_req='add')
+    for _ in range(2):
+        with autograd.record():
+            y = x * x * w
+            z = (x * 3).sum()
+        autograd.backward([y, z], retain_graph=True)
+        y.backward()
+    assert x.grad.asnumpy().tolist() == [1., -4., 12.]
+    assert w.grad.asnumpy().tolist() == [4., 16., 36.]
+    assert x._fresh_grad is True
+    with pytest.raises(MXNetError, match='retain_graph'):
+        y.backward()
+
+
+@pytest.mark.parametrize('setter', ['private', 'public'])
+def test_scopes_set_and_restore_torch_grad_mode(setter, monkeypatch):
+    # record()/pause() switch torch's grad mode through torch._C._set_grad_enabled, or torch.set_grad_enabled
+    # without it; either way it is restored on exit, also after an exception
+    import torch
+    if setter == 'public':
+        monkeypatch.setattr(autograd, '_set_grad_mode', torch.set_grad_enabled)
+    start = torch.is_grad_enabled()
+    with autograd.record():
+        assert torch.is_grad_enabled() and autograd.is_recording()
+        with autograd.pause():
+            assert not torch.is_grad_enabled() and not autograd.is_recording()
+        assert torch.is_grad_enabled()
+    assert torch.is_grad_enabled() == start
+    with pytest.raises(ValueError):
+        with autograd.record():
+            raise ValueError
+    assert torch.is_grad_enabled() == start and not autograd.is_recording()

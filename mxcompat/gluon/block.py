@@ -27,6 +27,7 @@ from .. import symbol as _symbol_mod
 from .. import initializer
 from ..autograd import STATE as _AG
 from ..base import MXNetError, MXNetNotImplementedError, MXNetValueError, MXNetTypeError, unsupported
+from ..context import Context
 from ..ndarray.ndarray import NDArray, _wrap
 from ..symbol import Symbol
 from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _check, _indent, _brief_print_list,
@@ -35,6 +36,8 @@ from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _
 __all__ = ['Block', 'HybridBlock', 'SymbolBlock']  # HookHandle is public in gluon.utils in MXNet
 
 _TORCH_BACKENDS = ('inductor', 'eager', 'aot_eager')
+
+_DEFAULT_CTX = Context._default_ctx  # the per-thread default-context state (``with ctx:`` sets its value)
 
 
 class HookHandle:
@@ -454,11 +457,13 @@ class Block:
             param.cast(dtype)
 
     def __call__(self, *args):
-        for pre in list(self._forward_pre_hooks.values()):
-            pre(self, args)
+        if self._forward_pre_hooks:
+            for pre in list(self._forward_pre_hooks.values()):
+                pre(self, args)
         result = self.forward(*args)
-        for post in list(self._forward_hooks.values()):
-            post(self, args, result)
+        if self._forward_hooks:
+            for post in list(self._forward_hooks.values()):
+                post(self, args, result)
         return result
 
     def forward(self, *args):
@@ -582,11 +587,14 @@ class _CachedOp:
             self.fn = torch.compile(self.graph_module, backend=backend, dynamic=None)
 
     def __call__(self, tensors):
+        # the plain graph runs its generated forward directly: the module call around it would only look for
+        # hooks (none are set on this private module) and decorate tracebacks
+        fn = self.graph_module.forward if self.fn is self.graph_module else self.fn
         if _AG.recording:
-            outs = self.fn(*tensors)
+            outs = fn(*tensors)
         else:
             with torch.no_grad():
-                outs = self.fn(*tensors)
+                outs = fn(*tensors)
         if self.alias_outputs:
             outs = list(outs)
             ptrs = {t.untyped_storage().data_ptr() for t in tensors}
@@ -826,6 +834,12 @@ class HybridBlock(Block):
                 kwargs = {key: p.var() for key, p in self._reg_params.items()}
                 with self.name_scope():
                     return self.hybrid_forward(_symbol_mod, x, *args, **kwargs)
+        if _DEFAULT_CTX.value is ctx:  # already the default context (a parent block or the caller entered it)
+            if self._active:
+                return self._call_cached_op(x, *args)
+            if not self._reg_params:  # (a container or an activation: no parameters to look up)
+                return self.hybrid_forward(_ndarray_mod, x, *args)
+            return self.hybrid_forward(_ndarray_mod, x, *args, **self._imperative_params(ctx, x, *args))
         with ctx:
             if self._active:
                 return self._call_cached_op(x, *args)

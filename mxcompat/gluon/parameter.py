@@ -241,7 +241,7 @@ class Parameter:
             raise self._not_ready_error()
         if ctx is list:
             return arr_list
-        if ctx is None and len(arr_list) == 1:
+        if len(arr_list) == 1 and (ctx is None or arr_list[0]._ctx is ctx):  # (one context, asked for by itself)
             return arr_list[0]
         where = current_context() if ctx is None else ctx
         pos = self._ctx_map.get(_ctx_key(where))

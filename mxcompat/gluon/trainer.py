@@ -342,18 +342,24 @@ class Trainer:
         on_kv = bool(self._kvstore and self._update_on_kvstore)
         batches = [([], [], []) for _ in self._updaters]  # per context: indices, gradients, weights
         for pos, param in self._trained():
-            weights = param._check_and_get(param._data, list)
-            stale = [w for w in weights if not w._fresh_grad]
-            if stale and not ignore_stale_grad:
-                raise UserWarning(_STALE_MSG % (param.name, str(stale[0].context)))
+            weights = param._data
+            if weights is None:
+                param._check_and_get(weights, list)  # raises: not initialized
+            # NDArray._fresh_grad of each weight, read from its tensor directly (once)
+            fresh = [getattr(w._t, '_mx_fresh_grad', False) for w in weights]
+            if not ignore_stale_grad and not all(fresh):
+                raise UserWarning(_STALE_MSG % (param.name, str(weights[fresh.index(False)].context)))
             if on_kv:
                 continue  # as in MXNet, the freshness flags are left as they are
-            for (keys, grads, targets), weight, grad in zip(batches, weights, param.list_grad()):
-                if weight._fresh_grad or not ignore_stale_grad:
+            grads_of = param._grad
+            if grads_of is None:
+                grads_of = param.list_grad()  # (raises)
+            for (keys, grads, targets), weight, grad, new in zip(batches, weights, grads_of, fresh):
+                if new or not ignore_stale_grad:
                     keys.append(pos)
                     grads.append(grad)
                     targets.append(weight)
-                    weight._fresh_grad = False
+                    weight._t._mx_fresh_grad = False
         if on_kv:
             return
         for updater, (keys, grads, targets) in zip(self._updaters, batches):

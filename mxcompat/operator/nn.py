@@ -322,7 +322,8 @@ defop('Deconvolution', ('data', 'weight', 'bias'),
 
 
 # ---- Pooling ------------------------------------------------------------------------------------------------------
-_MAXPOOL = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
+# torch's own max_poolNd, which F.max_poolNd call after argument handling we do not need (positional, no indices)
+_MAXPOOL = {1: torch.max_pool1d, 2: torch.max_pool2d, 3: torch.max_pool3d}
 _AVGPOOL = {2: F.avg_pool2d, 3: F.avg_pool3d}
 
 

@@ -104,6 +104,15 @@ class SGD(_MomentumSGDBase):
         self.lazy_update = lazy_update
         self.aggregate_num = _aggregation_size('4')
 
+    def _one_call_per_dtype(self):
+        """Whether an Updater may pass all its same-dtype weights in one call instead of ``aggregate_num`` at a time
+        (fewer, longer foreach kernels): SGD updates every weight on its own, and without an ``lr_scheduler`` the
+        learning rate does not follow ``num_update`` as it grows from one batch to the next. Only while nothing
+        can see the calls: SGD's own ``update_multi_precision`` and ``_update_impl`` (not a subclass's, nor one
+        set on the instance)."""
+        return (self.lr_scheduler is None and type(self)._update_impl is SGD._update_impl
+                and getattr(self.update_multi_precision, '__func__', None) is AggregatedUpdates.update_multi_precision)
+
     @inplace
     def _update_impl(self, indices, weights, grads, states, multi_precision=False):
         indices, weights, grads, states = _as_lists(indices, weights, grads, states)

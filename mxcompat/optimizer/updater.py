@@ -34,7 +34,8 @@ def _loads(data):
 
 class Updater:
     """Updater for kvstore and Trainer: creates each index's state on first use, then calls the optimizer's
-    ``update_multi_precision`` (in batches of ``optimizer.aggregate_num`` same-dtype weights when that is > 0)."""
+    ``update_multi_precision`` (in batches of ``optimizer.aggregate_num`` same-dtype weights when that is > 0; plain
+    SGD without a scheduler takes each dtype's weights in one call, with the same result)."""
 
     def __init__(self, optimizer):
         self.optimizer = optimizer
@@ -65,6 +66,9 @@ class Updater:
             for i, w, g in zip(indices, weights, grads):
                 opt.update_multi_precision(i, w, g, states[i])
             return
+        one_call = getattr(opt, '_one_call_per_dtype', None)
+        if one_call is not None and one_call():
+            n = max(n, len(indices))  # every same-dtype weight in one call (the same result as batches of n)
         by_dtype = {}
         for i, w, g in zip(indices, weights, grads):
             # (dense arrays: the torch dtype, cheaper than the numpy one; sparse: without densifying)

@@ -88,6 +88,38 @@ def test_pick_against_numpy(dtype, axis, keepdims, mode):
     replay.check_equal(got, want if keepdims else np.squeeze(want, axis))
 
 
+@pytest.mark.parametrize('index_dtype', ('float32', 'int64'))
+@pytest.mark.parametrize('axis, keepdims', [(-1, False), (1, True), (0, False)])
+@pytest.mark.parametrize('labels', [[2.7, 0, 4, 1], [5, -1, 3, 0]])
+def test_pick_rows_fast_path_and_fallback(labels, axis, keepdims, index_dtype):
+    # 2-D data with one (clipped) index per row takes a short path on CPU; an out-of-range index falls back to the
+    # general path's clipping, and axis=0 never takes it. Values, shape and the gradient match numpy either way.
+    a = np.arange(20, dtype='float32').reshape(4, 5) * 0.5 - 3
+    idx = np.array(labels, dtype='float64').astype(index_dtype)
+    n = a.shape[axis]
+    picked = np.clip(idx.astype('int64'), 0, n - 1)
+    if axis == 0:
+        a = a[:, :4]
+        picked = np.clip(idx.astype('int64'), 0, 3)
+        want = a[picked, np.arange(4)]
+    else:
+        want = a[np.arange(4), picked]
+    x = nd.array(a)
+    x.attach_grad()
+    with mx.autograd.record():
+        got = nd.pick(x, nd.array(idx, dtype=index_dtype), axis=axis, keepdims=keepdims)
+    got.backward()
+    replay.check_equal(got, want[:, None] if keepdims else want)
+    grad = np.zeros_like(a)
+    if axis == 0:
+        grad[picked, np.arange(4)] = 1
+    else:
+        grad[np.arange(4), picked] = 1
+    replay.check_equal(x.grad, grad)
+    with pytest.raises(MXNetError, match='inconsistent'):
+        nd.pick(x, nd.array([0, 1, 2]), axis=axis)
+
+
 @pytest.mark.parametrize('dtype', ('float32', 'float64', 'int32', 'int64', 'uint8'))
 @pytest.mark.parametrize('axis', [-1, 0, None])
 @pytest.mark.parametrize('is_ascend', [True, False])

@@ -130,3 +130,66 @@ def test_leaf_weights_with_gradients_update_in_place():
     assert w._t is t and t.requires_grad
     np.testing.assert_allclose(w.asnumpy(), [0.0, 0.0, 0.0])
     assert torch.is_grad_enabled()
+
+
+@pytest.mark.parametrize('sparse', [False, True])
+def test_sgd_takes_all_same_dtype_weights_in_one_call(monkeypatch, sparse):
+    # Plain SGD without an lr_scheduler gets all weights of a dtype in one call; with a (constant) scheduler it gets
+    # MXNet's batches of aggregate_num. Same weights, momenta and update counts either way (a row_sparse gradient
+    # sends its batch down the one-weight-at-a-time path in both).
+    def run(opt):
+        calls = []
+        orig = opt._update_impl
+
+        def spy(index, *args, **kwargs):
+            calls.append(tuple(index))
+            return orig(index, *args, **kwargs)
+        monkeypatch.setattr(opt, '_update_impl', spy)
+        upd = mx.optimizer.get_updater(opt)
+        rs = np.random.RandomState(5)
+        dts = ['float32', 'float64', 'float32', 'float32', 'float32', 'float64', 'float32']
+        ws = [mx.nd.array(rs.randn(3, 2), dtype=d) for d in dts]
+        for _ in range(3):
+            gs = [mx.nd.array(rs.randn(3, 2), dtype=d) for d in dts]
+            if sparse:
+                gs[3] = mx.nd.array(rs.randn(3, 2) * (np.arange(3)[:, None] != 1)).tostype('row_sparse')
+            upd(list(range(7)), gs, ws)
+        return calls, ws, upd.states, opt._index_update_count, opt.num_update
+
+    kwargs = dict(momentum=0.9, wd=0.01, rescale_grad=0.5)
+    one = run(mx.optimizer.SGD(learning_rate=0.1, **kwargs))
+    batched = run(mx.optimizer.SGD(lr_scheduler=mx.lr_scheduler.FactorScheduler(1000, base_lr=0.1), **kwargs))
+    assert one[0] == [(0, 2, 3, 4, 6), (1, 5)] * 3
+    assert batched[0] == [(0, 2, 3, 4), (6,), (1, 5)] * 3
+    for a, b in zip(one[1], batched[1]):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    for k in range(7):
+        np.testing.assert_array_equal(one[2][k].asnumpy(), batched[2][k].asnumpy())
+    assert one[3:] == batched[3:] == ({k: 3 for k in range(7)}, 3)
+
+
+@pytest.mark.parametrize('setter', ['private', 'public'])
+def test_updates_turn_grad_mode_off_and_back_on(setter, monkeypatch):
+    # inplace updates switch torch's grad mode off through torch._C._set_grad_enabled, or torch.no_grad() without
+    # it; the mode is back on afterwards, also when the update raises
+    from mxcompat.optimizer import _base
+    if setter == 'public':
+        monkeypatch.setattr(_base, '_set_grad_mode', None)
+    w = mx.nd.ones((3,))
+    w.attach_grad()
+    upd = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.5))
+    seen = []
+    orig = upd.optimizer._update_impl
+
+    def spy(*args, **kwargs):
+        seen.append(torch.is_grad_enabled())
+        return orig(*args, **kwargs)
+    monkeypatch.setattr(upd.optimizer, '_update_impl', spy)
+    with torch.enable_grad():
+        upd(0, mx.nd.ones((3,)), w)
+        assert torch.is_grad_enabled()
+        with pytest.raises(mx.base.MXNetError):
+            upd(0, mx.nd.ones((4,)), w)
+        assert torch.is_grad_enabled()
+    assert seen == [False, False]
+    np.testing.assert_allclose(w.asnumpy(), [0.5, 0.5, 0.5])
