@@ -250,8 +250,11 @@ def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stde
             reps = repeat if w.repeat is None else min(repeat, w.repeat)
             ready = [s for s in sides if _safe(workers[s], res, 'setup')]
             active = list(ready)
-            for _ in range(reps):
-                for s in list(active):
+            for rep in range(reps):
+                # the order of the sides rotates each round, so no side always follows the same other one (a side
+                # that leaves the machine busy, such as MXNet's engine threads, would otherwise slow only its successor)
+                k = rep % len(active) if active else 0
+                for s in active[k:] + active[:k]:
                     r = _safe(workers[s], res, 'run')
                     if r is None:
                         active.remove(s)
