@@ -443,6 +443,8 @@ def to_json(results, info, hello, size, threads, timer='wall'):
                      'target': w.target, 'slack': w.slack, 'doc': w.doc}
             if w.nbytes:
                 extra['nbytes'] = w.nbytes(size)
+            if s == 'mxcompat':  # the paired-block ratios the table shows (compare() prefers them to the medians')
+                extra['paired_ratio'] = {o: res.ratio(s, o) for o in res.times if o != s}
             benches.append({
                 'group': w.name, 'name': '%s[%s]' % (w.name, s), 'fullname': 'benchmarks/workloads.py::%s[%s]' % (
                     w.name, s), 'params': {'side': s, 'size': size}, 'param': s, 'extra_info': extra,
@@ -459,14 +461,25 @@ def to_json(results, info, hello, size, threads, timer='wall'):
 def compare(current, baseline, threshold=WORSE):
     """Rows (workload, ratio name, baseline, current, flagged) for every ratio present in both JSON documents."""
     cur, base = _ratios.side_medians(current), _ratios.side_medians(baseline)
+    paired_now, paired_base = _paired(current), _paired(baseline)
     rows = []
     for group in cur:
         for other in ('torch', 'mxnet'):
-            r_now = _ratios.ratio(cur[group], other)
-            r_base = _ratios.ratio(base.get(group, {}), other)
+            r_now = paired_now.get((group, other)) or _ratios.ratio(cur[group], other)
+            r_base = paired_base.get((group, other)) or _ratios.ratio(base.get(group, {}), other)
             if r_now is not None and r_base is not None:
                 rows.append((group, 'mxcompat/' + LABEL[other], r_base, r_now, r_now > r_base * threshold))
     return rows
+
+
+def _paired(doc):
+    """{(workload, other side): paired-block ratio} recorded by to_json (older documents have none)."""
+    out = {}
+    for b in doc['benchmarks']:
+        for other, r in (b.get('extra_info', {}).get('paired_ratio') or {}).items():
+            if r is not None:
+                out[(b['group'], other)] = r
+    return out
 
 
 def _timers(doc):

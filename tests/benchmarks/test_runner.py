@@ -67,13 +67,20 @@ def test_json_is_pytest_benchmark_shaped_and_compare_flags(tmp_path):
     assert {g: round(ratios.ratio(s, 'torch'), 3) for g, s in ratios.side_medians(doc).items()} == {
         'ops:dot': 2.1, 'import:import_time': 1.25, 'save_load:nd_save': 2.0}
     assert not any(row[-1] for row in R.compare(doc, doc))
+    dot = next(b for b in doc['benchmarks'] if b['group'] == 'ops:dot' and b['extra_info']['side'] == 'mxcompat')
+    assert dot['extra_info']['paired_ratio'] == {'torch': 2.0, 'mxnet': 0.525}
     worse = json.loads(json.dumps(doc))
     for b in worse['benchmarks']:
         if b['group'] == 'ops:dot' and b['extra_info']['side'] == 'mxcompat':
             b['stats']['median'] *= 1.2
+            b['extra_info']['paired_ratio'] = {k: v * 1.2 for k, v in b['extra_info']['paired_ratio'].items()}
     flagged = [(g, name) for g, name, _, _, bad in R.compare(worse, doc) if bad]
     assert flagged == [('ops:dot', 'mxcompat/torch'), ('ops:dot', 'mxcompat/MXNet')]
     assert 'WORSE' in R.compare_text(R.compare(worse, doc))
+    for d in (doc, worse):  # documents without paired ratios (older runs, pytest-benchmark's) compare medians
+        for b in d['benchmarks']:
+            b['extra_info'].pop('paired_ratio', None)
+    assert [(g, name) for g, name, _, _, bad in R.compare(worse, doc) if bad] == flagged
 
 
 def test_svg_plot(tmp_path):
