@@ -63,6 +63,18 @@ def is_training():
 _set_grad_mode = getattr(torch._C, '_set_grad_enabled', torch.set_grad_enabled)
 
 
+def _without_grad(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with torch's grad mode off, as under ``torch.no_grad()`` but without building its
+    object; the mode is back on afterwards, also when ``fn`` raises."""
+    if not torch.is_grad_enabled():
+        return fn(*args, **kwargs)
+    _set_grad_mode(False)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _set_grad_mode(True)
+
+
 class _Scope:
     """``with``-block that sets recording/training and torch's grad mode, restoring them on exit."""
 

@@ -272,10 +272,6 @@ class ExecutorGroup:
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         out_names = self.execs[0]._lowered.output_names
-        if len(self.execs) == 1 and not pre_sliced:
-            eval_metric.update_dict(OrderedDict(zip(self.label_names, labels)),
-                                    OrderedDict(zip(out_names, self.execs[0].outputs)))
-            return
         for i, (ex, sl) in enumerate(zip(self.execs, self.slices)):
             if pre_sliced:
                 labels_i = labels[i]

@@ -13,28 +13,16 @@ from ..base import MXNetValueError
 from ..registry import add_class
 from ..ndarray import sparse as _sparse
 from ..ndarray.ndarray import NDArray
+from ..autograd import _without_grad
 
 __all__ = ['Optimizer', 'register', 'create', 'Test']
 
-# what torch.no_grad() sets and restores, without its context-manager object (private API; falls back)
-_set_grad_mode = getattr(torch._C, '_set_grad_enabled', None)
-
-
 def inplace(fn):
     """Run ``fn`` with torch's gradient recording off (weights may be leaves that require grad); cheaper than
-    ``torch.no_grad()`` as a decorator when recording is already off."""
+    ``torch.no_grad()`` as a decorator."""
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        if not torch.is_grad_enabled():
-            return fn(*args, **kwargs)
-        if _set_grad_mode is None:
-            with torch.no_grad():
-                return fn(*args, **kwargs)
-        _set_grad_mode(False)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _set_grad_mode(True)
+        return _without_grad(fn, *args, **kwargs)
     return run
 
 

@@ -12,6 +12,7 @@ import re
 import torch
 import torch.fx
 
+from ..autograd import _without_grad
 from ..base import MXNetError
 from .symbol import _aux_vars
 
@@ -61,22 +62,12 @@ def _bind_op(op, attrs, fname):
     return call
 
 
-# torch.set_grad_enabled(mode) without its context-manager object (private API; the public call sets it too)
-_set_grad_mode = getattr(torch._C, '_set_grad_enabled', torch.set_grad_enabled)
-
-
 def _bind_head(op, attrs, fname):
     """The forward of a split loss head: its value, not recorded (the executor seeds its gradient)."""
     impl = op.impl
 
     def call(*args):
-        if not torch.is_grad_enabled():
-            return impl(*args, **attrs)
-        _set_grad_mode(False)
-        try:
-            return impl(*args, **attrs)
-        finally:
-            _set_grad_mode(True)
+        return _without_grad(impl, *args, **attrs)
     call.__name__ = call.__qualname__ = fname
     call._mx_op = op.name
     call._mx_attrs = attrs

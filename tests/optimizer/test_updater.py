@@ -170,11 +170,11 @@ def test_sgd_takes_all_same_dtype_weights_in_one_call(monkeypatch, sparse):
 
 @pytest.mark.parametrize('setter', ['private', 'public'])
 def test_updates_turn_grad_mode_off_and_back_on(setter, monkeypatch):
-    # inplace updates switch torch's grad mode off through torch._C._set_grad_enabled, or torch.no_grad() without
-    # it; the mode is back on afterwards, also when the update raises
-    from mxcompat.optimizer import _base
+    # inplace updates switch torch's grad mode off through torch._C._set_grad_enabled, or the public
+    # torch.set_grad_enabled without it; the mode is back on afterwards, also when the update raises
+    from mxcompat import autograd
     if setter == 'public':
-        monkeypatch.setattr(_base, '_set_grad_mode', None)
+        monkeypatch.setattr(autograd, '_set_grad_mode', torch.set_grad_enabled)
     w = mx.nd.ones((3,))
     w.attach_grad()
     upd = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.5))
