@@ -39,7 +39,7 @@ def _autograd_grad(outputs, heads, inputs):
     return torch.autograd.grad(outputs, inputs, heads, allow_unused=True, retain_graph=True)
 
 
-_engine_run_backward = getattr(getattr(torch.autograd, 'graph', None), '_engine_run_backward', None)
+_engine_run_backward = _ag._engine_run_backward  # (private torch API, or None)
 
 
 def _run_backward(outputs, heads, inputs):
