@@ -118,16 +118,35 @@ def make_function(op, func_name=None):
             return _finish(op, res, args, attrs, out)
     else:
         optional = op.optional
-        simple = n_in == 1 and not op.view and op.num_outputs == 1 and len(op.defaults) == len(op.params)
-        defaults = op.defaults
+        simple = n_in == 1 and not op.view and op.num_outputs == 1
+        defaults = op.defaults if len(op.defaults) == len(op.params) else None  # (None: an attribute is required)
+        bind = op.bind if simple else None
+        bound = {}  # (name, value, type) of a one-attribute call -> op.bind's function for it
+
+        def bind_new(kwargs):
+            run = bind(parse_cached(kwargs))
+            if run is not None:
+                (k, v), = kwargs.items()
+                if len(bound) > 64:
+                    bound.clear()
+                bound[k, v, type(v)] = run
+            return run
 
         def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001
             if simple and out is None and len(args) == 1 and type(args[0]) is NDArray:
                 # hot path: one array input, attributes by keyword only
                 a = args[0]
-                attrs = parse_cached(kwargs) if kwargs else defaults
                 try:
-                    return _wrap(impl(a._t, **attrs), a._ctx)
+                    if bind is not None and len(kwargs) == 1:
+                        (k, v), = kwargs.items()
+                        try:
+                            run = bound[k, v, type(v)]
+                        except (KeyError, TypeError):  # (a first call, or an unhashable value)
+                            run = bind_new(kwargs)
+                        if run is not None:
+                            return _wrap(run(a._t), a._ctx)
+                    return _wrap(impl(a._t, **(defaults if not kwargs and defaults is not None
+                                               else parse_cached(kwargs))), a._ctx)
                 except MXNetError:
                     raise
                 except (RuntimeError, IndexError, ValueError) as e:

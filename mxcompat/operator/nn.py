@@ -45,7 +45,8 @@ def _activation(data, act_type):
     return _ACT[act_type](data)
 
 
-defop('Activation', _X, [('act_type', 'str', REQUIRED)], _activation, aliases=('_npx_activation',),
+defop('Activation', _X, [('act_type', 'str', REQUIRED)], _activation, bind=lambda a: _ACT[a['act_type']],
+      aliases=('_npx_activation',),
       choices={'act_type': tuple(_ACT)}, doc='Elementwise activation: relu, sigmoid, tanh, softrelu or softsign.')
 
 

@@ -7,6 +7,8 @@ The gradient of max/min goes in full to every element equal to the result, as in
 Differs from MXNet: ``norm(out_dtype=...)`` casts the result (MXNet 1.9.1 fails at run time on CPU); ord=2 on
 integer arrays is not supported (MXNet's result there is an artifact of integer arithmetic in its scaled reducer).
 """
+import functools
+
 import torch
 
 from ..base import unsupported
@@ -42,18 +44,33 @@ def _legacy(out):
 
 
 def _reduce(name, fn, direct=None):
-    """The op over MXNet's axis arguments; ``direct(x, dims, keepdim)`` (a torch reduction that keeps a float
-    input's dtype) serves one in-range int axis of a float array of 2 or more axes without the general checks."""
-    def impl(data, axis, keepdims, exclude):
-        if direct is not None and type(axis) is int and not exclude and data.is_floating_point():
-            nd = data.dim()
-            if nd > 1 and -nd <= axis < nd:  # (torch takes negative axes as MXNet does; the result has an axis)
-                return direct(data, (axis,), keepdims)
+    """The op over MXNet's axis arguments, and its ``bind``. ``direct(x, dims, keepdim)`` (a torch reduction
+    that keeps a float input's dtype) serves one in-range int axis of a float array of 2 or more axes without
+    the general checks."""
+    def general(data, axis, keepdims, exclude):
         axes = norm_axes(name, axis, data.dim(), exclude)
         if not axes:
             return data.clone()
         return _legacy(fn(data, axes, keepdims))
-    return impl
+
+    def one_axis(axis, keepdims, data):
+        if data.is_floating_point():
+            nd = data.dim()
+            if nd > 1 and -nd <= axis < nd:  # (torch takes negative axes as MXNet does; the result has an axis)
+                return direct(data, (axis,), keepdims)
+        return general(data, axis, keepdims, False)
+
+    def bind(attrs):
+        axis = attrs['axis']
+        if direct is None or type(axis) is not int or attrs['exclude']:
+            return None
+        return functools.partial(one_axis, axis, attrs['keepdims'])
+
+    def impl(data, axis, keepdims, exclude):
+        if direct is not None and type(axis) is int and not exclude:
+            return one_axis(axis, keepdims, data)
+        return general(data, axis, keepdims, exclude)
+    return impl, bind
 
 
 class _ExtremumGrad(torch.autograd.Function):
@@ -122,7 +139,8 @@ for _name, _fn, _direct, _aliases in [('sum', _sum, torch.sum, ('sum_axis',)), (
                                       ('max', _extremum(torch.amax), None, ('max_axis',)),
                                       ('min', _extremum(torch.amin), None, ('min_axis',)),
                                       ('nansum', _nansum, torch.nansum, ()), ('nanprod', _nanprod, None, ())]:
-    defop(_name, _X, _RED, _reduce(_name, _fn, _direct), aliases=_aliases,
+    _impl, _bind = _reduce(_name, _fn, _direct)
+    defop(_name, _X, _RED, _impl, bind=_bind, aliases=_aliases,
           doc='%s over ``axis`` (all axes by default; ``exclude`` inverts the set).' % _name)
 
 

@@ -73,18 +73,21 @@ class OpDef:
     head_grad  for loss heads whose backward ignores the head gradient (SoftmaxOutput, MakeLoss ...):
                ``head_grad(out, *inputs, **attrs)`` -> the gradient of input 0. Bound executors use it to seed
                backward at the head's input directly instead of going through a Python autograd.Function.
+    bind       for one-input ops: ``bind(attrs)`` -> a function of the input tensor equal to ``impl`` with those
+               attributes (a shorter path for eager calls, cached per attribute set), or None where it has none.
     """
 
     __slots__ = ('name', 'inputs', 'variadic', 'params', 'param_names', 'impl', 'optional', 'aux', 'view',
                  'num_outputs', 'infer_fn', 'choices', 'defaults', 'aliases', 'doc', 'ndarray_only', 'arg_order',
                  'key_var_num_args', 'output_names', 'input_names_fn', 'same_shape', '_infer_cache',
-                 'head_grad')
+                 'head_grad', 'bind')
 
     def __init__(self, name, inputs, params, impl, optional=(), aux=(), view=False, num_outputs=1, infer=None,
                  choices=None, aliases=(), doc=None, ndarray_only=False, output_names=None, input_names=None,
-                 same_shape=None, head_grad=None):
+                 same_shape=None, head_grad=None, bind=None):
         self.name = name
         self.head_grad = head_grad
+        self.bind = bind
         self.variadic = len(inputs) == 1 and inputs[0].startswith('*')
         self.inputs = (inputs[0][1:],) if self.variadic else tuple(inputs)
         self.key_var_num_args = 'num_args' if self.variadic else None

@@ -186,3 +186,14 @@ def test_impls_take_switched_off_inputs_as_absent():
     assert conv.impl(torch.ones(1, 3, 5), torch.ones(4, 3, 1), **a).shape == (1, 4, 5)
     lr = registry.get('LeakyReLU')
     assert lr.impl(x, **lr.parse_attrs({})).shape == (2, 3)
+
+
+def test_bound_activation_and_required_attributes():
+    x = mx.nd.array(np.random.RandomState(0).uniform(-2, 2, (2, 3)).astype(np.float32))
+    for act in ('relu', 'sigmoid', 'tanh', 'softrelu', 'softsign'):
+        np.testing.assert_array_equal(mx.nd.Activation(x, act_type=act).asnumpy(),
+                                      registry.get('Activation').impl(x._t, act_type=act).numpy())
+    with pytest.raises(MXNetValueError, match="required argument 'act_type'"):
+        mx.nd.Activation(x)
+    with pytest.raises(MXNetValueError, match='act_type'):
+        mx.nd.Activation(x, act_type='gelu')

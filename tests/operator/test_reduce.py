@@ -164,3 +164,26 @@ def test_full_reductions_have_shape_one():
         assert f(x).shape == (1,)
     assert nd.sum(x, keepdims=True).shape == (1, 1)
     assert nd.sum(x, axis=(0, 1), exclude=True).shape == (2, 3)  # nothing left to reduce: a copy
+
+
+@pytest.mark.parametrize('op', ('sum', 'mean', 'nansum'))
+def test_one_attribute_calls_take_the_bound_path_with_the_same_results(op):
+    # ``nd.sum(x, axis=1)`` runs the op's bound function (OpDef.bind, cached per attribute); the same call with
+    # more keywords runs the general implementation: both must agree, including where the bound function falls back
+    f = getattr(nd, op)
+    for dtype in ('float32', 'float16', 'int32'):  # (a cached runner reused across dtypes: ints take the general path)
+        for shape in ((3, 4, 5), (6,)):  # (1-D: the full reduction gives shape (1,))
+            x = nd.array(_data(shape, dtype), dtype=dtype)
+            for axis in (0, -1, len(shape) - 1):
+                got = f(x, axis=axis)
+                want = f(x, axis=axis, keepdims=False, exclude=False)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+    x = nd.array(_data((3, 4), 'float32'))
+    assert f(x, axis=[1]).shape == (3,)  # an unhashable value: parsed every call, never cached
+    assert f(x, axis=(0, 1)).shape == (1,)  # several axes: no bound function, the general path
+    with pytest.raises(MXNetValueError, match='exceeds'):
+        f(x, axis=2)  # out of range: the bound function hands over to the general checks
+    with pytest.raises(MXNetValueError, match='exceeds'):
+        f(x, axis=2)  # (again, from the cache)
+
