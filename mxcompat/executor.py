@@ -341,6 +341,10 @@ class Executor:
                 raise MXNetValueError('backward: %d out_grads for %d outputs' % (len(out_grads), len(outs)))
             out_grads = out_grads[:len(outs)]
             heads = [None if g is None else g._t for g in out_grads]
+            for k, (h, o) in enumerate(zip(heads, outs)):
+                if h is not None and h.shape != o.shape:
+                    raise MXNetError('Executor.backward: out_grads[%d] has shape %s, the output %s'
+                                     % (k, tuple(h.shape), tuple(o.shape)))
         else:
             heads = [None] * len(outs)
         pairs = list(zip(outs, heads))

@@ -321,3 +321,47 @@ def test_graph_module_is_the_plain_graph():
     outs = gm(*[a._t for a in ex.arg_arrays])
     assert len(outs) == 1
     np.testing.assert_allclose(outs[0].detach().numpy(), _expected_softmax_grads()[0], rtol=1e-5)
+
+
+def _big_fc_executor():
+    # a weight of 300 x 256 elements: large enough that the array takes over the new gradient's memory
+    # (executor._adopt) instead of copying it
+    data = mx.sym.var('x')
+    net = mx.sym.FullyConnected(data, num_hidden=300, name='fc')
+    return net.simple_bind(mx.cpu(), x=(4, 256))
+
+
+def test_large_gradients_land_in_the_same_arrays_and_views_still_see_them():
+    ex = _big_fc_executor()
+    g_w = ex.grad_dict['fc_weight']
+    x = np.random.RandomState(0).uniform(-1, 1, (4, 256)).astype(np.float32)
+    for scale in (1.0, 2.0):
+        head = np.full((4, 300), scale, np.float32)
+        held = g_w.asnumpy()  # a copy: keeps the previous values
+        _step(ex, x, head)
+        assert ex.grad_dict['fc_weight'] is g_w and g_w.shape == (300, 256)
+        np.testing.assert_allclose(g_w.asnumpy(), head.T @ x, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(held, np.zeros((300, 256)) if scale == 1.0 else (head / 2).T @ x,
+                                   rtol=1e-5, atol=1e-5)
+    row = g_w[1]  # a view of the gradient array: the memory is kept and written in place
+    _step(ex, x, np.ones((4, 300), np.float32))
+    np.testing.assert_allclose(row.asnumpy(), x.sum(0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(g_w.asnumpy(), np.ones((300, 4), np.float32) @ x, rtol=1e-5, atol=1e-5)
+
+
+def test_large_gradient_never_aliases_the_callers_head_gradient():
+    x = mx.sym.var('x')
+    ex = mx.sym.identity(x).simple_bind(mx.cpu(), x=(70000,))
+    ex.forward(is_train=True, x=mx.nd.ones(70000))
+    head = mx.nd.arange(70000)
+    ex.backward(head)
+    head[:] = 7
+    np.testing.assert_array_equal(ex.grad_dict['x'].asnumpy(), np.arange(70000, dtype=np.float32))
+
+
+def test_a_head_gradient_of_the_wrong_shape_is_refused():
+    ex = _fc_executor()
+    ex.forward(is_train=True, x=mx.nd.ones((4, 3)))
+    with pytest.raises(MXNetError, match=r'out_grads\[0\] has shape \(4, 1\), the output \(4, 2\)'):
+        ex.backward(mx.nd.ones((4, 1)))  # MXNet 1.9.1: MXNetError, operands shape mismatch
+
