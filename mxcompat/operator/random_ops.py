@@ -168,6 +168,17 @@ def _out_shape(op, shape):
     return tuple(shape)
 
 
+def _sampled_infer(op, default_dtype):
+    def infer(shapes, dtypes, attrs):
+        dtype = attrs['dtype'] or default_dtype
+        shape = attrs['shape']
+        if not is_np_shape() and (shape == () or 0 in shape):
+            # legacy: () is an unknown shape and 0 an unknown dimension, for symbol inference to fill in
+            return [tuple(shape) or None], [dtype]
+        return [_out_shape(op, shape)], [dtype]
+    return infer
+
+
 def _random_op(name, draw, pspecs, checks):
     op = '_random_' + name
     pnames = [p[0] for p in pspecs]
@@ -180,11 +191,8 @@ def _random_op(name, draw, pspecs, checks):
         dt = _work_dtype(out_dtype)
         return draw(values, shape, dt, _dev(ctx)).to(out_dtype)
 
-    def infer(shapes, dtypes, attrs):
-        return [_out_shape(op, attrs['shape'])], [attrs['dtype'] or torch.float32]
-
     defop(op, (), pspecs + [('shape', 'shape', ()), ('ctx', _ctx, None), ('dtype', _FLOAT_DTYPE, None)], impl,
-          infer=infer, aliases=('random_' + name,) + (() if name not in ('uniform', 'normal') else (name,)),
+          infer=_sampled_infer(op, torch.float32), aliases=('random_' + name,) + (() if name not in ('uniform', 'normal') else (name,)),
           doc='Samples from the %s distribution with scalar parameters %s.' % (name, ', '.join(pnames)))
 
     def like(data, **params):
@@ -252,8 +260,7 @@ def _randint(low, high, shape, ctx, dtype):
 
 defop('_random_randint', (), [('low', _strict_int, REQUIRED), ('high', _strict_int, REQUIRED), ('shape', 'shape', ()),
                               ('ctx', _ctx, None), ('dtype', _INT_DTYPE, None)], _randint,
-      infer=lambda shapes, dtypes, attrs: ([_out_shape('_random_randint', attrs['shape'])],
-                                           [attrs['dtype'] or torch.int32]),
+      infer=_sampled_infer('_random_randint', torch.int32),
       aliases=('random_randint',), doc='Integers drawn uniformly from [low, high) (int32 unless ``dtype``).')
 
 

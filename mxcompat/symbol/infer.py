@@ -188,6 +188,8 @@ def _shape_step(n, shp, typ):
         if out_shapes is not None:
             real_zeros = known and is_np_shape()
             for i, s in enumerate(out_shapes[:len(out_keys)]):
+                if s is None:  # (an op's own rule may leave an output unknown)
+                    continue
                 s = tuple(s) if real_zeros else _zeros_unknown(s)
                 changed |= _put(shp, out_keys[i], s, 'output %d of %s' % (i, n.name))
     # dimensions linked between inputs and outputs, both ways (and so between the inputs linked to one output

@@ -89,9 +89,10 @@ def _splittable_heads(sym, nodes):
 
 def _filled_shapes(sym, nodes, arg_shapes):
     """The inferred shapes of input-less nodes whose ``shape`` attribute has unknown (0) dimensions, such as the
-    ``_zeros`` begin states of ``mx.rnn`` cells: MXNet completes them by shape inference when binding."""
+    ``_zeros`` begin states of ``mx.rnn`` cells, or is ``()`` (unknown to the random ops in the legacy semantics,
+    ``mx.sym.random.normal() + x``): MXNet completes them by shape inference when binding."""
     todo = [n for n in nodes if not n.is_var and not n.inputs and isinstance(n.params().get('shape'), tuple)
-            and any(d <= 0 for d in n.params()['shape'])]
+            and (not n.params()['shape'] or any(d <= 0 for d in n.params()['shape']))]
     if not todo or arg_shapes is None:
         return {}
     from .infer import node_shapes

@@ -19,8 +19,9 @@ def _helper(dist, params, shape, dtype, kwargs):
     if isinstance(params[0], Number):
         if not all(isinstance(p, Number) for p in params):
             raise MXNetTypeError('Distribution parameters must all have the same type')
-        return getattr(_internal, '_random_' + dist)(*params, shape=shape if shape is not None else (1,),
-                                                     dtype=dtype, **kwargs)
+        if shape is not None:  # (none given: an unknown shape, which symbol inference fills in, as in MXNet)
+            kwargs['shape'] = shape
+        return getattr(_internal, '_random_' + dist)(*params, dtype=dtype, **kwargs)
     raise MXNetValueError('Distribution parameters must be either Symbol or numbers, but got %s.'
                           % type(params[0]))
 
@@ -67,5 +68,6 @@ def shuffle(data, **kwargs):
 
 
 def randint(low, high, shape=None, dtype=None, **kwargs):
-    return _internal._random_randint(low=low, high=high, shape=shape if shape is not None else (1,),
-                                     dtype=dtype, **kwargs)
+    if shape is not None:
+        kwargs['shape'] = shape
+    return _internal._random_randint(low=low, high=high, dtype=dtype, **kwargs)

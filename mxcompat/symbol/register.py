@@ -1,5 +1,5 @@
 """Generates the ``mx.sym`` operator functions from the operator registry (the same entries as ``mx.nd``)."""
-from ..base import MXNetTypeError
+from ..base import MXNetError, MXNetTypeError
 from ..ndarray.register import SUBMODULES
 from ..operator import registry
 from .symbol import Symbol, make_op_symbol
@@ -46,6 +46,13 @@ def make_function(op, func_name):
                         raise MXNetTypeError('Operator %s: input %s must be a Symbol, got %s'
                                              % (op.name, iname, type(v).__name__))
                     ins[iname] = v
+        stray = [k for k, v in kwargs.items() if isinstance(v, Symbol)]
+        if stray:
+            if inputs:
+                raise MXNetError('Operator %s: keyword argument name %s not found; its inputs are %s'
+                                 % (op.name, stray[0], ', '.join(inputs)))
+            # MXNet drops Symbol keywords given to an op without inputs (random.randn(data=s))
+            kwargs = {k: v for k, v in kwargs.items() if k not in stray}
         return make_op_symbol(op, hint, ins, kwargs, name, attr=attr)
 
     fn.__name__ = fn.__qualname__ = func_name

@@ -1,4 +1,6 @@
 """Symbol behaviours checked against MXNet 1.9.1 (expected values taken from the oracle, see each test)."""
+import json
+
 import numpy as np
 import pytest
 
@@ -110,3 +112,27 @@ def test_multi_output_node_has_name_and_attrs():
     assert s.list_attr() == {'state_outputs': 'True', 'mode': 'gru', 'num_layers': '1', 'state_size': '3'}
     g = mx.sym.Group([mx.sym.var('a'), mx.sym.var('b')])
     assert (repr(g), g.name, g.list_attr(), g.attr('x')) == ('<Symbol group [a, b]>', None, {}, None)
+
+
+def test_symbol_keywords_an_op_has_no_input_for():
+    # MXNet 1.9.1 (checked with the oracle): an op without inputs drops them, one with inputs refuses them
+    s = mx.sym.random.randn(data=mx.sym.ones((2, 3)), loc=10.0, scale=0.5)
+    assert s.list_arguments() == [] and 'data' not in s.tojson()
+    assert mx.sym.zeros(shape=(2,), data=mx.sym.var('d')).list_arguments() == []
+    with pytest.raises(MXNetError, match='keyword argument name foo not found'):
+        mx.sym.relu(data=mx.sym.var('x'), foo=mx.sym.var('y'))
+
+
+def test_random_symbol_of_unknown_shape_takes_its_shape_from_inference():
+    # legacy semantics: shape () is unknown to the random ops; binding fills it from the consumer (MXNet 1.9.1)
+    y = mx.sym.random.normal(loc=10.0, scale=0.5, dtype="float16") + mx.sym.var("X")
+    assert y.infer_shape(X=(2, 3)) == ([(2, 3)], [(2, 3)], [])
+    ex = y.bind(mx.cpu(), {'X': mx.nd.zeros((2, 3), dtype='float16')})
+    out = ex.forward()[0]
+    assert out.shape == (2, 3) and out.dtype == np.float16 and abs(out.asnumpy().mean() - 10) < 1.5
+    with pytest.raises(MXNetError, match='shape must be given'):
+        mx.nd.random.normal(loc=1.0, shape=())  # imperative: MXNet fails too
+    y = mx.sym.random.uniform(shape=(0, 3))
+    assert y.infer_shape_partial() == ([], [(0, 3)], [])
+    assert json.loads(mx.sym.random.normal(loc=1.0).tojson())['nodes'][0]['attrs'] == {'loc': '1.0', 'scale': '1'}
+    assert mx.nd.random.normal().shape == (1,)  # NDArrays: (1,) by default, as in MXNet
