@@ -192,7 +192,8 @@ def _random_op(name, draw, pspecs, checks):
         return draw(values, shape, dt, _dev(ctx)).to(out_dtype)
 
     defop(op, (), pspecs + [('shape', 'shape', ()), ('ctx', _ctx, None), ('dtype', _FLOAT_DTYPE, None)], impl,
-          infer=_sampled_infer(op, torch.float32), aliases=('random_' + name,) + (() if name not in ('uniform', 'normal') else (name,)),
+          infer=_sampled_infer(op, torch.float32),
+          aliases=('random_' + name,) + (() if name not in ('uniform', 'normal') else (name,)),
           doc='Samples from the %s distribution with scalar parameters %s.' % (name, ', '.join(pnames)))
 
     def like(data, **params):
