@@ -122,16 +122,20 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
     """Sample ``num_sampled`` classes from an approximately log-uniform (Zipfian) distribution over
     [0, range_max); returns (sampled int64, expected count of true_classes, expected count of the samples)."""
     from ..context import current_context
-    _, _, _, random = _nd()
     ctx = ctx or current_context()
-    log_range = math.log(range_max + 1)
-    draw = random.uniform(0, log_range, shape=(num_sampled,), dtype='float64', ctx=ctx)
-    sampled = (draw.exp() - 1).astype('int64') % range_max
+    return zipfian(_nd()[3].uniform, true_classes.as_in_context(ctx), num_sampled, range_max, ctx=ctx)
 
-    def expected(c):
+
+def zipfian(uniform, true_classes, num_sampled, range_max, **where):
+    """``rand_zipfian`` for NDArrays or Symbols (``uniform``: that API's ``random.uniform``)."""
+    log_range = math.log(range_max + 1)
+    draw = uniform(0, log_range, shape=(num_sampled,), dtype='float64', **where)
+    sampled = (draw.exp() - 1).astype('int64') % range_max  # (the modulo keeps rounding inside the range)
+
+    def expected(c):  # num_sampled * P(c), P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)
         c = c.astype('float64')
         return ((c + 2.0) / (c + 1.0)).log() / log_range * num_sampled
-    return sampled, expected(true_classes.as_in_context(ctx)), expected(sampled)
+    return sampled, expected(true_classes), expected(sampled)
 
 
 def uniform(*args, **kwargs):

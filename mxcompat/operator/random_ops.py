@@ -318,3 +318,49 @@ def _shuffle(data):
 defop('_shuffle', ('data',), (), _shuffle, aliases=('shuffle',), infer=lambda shapes, dtypes, attrs: (
       [tuple(shapes[0])], [dtypes[0]]),
       doc='A copy of ``data`` with its first axis randomly permuted (not differentiable).')
+
+
+# ---- unique log-uniform candidates (sampled softmax) ---------------------------------------------------------------
+def _unique_zipfian_row(n, log_range):
+    """Draws round(exp(u * log_range)) - 1 until ``n`` distinct values have come up; returns them in the order
+    they first came up, and how many draws that took (the kernel's semantics, drawn in blocks)."""
+    got = torch.empty(0, dtype=torch.int64)
+    tries = 0
+    while got.numel() < n:
+        block = max(64, 2 * (n - got.numel()))
+        v = torch.round(torch.exp(torch.rand(block, dtype=torch.float64) * log_range)).to(torch.int64) - 1
+        order = torch.sort(v, stable=True).indices  # first occurrence of each value inside the block
+        first = torch.ones(block, dtype=torch.bool)
+        first[1:] = v[order[1:]] != v[order[:-1]]
+        is_new = torch.zeros(block, dtype=torch.bool)
+        is_new[order[first]] = True
+        is_new &= ~torch.isin(v, got)
+        pos = is_new.nonzero().squeeze(1)
+        need = n - got.numel()
+        if pos.numel() >= need:
+            tries += int(pos[need - 1]) + 1
+            return torch.cat([got, v[pos[:need]]]), tries
+        tries += block
+        got = torch.cat([got, v[pos]])
+    return got, tries
+
+
+def _sample_unique_zipfian(range_max, shape):
+    op = '_sample_unique_zipfian'
+    if len(shape) != 2:
+        raise op_error(op, 'shape must be 2-D (batch size, samples per batch), got %s' % (tuple(shape),))
+    batch, n = shape
+    if n > range_max:
+        raise op_error(op, 'Number of samples cannot exceed the number of possible classes (%d > %d)'
+                       % (n, range_max))
+    log_range = math.log(range_max)
+    rows = [_unique_zipfian_row(n, log_range) for _ in range(batch)]
+    samples = torch.stack([r[0] for r in rows]) if rows else torch.empty((0, n), dtype=torch.int64)
+    return samples, torch.tensor([r[1] for r in rows], dtype=torch.int64)
+
+
+defop('_sample_unique_zipfian', (), [('range_max', 'int', REQUIRED), ('shape', 'shape', ())], _sample_unique_zipfian,
+      num_outputs=2, infer=lambda shapes, dtypes, attrs: ([tuple(attrs['shape']), tuple(attrs['shape'][:1])],
+                                                          [torch.int64, torch.int64]),
+      doc='For each of shape[0] rows, shape[1] distinct classes of [0, range_max) from the log-uniform '
+          'distribution, and the number of draws that took (CPU; int64).')

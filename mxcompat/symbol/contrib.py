@@ -1,1 +1,10 @@
-"""``mx.sym.contrib``: operators filed under this namespace (filled from the registry by ``op.py``)."""
+"""``mx.sym.contrib``: operators filed under this namespace (filled from the registry by ``op.py``), and
+rand_zipfian."""
+from ..ndarray.contrib import zipfian as _zipfian
+
+
+def rand_zipfian(true_classes, num_sampled, range_max):
+    """Symbolic ``mx.nd.contrib.rand_zipfian``: three symbols (sampled classes, expected count of
+    ``true_classes``, expected count of the samples)."""
+    from . import random
+    return _zipfian(random.uniform, true_classes, num_sampled, range_max)

@@ -303,3 +303,42 @@ def test_errors_name_the_operator(call, exc, msg):
     with pytest.raises(exc) as info:
         call()
     assert msg in str(info.value) and 'Operator _' in str(info.value)
+
+
+def test_sample_unique_zipfian():
+    mx.random.seed(3)
+    classes, tries = mx.nd._internal._sample_unique_zipfian(793472, shape=(4, 8192))
+    assert classes.shape == (4, 8192) and tries.shape == (4,)
+    assert classes.dtype == np.int64 and tries.dtype == np.int64
+    c = classes.asnumpy()
+    for row, n in zip(c, tries.asnumpy()):
+        assert np.unique(row).size == 8192 and row.min() >= 0 and row.max() < 793472
+        assert 14500 < n < 17000  # the draws it took (MXNet's own test bounds)
+    small, tries = mx.nd._internal._sample_unique_zipfian(5, shape=(3, 5))  # every class, in the order drawn
+    assert (np.sort(small.asnumpy(), 1) == np.arange(5)).all() and (tries.asnumpy() >= 5).all()
+    mx.random.seed(7)
+    a = mx.nd._internal._sample_unique_zipfian(100, shape=(2, 10))[0].asnumpy()
+    mx.random.seed(7)
+    assert (mx.nd._internal._sample_unique_zipfian(100, shape=(2, 10))[0].asnumpy() == a).all()
+    s = mx.sym._internal._sample_unique_zipfian(range_max=50, shape=(2, 8))
+    assert s.infer_shape() == ([], [(2, 8), (2,)], []) and s.infer_type()[1] == [np.int64, np.int64]
+    with pytest.raises(MXNetError, match='cannot exceed'):
+        mx.nd._internal._sample_unique_zipfian(5, shape=(1, 6))
+    with pytest.raises(MXNetError, match='2-D'):
+        mx.nd._internal._sample_unique_zipfian(5, shape=(6,))
+
+
+def test_symbolic_rand_zipfian_matches_the_ndarray_one():
+    true = mx.nd.array([1, 3, 7], dtype='int32')
+    mx.random.seed(11)
+    want = mx.nd.contrib.rand_zipfian(true, 50, 20)
+    outs = mx.sym.contrib.rand_zipfian(mx.sym.var('t'), 50, 20)
+    ex = mx.sym.Group(list(outs)).bind(mx.cpu(), {'t': true})
+    mx.random.seed(11)
+    got = ex.forward()
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy())
+    p = np.log((np.arange(20) + 2.0) / (np.arange(20) + 1.0)) / np.log(21)  # P(class) of the log-uniform law
+    np.testing.assert_allclose(got[1].asnumpy(), 50 * p[[1, 3, 7]])
+    np.testing.assert_allclose(got[2].asnumpy(), 50 * p[got[0].asnumpy()])
