@@ -283,6 +283,7 @@ for _n, _a in (('uniform', {}), ('normal', {'loc': 1.0, 'scale': 2.0}), ('expone
     add('_random_' + _n, ({}, dict(_a, shape=(2, 3))), ({}, dict(_a, shape=(4,), dtype='float64')))
     add('_random_%s_like' % _n, ({'data': f(2, 3)}, _a))
 add('_random_randint', ({}, {'low': 0, 'high': 5, 'shape': (2, 3)}))
+add('_sample_unique_zipfian', ({}, {'range_max': 50, 'shape': (2, 8)}))
 for _n, _ins in (('uniform', ('low', 'high')), ('normal', ('mu', 'sigma')), ('gamma', ('alpha', 'beta')),
                  ('exponential', ('lam',)), ('poisson', ('lam',)), ('negative_binomial', ('k', 'p')),
                  ('generalized_negative_binomial', ('mu', 'alpha'))):
