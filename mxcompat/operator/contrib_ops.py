@@ -466,8 +466,11 @@ defop('_contrib_BatchNormWithReLU', ('data', 'gamma', 'beta', 'moving_mean', 'mo
 
 defop('_contrib_SparseEmbedding', ('data', 'weight'),
       [('input_dim', 'int', REQUIRED), ('output_dim', 'int', REQUIRED), ('dtype', 'dtype', torch.float32),
-       ('sparse_grad', 'bool', False)], _nn._embedding,
-      doc='Embedding lookup (MXNet gives a row_sparse weight gradient; here it is dense).')
+       ('deterministic', 'bool', False)],
+      lambda data, weight, input_dim, output_dim, dtype, deterministic: _nn._embedding(
+          data, weight, input_dim, output_dim, dtype, False),
+      doc='Embedding lookup (MXNet gives a row_sparse weight gradient; here it is dense). Its backward is '
+          'deterministic either way, so ``deterministic`` changes nothing.')
 
 
 def _gather_taps(img, yi, xi):

@@ -24,12 +24,55 @@ def _rint_half_down(x):
     return torch.where(x - lo > hi - x, hi, lo)
 
 
-def _rcbrt(x):
-    return 1.0 / _cbrt(x)
+def _cube_root(x):
+    return torch.sign(x) * torch.abs(x).pow(1.0 / 3)
+
+
+class _Cbrt(torch.autograd.Function):
+    """cbrt with MXNet's gradient 1 / (3 cbrt(x)^2): inf at 0, where the sign * |x|^(1/3) form gives nan."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = _cube_root(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        y, = ctx.saved_tensors
+        return g / (3.0 * y * y)
+
+
+class _Rcbrt(torch.autograd.Function):
+    """1 / cbrt(x) with MXNet's gradient -1 / (3 cbrt(x) x): -inf at 0 (nan through the composed form)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        c = _cube_root(x)
+        ctx.save_for_backward(x, c)
+        return 1.0 / c
+
+    @staticmethod
+    def backward(ctx, g):
+        x, c = ctx.saved_tensors
+        return -g / (3.0 * c * x)
+
+
+def _int_cube_root(x):
+    # in float64, exact on perfect cubes (|x|^(1/3) gives 3.9999... for 64), as C's cbrt that MXNet calls
+    d = x.double()
+    y = _cube_root(d)
+    r = torch.round(y)
+    return torch.where(r * r * r == d, r, y)
 
 
 def _cbrt(x):
-    return torch.sign(x) * torch.abs(x).pow(1.0 / 3)
+    # integers: truncated back to their dtype, as MXNet does (cbrt(9) == 2)
+    return _Cbrt.apply(x) if x.is_floating_point() else _int_cube_root(x).to(x.dtype)
+
+
+def _rcbrt(x):
+    return _Rcbrt.apply(x) if x.is_floating_point() else (1.0 / _int_cube_root(x)).to(x.dtype)
 
 
 def _int_ok(fn):

@@ -97,3 +97,18 @@ def test_numpy_dtype_spellings():
     assert mx.nd.cast(mx.nd.ones(2), dtype='half').dtype == np.float16
     with pytest.raises(mx.base.MXNetTypeError, match="Unknown dtype 'foo'"):
         mx.nd.zeros((2,), dtype='foo')
+
+
+def test_cbrt_and_rcbrt_values_and_gradients_as_mxnet():
+    # MXNet 1.9.1 (oracle): gradients 2 / (3 cbrt(x)^2) and -2 / (3 cbrt(x) x) for a head of 2: inf, -inf at 0
+    for op, grads in (('cbrt', [np.inf, 1 / 6, 1 / 6, 1.0582674]), ('rcbrt', [-np.inf, -1 / 24, -1 / 24, -1.6798947])):
+        x = mx.nd.array([0, 8, -8, 0.5])
+        x.attach_grad()
+        with mx.autograd.record():
+            y = getattr(mx.nd, op)(x)
+        y.backward(mx.nd.ones((4,)) * 2)
+        np.testing.assert_allclose(x.grad.asnumpy(), np.array(grads, np.float32), rtol=1e-6)  # (head 2)
+    np.testing.assert_allclose(mx.nd.cbrt(mx.nd.array([0, 8, -8, 0.5])).asnumpy(), [0, 2, -2, 0.7937005], rtol=1e-6)
+    ints = mx.nd.array([8, -27, 9, 1, 0, 1000, 64], dtype='int32')  # truncated, exact on perfect cubes
+    assert mx.nd.cbrt(ints).asnumpy().tolist() == [2, -3, 2, 1, 0, 10, 4]
+    assert mx.nd.rcbrt(ints).asnumpy().tolist()[:4] == [0, 0, 0, 1]

@@ -366,3 +366,13 @@ def test_sym_histogram_matches_numpy():
         mx.sym.histogram(a=data, bins=4)
     with pytest.raises(MXNetValueError, match='bins argument'):
         mx.sym.histogram(a=data, bins='x')
+
+
+def test_sparse_embedding_parameters_are_mxnets():
+    # SparseEmbeddingParam: input_dim, output_dim, dtype, deterministic (no sparse_grad)
+    data, weight = nd.array([[0, 3], [2, 2]]), nd.array(np.arange(12).reshape(4, 3))
+    for det in (False, True):
+        out = nd.contrib.SparseEmbedding(data, weight, input_dim=4, output_dim=3, deterministic=det)
+        np.testing.assert_array_equal(out.asnumpy(), np.arange(12).reshape(4, 3)[[[0, 3], [2, 2]]])
+    with pytest.raises(MXNetError, match='sparse_grad'):
+        nd.contrib.SparseEmbedding(data, weight, input_dim=4, output_dim=3, sparse_grad=True)
