@@ -75,6 +75,44 @@ def _rcbrt(x):
     return _Rcbrt.apply(x) if x.is_floating_point() else (1.0 / _int_cube_root(x)).to(x.dtype)
 
 
+def _psi(x):
+    # the digamma function as MXNet's gradients use it: +inf at the poles 0, -1, -2, ... (torch gives -inf, nan)
+    return torch.where((x <= 0) & (x == torch.floor(x)), torch.full_like(x, float('inf')), torch.digamma(x))
+
+
+class _Gamma(torch.autograd.Function):
+    """The gamma function: negative on (-1, 0), (-3, -2), ..., inf at 0 and nan at the negative integers, with
+    MXNet's gradient gamma(x) * psi(x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        fl = torch.floor(x)
+        y = torch.exp(torch.lgamma(x))
+        y = torch.where((x < 0) & (fl.remainder(2) == 1), -y, y)
+        y = torch.where((x < 0) & (x == fl), torch.full_like(y, float('nan')), y)
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return g * y * _psi(x)
+
+
+class _GammaLn(torch.autograd.Function):
+    """log |gamma(x)| with MXNet's gradient psi(x) (+inf at the poles)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.lgamma(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * _psi(x)
+
+
 def _int_ok(fn):
     # rounding ops are the identity on integers, as in MXNet
     return lambda x: fn(x) if x.is_floating_point() else x.clone()
@@ -91,10 +129,8 @@ for _name, _fn in [
         ('arcsinh', torch.asinh), ('arccosh', torch.acosh), ('arctanh', torch.atanh),
         ('degrees', torch.rad2deg), ('radians', torch.deg2rad), ('reciprocal', torch.reciprocal),
         ('relu', torch.relu), ('sigmoid', torch.sigmoid), ('softsign', torch.nn.functional.softsign),
-        ('erf', torch.erf), ('erfinv', torch.erfinv), ('gammaln', torch.lgamma),
-        ('gamma', lambda x: torch.exp(torch.lgamma(x)) * torch.where(
-            (x < 0) & (torch.floor(x).remainder(2) == 0), -1.0, 1.0).to(x.dtype)),
-        ('digamma', torch.digamma)]:
+        ('erf', torch.erf), ('erfinv', torch.erfinv), ('gammaln', lambda x: _GammaLn.apply(x)),
+        ('gamma', lambda x: _Gamma.apply(x)), ('digamma', torch.digamma)]:
     _unary(_name, _fn)
 
 _unary('negative', torch.neg)

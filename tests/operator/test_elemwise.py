@@ -112,3 +112,21 @@ def test_cbrt_and_rcbrt_values_and_gradients_as_mxnet():
     ints = mx.nd.array([8, -27, 9, 1, 0, 1000, 64], dtype='int32')  # truncated, exact on perfect cubes
     assert mx.nd.cbrt(ints).asnumpy().tolist() == [2, -3, 2, 1, 0, 10, 4]
     assert mx.nd.rcbrt(ints).asnumpy().tolist()[:4] == [0, 0, 0, 1]
+
+
+def test_gamma_and_gammaln_at_poles_and_negative_arguments_as_mxnet():
+    # MXNet 1.9.1 (oracle), head gradient 2: gamma is negative on (-1, 0), inf at 0 and nan at negative integers;
+    # the gradients use psi(x) = +inf at the poles
+    x = [0, -1, -2, 0.5, -0.5, 3]
+    want = {'gamma': ([np.inf, np.nan, np.nan, 1.7724538, -3.544908, 2.0],
+                      [np.inf, np.nan, np.nan, -6.960464, -0.25870678, 3.6911378]),
+            'gammaln': ([np.inf, np.inf, np.inf, 0.5723649, 1.2655121, 0.6931472],
+                        [np.inf, np.inf, np.inf, -3.9270215, 0.07297983, 1.8455687])}
+    for op, (values, grads) in want.items():
+        a = mx.nd.array(x)
+        a.attach_grad()
+        with mx.autograd.record():
+            y = getattr(mx.nd, op)(a)
+        y.backward(mx.nd.ones((6,)) * 2)
+        np.testing.assert_allclose(y.asnumpy(), values, rtol=1e-6)
+        np.testing.assert_allclose(a.grad.asnumpy(), grads, rtol=1e-6)
