@@ -173,7 +173,7 @@ class Executor:
 
     @property
     def grad_dict(self):
-        return {n: g for n, g in zip(self._lowered.arg_names, self.grad_arrays) if g is not None}
+        return dict(zip(self._lowered.arg_names, self.grad_arrays))  # (None where grad_req is 'null', as MXNet)
 
     @property
     def aux_dict(self):
@@ -342,7 +342,7 @@ class Executor:
             out_grads = out_grads[:len(outs)]
             heads = [None if g is None else g._t for g in out_grads]
             for k, (h, o) in enumerate(zip(heads, outs)):
-                if h is not None and h.shape != o.shape:
+                if h is not None and h.shape != o.shape and o.requires_grad:  # (MXNet ignores unused heads)
                     raise MXNetError('Executor.backward: out_grads[%d] has shape %s, the output %s'
                                      % (k, tuple(h.shape), tuple(o.shape)))
         else:

@@ -365,3 +365,20 @@ def test_a_head_gradient_of_the_wrong_shape_is_refused():
     with pytest.raises(MXNetError, match=r'out_grads\[0\] has shape \(4, 1\), the output \(4, 2\)'):
         ex.backward(mx.nd.ones((4, 1)))  # MXNet 1.9.1: MXNetError, operands shape mismatch
 
+
+
+def test_a_head_gradient_an_output_does_not_use_is_not_checked():
+    # MXNet 1.9.1 (test_operator.test_order): argmin has no gradient, its head gradient's shape is never looked at
+    a = mx.sym.var('a')
+    ex = mx.sym.argmin(a, axis=1, keepdims=True).simple_bind(mx.cpu(), a=(2, 3))
+    ex.forward(is_train=True, a=mx.nd.array([[3, 1, 2], [0, 5, 4]]))
+    ex.backward(mx.nd.ones((2, 3)))
+    np.testing.assert_array_equal(ex.grad_dict['a'].asnumpy(), np.zeros((2, 3)))
+
+
+def test_grad_dict_has_none_for_null_requests():
+    # MXNet 1.9.1: grad_dict lists every argument, None where grad_req is 'null'
+    ex = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, name='fc').simple_bind(
+        mx.cpu(), x=(3, 4), grad_req={'x': 'null', 'fc_weight': 'write', 'fc_bias': 'write'})
+    assert sorted(ex.grad_dict) == ['fc_bias', 'fc_weight', 'x'] and ex.grad_dict['x'] is None
+    assert [g is None for g in ex.grad_arrays] == [True, False, False]

@@ -205,8 +205,9 @@ class ExecutorGroup:
                 if src is not None and dst is not None and src.shape == dst.shape:
                     dst._t = src._t
             for n, g in ex_old.grad_dict.items():
-                if n in self.param_names and n in ex_new.grad_dict and g.shape == ex_new.grad_dict[n].shape:
-                    ex_new.grad_dict[n]._t = g._t
+                new = ex_new.grad_dict.get(n)
+                if n in self.param_names and g is not None and new is not None and g.shape == new.shape:
+                    new._t = g._t
         self.param_arrays = [[ex.arg_dict[n] for ex in self.execs] for n in self.param_names]
         self.grad_arrays = [[ex.grad_dict.get(n) for ex in self.execs] for n in self.param_names] \
             if self.for_training else []
