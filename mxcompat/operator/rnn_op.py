@@ -15,6 +15,7 @@ valid step, the returned states are those at the last valid step; the CPU build 
 Python, so they are slower than the other modes.
 """
 import functools
+import math
 import warnings
 
 import torch
@@ -55,23 +56,24 @@ def rnn_input_shapes(attrs, data_shape):
 
 
 def _unflatten(flat, mode, num_layers, input_size, h, d, proj=None):
-    """Cut the flat vector into torch's per-layer list [w_ih, w_hh, b_ih, b_hh, (w_hr), (reverse ...)] (views)."""
+    """Cut the flat vector into torch's per-layer list [w_ih, w_hh, b_ih, b_hh, (w_hr), (reverse ...)] (views).
+
+    One ``split`` makes all the pieces, so the backward pass joins their gradients with one concatenation (a
+    slice per piece would scatter each gradient into its own zero-filled vector of the full length and sum those)."""
     gh = _GATES[mode] * h
     r = proj or h
-    weights, pos = [], 0
-
-    def take(rows, cols):
-        nonlocal pos
-        pos += rows * cols
-        return flat[pos - rows * cols:pos].view(rows, cols)
-
+    shapes = []
     for layer in range(num_layers):
         fan_in = input_size if layer == 0 else d * r
-        for _ in range(d):
-            weights.append((take(gh, fan_in), take(gh, r)) + ((take(proj, h),) if proj else ()))
+        shapes += [[(gh, fan_in), (gh, r)] + ([(proj, h)] if proj else []) for _ in range(d)]
+    biases = [[(gh,), (gh,)] for _ in shapes]
+    sizes = [math.prod(s) for group in shapes + biases for s in group]
+    parts = iter(flat.split(sizes))
+    weights = [[next(parts).view(s) for s in group] for group in shapes]
+    bias = [[next(parts) for _ in group] for group in biases]
     out = []
-    for w in weights:
-        out += [w[0], w[1], take(1, gh)[0], take(1, gh)[0]] + list(w[2:])
+    for w, b in zip(weights, bias):
+        out += w[:2] + b + w[2:]
     return out
 
 

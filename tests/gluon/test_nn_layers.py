@@ -157,3 +157,62 @@ def test_batchnorm_cast_keeps_float32_and_relu_variant():
     bnr.initialize()
     x = mx.nd.array([[[-1.0, 2.0]], [[3.0, -4.0]]]).reshape((2, 2, 1))
     np.testing.assert_allclose(bnr(x).asnumpy(), np.maximum(bn(x.astype('float32')).asnumpy(), 0), rtol=1e-6)
+
+
+@pytest.mark.parametrize('hybridize', [False, True], ids=['eager', 'hybrid'])
+def test_conv_channels_last_fast_path_trains_like_contiguous(monkeypatch, tmp_path, hybridize):
+    # A residual conv block with 64 channels takes the CPU channels-last convolution path (see
+    # mxcompat/operator/nn.py _channels_last_pays); with the path off the same training step gives the same numbers.
+    # Parameters stay plain contiguous arrays and their files hold the same bytes.
+    from mxcompat.operator import nn as nn_ops
+
+    class Block(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.conv1 = nn.Conv2D(64, 3, padding=1, use_bias=False)
+                self.bn = nn.BatchNorm()
+                self.conv2 = nn.Conv2D(64, 1)
+                self.out = nn.Dense(3)
+
+        def hybrid_forward(self, F, x):
+            y = self.conv2(F.relu(self.bn(self.conv1(x)))) + x
+            return self.out(F.Pooling(y, kernel=(1, 1), global_pool=True, pool_type='avg'))
+
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (2, 64, 5, 4)))
+    runs = {}
+    for fast in (True, False):
+        monkeypatch.setattr(nn_ops, '_CHANNELS_LAST_MIN_CHANNELS', 64 if fast else 0)
+        mx.random.seed(7)
+        net = Block(prefix='b_')
+        net.initialize(mx.init.Xavier())
+        if hybridize:
+            net.hybridize()
+        trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9})
+        for _ in range(2):
+            with mx.autograd.record():
+                out = net(x)
+            out.backward()
+            trainer.step(2)
+        params = net.collect_params()
+        trained = {k: p for k, p in params.items() if p.grad_req != 'null'}
+        for p in params.values():
+            assert p.data()._t.is_contiguous() and p.data().asnumpy().flags['C_CONTIGUOUS']
+        for p in trained.values():
+            assert p.grad()._t.is_contiguous()
+        assert out.asnumpy().flags['C_CONTIGUOUS']
+        net.save_parameters(str(tmp_path / ('f%d' % fast)))
+        runs[fast] = out.asnumpy(), {k: (p.data().asnumpy(), p.grad().asnumpy()) for k, p in trained.items()}
+        if fast:  # the file holds the bytes of the values
+            for p in params.values():
+                p.set_data(mx.nd.array(p.data().asnumpy()))
+            net.save_parameters(str(tmp_path / 'copy'))
+            assert (tmp_path / 'copy').read_bytes() == (tmp_path / 'f1').read_bytes()
+    np.testing.assert_allclose(runs[True][0], runs[False][0], rtol=1e-4, atol=1e-5)
+    for k, (w, g) in runs[True][1].items():
+        np.testing.assert_allclose(w, runs[False][1][k][0], rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(g, runs[False][1][k][1], rtol=1e-4, atol=1e-4)
+    loaded = Block(prefix='b_')
+    loaded.load_parameters(str(tmp_path / 'f1'))
+    for k, (w, _) in runs[True][1].items():
+        np.testing.assert_array_equal(loaded.collect_params()[k].data().asnumpy(), w)

@@ -142,6 +142,45 @@ def test_convolution_channels_last_equals_channels_first():
     np.testing.assert_allclose(nhwc.asnumpy(), nchw.asnumpy().transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize('fast', [True, False], ids=['channels_last_weight', 'contiguous'])
+def test_convolution_cpu_channels_last_fast_path(monkeypatch, tmp_path, fast):
+    # With enough channels in and out a CPU 2-D convolution computes on a channels-last weight
+    # (nn._CHANNELS_LAST_MIN_CHANNELS; 0 turns it off). Same values and gradients either way; what users see stays
+    # C-ordered.
+    from mxcompat.operator import nn as nn_ops
+    monkeypatch.setattr(nn_ops, '_CHANNELS_LAST_MIN_CHANNELS', 3 if fast else 0)
+    rs = np.random.RandomState(3)
+    x, w, b = rs.randn(2, 3, 7, 6), rs.randn(8, 3, 3, 3), rs.randn(8)
+    w2 = rs.randn(8, 8, 1, 1)
+    data, weight, bias, weight2 = (mx.nd.array(a) for a in (x, w, b, w2))
+    for a in (data, weight, bias, weight2):
+        a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Convolution(data, weight, bias, kernel=(3, 3), pad=(1, 1), num_filter=8)
+        z = mx.nd.Convolution(mx.nd.relu(y), weight2, kernel=(1, 1), num_filter=8, no_bias=True)
+        loss = (z * z).sum()
+    loss.backward()
+    assert (y._t.is_contiguous(memory_format=torch.channels_last) and not y._t.is_contiguous()) == fast
+    want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b), padding=1)
+    np.testing.assert_allclose(y.asnumpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    for a in (y, z, data.grad, weight.grad, bias.grad, weight2.grad):
+        assert a.asnumpy().flags['C_CONTIGUOUS']
+    tx, tw, tb, tw2 = (torch.tensor(a, dtype=torch.float32, requires_grad=True) for a in (x, w, b, w2))
+    tz = torch.nn.functional.conv2d(torch.relu(torch.nn.functional.conv2d(tx, tw, tb, padding=1)), tw2)
+    (tz * tz).sum().backward()
+    np.testing.assert_allclose(z.asnumpy(), tz.detach().numpy(), rtol=1e-4, atol=1e-4)
+    for ours, theirs in ((data, tx), (weight, tw), (bias, tb), (weight2, tw2)):
+        np.testing.assert_allclose(ours.grad.asnumpy(), theirs.grad.numpy(), rtol=1e-4, atol=1e-3)
+    # ops that reshape or view keep working and give C-ordered values; saved bytes are those of the values
+    np.testing.assert_array_equal(y.reshape((2, -1)).asnumpy(), y.asnumpy().reshape(2, -1))
+    np.testing.assert_array_equal(mx.nd.flatten(y).asnumpy(), y.asnumpy().reshape(2, -1))
+    np.testing.assert_array_equal(y[1].asnumpy(), y.asnumpy()[1])
+    np.testing.assert_array_equal(y.expand_dims(0).squeeze(axis=0, inplace=True).asnumpy(), y.asnumpy())
+    mx.nd.save(str(tmp_path / 'a'), {'y': y})
+    mx.nd.save(str(tmp_path / 'b'), {'y': mx.nd.array(y.asnumpy())})
+    assert (tmp_path / 'a').read_bytes() == (tmp_path / 'b').read_bytes()
+
+
 def test_dropout():
     x = mx.nd.ones((200, 50))
     assert (mx.nd.Dropout(x, p=0.5).asnumpy() == 1).all()  # inference: identity
