@@ -825,7 +825,7 @@ def moveaxis(tensor, source, destination):
     dst = destination if isinstance(destination, int) else tuple(destination)
     try:
         return _wrap(torch.movedim(tensor._t, src, dst).contiguous(), tensor._ctx)
-    except (IndexError, RuntimeError) as e:
+    except (IndexError, RuntimeError, TypeError) as e:  # (TypeError: an int with a list)
         raise MXNetValueError('moveaxis: source %s / destination %s invalid for an array of ndim %d (%s)'
                               % (source, destination, tensor.ndim, str(e).splitlines()[0])) from None
 

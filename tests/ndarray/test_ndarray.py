@@ -153,3 +153,12 @@ def test_asscalar_of_a_one_element_matrix_is_an_array_as_in_mxnet():
     assert isinstance(m, np.ndarray) and m.shape == (1, 1) and m.dtype == np.float32
     with pytest.raises(ValueError, match='not a scalar'):
         mx.nd.ones((2,)).asscalar()
+
+
+def test_moveaxis_refuses_bad_axes_with_valueerror():
+    # MXNet 1.9.1's test_moveaxis: every bad combination raises ValueError, an int source with a list destination too
+    x = mx.nd.zeros((1, 2, 3))
+    for src, dst in ((3, 0), (-4, 0), (0, 5), ([0, 0], [0, 1]), ([0, 1], [1, 1]), (0, [0, 1]), ([0, 1], [0])):
+        with pytest.raises(ValueError, match='moveaxis'):
+            mx.nd.moveaxis(x, src, dst)
+    assert mx.nd.moveaxis(mx.nd.zeros((4, 1, 2, 3)), [3, 0], [1, 0]).shape == (4, 3, 1, 2)
