@@ -129,8 +129,8 @@ for _name, _fn in [
         ('arcsinh', torch.asinh), ('arccosh', torch.acosh), ('arctanh', torch.atanh),
         ('degrees', torch.rad2deg), ('radians', torch.deg2rad), ('reciprocal', torch.reciprocal),
         ('relu', torch.relu), ('sigmoid', torch.sigmoid), ('softsign', torch.nn.functional.softsign),
-        ('erf', torch.erf), ('erfinv', torch.erfinv), ('gammaln', lambda x: _GammaLn.apply(x)),
-        ('gamma', lambda x: _Gamma.apply(x)), ('digamma', torch.digamma)]:
+        ('erf', torch.erf), ('erfinv', torch.erfinv), ('gammaln', _GammaLn.apply),
+        ('gamma', _Gamma.apply), ('digamma', torch.digamma)]:
     _unary(_name, _fn)
 
 _unary('negative', torch.neg)
