@@ -17,6 +17,7 @@ from ..autograd import _without_grad
 
 __all__ = ['Optimizer', 'register', 'create', 'Test']
 
+
 def inplace(fn):
     """Run ``fn`` with torch's gradient recording off (weights may be leaves that require grad); cheaper than
     ``torch.no_grad()`` as a decorator."""
