@@ -167,16 +167,16 @@ def test_full_reductions_have_shape_one():
 
 
 @pytest.mark.parametrize('op', ('sum', 'mean', 'nansum'))
-def test_one_attribute_calls_take_the_bound_path_with_the_same_results(op):
-    # ``nd.sum(x, axis=1)`` runs the op's bound function (OpDef.bind, cached per attribute); the same call with
-    # more keywords runs the general implementation: both must agree, including where the bound function falls back
+def test_int_axis_calls_take_the_bound_path_with_the_same_results(op):
+    # ``nd.sum(x, axis=1)`` runs the op's bound function (OpDef.bind, cached per attribute values); an axis given
+    # as a tuple runs the general implementation: both must agree, including where the bound function falls back
     f = getattr(nd, op)
     for dtype in ('float32', 'float16', 'int32'):  # (a cached runner reused across dtypes: ints take the general path)
         for shape in ((3, 4, 5), (6,)):  # (1-D: the full reduction gives shape (1,))
             x = nd.array(_data(shape, dtype), dtype=dtype)
             for axis in (0, -1, len(shape) - 1):
                 got = f(x, axis=axis)
-                want = f(x, axis=axis, keepdims=False, exclude=False)
+                want = f(x, axis=(axis,))  # (a tuple: the general reduction)
                 assert got.dtype == want.dtype and got.shape == want.shape
                 np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
     x = nd.array(_data((3, 4), 'float32'))
