@@ -79,6 +79,27 @@ def _binary(self, other, fn, op, rfn=None):
     raise MXNetTypeError('type %s not supported' % str(type(other)))
 
 
+def _binary_method(fn, op):
+    """The method for ``self (op) other``: two NDArrays of one dtype inline (the usual case, without the two
+    calls of _binary and _wrap), anything else through ``_binary``."""
+    def method(self, other):
+        if type(other) is NDArray:
+            t, o = self._t, other._t
+            if o.dtype is t.dtype:
+                try:
+                    r = fn(t, o)
+                except RuntimeError as e:
+                    raise _broadcast_error(op, t, o, e) from None
+                if r.requires_grad and not _STATE.recording:
+                    r = r.detach()
+                a = _object_new(NDArray)
+                a._t = r
+                a._ctx = self._ctx
+                return a
+        return _binary(self, other, fn, op)
+    return method
+
+
 def _rbinary(self, other, fn, op):
     """``other (op) self`` for a scalar ``other``."""
     t = self._t
@@ -376,38 +397,30 @@ class NDArray:
     __nonzero__ = __bool__
 
     # -- arithmetic --------------------------------------------------------------------------------------------
-    def __add__(self, other):
-        return _binary(self, other, torch.add, 'broadcast_add')
-
+    __add__ = _binary_method(torch.add, 'broadcast_add')
     __radd__ = __add__
 
-    def __sub__(self, other):
-        return _binary(self, other, torch.sub, 'broadcast_sub')
+    __sub__ = _binary_method(torch.sub, 'broadcast_sub')
 
     def __rsub__(self, other):
         return _rbinary(self, other, torch.sub, '_rminus_scalar')
 
-    def __mul__(self, other):
-        return _binary(self, other, torch.mul, 'broadcast_mul')
-
+    __mul__ = _binary_method(torch.mul, 'broadcast_mul')
     __rmul__ = __mul__
 
-    def __truediv__(self, other):
-        return _binary(self, other, _div, 'broadcast_div')
+    __truediv__ = _binary_method(_div, 'broadcast_div')
 
     def __rtruediv__(self, other):
         return _rbinary(self, other, _div, '_rdiv_scalar')
 
     __div__, __rdiv__ = __truediv__, __rtruediv__
 
-    def __mod__(self, other):
-        return _binary(self, other, _remainder, 'broadcast_mod')
+    __mod__ = _binary_method(_remainder, 'broadcast_mod')
 
     def __rmod__(self, other):
         return _rbinary(self, other, _remainder, '_rmod_scalar')
 
-    def __pow__(self, other):
-        return _binary(self, other, torch.pow, 'broadcast_power')
+    __pow__ = _binary_method(torch.pow, 'broadcast_power')
 
     def __rpow__(self, other):
         return _rbinary(self, other, torch.pow, '_rpower_scalar')
