@@ -178,35 +178,43 @@ _UNSET = type('_Null', (), {'__repr__': lambda self: '_Null', '__slots__': ()})(
 _FRONT = """def front({signature}):
     if out is None and not kwargs and {checks}:
         try:
-            hit = cache[{key}]
+            _mx_hit = _mx_cache[{key}]
         except KeyError:
-            hit = new({given}, {key})
+            _mx_hit = _mx_new({given}, {key})
         except TypeError:  # (an unhashable value: the general path parses it)
-            hit = None
-        if hit is not None:
+            _mx_hit = None
+        if _mx_hit is not None:
             try:
                 {call}
-            except MXNetError:
+            except _mx_MXNetError:
                 raise
-            except (RuntimeError, IndexError, ValueError) as e:
-                raise _op_error(op, ({inputs}), e) from None
-    return general({inputs}out=out, name=name, **_given({given}), **kwargs)
+            except (RuntimeError, IndexError, ValueError) as _mx_e:
+                raise _mx_op_error(_mx_op, ({inputs}), _mx_e) from None
+    return _mx_general({inputs}out=out, name=name, **_mx_given({given}), **kwargs)
 """
-# one input, one output, not a view: ``hit`` is a function of the tensor (``op.bind``'s, or ``impl`` with the
-# parsed attributes)
-_RUN = 'return _wrap(hit({0}._t), {0}._ctx)'
-# otherwise ``hit`` is the parsed attributes
-_CALL = 'return _finish(op, impl({tensors}**hit), ({inputs}), hit, None)'
+# one input, one output, not a view: ``_mx_hit`` is a function of the tensor (``op.bind``'s, or ``impl`` with the
+# parsed attributes); the result is wrapped inline
+_RUN = '''_mx_r = _mx_hit({0}._t)
+                if _mx_r.requires_grad and not _mx_STATE.recording:
+                    _mx_r = _mx_r.detach()
+                _mx_a = _mx_object_new(_mx_NDArray)
+                _mx_a._t, _mx_a._ctx = _mx_r, {0}._ctx
+                return _mx_a'''
+# otherwise ``_mx_hit`` is the parsed attributes
+_CALL = 'return _mx_finish(_mx_op, _mx_impl({tensors}**_mx_hit), ({inputs}), _mx_hit, None)'
 
 
 def _front(op, general):
     """The function of a non-variadic op, with MXNet's signature: inputs, then attributes (``_Null`` when not
     given), ``out``, ``name``, ``**kwargs`` (``sum(data=None, axis=_Null, keepdims=_Null, exclude=_Null,
     out=None, name=None, **kwargs)``). Named parameters save building and unpacking a keyword dict per call,
-    which cost about as much as the rest of the wrapper."""
+    which cost about as much as the rest of the wrapper. (The generated code's own names start with ``_mx_``;
+    an op with such a name keeps ``general``.)"""
     inputs, params = op.inputs, op.param_names
-    checks = ['type(%s) is NDArray' % i if i not in op.optional else '(%s is None or type(%s) is NDArray)' % (i, i)
-              for i in inputs]
+    if any(n.startswith('_mx_') for n in inputs + tuple(params)):
+        return general
+    checks = ['_mx_type(%s) is _mx_NDArray' % i if i not in op.optional
+              else '(%s is None or _mx_type(%s) is _mx_NDArray)' % (i, i) for i in inputs]
     simple = len(inputs) == 1 and not op.view and op.num_outputs == 1
     listed = ''.join('%s, ' % i for i in inputs)
     if simple:
@@ -215,9 +223,9 @@ def _front(op, general):
         call = _CALL.format(inputs=listed, tensors=''.join(
             '%s._t, ' % i if i not in op.optional else '(None if %s is None else %s._t), ' % (i, i) for i in inputs))
     src = _FRONT.format(
-        signature=', '.join(['%s=None' % i for i in inputs] + ['%s=_UNSET' % p for p in params]
+        signature=', '.join(['%s=None' % i for i in inputs] + ['%s=_mx_UNSET' % p for p in params]
                             + ['out=None', 'name=None', '**kwargs']),
-        checks=' and '.join(checks) or 'True', key='(%s)' % ''.join('%s, type(%s), ' % (p, p) for p in params),
+        checks=' and '.join(checks) or 'True', key='(%s)' % ''.join('%s, _mx_type(%s), ' % (p, p) for p in params),
         given='{%s}' % ', '.join('%r: %s' % (p, p) for p in params), call=call, inputs=listed)
     cache = {}
     parse, bind, impl = op.parse_attrs, op.bind, op.impl
@@ -232,9 +240,10 @@ def _front(op, general):
         cache[key] = hit
         return hit
 
-    scope = {'NDArray': NDArray, '_wrap': _wrap, '_finish': _finish, 'MXNetError': MXNetError,
-             '_op_error': _op_error, 'op': op, 'impl': impl, 'cache': cache, 'new': new, 'general': general,
-             '_given': _given, '_UNSET': _UNSET}
+    scope = {'_mx_' + k: v for k, v in (
+        ('NDArray', NDArray), ('type', type), ('STATE', _STATE), ('object_new', object.__new__), ('finish', _finish),
+        ('MXNetError', MXNetError), ('op_error', _op_error), ('op', op), ('impl', impl), ('cache', cache),
+        ('new', new), ('general', general), ('given', _given), ('UNSET', _UNSET))}
     exec(compile(src, '<mx.nd.%s>' % op.name, 'exec'), scope)  # noqa: S102 (the source is built from op names)
     return scope['front']
 

@@ -43,6 +43,12 @@ def _legacy(out):
     return out.reshape(1) if out.dim() == 0 else out  # MXNet has no 0-d arrays: a full reduction gives (1,)
 
 
+def _least_axes(axis):
+    """How many axes an input needs for ``axis`` to be in range (torch takes negative axes as MXNet does) and the
+    reduction to leave an axis: at least 2."""
+    return max(2, axis + 1 if axis >= 0 else -axis)
+
+
 def _reduce(name, fn, direct=None):
     """The op over MXNet's axis arguments, and its ``bind``. ``direct(x, dims, keepdim)`` (a torch reduction
     that keeps a float input's dtype) serves one in-range int axis of a float array of 2 or more axes without
@@ -54,17 +60,21 @@ def _reduce(name, fn, direct=None):
         return _legacy(fn(data, axes, keepdims))
 
     def one_axis(axis, keepdims, data):
-        if data.is_floating_point():
-            nd = data.dim()
-            if nd > 1 and -nd <= axis < nd:  # (torch takes negative axes as MXNet does; the result has an axis)
-                return direct(data, (axis,), keepdims)
+        if data.ndim >= _least_axes(axis) and data.is_floating_point():
+            return direct(data, (axis,), keepdims)
         return general(data, axis, keepdims, False)
 
     def bind(attrs):
         axis = attrs['axis']
         if direct is None or type(axis) is not int or attrs['exclude']:
             return None
-        return functools.partial(one_axis, axis, attrs['keepdims'])
+        dims, keep, least = (axis,), attrs['keepdims'], _least_axes(axis)
+
+        def run(data):  # one_axis with the attributes fixed
+            if data.ndim >= least and data.is_floating_point():
+                return direct(data, dims, keep)
+            return general(data, axis, keep, False)
+        return run
 
     def impl(data, axis, keepdims, exclude):
         if direct is not None and type(axis) is int and not exclude:
