@@ -30,6 +30,7 @@ from benchmarks import workloads as W
 
 MIN_BLOCK = {'tiny': 0.0, 'small': 0.05, 'full': 0.2}
 REPEAT = {'tiny': 1, 'small': 15, 'full': 25}
+PROCESSES = {'tiny': 1, 'small': 3, 'full': 3}  # fresh worker processes per workload (see run)
 LABEL = {'mxcompat': 'mxcompat', 'torch': 'torch', 'mxnet': 'MXNet'}
 WORSE = 1.10  # --compare: a ratio more than 10% above the baseline's fails
 
@@ -231,8 +232,19 @@ def _first_error_line(text):
     return lines[-1].strip() if lines else 'failed'
 
 
-def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stderr, timer='wall'):
-    """Time every workload on every side, interleaved; returns (results, hello info per side)."""
+def _rounds(reps, processes):
+    """``reps`` blocks split as evenly as can be over at most ``processes`` rounds (each at least one block)."""
+    n = max(1, min(processes, reps))
+    return [reps // n + (i < reps % n) for i in range(n)]
+
+
+def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stderr, timer='wall', processes=1):
+    """Time every workload on every side, interleaved; returns (results, hello info per side).
+
+    A workload's blocks are split over ``processes`` rounds, each in fresh worker processes (as pyperf spawns
+    several): where the memory a process gets lands in the caches makes the same kernel 20-40% faster or slower
+    from one process to the next on a shared machine, which blocks within one pair of processes cannot average
+    out."""
     pythons = {'mxcompat': sys.executable, 'torch': sys.executable, 'mxnet': mxnet_python}
     workers = {s: Worker(s, pythons[s], size, threads, timer) for s in sides}  # they start up in parallel
     try:
@@ -243,26 +255,34 @@ def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stde
             except WorkerDied as e:
                 raise SystemExit('the %s worker did not start (%s):\n%s' % (s, pythons[s], e))
         results = []
+        fresh = True
         for w in workloads:
             t0 = time.perf_counter()
             res = Result(w, size)
             results.append(res)
-            reps = repeat if w.repeat is None else min(repeat, w.repeat)
-            ready = [s for s in sides if _safe(workers[s], res, 'setup')]
-            active = list(ready)
-            for rep in range(reps):
-                # the order of the sides rotates each round, so no side always follows the same other one (a side
-                # that leaves the machine busy, such as MXNet's engine threads, would otherwise slow only its successor)
-                k = rep % len(active) if active else 0
-                for s in active[k:] + active[:k]:
-                    r = _safe(workers[s], res, 'run')
-                    if r is None:
-                        active.remove(s)
-                    else:
-                        res.times.setdefault(s, []).append(r['seconds'])
-            for s in ready:  # free the workload's data (100 MB for save/load) in every worker that set it up
-                if workers[s].proc.poll() is None:
-                    _safe(workers[s], res, 'drop')
+            rep = 0
+            for n in _rounds(repeat if w.repeat is None else min(repeat, w.repeat), processes):
+                if not fresh:
+                    _restart_all(workers.values())
+                fresh = False
+                ready = [s for s in sides if _safe(workers[s], res, 'setup')]
+                active = [s for s in ready if s not in res.errors]
+                for _ in range(n):
+                    # the order of the sides rotates each block, so no side always follows the same other one (a
+                    # side that leaves the machine busy, such as MXNet's engine threads, would otherwise slow only
+                    # its successor)
+                    k = rep % len(active) if active else 0
+                    rep += 1
+                    for s in active[k:] + active[:k]:
+                        r = _safe(workers[s], res, 'run')
+                        if r is None:
+                            active.remove(s)
+                        else:
+                            res.times.setdefault(s, []).append(r['seconds'])
+                for s in ready:  # free the workload's data (100 MB for save/load) in every worker that set it up
+                    if workers[s].proc.poll() is None:
+                        _safe(workers[s], res, 'drop')
+            fresh = processes <= 1
             log.write('%-28s %s  (%.0f s)\n' % (w.name, '  '.join(
                 '%s %s' % (LABEL[s], fmt_time(res.median(s)) if s in res.times else
                            ('error' if s in res.errors else '-')) for s in sides), time.perf_counter() - t0))
@@ -271,6 +291,17 @@ def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stde
     finally:
         for wk in workers.values():
             wk.close()
+
+
+def _restart_all(workers):
+    """New processes for every side, started together."""
+    workers = list(workers)
+    for wk in workers:
+        wk.close()
+    for wk in workers:
+        wk._start()
+    for wk in workers:
+        wk.wait_hello()
 
 
 def _safe(worker, res, cmd):
@@ -349,7 +380,7 @@ def machine_info():
             'loadavg': list(load) if load else None}
 
 
-def header(info, hello, size, threads, repeat, timer='wall'):
+def header(info, hello, size, threads, repeat, timer='wall', processes=1):
     cpu = info['cpu']
     lines = ['machine: %s, %d logical cores (%d usable), load average %s' % (
         cpu['brand_raw'], cpu['count'], cpu['usable'],
@@ -359,9 +390,9 @@ def header(info, hello, size, threads, repeat, timer='wall'):
         t = h['threads']
         n = t.get('torch.get_num_threads', t.get('OMP_NUM_THREADS'))
         lines.append('%-9s %s; threads %s (OMP_NUM_THREADS=%s)' % (LABEL[side] + ':', v, n, t.get('OMP_NUM_THREADS')))
-    lines.append('size %s, %d threads per side, %s interleaved blocks (times: medians; ratios: median of the '
-                 'paired blocks\' ratios), %s time' % (
-        size, threads, repeat, {'wall': 'wall-clock', 'cpu': 'CPU'}[timer]))
+    lines.append('size %s, %d threads per side, %s interleaved blocks in %d process%s per side (times: medians; '
+                 'ratios: median of the paired blocks\' ratios), %s time' % (
+        size, threads, repeat, processes, '' if processes == 1 else 'es', {'wall': 'wall-clock', 'cpu': 'CPU'}[timer]))
     return '\n'.join(lines)
 
 
@@ -428,7 +459,7 @@ def _commit():
         return {}
 
 
-def to_json(results, info, hello, size, threads, timer='wall'):
+def to_json(results, info, hello, size, threads, timer='wall', processes=1):
     """pytest-benchmark's JSON layout (group = workload, extra_info.side = side), readable by ratios.py."""
     try:
         from importlib.metadata import version
@@ -440,7 +471,7 @@ def to_json(results, info, hello, size, threads, timer='wall'):
         w = res.workload
         for s, data in res.times.items():
             extra = {'side': s, 'area': w.area, 'size': size, 'threads': threads, 'timer': timer,
-                     'target': w.target, 'slack': w.slack, 'doc': w.doc}
+                     'processes': processes, 'target': w.target, 'slack': w.slack, 'doc': w.doc}
             if w.nbytes:
                 extra['nbytes'] = w.nbytes(size)
             if s == 'mxcompat':  # the paired-block ratios the table shows (compare() prefers them to the medians')
@@ -598,6 +629,8 @@ def parse_args(argv):
     p.add_argument('--mxnet-python', help='python of an environment with the real MXNet (adds the MXNet column)')
     p.add_argument('--repeat', type=int, help='timed blocks per side (default: tiny 1, small 15, full 25; '
                    'slow workloads cap it)')
+    p.add_argument('--processes', type=int, help='fresh worker processes per workload and side, the blocks '
+                   'split among them (default: tiny 1, small and full 3)')
     p.add_argument('--threads', type=int, default=1, help='threads per side: torch.set_num_threads and '
                    'OMP/MKL_NUM_THREADS (default 1)')
     p.add_argument('--timer', choices=sorted(TIMERS), default='wall', help="wall: elapsed time (default); cpu: "
@@ -625,15 +658,17 @@ def main(argv=None):
         raise SystemExit('no workload selected')
     sides = ['mxcompat'] + ([] if args.no_torch else ['torch']) + (['mxnet'] if args.mxnet_python else [])
     repeat = args.repeat or REPEAT[args.size]
+    processes = args.processes or PROCESSES[args.size]
     info = machine_info()
     t0 = time.perf_counter()
-    results, hello = run(workloads, sides, args.size, repeat, args.threads, args.mxnet_python, timer=args.timer)
+    results, hello = run(workloads, sides, args.size, repeat, args.threads, args.mxnet_python, timer=args.timer,
+                         processes=processes)
     print()
-    print(header(info, hello, args.size, args.threads, repeat, args.timer))
+    print(header(info, hello, args.size, args.threads, repeat, args.timer, processes))
     print()
     print(table(results, sides))
     print('\n%d workloads in %.0f s' % (len(results), time.perf_counter() - t0))
-    doc = to_json(results, info, hello, args.size, args.threads, args.timer)
+    doc = to_json(results, info, hello, args.size, args.threads, args.timer, processes)
     if args.json:
         with open(args.json, 'w') as f:
             json.dump(doc, f, indent=1)

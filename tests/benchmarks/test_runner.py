@@ -128,3 +128,34 @@ def test_cpu_clock_counts_this_process_and_its_children():
     sum(i * i for i in range(200000))
     subprocess.run([sys.executable, '-c', 'sum(i * i for i in range(2000000))'], check=True)
     assert R.TIMERS['cpu']() - t0 > 0.02
+
+
+def test_blocks_are_split_over_rounds():
+    assert R._rounds(21, 3) == [7, 7, 7]
+    assert R._rounds(7, 3) == [3, 2, 2]
+    assert R._rounds(2, 3) == [1, 1]
+    assert R._rounds(5, 1) == [5]
+
+
+def test_each_round_runs_in_fresh_worker_processes(tmp_path):
+    out = str(tmp_path / 'o.json')
+    p = _run(['--size', 'tiny', '--areas', 'ops', '-k', 'dot', '--repeat', '3', '--processes', '3', '--json', out],
+             tmp_path)
+    assert p.returncode == 0 and '3 processes per side' in p.stdout, p.stdout + p.stderr
+    doc = json.load(open(out))
+    assert [b['options']['min_rounds'] for b in doc['benchmarks']] == [3, 3]
+    assert [b['extra_info']['processes'] for b in doc['benchmarks']] == [3, 3]
+
+
+def test_restart_all_gives_new_processes():
+    workers = [R.Worker(s, sys.executable, 'tiny', 1) for s in ('mxcompat', 'torch')]
+    try:
+        for wk in workers:
+            wk.wait_hello()
+        before = [wk.proc.pid for wk in workers]
+        R._restart_all(workers)
+        assert all(wk.proc.poll() is None for wk in workers)
+        assert not set(before) & {wk.proc.pid for wk in workers}
+    finally:
+        for wk in workers:
+            wk.close()
