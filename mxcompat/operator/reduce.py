@@ -7,7 +7,6 @@ The gradient of max/min goes in full to every element equal to the result, as in
 Differs from MXNet: ``norm(out_dtype=...)`` casts the result (MXNet 1.9.1 fails at run time on CPU); ord=2 on
 integer arrays is not supported (MXNet's result there is an artifact of integer arithmetic in its scaled reducer).
 """
-import functools
 
 import torch
 
