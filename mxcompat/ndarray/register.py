@@ -1,5 +1,6 @@
 """Generates the ``mx.nd`` operator functions from the operator registry."""
 import functools
+import types
 
 import torch
 
@@ -173,14 +174,17 @@ def make_function(op, func_name=None):
 
 _UNSET = type('_Null', (), {'__repr__': lambda self: '_Null', '__slots__': ()})()  # an attribute not given
 
-# The body of every non-variadic op's function. The fast path takes NDArray inputs (None for an optional one) and
-# attributes by name, and looks their parsed form up by value; any other call goes to ``general``.
-_FRONT = """def front({signature}):
+# The body of every non-variadic op's function, written once per shape (inputs, which are optional, number of
+# attributes) with inputs i0, i1, ... and attributes p0, p1, ...; each op's function is that code with its own
+# names (code.replace), so the import compiles 60 templates rather than 490 functions. The fast path takes NDArray
+# inputs (None for an optional one) and attributes by name, and looks their parsed form up by value; any other
+# call goes to ``general``.
+_TEMPLATE = """def front({signature}):
     if out is None and not kwargs and {checks}:
         try:
             _mx_hit = _mx_cache[{key}]
         except KeyError:
-            _mx_hit = _mx_new({given}, {key})
+            _mx_hit = _mx_new(({params}), {key})
         except TypeError:  # (an unhashable value: the general path parses it)
             _mx_hit = None
         if _mx_hit is not None:
@@ -190,48 +194,61 @@ _FRONT = """def front({signature}):
                 raise
             except (RuntimeError, IndexError, ValueError) as _mx_e:
                 raise _mx_op_error(_mx_op, ({inputs}), _mx_e) from None
-    return _mx_general({inputs}out=out, name=name, **_mx_given({given}), **kwargs)
+    return _mx_general({inputs}out=out, name=name, **_mx_given(_mx_names, ({params})), **kwargs)
 """
 # one input, one output, not a view: ``_mx_hit`` is a function of the tensor (``op.bind``'s, or ``impl`` with the
 # parsed attributes); the result is wrapped inline
-_RUN = '''_mx_r = _mx_hit({0}._t)
+_RUN = """_mx_r = _mx_hit(i0._t)
                 if _mx_r.requires_grad and not _mx_STATE.recording:
                     _mx_r = _mx_r.detach()
                 _mx_a = _mx_object_new(_mx_NDArray)
-                _mx_a._t, _mx_a._ctx = _mx_r, {0}._ctx
-                return _mx_a'''
+                _mx_a._t, _mx_a._ctx = _mx_r, i0._ctx
+                return _mx_a"""
 # otherwise ``_mx_hit`` is the parsed attributes
 _CALL = 'return _mx_finish(_mx_op, _mx_impl({tensors}**_mx_hit), ({inputs}), _mx_hit, None)'
+_TEMPLATES = {}
+
+
+def _template(optional, n_params, simple):
+    """The code of the function for ops with inputs ``optional`` (a bool per input), ``n_params`` attributes."""
+    key = (optional, n_params, simple)
+    code = _TEMPLATES.get(key)
+    if code is None:
+        inputs = ['i%d' % k for k in range(len(optional))]
+        params = ['p%d' % k for k in range(n_params)]
+        listed = ''.join('%s, ' % i for i in inputs)
+        call = _RUN if simple else _CALL.format(inputs=listed, tensors=''.join(
+            '(None if %s is None else %s._t), ' % (i, i) if opt else '%s._t, ' % i for i, opt in zip(inputs, optional)))
+        src = _TEMPLATE.format(
+            signature=', '.join(inputs + params + ['out', 'name', '**kwargs']),
+            checks=' and '.join('(%s is None or _mx_type(%s) is _mx_NDArray)' % (i, i) if opt
+                                else '_mx_type(%s) is _mx_NDArray' % i for i, opt in zip(inputs, optional)) or 'True',
+            key='(%s)' % ''.join('%s, _mx_type(%s), ' % (p, p) for p in params),
+            params=''.join('%s, ' % p for p in params), call=call, inputs=listed)
+        scope = {}
+        exec(compile(src, '<mx.nd operator>', 'exec'), scope)  # noqa: S102 (the source is fixed text)
+        code = _TEMPLATES[key] = scope['front'].__code__
+    return code
 
 
 def _front(op, general):
     """The function of a non-variadic op, with MXNet's signature: inputs, then attributes (``_Null`` when not
     given), ``out``, ``name``, ``**kwargs`` (``sum(data=None, axis=_Null, keepdims=_Null, exclude=_Null,
     out=None, name=None, **kwargs)``). Named parameters save building and unpacking a keyword dict per call,
-    which cost about as much as the rest of the wrapper. (The generated code's own names start with ``_mx_``;
-    an op with such a name keeps ``general``.)"""
-    inputs, params = op.inputs, op.param_names
-    if any(n.startswith('_mx_') for n in inputs + tuple(params)):
+    which cost about as much as the rest of the wrapper. (The template's own names start with ``_mx_``; an op
+    with such a name keeps ``general``.)"""
+    inputs, params = op.inputs, tuple(op.param_names)
+    if any(n.startswith('_mx_') for n in inputs + params):
         return general
-    checks = ['_mx_type(%s) is _mx_NDArray' % i if i not in op.optional
-              else '(%s is None or _mx_type(%s) is _mx_NDArray)' % (i, i) for i in inputs]
     simple = len(inputs) == 1 and not op.view and op.num_outputs == 1
-    listed = ''.join('%s, ' % i for i in inputs)
-    if simple:
-        call = _RUN.format(inputs[0])
-    else:
-        call = _CALL.format(inputs=listed, tensors=''.join(
-            '%s._t, ' % i if i not in op.optional else '(None if %s is None else %s._t), ' % (i, i) for i in inputs))
-    src = _FRONT.format(
-        signature=', '.join(['%s=None' % i for i in inputs] + ['%s=_mx_UNSET' % p for p in params]
-                            + ['out=None', 'name=None', '**kwargs']),
-        checks=' and '.join(checks) or 'True', key='(%s)' % ''.join('%s, _mx_type(%s), ' % (p, p) for p in params),
-        given='{%s}' % ', '.join('%r: %s' % (p, p) for p in params), call=call, inputs=listed)
+    template = _template(tuple(i in op.optional for i in inputs), len(params), simple)
+    names = inputs + params + ('out', 'name', 'kwargs')
+    code = template.replace(co_varnames=names + template.co_varnames[len(names):], co_name=op.name)
     cache = {}
     parse, bind, impl = op.parse_attrs, op.bind, op.impl
 
     def new(values, key):
-        hit = parse(_given(values))
+        hit = parse(_given(params, values))
         if simple:
             run = bind(hit) if bind is not None else None
             hit = run if run is not None else functools.partial(impl, **hit)
@@ -243,13 +260,12 @@ def _front(op, general):
     scope = {'_mx_' + k: v for k, v in (
         ('NDArray', NDArray), ('type', type), ('STATE', _STATE), ('object_new', object.__new__), ('finish', _finish),
         ('MXNetError', MXNetError), ('op_error', _op_error), ('op', op), ('impl', impl), ('cache', cache),
-        ('new', new), ('general', general), ('given', _given), ('UNSET', _UNSET))}
-    exec(compile(src, '<mx.nd.%s>' % op.name, 'exec'), scope)  # noqa: S102 (the source is built from op names)
-    return scope['front']
+        ('new', new), ('general', general), ('given', _given), ('names', params))}
+    return types.FunctionType(code, scope, op.name, (None,) * len(inputs) + (_UNSET,) * len(params) + (None, None))
 
 
-def _given(values):
-    return {k: v for k, v in values.items() if v is not _UNSET}
+def _given(names, values):
+    return {k: v for k, v in zip(names, values) if v is not _UNSET}
 
 
 def _sparse_dispatch(name, arrays, attrs, out):
