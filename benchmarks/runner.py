@@ -242,9 +242,9 @@ def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stde
     """Time every workload on every side, interleaved; returns (results, hello info per side).
 
     A workload's blocks are split over ``processes`` rounds, each in fresh worker processes (as pyperf spawns
-    several): where the memory a process gets lands in the caches makes the same kernel 20-40% faster or slower
-    from one process to the next on a shared machine, which blocks within one pair of processes cannot average
-    out."""
+    several): where the memory a process gets lands in the caches changes the speed of the same kernel from one
+    process to the next (a torch sum took 36 to 59 us on a shared 2-vCPU machine), which blocks within one pair of
+    processes cannot average out."""
     pythons = {'mxcompat': sys.executable, 'torch': sys.executable, 'mxnet': mxnet_python}
     workers = {s: Worker(s, pythons[s], size, threads, timer) for s in sides}  # they start up in parallel
     try:
@@ -255,16 +255,16 @@ def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stde
             except WorkerDied as e:
                 raise SystemExit('the %s worker did not start (%s):\n%s' % (s, pythons[s], e))
         results = []
-        fresh = True
+        first = True
         for w in workloads:
             t0 = time.perf_counter()
             res = Result(w, size)
             results.append(res)
             rep = 0
             for n in _rounds(repeat if w.repeat is None else min(repeat, w.repeat), processes):
-                if not fresh:
+                if not first and processes > 1:
                     _restart_all(workers.values())
-                fresh = False
+                first = False
                 ready = [s for s in sides if _safe(workers[s], res, 'setup')]
                 active = [s for s in ready if s not in res.errors]
                 for _ in range(n):
@@ -282,7 +282,6 @@ def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stde
                 for s in ready:  # free the workload's data (100 MB for save/load) in every worker that set it up
                     if workers[s].proc.poll() is None:
                         _safe(workers[s], res, 'drop')
-            fresh = processes <= 1
             log.write('%-28s %s  (%.0f s)\n' % (w.name, '  '.join(
                 '%s %s' % (LABEL[s], fmt_time(res.median(s)) if s in res.times else
                            ('error' if s in res.errors else '-')) for s in sides), time.perf_counter() - t0))
