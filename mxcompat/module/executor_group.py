@@ -204,14 +204,12 @@ class ExecutorGroup:
                 dst = ex_new.arg_dict.get(n, ex_new.aux_dict.get(n))
                 if src is not None and dst is not None and src.shape == dst.shape:
                     dst._t = src._t
+            new_grads = ex_new.grad_dict
             for n, g in ex_old.grad_dict.items():
-                new = ex_new.grad_dict.get(n)
+                new = new_grads.get(n)
                 if n in self.param_names and g is not None and new is not None and g.shape == new.shape:
                     new._t = g._t
-        self.param_arrays = [[ex.arg_dict[n] for ex in self.execs] for n in self.param_names]
-        self.grad_arrays = [[ex.grad_dict.get(n) for ex in self.execs] for n in self.param_names] \
-            if self.for_training else []
-        self.aux_arrays = [[ex.aux_dict[n] for ex in self.execs] for n in self.aux_names]
+        # (param_arrays, grad_arrays and aux_arrays, listed by bind_exec, hold these same NDArrays)
 
     # -- parameters -------------------------------------------------------------------------------------------
     def set_params(self, arg_params, aux_params, allow_extra=False):
