@@ -1,5 +1,6 @@
 """The torch.distributed side of the dist stores: the process group, collectives that time out with an
 ``MXNetError`` instead of hanging, and the metadata check run before each fused collective."""
+import atexit
 import datetime
 import hashlib
 import os
@@ -72,6 +73,9 @@ class Group:
             raise MXNetError('KVStore(%s): could not join the torch.distributed group (rank %s of %s at %s:%s): %s'
                              % (self.store_type, os.environ.get('RANK'), os.environ.get('WORLD_SIZE'),
                                 os.environ.get('MASTER_ADDR'), os.environ.get('MASTER_PORT'), _first_line(e))) from e
+        # a gloo group left to interpreter teardown can abort the process ("terminate called without an active
+        # exception") while its worker threads still hold tensors; the group we created is ours to destroy
+        atexit.register(_destroy_group, dist)
 
     # -- collectives ------------------------------------------------------------------------------------------
     def _error(self, what, e):
@@ -152,6 +156,11 @@ class Group:
         """``start_check`` + ``finish_check``."""
         if self.size > 1:
             self.finish_check(self.start_check(op, entries))
+
+
+def _destroy_group(dist):
+    if dist.is_initialized():
+        dist.destroy_process_group()
 
 
 def _first_line(e):

@@ -346,13 +346,18 @@ def test_collective_timeout_raises(tmp_path):
 
 
 SCRIPT = '''
+import atexit
+import os
+import torch.distributed as dist
+# registered before the store's own handler, so it runs after it (atexit is last in, first out)
+atexit.register(lambda: os.write(1, ('rank group destroyed at exit: %s\\n' % (not dist.is_initialized())).encode()))
 import mxnet as mx
 kv = mx.kv.create('dist_sync')
 kv.init('w', mx.nd.ones((3,)) * (kv.rank + 5))
 kv.pushpull('w', mx.nd.ones((3,)) * (kv.rank + 1), out=mx.nd.zeros((3,)))
 w = mx.nd.zeros((3,))
 kv.pull('w', out=w)
-import os  # one write per report: a pipe write below PIPE_BUF is atomic, print's pieces are not
+# one write per report: a pipe write below PIPE_BUF is atomic, print's pieces are not
 os.write(1, ('rank %d of %d %s\\n' % (kv.rank, kv.num_workers, w.asnumpy().tolist())).encode())
 '''
 
@@ -369,3 +374,5 @@ def test_torchrun_launch(tmp_path):
     # the two ranks share one stdout pipe: each report is one atomic write, found wherever it is
     reports = sorted(re.findall(r'rank (\d) of (\d) (\[[^\]]*\])', r.stdout))
     assert reports == [('0', '2', '[3.0, 3.0, 3.0]'), ('1', '2', '[3.0, 3.0, 3.0]')], (r.stdout, r.stderr[-3000:])
+    # the store destroys the process group it created before the interpreter tears down (gloo can abort otherwise)
+    assert r.stdout.count('rank group destroyed at exit: True') == 2, r.stdout
