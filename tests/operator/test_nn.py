@@ -181,6 +181,23 @@ def test_convolution_cpu_channels_last_fast_path(monkeypatch, tmp_path, fast):
     assert (tmp_path / 'a').read_bytes() == (tmp_path / 'b').read_bytes()
 
 
+@pytest.mark.parametrize('in_c,out_c,dtype,cl', [(3, 64, 'float32', True), (4, 64, 'float32', True),
+                                                 (64, 64, 'float32', True), (64, 128, 'float32', True),
+                                                 (32, 64, 'float32', False), (5, 64, 'float32', False),
+                                                 (3, 32, 'float32', False), (64, 32, 'float32', False),
+                                                 (3, 64, 'float64', False)])
+def test_convolution_channels_last_choice(in_c, out_c, dtype, cl):
+    # which CPU convolutions compute channels-last (nn._channels_last_pays): 64+ channels in and out, or an image
+    # stem of at most 4 channels into 64+; the values are torch's conv2d either way
+    rs = np.random.RandomState(5)
+    x, w = rs.randn(2, in_c, 6, 5).astype(dtype), rs.randn(out_c, in_c, 3, 3).astype(dtype)
+    y = mx.nd.Convolution(mx.nd.array(x, dtype=dtype), mx.nd.array(w, dtype=dtype), kernel=(3, 3), pad=(1, 1),
+                          num_filter=out_c, no_bias=True)
+    assert (y._t.is_contiguous(memory_format=torch.channels_last) and not y._t.is_contiguous()) == cl
+    want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=1)
+    np.testing.assert_allclose(y.asnumpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+
+
 def test_dropout():
     x = mx.nd.ones((200, 50))
     assert (mx.nd.Dropout(x, p=0.5).asnumpy() == 1).all()  # inference: identity
