@@ -88,7 +88,10 @@ def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, c
             g_alpha = -lr_t
         else:
             g_alpha = -(lr_t * _par(T, rescale_grad))
-        if moms is not None:
+        if moms is not None and not decay and clip_gradient < 0 and weights32 is None \
+                and _fusable(ws, gs, g_alpha):
+            _fused_mom_step(ws, gs, [moms[i] for i in idx], _f(T, momentum), float(g_alpha))
+        elif moms is not None:
             ms = [moms[i] for i in idx]
             torch._foreach_mul_(ms, _f(T, momentum))
             if decay:
@@ -101,6 +104,27 @@ def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, c
             torch._foreach_add_(ws, gs, alpha=float(g_alpha))
         if weights32 is not None:
             torch._foreach_copy_([weights[i] for i in idx], ws)
+
+
+def _fusable(ws, gs, g_alpha):
+    """Whether torch's one-pass CPU SGD kernel can run ``mom = momentum * mom + g_alpha * g; w += mom`` on these
+    tensors: dense contiguous float32/float64 CPU tensors, and ``g_alpha`` exact through the kernel's
+    ``1 - dampening``."""
+    c = float(g_alpha)
+    if 1.0 - (1.0 - c) != c:
+        return False
+    dtype = ws[0].dtype
+    return dtype in (torch.float32, torch.float64) and all(
+        t.device.type == 'cpu' and t.dtype == dtype and t.layout == torch.strided and t.is_contiguous()
+        for t in (*ws, *gs))
+
+
+def _fused_mom_step(ws, gs, ms, momentum, g_alpha):
+    # torch's fused SGD computes buf = buf * momentum + g * (1 - dampening); w -= lr * buf. With dampening
+    # 1 - g_alpha and lr -1 that is MXNet's sgd_mom_update without weight decay, term for term, in one pass over
+    # each tensor instead of three foreach passes (a third of the memory traffic).
+    torch._fused_sgd_(ws, gs, ms, weight_decay=0.0, momentum=momentum, lr=-1.0, dampening=1.0 - g_alpha,
+                      nesterov=False, maximize=False, is_first_step=False)
 
 
 def nag_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,

@@ -1,0 +1,70 @@
+"""mxcompat/optimizer/_ops.py: the one-pass path of sgd_mom_update (torch's fused CPU SGD kernel) against MXNet's
+formula computed term by term in numpy float32, and the cases that must keep the per-term path."""
+import numpy as np
+import pytest
+import torch
+from torch.profiler import profile, ProfilerActivity
+
+from mxcompat.optimizer import _ops
+
+SHAPES = [(37, 29), (13,), (8, 8), (1,)]  # tails that are not a multiple of the vector width
+
+
+def _mxnet_sgd_mom(w, g, m, lr, momentum, wd, rescale):
+    # MXNet 1.9.1's SGDMomKernel, in float32: mom = momentum*mom - lr*wd*w - lr*rescale*g; w += mom
+    f = np.float32
+    m[:] = f(momentum) * m - (f(lr) * f(wd)) * w - (f(lr) * f(rescale)) * g
+    w += m
+
+
+def _kernels(fn):
+    with profile(activities=[ProfilerActivity.CPU]) as p:
+        fn()
+    return {e.name for e in p.events()}
+
+
+def _run(dtype=torch.float32, wd=0.0, contiguous=True, steps=5):
+    rs = np.random.RandomState(3)
+    w_np = [rs.uniform(-1, 1, s).astype(np.float32) for s in SHAPES]
+    m_np = [np.zeros(s, np.float32) for s in SHAPES]
+    ws = [torch.tensor(w, dtype=dtype) for w in w_np]
+    ms = [torch.zeros(s, dtype=dtype) for s in SHAPES]
+    names = set()
+    for _ in range(steps):
+        g_np = [rs.uniform(-3, 3, s).astype(np.float32) for s in SHAPES]
+        gs = [torch.tensor(g, dtype=dtype) for g in g_np]
+        if not contiguous:
+            gs = [torch.tensor(g.T.copy(), dtype=dtype).T if g.ndim == 2 else torch.tensor(g, dtype=dtype)
+                  for g in g_np]
+        with torch.no_grad():
+            names |= _kernels(lambda: _ops.sgd_update(ws, gs, ms, [0.05] * 4, [wd] * 4, momentum=0.9,
+                                                      rescale_grad=1 / 64))
+        for w, g, m in zip(w_np, g_np, m_np):
+            _mxnet_sgd_mom(w, g, m, 0.05, 0.9, wd, 1 / 64)
+    return ws, ms, w_np, m_np, names
+
+
+def test_sgd_mom_without_wd_runs_one_fused_pass_with_mxnet_numbers():
+    ws, ms, w_np, m_np, names = _run()
+    assert 'aten::_fused_sgd_' in names and 'aten::_foreach_mul_' not in names
+    for w, m, w_ref, m_ref in zip(ws, ms, w_np, m_np):
+        np.testing.assert_allclose(m.numpy(), m_ref, rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(w.numpy(), w_ref, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize('case', [dict(wd=1e-3), dict(contiguous=False), dict(dtype=torch.float16)])
+def test_sgd_mom_keeps_the_per_term_path(case):
+    # weight decay would change the order of MXNet's terms; the fused kernel needs contiguous tensors; float16
+    # computes in float16 term by term, as MXNet's kernel does
+    ws, ms, w_np, m_np, names = _run(**case)
+    assert 'aten::_fused_sgd_' not in names and 'aten::_foreach_mul_' in names
+    tol = 2e-3 if case.get('dtype') == torch.float16 else 1e-6
+    for w, w_ref in zip(ws, w_np):
+        np.testing.assert_allclose(w.float().numpy(), w_ref, rtol=tol, atol=tol)
+
+
+def test_fusable_rejects_a_coefficient_the_kernel_cannot_carry_exactly():
+    t = [torch.zeros(3)]
+    assert _ops._fusable(t, t, np.float32(-0.05 / 64))
+    assert not _ops._fusable(t, t, -0.05 / 64)  # a float64 coefficient that 1 - (1 - c) would round
+    assert not _ops._fusable([torch.zeros(3, dtype=torch.float16)], [torch.zeros(3, dtype=torch.float16)], -0.5)
