@@ -144,7 +144,7 @@ def _register(model, mode):
     hybridize = mode == 'hybridized'
 
     @workload('gluon', name='%s_%s' % (model, mode), target=1.0 if hybridize else 1.1,
-              repeat=7 if model in ('resnet18', 'lstm') else None,
+              repeat=7 if model == 'resnet18' else None,
               doc='Gluon training step of the %s, %s (batch 64)' % (model, mode))
     def setup(mx, size):
         return gluon_step(mx, model, size, hybridize)
