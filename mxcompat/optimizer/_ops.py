@@ -88,11 +88,10 @@ def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, c
             g_alpha = -lr_t
         else:
             g_alpha = -(lr_t * _par(T, rescale_grad))
-        if moms is not None and not decay and clip_gradient < 0 and weights32 is None \
-                and _fusable(ws, gs, g_alpha):
-            _fused_mom_step(ws, gs, [moms[i] for i in idx], _f(T, momentum), float(g_alpha))
-        elif moms is not None:
-            ms = [moms[i] for i in idx]
+        ms = None if moms is None else [moms[i] for i in idx]
+        if ms is not None and not decay and clip_gradient < 0 and weights32 is None and _fusable(ws, gs, ms, g_alpha):
+            _fused_mom_step(ws, gs, ms, _f(T, momentum), float(g_alpha))
+        elif ms is not None:
             torch._foreach_mul_(ms, _f(T, momentum))
             if decay:
                 torch._foreach_add_(ms, ws, alpha=float(decay))
@@ -106,17 +105,17 @@ def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, c
             torch._foreach_copy_([weights[i] for i in idx], ws)
 
 
-def _fusable(ws, gs, g_alpha):
+def _fusable(ws, gs, ms, g_alpha):
     """Whether torch's one-pass CPU SGD kernel can run ``mom = momentum * mom + g_alpha * g; w += mom`` on these
-    tensors: dense contiguous float32/float64 CPU tensors, and ``g_alpha`` exact through the kernel's
-    ``1 - dampening``."""
+    tensors: dense contiguous float32/float64 CPU tensors (the kernel walks all three as flat arrays), and
+    ``g_alpha`` exact through the kernel's ``1 - dampening``."""
     c = float(g_alpha)
     if 1.0 - (1.0 - c) != c:
         return False
     dtype = ws[0].dtype
     return dtype in (torch.float32, torch.float64) and all(
         t.device.type == 'cpu' and t.dtype == dtype and t.layout == torch.strided and t.is_contiguous()
-        for t in (*ws, *gs))
+        for t in (*ws, *gs, *ms))
 
 
 def _fused_mom_step(ws, gs, ms, momentum, g_alpha):

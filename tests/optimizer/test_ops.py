@@ -23,12 +23,13 @@ def _kernels(fn):
     return {e.name for e in p.events()}
 
 
-def _run(dtype=torch.float32, wd=0.0, contiguous=True, steps=5):
+def _run(dtype=torch.float32, wd=0.0, contiguous=True, mom_contiguous=True, steps=5):
     rs = np.random.RandomState(3)
     w_np = [rs.uniform(-1, 1, s).astype(np.float32) for s in SHAPES]
     m_np = [np.zeros(s, np.float32) for s in SHAPES]
     ws = [torch.tensor(w, dtype=dtype) for w in w_np]
-    ms = [torch.zeros(s, dtype=dtype) for s in SHAPES]
+    ms = [torch.zeros(s, dtype=dtype) if mom_contiguous or len(s) < 2 else torch.zeros(s[::-1], dtype=dtype).T
+          for s in SHAPES]
     names = set()
     for _ in range(steps):
         g_np = [rs.uniform(-3, 3, s).astype(np.float32) for s in SHAPES]
@@ -52,10 +53,11 @@ def test_sgd_mom_without_wd_runs_one_fused_pass_with_mxnet_numbers():
         np.testing.assert_allclose(w.numpy(), w_ref, rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize('case', [dict(wd=1e-3), dict(contiguous=False), dict(dtype=torch.float16)])
+@pytest.mark.parametrize('case', [dict(wd=1e-3), dict(contiguous=False), dict(mom_contiguous=False),
+                                  dict(dtype=torch.float16)])
 def test_sgd_mom_keeps_the_per_term_path(case):
-    # weight decay would change the order of MXNet's terms; the fused kernel needs contiguous tensors; float16
-    # computes in float16 term by term, as MXNet's kernel does
+    # weight decay would change the order of MXNet's terms; the fused kernel walks weights, gradients and states
+    # as flat arrays, so all must be contiguous; float16 computes in float16 term by term, as MXNet's kernel does
     ws, ms, w_np, m_np, names = _run(**case)
     assert 'aten::_fused_sgd_' not in names and 'aten::_foreach_mul_' in names
     tol = 2e-3 if case.get('dtype') == torch.float16 else 1e-6
@@ -65,6 +67,7 @@ def test_sgd_mom_keeps_the_per_term_path(case):
 
 def test_fusable_rejects_a_coefficient_the_kernel_cannot_carry_exactly():
     t = [torch.zeros(3)]
-    assert _ops._fusable(t, t, np.float32(-0.05 / 64))
-    assert not _ops._fusable(t, t, -0.05 / 64)  # a float64 coefficient that 1 - (1 - c) would round
-    assert not _ops._fusable([torch.zeros(3, dtype=torch.float16)], [torch.zeros(3, dtype=torch.float16)], -0.5)
+    assert _ops._fusable(t, t, t, np.float32(-0.05 / 64))
+    assert not _ops._fusable(t, t, t, -0.05 / 64)  # a float64 coefficient that 1 - (1 - c) would round
+    h = [torch.zeros(3, dtype=torch.float16)]
+    assert not _ops._fusable(h, h, h, -0.5)
