@@ -33,10 +33,8 @@ def _run(dtype=torch.float32, wd=0.0, contiguous=True, mom_contiguous=True, step
     names = set()
     for _ in range(steps):
         g_np = [rs.uniform(-3, 3, s).astype(np.float32) for s in SHAPES]
-        gs = [torch.tensor(g, dtype=dtype) for g in g_np]
-        if not contiguous:
-            gs = [torch.tensor(g.T.copy(), dtype=dtype).T if g.ndim == 2 else torch.tensor(g, dtype=dtype)
-                  for g in g_np]
+        gs = [torch.tensor(g, dtype=dtype) if contiguous or g.ndim < 2 else torch.tensor(g.T.copy(), dtype=dtype).T
+              for g in g_np]
         with torch.no_grad():
             names |= _kernels(lambda: _ops.sgd_update(ws, gs, ms, [0.05] * 4, [wd] * 4, momentum=0.9,
                                                       rescale_grad=1 / 64))
