@@ -257,29 +257,19 @@ class Executor:
     # -- monitor: every operator's outputs (and inputs) in forward, its input gradients in backward ---------------
     def _monitored_forward(self, args, aux):
         """Run the plain graph node by node, reporting each MXNet operator's outputs to the monitor callback
-        (``<node>_output``, as MXNet names them; with ``monitor_all`` first its inputs, ``<node>_<input name>``).
-        The records are kept for ``_monitored_backward``."""
+        (and with ``monitor_all`` first its inputs), named as MXNet names them (``_Node.monitor_names``). The
+        records are kept for ``_monitored_backward``."""
+        from .symbol.lower import run_monitored
         callback, monitor_all = self._monitor
         ins = self._leaves(args)
-        records = []
         ctx = self._ctx
 
-        class Run(torch.fx.Interpreter):
-            def call_function(self, target, fargs, kwargs):
-                node = getattr(target, '_mx_node', None)
-                if node is not None and monitor_all:
-                    for name, t in zip(node.input_names(), [a for a in fargs if a is not None]):
-                        callback('%s_%s' % (node.name, name), NDArray._from_tensor(t.detach(), ctx))
-                res = super().call_function(target, fargs, kwargs)
-                if node is not None:
-                    outs = list(res) if isinstance(res, (tuple, list)) else [res]
-                    for name, t in zip(node.output_names(), outs):
-                        callback(name, NDArray._from_tensor(t.detach(), ctx))
-                    records.append((node, [a for a in fargs if isinstance(a, torch.Tensor)], outs))
-                return res
+        def report(node, name, t):
+            callback(name, NDArray._from_tensor(t.detach(), ctx))
 
         with torch.enable_grad() if self._any_track else torch.no_grad():
-            outs = Run(self.graph_module).run(*ins, *aux)
+            outs, records = run_monitored(self.graph_module, list(ins) + list(aux), report, monitor_all,
+                                          executor=True)
         self._saved = (ins, outs) if self._any_track else None
         self._mon_records = records
         return outs
@@ -431,8 +421,8 @@ class Executor:
     def set_monitor_callback(self, callback, monitor_all=False):
         """Calls ``callback(name, array)`` for every operator's outputs in forward (``monitor_all``: its inputs
         too) and for the gradients of its inputs in backward, with MXNet's names. Differs from MXNet: a
-        monitored executor runs node by node (slower); inputs are named by the operator's input names where MXNet
-        says ``input<i>`` for some operators; with ``monitor_all`` the backward inputs are not reported."""
+        monitored executor runs node by node (slower); ``array`` is an NDArray, not a C handle; with
+        ``monitor_all`` the backward inputs are not reported."""
         self._monitor = (callback, monitor_all)
 
     def debug_str(self):

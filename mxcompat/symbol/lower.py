@@ -152,3 +152,31 @@ def lower(sym, arg_shapes=None, split_heads=False):
     graph.lint()
     gm = torch.fx.GraphModule(torch.nn.Module(), graph, class_name='MXNetSymbol')
     return Lowered(gm, [n.name for n in args], [n.name for n in auxs], sym.list_outputs(), tuple(heads))
+
+
+def run_monitored(graph_module, tensors, report, monitor_all=False, executor=False):
+    """Run ``graph_module`` node by node, calling ``report(node, name, tensor)`` for each MXNet operator node's
+    outputs (first its inputs, with ``monitor_all``), named as MXNet's executor monitors or op hooks name them
+    (``_Node.monitor_names``), in MXNet's execution order. Returns (outputs, [(node, input tensors, output
+    tensors)] in execution order)."""
+    records = []
+
+    class Run(torch.fx.Interpreter):
+        def call_function(self, target, args, kwargs):
+            node = getattr(target, '_mx_node', None)
+            if node is None:
+                return super().call_function(target, args, kwargs)
+            in_names, out_names = node.monitor_names(executor)
+            ins = [a for a in args if isinstance(a, torch.Tensor)]
+            if monitor_all:
+                for names, t in zip(in_names, ins):
+                    for name in names:
+                        report(node, name, t)
+            res = super().call_function(target, args, kwargs)
+            outs = list(res) if isinstance(res, (tuple, list)) else [res]
+            for name, t in zip(out_names, outs):
+                report(node, name, t)
+            records.append((node, ins, outs))
+            return res
+
+    return Run(graph_module).run(*tensors), records

@@ -16,7 +16,7 @@ from ..base import (MXNetError, MXNetValueError, MXNetTypeError, DTYPE_NP2MX, pa
 from ..name import NameManager
 from ..operator import registry
 from ..util import _np_shape_level
-from . import opinfo
+from . import _monitor_names, opinfo
 
 __all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'fromjson']
 
@@ -76,6 +76,26 @@ class _Node:
 
     def input_names(self):
         return self.op.input_names(self.params(), len(self.inputs))
+
+    def monitor_names(self, executor=False):
+        """What MXNet's monitors call this operator node's arrays: (for each input, the names it is reported
+        under; the output names). Inputs are ``<node>_<input name>``, or ``<node>_input<i>`` for operators that do
+        not name their inputs in MXNet 1.9 (``_monitor_names``). Op hooks (``executor=False``) name outputs
+        ``<node>_<output name>``, or ``<node>_<i>`` for operators that do not name their outputs; executors use
+        ``list_outputs`` names and report an input that is a variable under the variable's name first."""
+        op = self.op.name
+        if op in _monitor_names.NO_INPUT_NAMES:
+            ins = ['%s_input%d' % (self.name, i) for i in range(len(self.inputs))]
+        else:
+            ins = ['%s_%s' % (self.name, n) for n in self.input_names()]
+        if executor:
+            ins = [[src.name, n] if src.is_var else [n] for (src, _), n in zip(self.inputs, ins)]
+            return ins, self.output_names()
+        if op in _monitor_names.NO_OUTPUT_NAMES:
+            outs = ['%s_%d' % (self.name, i) for i in range(self.num_visible())]
+        else:
+            outs = self.output_names()
+        return [[n] for n in ins], outs
 
 
 def _topo(outputs):
