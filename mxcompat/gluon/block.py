@@ -5,9 +5,9 @@ Hybridizing records ``hybrid_forward`` once with ``F = mx.sym`` (as MXNet does) 
 it since those tensors are the parameters' leaves. Differs from MXNet: the graph does not depend on input shapes,
 so one graph serves every input shape; ``static_alloc``/``static_shape``/``inline_limit``/bulk sizes are accepted
 and have no effect; ``hybridize(backend=...)`` takes a ``torch.compile`` backend (``'inductor'``, ``'eager'``,
-``'aot_eager'``) instead of MXNet's subgraph backends; ``optimize_for`` and ``register_op_hook`` on hybridized
-blocks raise ``MXNetNotImplementedError``.
+``'aot_eager'``) instead of MXNet's subgraph backends; ``optimize_for`` raises ``MXNetNotImplementedError``.
 """
+import contextlib
 import copy
 import json
 import operator
@@ -568,8 +568,9 @@ class _CachedOp:
 
     def __init__(self, sym, slot_of, backend):
         from ..symbol.lower import lower
+        from ..symbol.symbol import eliminate_common_expr
         from ..operator import registry
-        low = lower(sym)
+        low = lower(eliminate_common_expr(sym))  # as MXNet's cached ops do
         self.graph_module = _contiguous_views(low.graph_module)
         self.slots = [slot_of[n] for n in low.arg_names + low.aux_names]
         self.n_out = len(low.output_names)
@@ -595,6 +596,20 @@ class _CachedOp:
         else:
             with torch.no_grad():
                 outs = fn(*tensors)
+        return self._fresh(outs, tensors)
+
+    def run_hooked(self, tensors, callback, monitor_all, ctx):
+        """Run the plain graph node by node, calling the op hook ``callback(name, op name, array)`` as MXNet's
+        cached ops do (names as bytes; see ``_Node.monitor_names``)."""
+        from ..symbol.lower import run_monitored
+
+        def report(node, name, t):
+            callback(name.encode(), node.op.name.encode(), NDArray._from_tensor(t.detach(), ctx))
+        with contextlib.nullcontext() if _AG.recording else torch.no_grad():
+            outs, _ = run_monitored(self.graph_module, tensors, report, monitor_all)
+        return self._fresh(outs, tensors)
+
+    def _fresh(self, outs, tensors):
         if self.alias_outputs:
             outs = list(outs)
             ptrs = {t.untyped_storage().data_ptr() for t in tensors}
@@ -616,7 +631,7 @@ class HybridBlock(Block):
         self._in_format = self._out_format = None
         # hybridize() options: the torch.compile backend and MXNet's flags (kept, without effect here)
         self._backend, self._backend_opts, self._flags = None, {}, []
-        # register_op_hook state (never used: hybridized graphs refuse op hooks)
+        # register_op_hook's callback, run by the hybridized graph
         self._callback, self._monitor_all = None, False
 
     def __setattr__(self, name, value):
@@ -719,7 +734,13 @@ class HybridBlock(Block):
         ctx = real[0]._ctx
         tensors = [real[v]._t if is_data else v.data(ctx)._t for is_data, v in op.slots]
         try:
-            outs = op(tensors)
+            if self._callback is None:
+                outs = op(tensors)
+            else:
+                if dict(self._flags).get('static_alloc') or dict(self._flags).get('static_shape'):
+                    warnings.warn('register_op_hook is experimental when static_alloc=True / static_shape=True '
+                                  ' and may not work correctly')
+                outs = op.run_hooked(tensors, self._callback, self._monitor_all, ctx)
         except MXNetError:
             raise
         except (RuntimeError, ValueError, IndexError, TypeError) as e:
@@ -821,8 +842,13 @@ class HybridBlock(Block):
         _nd_save('%s-%04d.params' % (path, epoch), saved)
 
     def register_op_hook(self, callback, monitor_all=False):
-        raise unsupported('HybridBlock.register_op_hook', 'per-operator callbacks',
-                          'the hybridized graph runs as one torch.fx module')
+        """Call ``callback(node_name, op_name, array)`` for every operator's outputs (``monitor_all``: its inputs
+        first) whenever this block runs hybridized, with MXNet's node and operator names (as bytes, like
+        MXNet). As in MXNet, the hook is set on this block and its direct children. Differs from MXNet: ``array``
+        is an NDArray, not a C handle; a hooked graph runs node by node (slower), also under ``backend=``."""
+        self._callback, self._monitor_all = callback, monitor_all
+        for child in self._children.values():
+            child._callback, child._monitor_all = callback, monitor_all
 
     def forward(self, x, *args):
         """Run ``hybrid_forward`` on NDArrays (or the hybridized graph), or trace it on Symbols."""

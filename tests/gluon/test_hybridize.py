@@ -126,8 +126,6 @@ def test_options_accepted_and_gaps_raise():
         net.hybridize(backend='inductor', mode='max-autotune')
     with pytest.raises(MXNetNotImplementedError, match='optimize_for'):
         net.optimize_for(mx.nd.ones((1, 4)), backend='MKLDNN')
-    with pytest.raises(MXNetNotImplementedError, match='register_op_hook'):
-        net.register_op_hook(lambda *a: None)
 
 
 @pytest.mark.parametrize('backend', ['eager', 'aot_eager'])

@@ -116,7 +116,7 @@ def test_running_a_script_still_works(tmp_path):
 
 
 def test_stub_detection():
-    assert check.resolve('mxnet.gluon.HybridBlock.register_op_hook')[0] == check.UNSUPPORTED
+    assert check.resolve('mxnet.gluon.HybridBlock.optimize_for')[0] == check.UNSUPPORTED
     assert check.resolve('mxnet.nd.array') == (check.SUPPORTED, '')
     assert check.resolve('mxnet.random.seed')[0] == check.DIFFERENT
     assert check.resolve('mxnet.gluon.nn.Dense.hybridize')[0] == check.SUPPORTED
