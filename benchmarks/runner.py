@@ -33,6 +33,11 @@ REPEAT = {'tiny': 1, 'small': 15, 'full': 25}
 PROCESSES = {'tiny': 1, 'small': 3, 'full': 3}  # fresh worker processes per workload (see run)
 LABEL = {'mxcompat': 'mxcompat', 'torch': 'torch', 'mxnet': 'MXNet'}
 WORSE = 1.10  # --compare: a ratio more than 10% above the baseline's fails
+# --malloc: glibc malloc settings given to every side's worker alike. 'retain' keeps freed memory in the process
+# (no mmap for large blocks, no heap trimming): buffers of tens of MB that a step frees and allocates again (oneDNN
+# RNN workspaces) are then not faulted in afresh each step, and which of them glibc happens to return to the
+# kernel, a matter of each process's heap layout, stops varying from process to process.
+MALLOC = {'default': {}, 'retain': {'MALLOC_MMAP_THRESHOLD_': '1073741824', 'MALLOC_TRIM_THRESHOLD_': '4294967296'}}
 
 
 # ---- worker side --------------------------------------------------------------------------------------------------
@@ -82,7 +87,8 @@ def _versions(side, mod):
 
 
 def _threads(side):
-    out = {k: os.environ.get(k) for k in ('OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'MXNET_CPU_WORKER_NTHREADS')}
+    keys = ('OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'MXNET_CPU_WORKER_NTHREADS') + tuple(MALLOC['retain'])
+    out = {k: os.environ.get(k) for k in keys}
     if 'torch' in sys.modules:
         out['torch.get_num_threads'] = sys.modules['torch'].get_num_threads()
     return out
@@ -144,8 +150,9 @@ class WorkerDied(RuntimeError):
 class Worker:
     """One side's worker process."""
 
-    def __init__(self, side, python, size, threads, timer='wall'):
+    def __init__(self, side, python, size, threads, timer='wall', malloc='default'):
         self.side, self.python, self.size, self.threads, self.timer = side, python, size, threads, timer
+        self.malloc = malloc
         self.hello = None
         self._start()
 
@@ -154,6 +161,7 @@ class Worker:
         for key in ('OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'OPENBLAS_NUM_THREADS'):
             env[key] = str(self.threads)
         env['MXNET_CPU_WORKER_NTHREADS'] = '1'  # MXNet's default: one engine worker per CPU device
+        env.update(MALLOC[self.malloc])
         env['PYTHONPATH'] = os.pathsep.join(p for p in (W.ROOT, env.get('PYTHONPATH')) if p)
         self.log = tempfile.TemporaryFile(mode='w+')
         cmd = [self.python, '-m', 'benchmarks.runner', '--worker', self.side, '--size', self.size,
@@ -238,7 +246,8 @@ def _rounds(reps, processes):
     return [reps // n + (i < reps % n) for i in range(n)]
 
 
-def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stderr, timer='wall', processes=1):
+def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stderr, timer='wall', processes=1,
+        malloc='default'):
     """Time every workload on every side, interleaved; returns (results, hello info per side).
 
     A workload's blocks are split over ``processes`` rounds, each in fresh worker processes (as pyperf spawns
@@ -246,7 +255,7 @@ def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stde
     process to the next (a torch sum took 36 to 59 us on a shared 2-vCPU machine), which blocks within one pair of
     processes cannot average out."""
     pythons = {'mxcompat': sys.executable, 'torch': sys.executable, 'mxnet': mxnet_python}
-    workers = {s: Worker(s, pythons[s], size, threads, timer) for s in sides}  # they start up in parallel
+    workers = {s: Worker(s, pythons[s], size, threads, timer, malloc) for s in sides}  # they start up in parallel
     try:
         hello = {}
         for s, wk in workers.items():
@@ -389,6 +398,9 @@ def header(info, hello, size, threads, repeat, timer='wall', processes=1):
         t = h['threads']
         n = t.get('torch.get_num_threads', t.get('OMP_NUM_THREADS'))
         lines.append('%-9s %s; threads %s (OMP_NUM_THREADS=%s)' % (LABEL[side] + ':', v, n, t.get('OMP_NUM_THREADS')))
+        tuned = ['%s=%s' % (k, t[k]) for k in MALLOC['retain'] if t.get(k) is not None]
+        if tuned:
+            lines[-1] += '; malloc %s' % ' '.join(tuned)
     lines.append('size %s, %d threads per side, %s interleaved blocks in %d process%s per side (times: medians; '
                  'ratios: median of the paired blocks\' ratios), %s time' % (
         size, threads, repeat, processes, '' if processes == 1 else 'es', {'wall': 'wall-clock', 'cpu': 'CPU'}[timer]))
@@ -635,6 +647,9 @@ def parse_args(argv):
     p.add_argument('--timer', choices=sorted(TIMERS), default='wall', help="wall: elapsed time (default); cpu: "
                    "the worker's CPU time, all threads and waited-for children: steadier on a shared machine, blind "
                    "to I/O waits")
+    p.add_argument('--malloc', choices=sorted(MALLOC), default='default', help="glibc malloc settings for every "
+                   "side alike: default (the environment's), or retain (freed memory stays in the process: see "
+                   "MALLOC in benchmarks/runner.py)")
     p.add_argument('--no-torch', action='store_true', help='skip the native torch side')
     p.add_argument('--json', help='write pytest-benchmark-compatible JSON here')
     p.add_argument('--plot', help='bar chart of the ratios (.svg always; .png etc. need matplotlib)')
@@ -661,7 +676,7 @@ def main(argv=None):
     info = machine_info()
     t0 = time.perf_counter()
     results, hello = run(workloads, sides, args.size, repeat, args.threads, args.mxnet_python, timer=args.timer,
-                         processes=processes)
+                         processes=processes, malloc=args.malloc)
     print()
     print(header(info, hello, args.size, args.threads, repeat, args.timer, processes))
     print()

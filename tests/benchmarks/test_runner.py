@@ -159,3 +159,13 @@ def test_restart_all_gives_new_processes():
     finally:
         for wk in workers:
             wk.close()
+
+
+def test_malloc_retain_reaches_every_side(tmp_path):
+    out = str(tmp_path / 'o.json')
+    p = _run(['--size', 'tiny', '--areas', 'ops', '-k', 'dot', '--malloc', 'retain', '--json', out], tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count('malloc MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=4294967296') == 2
+    sides = json.load(open(out))['machine_info']['sides']
+    for side in ('mxcompat', 'torch'):
+        assert sides[side]['threads']['MALLOC_TRIM_THRESHOLD_'] == '4294967296'
