@@ -53,19 +53,18 @@ def test_outputs_only_by_default_and_values_are_the_arrays():
 def test_hook_under_record_keeps_gradients():
     net, calls = _dense_relu(), []
     net.register_op_hook(lambda name, op, arr: calls.append(name), monitor_all=True)
-    x = mx.nd.ones((2, 3))
+    w = np.array([[0.1, 0.2, 0.3], [-0.3, -0.2, -0.4]], dtype=np.float32)
+    net[0].weight.set_data(mx.nd.array(w))
+    net[0].bias.set_data(mx.nd.array([0.1, 0.1]))
+    x = np.array([[1, 2, 3], [-1, 0, 2]], dtype=np.float32)
     with mx.autograd.record():
-        y = net(x)
+        y = net(mx.nd.array(x))
     y.backward()
     assert len(calls) == 6
-    w = net[0].weight
-    plain = _dense_relu()
-    plain[0].weight.set_data(w.data())
-    plain[0].bias.set_data(net[0].bias.data())
-    with mx.autograd.record():
-        z = plain(x)
-    z.backward()
-    np.testing.assert_allclose(w.grad().asnumpy(), plain[0].weight.grad().asnumpy(), rtol=1e-6)
+    active = (x @ w.T + 0.1) > 0  # d sum(relu(x w^T + b)) / dw = active^T x
+    assert active.any() and not active.all()
+    np.testing.assert_allclose(net[0].weight.grad().asnumpy(), active.T.astype(np.float32) @ x, rtol=1e-6)
+    np.testing.assert_allclose(net[0].bias.grad().asnumpy(), active.sum(0), rtol=1e-6)
 
 
 def test_static_alloc_warns_as_mxnet():
