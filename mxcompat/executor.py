@@ -81,6 +81,7 @@ class Executor:
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req='write', aux_states=None, group2ctx=None,
                  shared_exec=None, _shared_outputs=None):
+        from .symbol.inplace import plan_inplace
         from .symbol.lower import lower
         from .symbol.symbol import eliminate_common_expr
         if group2ctx:
@@ -105,6 +106,8 @@ class Executor:
         self._lowered.output_names = symbol.list_outputs()
         self._nout = len(self._lowered.output_names)
         self._plain = None if self._lowered.heads else self._lowered
+        # what forward runs: that graph with MXNet's in-place activations and additions (monitors run the plain one)
+        self._run = plan_inplace(self._lowered.graph_module).forward
         arg_names = self._lowered.arg_names
         aux_names = self._lowered.aux_names
         self.arg_arrays = _as_list(arg_names, args, 'args')
@@ -220,14 +223,14 @@ class Executor:
             elif self._any_track:
                 ins = self._leaves(args)
                 if torch.is_grad_enabled():
-                    outs = self._lowered.graph_module.forward(*ins, *aux)
+                    outs = self._run(*ins, *aux)
                 else:
                     with torch.enable_grad():
-                        outs = self._lowered.graph_module.forward(*ins, *aux)
+                        outs = self._run(*ins, *aux)
                 self._saved = (ins, outs)
             else:
                 with torch.no_grad():
-                    outs = self._lowered.graph_module.forward(*args, *aux)
+                    outs = self._run(*args, *aux)
                 self._saved = None
         except MXNetError:
             raise

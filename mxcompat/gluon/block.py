@@ -569,6 +569,7 @@ class _CachedOp:
     def __init__(self, sym, slot_of, backend):
         from ..symbol.lower import lower
         from ..symbol.symbol import eliminate_common_expr
+        from ..symbol.inplace import plan_inplace
         from ..operator import registry
         low = lower(eliminate_common_expr(sym))  # as MXNet's cached ops do
         self.graph_module = _contiguous_views(low.graph_module)
@@ -583,14 +584,15 @@ class _CachedOp:
             if n.op in ('placeholder', 'call_method') or (op is not None and registry.get(op).view) or \
                     (n.op == 'call_function' and op is None):
                 self.alias_outputs.append(i)
-        self.fn = self.graph_module
-        if backend is not None:
+        if backend is None:  # the plain graph, with MXNet's in-place activations and additions
+            self.fn = plan_inplace(self.graph_module)
+        else:
             self.fn = torch.compile(self.graph_module, backend=backend, dynamic=None)
 
     def __call__(self, tensors):
-        # the plain graph runs its generated forward directly: the module call around it would only look for
+        # a plain graph runs its generated forward directly: the module call around it would only look for
         # hooks (none are set on this private module) and decorate tracebacks
-        fn = self.graph_module.forward if self.fn is self.graph_module else self.fn
+        fn = self.fn.forward if isinstance(self.fn, torch.fx.GraphModule) else self.fn
         if _AG.recording:
             outs = fn(*tensors)
         else:
