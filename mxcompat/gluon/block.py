@@ -562,19 +562,28 @@ def _contiguous_views(gm):
 
 class _CachedOp:
     """A hybridized graph: the lowered fx module and, for each of its inputs (arguments then auxiliary states),
-    either the index of a data input or the Parameter that feeds it."""
+    either the index of a data input or the Parameter that feeds it. A graph with creation ops of unknown shape
+    (Gluon RNN layers' ``_zeros`` begin states with batch size 0) is lowered again for each new set of input
+    shapes, as MXNet's cached op infers shapes per call."""
 
-    __slots__ = ('graph_module', 'fn', 'slots', 'alias_outputs', 'n_out')
+    __slots__ = ('sym', 'backend', 'graph_module', 'fn', 'slots', 'names', 'alias_outputs', 'n_out', 'by_shape')
 
     def __init__(self, sym, slot_of, backend):
-        from ..symbol.lower import lower
+        from ..symbol.lower import lower, needs_shapes
         from ..symbol.symbol import eliminate_common_expr
+        self.sym = eliminate_common_expr(sym)  # as MXNet's cached ops do
+        self.backend = backend
+        low = lower(self.sym)
+        self.names = low.arg_names + low.aux_names
+        self.slots = [slot_of[n] for n in self.names]
+        self.n_out = len(low.output_names)
+        self.by_shape = {} if needs_shapes(self.sym) else None
+        self._use(low)
+
+    def _use(self, low):
         from ..symbol.inplace import plan_inplace
         from ..operator import registry
-        low = lower(eliminate_common_expr(sym))  # as MXNet's cached ops do
         self.graph_module = _contiguous_views(low.graph_module)
-        self.slots = [slot_of[n] for n in low.arg_names + low.aux_names]
-        self.n_out = len(low.output_names)
         # outputs that may share memory with an input (a placeholder, or a view op's result): copied at run time,
         # since MXNet's operators always return fresh arrays
         out_node = [n for n in self.graph_module.graph.nodes if n.op == 'output'][0]
@@ -584,12 +593,26 @@ class _CachedOp:
             if n.op in ('placeholder', 'call_method') or (op is not None and registry.get(op).view) or \
                     (n.op == 'call_function' and op is None):
                 self.alias_outputs.append(i)
-        if backend is None:  # the plain graph, with MXNet's in-place activations and additions
+        if self.backend is None:  # the plain graph, with MXNet's in-place activations and additions
             self.fn = plan_inplace(self.graph_module)
         else:
-            self.fn = torch.compile(self.graph_module, backend=backend, dynamic=None)
+            self.fn = torch.compile(self.graph_module, backend=self.backend, dynamic=None)
+
+    def _for_shapes(self, tensors):
+        """Switch to the graph lowered for these input shapes (lowering it on first sight)."""
+        key = tuple(tuple(t.shape) for t in tensors)
+        got = self.by_shape.get(key)
+        if got is None:
+            from ..symbol.lower import lower
+            if len(self.by_shape) >= 32:
+                self.by_shape.clear()
+            self._use(lower(self.sym, dict(zip(self.names, key))))
+            got = self.by_shape[key] = (self.graph_module, self.fn, self.alias_outputs)
+        self.graph_module, self.fn, self.alias_outputs = got
 
     def __call__(self, tensors):
+        if self.by_shape is not None:
+            self._for_shapes(tensors)
         # a plain graph runs its generated forward directly: the module call around it would only look for
         # hooks (none are set on this private module) and decorate tracebacks
         fn = self.fn.forward if isinstance(self.fn, torch.fx.GraphModule) else self.fn
@@ -604,6 +627,8 @@ class _CachedOp:
         """Run the plain graph node by node, calling the op hook ``callback(name, op name, array)`` as MXNet's
         cached ops do (names as bytes; see ``_Node.monitor_names``)."""
         from ..symbol.lower import run_monitored
+        if self.by_shape is not None:
+            self._for_shapes(tensors)
 
         def report(node, name, t):
             callback(name.encode(), node.op.name.encode(), NDArray._from_tensor(t.detach(), ctx))

@@ -224,19 +224,26 @@ defop('Flatten', _X, (), _flatten, aliases=('flatten',), view=True, doc='Collaps
 
 
 # ---- joining and splitting -----------------------------------------------------------------------------------------
-def _concat(*data, num_args, dim):
-    ref = data[0]
-    nd = ref.dim()
-    d = check_axis('Concat', dim, nd, 'dim')
-    check_same_dtypes('Concat', data)
-    for i, t in enumerate(data[1:], 1):
-        if t.dim() != nd or any(a != b for k, (a, b) in enumerate(zip(t.shape, ref.shape)) if k != d):
-            raise op_error('Concat', 'Incompatible input shape: input %d has shape %s, input 0 has %s (dim=%d)'
-                           % (i, tuple(t.shape), tuple(ref.shape), dim))
-    return torch.cat(data, dim=d)
+def _concat_as(name):
+    def concat(*data, num_args, dim):
+        ref = data[0]
+        nd = ref.dim()
+        d = check_axis(name, dim, nd, 'dim')
+        check_same_dtypes(name, data)
+        for i, t in enumerate(data[1:], 1):
+            if t.dim() != nd or any(a != b for k, (a, b) in enumerate(zip(t.shape, ref.shape)) if k != d):
+                raise op_error(name, 'Incompatible input shape: input %d has shape %s, input 0 has %s (dim=%d)'
+                               % (i, tuple(t.shape), tuple(ref.shape), dim))
+        return torch.cat(data, dim=d)
+    return concat
 
 
-defop('Concat', ('*data',), [('dim', 'int', 1)], _concat, aliases=('concat',), doc='Join arrays along ``dim``.')
+defop('Concat', ('*data',), [('dim', 'int', 1)], _concat_as('Concat'), aliases=('concat',),
+      doc='Join arrays along ``dim``.')
+# what Gluon's RNN layers join their flattened weights with in MXNet's graphs (MXNet's version also infers an
+# unknown input shape back from the RNN operator's parameter size; here the input shapes must be known)
+defop('_rnn_param_concat', ('*data',), [('dim', 'int', 1)], _concat_as('_rnn_param_concat'),
+      doc="Concat as MXNet's Gluon RNN layers use it for their flat parameter vector.")
 
 
 def _stack(*data, axis, num_args):

@@ -87,12 +87,22 @@ def _splittable_heads(sym, nodes):
             and id(n) not in used and n.num_visible() == 1}
 
 
+def _unknown_shape_nodes(nodes):
+    return [n for n in nodes if not n.is_var and not n.inputs and isinstance(n.params().get('shape'), tuple)
+            and (not n.params()['shape'] or any(d <= 0 for d in n.params()['shape']))]
+
+
+def needs_shapes(sym):
+    """Whether lowering ``sym`` needs its argument shapes: it has creation ops with unknown dimensions (MXNet
+    completes them by shape inference, so their shape follows the inputs')."""
+    return bool(_unknown_shape_nodes(sym._nodes()))
+
+
 def _filled_shapes(sym, nodes, arg_shapes):
     """The inferred shapes of input-less nodes whose ``shape`` attribute has unknown (0) dimensions, such as the
     ``_zeros`` begin states of ``mx.rnn`` cells, or is ``()`` (unknown to the random ops in the legacy semantics,
     ``mx.sym.random.normal() + x``): MXNet completes them by shape inference when binding."""
-    todo = [n for n in nodes if not n.is_var and not n.inputs and isinstance(n.params().get('shape'), tuple)
-            and (not n.params()['shape'] or any(d <= 0 for d in n.params()['shape']))]
+    todo = _unknown_shape_nodes(nodes)
     if not todo or arg_shapes is None:
         return {}
     from .infer import node_shapes

@@ -140,6 +140,7 @@ unary('slice_axis', f(3, 4), {'axis': 1, 'begin': 0, 'end': 2}, {'axis': 0, 'beg
 add('slice_like', ({'data': f(3, 4), 'shape_like': f(2, 3)}, {}), ({'data': f(3, 4), 'shape_like': f(2, 3)},
                                                                     {'axes': (1,)}))
 add('Concat', ([f(2, 3), f(2, 2)], {'dim': 1}), ([f(2, 3), f(1, 3)], {'dim': 0}))
+add('_rnn_param_concat', ([f(4), f(2)], {'dim': 0}), ([f(2, 3), f(1, 3)], {'dim': 0}))
 add('stack', ([f(2, 3), f(2, 3)], {'axis': 1}), ([f(2, 3), f(2, 3), f(2, 3)], {}))
 add('add_n', ([f(2, 3), f(2, 3), f(2, 3)], {}))
 unary('SliceChannel', f(2, 4), {'num_outputs': 2}, {'num_outputs': 2, 'axis': 0, 'squeeze_axis': True})
