@@ -141,7 +141,7 @@ class OpDef:
                     continue  # symbol attributes such as __shape__, __lr_mult__ (or an op without parameters)
                 raise MXNetValueError('Operator %s: unknown argument %r; it takes %s'
                                       % (self.name, k, ', '.join(self.arg_order) or 'no arguments'))
-            if v is None and spec[1] is None:
+            if spec[1] is None and (v is None or isinstance(v, str) and v == 'None'):  # optional, left unset
                 attrs[k] = None
                 continue
             try:

@@ -649,9 +649,8 @@ def make_op_symbol(op, hint, inputs, attrs, name, input_names=None, attr=None):
         if not isinstance(v, string_types):
             raise MXNetValueError('Set Attr only accepts string values')
     attr_scope = {_hide_key(k): v for k, v in AttrScope.current.get(attr).items()}
-    # an explicit None is kept ('None', as MXNet writes it) unless it only repeats a None default
-    str_attrs = {_hide_key(k): _attr_str(v) for k, v in attrs.items()
-                 if v is not None or (k in op.params and op.params[k][1] is not None)}
+    # an explicit None is kept ('None', as MXNet writes it)
+    str_attrs = {_hide_key(k): _attr_str(v) for k, v in attrs.items()}
     node_name = NameManager.current.get(name, hint)
     node = _Node(op, node_name, dict(attr_scope, **str_attrs))
     params = node.params()  # validates the attributes now, as MXNet does when the symbol is created

@@ -136,3 +136,19 @@ def test_random_symbol_of_unknown_shape_takes_its_shape_from_inference():
     assert y.infer_shape_partial() == ([], [(0, 3)], [])
     assert json.loads(mx.sym.random.normal(loc=1.0).tojson())['nodes'][0]['attrs'] == {'loc': '1.0', 'scale': '1'}
     assert mx.nd.random.normal().shape == (1,)  # NDArrays: (1,) by default, as in MXNet
+
+
+def test_explicit_none_attributes_are_written_as_mxnet_writes_them():
+    # MXNet 1.9.1 keeps every attribute passed, None included ('None'), and parses 'None' back as unset
+    d = mx.sym.var('data')
+    rnn = mx.sym.RNN(d, mx.sym.var('p'), mx.sym.var('s'), mx.sym.var('c'), state_size=4, num_layers=1, mode='lstm',
+                     projection_size=None, lstm_state_clip_min=None)
+    assert json.loads(rnn.tojson())['nodes'][-1]['attrs'] == {
+        'lstm_state_clip_min': 'None', 'mode': 'lstm', 'num_layers': '1', 'projection_size': 'None', 'state_size': '4'}
+    conv = mx.sym.Convolution(d, kernel=(3, 3), num_filter=2, cudnn_tune=None, layout=None)
+    assert json.loads(conv.tojson())['nodes'][-1]['attrs'] == {
+        'cudnn_tune': 'None', 'kernel': '(3, 3)', 'layout': 'None', 'num_filter': '2'}
+    assert json.loads(mx.sym.sum(d, axis=None).tojson())['nodes'][-1]['attrs'] == {'axis': 'None'}
+    assert json.loads(d.reshape(-1).tojson())['nodes'][-1]['attrs'] == {'shape': '-1'}
+    back = mx.sym.load_json(conv.tojson())
+    assert back.infer_shape(data=(1, 1, 5, 5))[1] == [(1, 2, 3, 3)]
