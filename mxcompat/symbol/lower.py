@@ -167,11 +167,21 @@ def lower(sym, arg_shapes=None, split_heads=False):
 def run_monitored(graph_module, tensors, report, monitor_all=False, executor=False):
     """Run ``graph_module`` node by node, calling ``report(node, name, tensor)`` for each MXNet operator node's
     outputs (first its inputs, with ``monitor_all``), named as MXNet's executor monitors or op hooks name them
-    (``_Node.monitor_names``), in MXNet's execution order. Returns (outputs, [(node, input tensors, output
+    (``_Node.monitor_names``), in MXNet's execution order. Op hooks (``executor`` false) skip outputs that nothing
+    reads, as MXNet's cached op does (it leaves them unallocated). Returns (outputs, [(node, input tensors, output
     tensors)] in execution order)."""
     records = []
 
+    def read(fx_node, i, n_out):
+        if n_out == 1:
+            return bool(fx_node.users)
+        return any(u.target is operator.getitem and u.args[1] == i and u.users for u in fx_node.users)
+
     class Run(torch.fx.Interpreter):
+        def run_node(self, n):
+            self.fx_node = n
+            return super().run_node(n)
+
         def call_function(self, target, args, kwargs):
             node = getattr(target, '_mx_node', None)
             if node is None:
@@ -184,8 +194,10 @@ def run_monitored(graph_module, tensors, report, monitor_all=False, executor=Fal
                         report(node, name, t)
             res = super().call_function(target, args, kwargs)
             outs = list(res) if isinstance(res, (tuple, list)) else [res]
-            for name, t in zip(out_names, outs):
-                report(node, name, t)
+            fx_node = self.fx_node
+            for i, (name, t) in enumerate(zip(out_names, outs)):
+                if executor or read(fx_node, i, len(outs)):
+                    report(node, name, t)
             records.append((node, ins, outs))
             return res
 

@@ -18,12 +18,7 @@ with open(os.path.join(FIX, 'golden_op_hook.json')) as f:
     GOLDEN = json.load(f)
 
 
-RNN_GAP = pytest.mark.xfail(strict=True, reason='gluon.rnn layers build a different graph from MXNet (Concat for the '
-                            'parameter vector, begin states derived from the input, state outputs always computed; '
-                            'see mxcompat/gluon/rnn/rnn_layer.py), so their inner nodes report other names')
-
-
-@pytest.mark.parametrize('case', [pytest.param(c, marks=RNN_GAP) if c == 'embedding_rnn' else c for c in sorted(ALL)])
+@pytest.mark.parametrize('case', sorted(ALL))
 def test_names_operators_and_shapes_match_mxnet(case):
     """Every call, in MXNet's order: node name (``_input<i>`` / ``_<i>`` where MXNet's operator does not name its
     inputs or outputs), MXNet's operator name, and the array's shape."""

@@ -3,9 +3,7 @@
 Parameters are MXNet's (``l0_i2h_weight``, ``r0_h2h_bias`` ... under the layer's prefix, same shapes, same
 ``_unfused.*`` keys in ``save_parameters`` files), so parameter files written by MXNet load. Differs from MXNet:
 ``LSTM(projection_size=...)`` also trains and ``state_clip_min``/``state_clip_max`` clip (MXNet's CPU build runs
-projection in inference only and ignores clipping; see the ``RNN`` operator); the flat parameter vector is built
-with ``Concat`` rather than MXNet's ``_rnn_param_concat``; on Symbols without explicit states the zero begin states
-are derived from the input instead of ``sym.zeros`` with an unknown batch size; while the input size is still
+projection in inference only and ignores clipping; see the ``RNN`` operator); while the input size is still
 unknown (deferred initialization inside a traced parent block) the trace adds a tiny ``FullyConnected`` on the
 first step whose only role is to let shape inference find the input size; a hybridized layer first called without
 states and then with states returns (output, states) as documented (MXNet's cached graph keeps returning the output
@@ -170,9 +168,8 @@ class _RNNLayer(HybridBlock):
             if isinstance(inputs, NDArray):
                 batch = inputs.shape[self._layout.find('N')]
                 states = self.begin_state(batch, ctx=inputs.context, dtype=inputs.dtype)
-            else:
-                ref = rnn_cell._batch_like(symbol, inputs, self._layout.find('T'))
-                states = [rnn_cell._zeros_from(symbol, ref, info['shape'], 1) for info in self.state_info(0)]
+            else:  # zeros of unknown batch size, completed by shape inference (as in MXNet)
+                states = self.begin_state(0, func=symbol.zeros)
         if sequence_length is not None and not self._use_sequence_length:
             raise MXNetValueError('%s: sequence_length given but the layer was made without '
                                   'use_sequence_length=True' % type(self).__name__)
@@ -211,9 +208,9 @@ class _RNNLayer(HybridBlock):
         if F is ndarray:  # eager: one torch.cat of flattened views (reshape NDArrays would copy each first)
             first = params[order[0]]
             return _wrap(torch.cat([params[n]._t.reshape(-1) for n in order]), first._ctx)
-        pieces = [F.reshape(params[n], shape=(-1,)) for n in order]
+        pieces = [params[n].reshape(-1) for n in order]
         if self.l0_i2h_weight.shape[1] != 0:
-            return F.concat(*pieces, dim=0)
+            return F._internal._rnn_param_concat(*pieces, dim=0)
         # Input size unknown while tracing (deferred init in a parent graph): a FullyConnected on one step tells
         # shape inference the i2h shapes. Its zero-valued sum goes in as the left operand, so inference visits it
         # before the concatenation.
@@ -224,7 +221,7 @@ class _RNNLayer(HybridBlock):
                                      num_hidden=self._gates * self._hidden_size)
             zero = F.zeros_like(F.sum(probe))
             hint = zero if hint is None else hint + zero
-        flat = F.broadcast_add(hint, F.concat(*pieces, dim=0))
+        flat = F.broadcast_add(hint, F._internal._rnn_param_concat(*pieces, dim=0))
         return flat
 
     def _forward_kernel(self, F, inputs, states, sequence_length, **kwargs):

@@ -1,6 +1,9 @@
 """Models with Gluon RNN layers exported by real MXNet 1.9.1 (tests/fixtures/gluon_rnn/gen_rnn_export.py): their
 graphs join the weights with ``_rnn_param_concat`` and start from ``_zeros`` states of unknown batch size. They
-import with SymbolBlock.imports and bind in Module, and give MXNet's outputs at two batch sizes."""
+import with SymbolBlock.imports and bind in Module, and give MXNet's outputs at two batch sizes; the same models
+exported here write MXNet's files."""
+import filecmp
+import importlib.util
 import json
 import os
 
@@ -14,6 +17,9 @@ from .rnn_golden import FIX
 
 ARRAYS = np.load(os.path.join(FIX, 'rnn_export.npz'))
 MODELS = ('lm', 'tagger')
+_spec = importlib.util.spec_from_file_location('rnn_export_models', os.path.join(FIX, 'rnn_export_models.py'))
+MADE = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(MADE)
 
 
 def _files(name):
@@ -56,3 +62,22 @@ def test_rnn_param_concat_is_concat():
     np.testing.assert_array_equal(mx.nd._internal._rnn_param_concat(a, b, dim=0).asnumpy(), [1, 2, 3])
     with pytest.raises(mx.base.MXNetError, match=r'_rnn_param_concat.*\(2, 1\)'):
         mx.nd._internal._rnn_param_concat(mx.nd.ones((2, 2)), mx.nd.ones((2, 1)), dim=0)
+
+
+@pytest.mark.parametrize('name', MODELS)
+def test_export_writes_mxnets_files(name, tmp_path):
+    with mx.name.NameManager():
+        net = MADE.models(mx)[name]()
+    net.initialize()
+    net.hybridize()
+    net(mx.nd.array(MADE.inputs(name, 2)))
+    sym_file, params = _files(name)
+    saved = mx.nd.load(params)
+    for p in net.collect_params().values():
+        p.set_data(saved['arg:' + p.name])
+    prefix = str(tmp_path / name)
+    net.export(prefix)
+    assert json.load(open(prefix + '-symbol.json')) == json.load(open(sym_file))
+    assert filecmp.cmp(prefix + '-0000.params', params, shallow=False)
+    y = net(mx.nd.array(ARRAYS['%s/x3' % name]))
+    np.testing.assert_allclose(y.asnumpy(), ARRAYS['%s/y3' % name], rtol=1e-5, atol=1e-6)
