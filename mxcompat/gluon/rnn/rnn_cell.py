@@ -65,16 +65,6 @@ def _format_sequence(length, inputs, layout, merge):
     return inputs, t_axis, F, batch
 
 
-def _batch_like(F, seq, t_axis):
-    """A (N, 1) array of zeros with the batch size of ``seq`` (steps are (N, C); a tensor has C last)."""
-    if isinstance(seq, _TENSORS):
-        first = F.slice_axis(F.slice_axis(seq, axis=t_axis, begin=0, end=1), axis=2, begin=0, end=1)
-        first = F.reshape(first, shape=(-1, 1))
-    else:
-        first = F.slice_axis(seq[0], axis=1, begin=0, end=1)
-    return F.zeros_like(first)
-
-
 def _zeros_from(F, batch_ref, shape, batch_axis):
     """Zeros of ``shape`` (its ``batch_axis`` entry unknown) built from a (N, 1) ``batch_ref``."""
     rank = len(shape)
@@ -93,9 +83,8 @@ def _default_states(cell, F, given, steps, batch, t_axis):
     if F is ndarray:
         with (steps if isinstance(steps, NDArray) else steps[0]).context:
             return cell.begin_state(func=F.zeros, batch_size=batch)
-    ref = _batch_like(F, steps, t_axis)
-    return [_zeros_from(F, ref, info['shape'], info.get('__layout__', 'NC').find('N'))
-            for info in cell.state_info(0)]
+    # zeros of unknown batch size, completed by shape inference (as in MXNet)
+    return cell.begin_state(func=F.zeros, batch_size=0)
 
 
 def _stack_if_list(F, seq, axis):

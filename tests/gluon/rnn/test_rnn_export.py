@@ -81,3 +81,33 @@ def test_export_writes_mxnets_files(name, tmp_path):
     assert filecmp.cmp(prefix + '-0000.params', params, shallow=False)
     y = net(mx.nd.array(ARRAYS['%s/x3' % name]))
     np.testing.assert_allclose(y.asnumpy(), ARRAYS['%s/y3' % name], rtol=1e-5, atol=1e-6)
+
+
+_cspec = importlib.util.spec_from_file_location('cell_export_models', os.path.join(FIX, 'cell_export_models.py'))
+CELLS = importlib.util.module_from_spec(_cspec)
+_cspec.loader.exec_module(CELLS)
+CELL_ARRAYS = np.load(os.path.join(FIX, 'cell_export.npz'))
+
+
+@pytest.mark.parametrize('name', sorted(CELLS.models(mx)))
+def test_unrolled_cells_export_mxnets_graph(name, tmp_path):
+    """Cells unrolled inside a hybridized block start from ``_zeros`` states of batch size 0, as in MXNet: the
+    exported JSON is MXNet's, and the graph follows the batch size of each call."""
+    with mx.name.NameManager():
+        net = CELLS.models(mx)[name]()
+    net.initialize()
+    net.hybridize()
+    net(mx.nd.array(CELLS.inputs(2)))
+    saved = mx.nd.load(os.path.join(FIX, 'cell_%s-0000.params' % name))
+    for p in net.collect_params().values():
+        p.set_data(saved['arg:' + p.name])
+    for batch in (2, 3, 2):
+        y = net(mx.nd.array(CELLS.inputs(batch)))
+        np.testing.assert_allclose(y.asnumpy(), CELL_ARRAYS['%s/y%d' % (name, batch)], rtol=1e-5, atol=1e-6)
+    prefix = str(tmp_path / name)
+    net.export(prefix)
+    assert json.load(open(prefix + '-symbol.json')) == json.load(open(os.path.join(FIX, 'cell_%s-symbol.json' % name)))
+    imported = gluon.SymbolBlock.imports(os.path.join(FIX, 'cell_%s-symbol.json' % name), ['data'],
+                                         os.path.join(FIX, 'cell_%s-0000.params' % name))
+    y = imported(mx.nd.array(CELLS.inputs(3)))
+    np.testing.assert_allclose(y.asnumpy(), CELL_ARRAYS['%s/y3' % name], rtol=1e-5, atol=1e-6)
