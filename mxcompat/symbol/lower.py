@@ -172,10 +172,13 @@ def run_monitored(graph_module, tensors, report, monitor_all=False, executor=Fal
     tensors)] in execution order)."""
     records = []
 
+    def live(fx_node):  # read by a node other than a copy nothing reads (the .contiguous() after view ops)
+        return any(u.op != 'call_method' or live(u) for u in fx_node.users)
+
     def read(fx_node, i, n_out):
         if n_out == 1:
-            return bool(fx_node.users)
-        return any(u.target is operator.getitem and u.args[1] == i and u.users for u in fx_node.users)
+            return live(fx_node)
+        return any(u.target is operator.getitem and u.args[1] == i and live(u) for u in fx_node.users)
 
     class Run(torch.fx.Interpreter):
         def run_node(self, n):
