@@ -185,6 +185,11 @@ def _shape_step(n, shp, typ):
             if known:
                 raise  # complete shapes that do not fit: a real error
             out_shapes = None  # unknown dimensions the op cannot run with yet
+        if out_shapes is not None and not known and n.op.name in _CONCATS:
+            # an input of unknown size along the joined axis leaves the output's size there unknown
+            d = params.get('dim', 1) % len(out_shapes[0])
+            if any(len(s) != len(out_shapes[0]) or s[d] < 0 for s in in_shapes):
+                out_shapes = [tuple(out_shapes[0][:d]) + (0,) + tuple(out_shapes[0][d + 1:])]
         if out_shapes is not None:
             real_zeros = known and is_np_shape()
             for i, s in enumerate(out_shapes[:len(out_keys)]):
@@ -208,6 +213,12 @@ def _shape_step(n, shp, typ):
         for k, d in slots:
             if shp[k][d] < 0:
                 changed |= _put(shp, k, shp[k][:d] + (known[0],) + shp[k][d + 1:], n.name)
+    fill = opinfo.INPUTS_FROM_OUTPUT.get(n.op.name)
+    if fill is not None and keys and shp.get(out_keys[0]) is not None:
+        ins = [None if shp.get(k) is None else _to_legacy(shp[k]) for k in keys]
+        for k, s in zip(keys, fill(params, ins, _to_legacy(shp[out_keys[0]]))):
+            if s is not None:
+                changed |= _put(shp, k, _zeros_unknown(s), n.name)
     back = opinfo.DATA_FROM_OUTPUT.get(n.op.name)
     if back is not None and keys and shp.get(keys[0]) is not None and shp.get(out_keys[0]) is not None:
         data = shp[keys[0]]
@@ -219,6 +230,7 @@ def _shape_step(n, shp, typ):
 
 # op -> inputs whose shape must be complete before MXNet's shape function says anything about the outputs
 _NEEDS_COMPLETE = {'where': (0,)}
+_CONCATS = frozenset(['Concat', '_rnn_param_concat'])
 
 
 def _infer_shapes_guessing_dtypes(n, params, in_shapes, in_types):

@@ -205,7 +205,7 @@ def dim_links(op, params, in_ndims, out_ndims):
                 if i != axis:
                     out.append(((0, i), (k, i - 1 if squeeze and i > axis else i)))
         return out
-    if name == 'Concat':
+    if name in ('Concat', '_rnn_param_concat'):
         dim = params.get('dim', 1) % in_ndims[0]
         return [((j, i), (0, i)) for j, nd in enumerate(in_ndims) if nd is not None
                 for i in range(nd) if i != dim]
@@ -235,6 +235,29 @@ def _conv_data_from_output(params, data, out):
 # op name -> rule(params, data shape, output shape) -> data shape with more dimensions known
 DATA_FROM_OUTPUT = {'Convolution': _conv_data_from_output, 'Reshape': reshape_data_from_output,
                     'transpose': transpose_data_from_output}
+
+
+def _rnn_param_concat_inputs(params, ins, out):
+    """``_rnn_param_concat``'s inputs of unknown size along ``dim`` share the output's size there minus the
+    others' evenly (MXNet's RNNParamConcatShape; plain Concat fills none): how a Gluon RNN layer's deferred
+    first-layer weights (both directions) get their input size. Shapes in the legacy form (0 unknown, None an
+    unknown shape)."""
+    if not out or not all(out):
+        return ins
+    dim = params.get('dim', 1) % len(out)
+    unknown = [j for j, s in enumerate(ins) if s is None or len(s) != len(out) or not s[dim]]
+    rest = out[dim] - sum(s[dim] for k, s in enumerate(ins) if k not in unknown)
+    if not unknown or rest <= 0 or rest % len(unknown):
+        return ins
+    ins = list(ins)
+    for j in unknown:
+        base = ins[j] if ins[j] is not None and len(ins[j]) == len(out) else (0,) * len(out)
+        ins[j] = base[:dim] + (rest // len(unknown),) + base[dim + 1:]
+    return ins
+
+
+# op name -> rule(params, input shapes, output shape) -> input shapes with more dimensions known
+INPUTS_FROM_OUTPUT = {'_rnn_param_concat': _rnn_param_concat_inputs}
 
 
 # Operators MXNet cannot differentiate (no gradient registered): binding with gradients through them fails.

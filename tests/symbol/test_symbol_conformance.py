@@ -152,3 +152,14 @@ def test_explicit_none_attributes_are_written_as_mxnet_writes_them():
     assert json.loads(d.reshape(-1).tojson())['nodes'][-1]['attrs'] == {'shape': '-1'}
     back = mx.sym.load_json(conv.tojson())
     assert back.infer_shape(data=(1, 1, 5, 5))[1] == [(1, 2, 3, 3)]
+
+
+def test_concat_partial_inference_as_mxnet():
+    # MXNet 1.9.1: an input of unknown size along the joined axis leaves the output's size there unknown; Concat
+    # never fills such an input back from the output, _rnn_param_concat shares what is left evenly
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    assert mx.sym.Concat(a, b, dim=0).infer_shape_partial(a=(2, 3), b=(0, 3))[1] == [(0, 3)]
+    c = mx.sym.elemwise_add(mx.sym.Concat(a, b, dim=0), mx.sym.var('e'))
+    assert c.infer_shape_partial(a=(2, 3), b=(0, 3), e=(5, 3)) == ([(2, 3), (0, 3), (5, 3)], [(5, 3)], [])
+    r = mx.sym.elemwise_add(mx.sym._internal._rnn_param_concat(a, b, mx.sym.var('f'), dim=0), mx.sym.var('e'))
+    assert r.infer_shape_partial(a=(4,), b=(0,), f=(0,), e=(10,)) == ([(4,), (3,), (3,), (10,)], [(10,)], [])

@@ -3,9 +3,7 @@
 Parameters are MXNet's (``l0_i2h_weight``, ``r0_h2h_bias`` ... under the layer's prefix, same shapes, same
 ``_unfused.*`` keys in ``save_parameters`` files), so parameter files written by MXNet load. Differs from MXNet:
 ``LSTM(projection_size=...)`` also trains and ``state_clip_min``/``state_clip_max`` clip (MXNet's CPU build runs
-projection in inference only and ignores clipping; see the ``RNN`` operator); while the input size is still
-unknown (deferred initialization inside a traced parent block) the trace adds a tiny ``FullyConnected`` on the
-first step whose only role is to let shape inference find the input size; a hybridized layer first called without
+projection in inference only and ignores clipping; see the ``RNN`` operator); a hybridized layer first called without
 states and then with states returns (output, states) as documented (MXNet's cached graph keeps returning the output
 only); ``sequence_length`` without ``use_sequence_length=True`` raises instead of being ignored.
 """
@@ -198,7 +196,7 @@ class _RNNLayer(HybridBlock):
         outputs, new_states = self._forward_kernel(F, inputs, states, sequence_length, **kwargs)
         return outputs if self.skip_states else (outputs, new_states)
 
-    def _flat_params(self, F, inputs, params):
+    def _flat_params(self, F, params):
         """MXNet's flat layout: all weights (layer, direction, i2h, h2h, then h2r if projected), then all biases
         (i2h, h2h) likewise."""
         kinds = ('i2h', 'h2h', 'h2r') if self._projection_size else ('i2h', 'h2h')
@@ -208,26 +206,13 @@ class _RNNLayer(HybridBlock):
         if F is ndarray:  # eager: one torch.cat of flattened views (reshape NDArrays would copy each first)
             first = params[order[0]]
             return _wrap(torch.cat([params[n]._t.reshape(-1) for n in order]), first._ctx)
-        pieces = [params[n].reshape(-1) for n in order]
-        if self.l0_i2h_weight.shape[1] != 0:
-            return F._internal._rnn_param_concat(*pieces, dim=0)
-        # Input size unknown while tracing (deferred init in a parent graph): a FullyConnected on one step tells
-        # shape inference the i2h shapes. Its zero-valued sum goes in as the left operand, so inference visits it
-        # before the concatenation.
-        step = F.slice_axis(inputs, axis=0, begin=0, end=1)
-        hint = None
-        for side in self._sides():
-            probe = F.FullyConnected(step, params['%s0_i2h_weight' % side], no_bias=True, flatten=False,
-                                     num_hidden=self._gates * self._hidden_size)
-            zero = F.zeros_like(F.sum(probe))
-            hint = zero if hint is None else hint + zero
-        flat = F.broadcast_add(hint, F._internal._rnn_param_concat(*pieces, dim=0))
-        return flat
+        # (a deferred first-layer weight gets its input size from this concatenation's shape inference)
+        return F._internal._rnn_param_concat(*[params[n].reshape(-1) for n in order], dim=0)
 
     def _forward_kernel(self, F, inputs, states, sequence_length, **kwargs):
         if self._layout == 'NTC':
             inputs = F.swapaxes(inputs, dim1=0, dim2=1)
-        flat = self._flat_params(F, inputs, kwargs)
+        flat = self._flat_params(F, kwargs)
         extra = [sequence_length] if self._use_sequence_length else []
         out = F.RNN(inputs, flat, *(list(states) + extra), use_sequence_length=self._use_sequence_length,
                     state_size=self._hidden_size, projection_size=self._projection_size,

@@ -16,7 +16,7 @@ from mxcompat import gluon
 from .rnn_golden import FIX
 
 ARRAYS = np.load(os.path.join(FIX, 'rnn_export.npz'))
-MODELS = ('lm', 'tagger')
+MODELS = ('lm', 'tagger', 'deferred')
 _spec = importlib.util.spec_from_file_location('rnn_export_models', os.path.join(FIX, 'rnn_export_models.py'))
 MADE = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(MADE)
