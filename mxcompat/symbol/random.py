@@ -16,7 +16,9 @@ def _helper(dist, params, shape, dtype, kwargs):
     if isinstance(params[0], Symbol):
         if not all(isinstance(p, Symbol) for p in params):
             raise MXNetTypeError('Distribution parameters must all have the same type')
-        return getattr(_internal, '_sample_' + dist)(*params, shape=shape if shape is not None else (), **kwargs)
+        if shape is not None:
+            kwargs['shape'] = shape
+        return getattr(_internal, '_sample_' + dist)(*params, **kwargs)
     if isinstance(params[0], Number):
         if not all(isinstance(p, Number) for p in params):
             raise MXNetTypeError('Distribution parameters must all have the same type')
@@ -59,9 +61,12 @@ def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, **kwarg
     return _helper('generalized_negative_binomial', [mu, alpha], shape, dtype, kwargs)
 
 
-def multinomial(data, shape=None, get_prob=False, dtype='int32', **kwargs):
-    return _internal._sample_multinomial(data, shape=shape if shape is not None else (), get_prob=get_prob,
-                                         dtype=dtype, **kwargs)
+def multinomial(data, shape=None, get_prob=True, dtype='int32', **kwargs):
+    """As MXNet's: on Symbols ``get_prob`` defaults to True (two outputs, the samples and their log-probabilities),
+    unlike ``mx.nd.random.multinomial``."""
+    if shape is not None:
+        kwargs['shape'] = shape
+    return _internal._sample_multinomial(data, get_prob=get_prob, dtype=dtype, **kwargs)
 
 
 def shuffle(data, **kwargs):

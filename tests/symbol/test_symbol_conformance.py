@@ -163,3 +163,13 @@ def test_concat_partial_inference_as_mxnet():
     assert c.infer_shape_partial(a=(2, 3), b=(0, 3), e=(5, 3)) == ([(2, 3), (0, 3), (5, 3)], [(5, 3)], [])
     r = mx.sym.elemwise_add(mx.sym._internal._rnn_param_concat(a, b, mx.sym.var('f'), dim=0), mx.sym.var('e'))
     assert r.infer_shape_partial(a=(4,), b=(0,), f=(0,), e=(10,)) == ([(4,), (3,), (3,), (10,)], [(10,)], [])
+
+
+def test_symbol_samplers_attributes_as_mxnet():
+    # MXNet 1.9.1: mx.sym.random.multinomial returns the samples and their log-probabilities by default
+    # (get_prob=True, unlike mx.nd's), and a sampler leaves out the shape it was not given
+    x = mx.sym.var('x')
+    m = mx.sym.random.multinomial(x)
+    assert len(m.list_outputs()) == 2
+    assert json.loads(m.tojson())['nodes'][-1]['attrs'] == {'dtype': 'int32', 'get_prob': 'True'}
+    assert 'attrs' not in json.loads(mx.sym.random.normal(x, x).tojson())['nodes'][-1]
