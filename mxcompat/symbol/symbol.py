@@ -550,6 +550,12 @@ class Symbol:
         ex = self.bind(ctx or current_context(), kwargs)
         return ex.forward()
 
+    def squeeze(self, axis=None, inplace=False, **kwargs):  # noqa: ARG002 (MXNet's signature)
+        """``mx.sym.squeeze(self, axis=axis)``: as in MXNet, ``axis`` is always passed, so the node records
+        ``axis='None'`` when none is given."""
+        from . import op
+        return op.squeeze(self, axis=axis, **kwargs)
+
     def gradient(self, wrt):
         from ..base import unsupported
         raise unsupported('Symbol.gradient', 'symbolic gradients', 'bind the symbol and call backward instead')

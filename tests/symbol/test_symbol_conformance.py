@@ -150,6 +150,7 @@ def test_explicit_none_attributes_are_written_as_mxnet_writes_them():
         'cudnn_tune': 'None', 'kernel': '(3, 3)', 'layout': 'None', 'num_filter': '2'}
     assert json.loads(mx.sym.sum(d, axis=None).tojson())['nodes'][-1]['attrs'] == {'axis': 'None'}
     assert json.loads(d.reshape(-1).tojson())['nodes'][-1]['attrs'] == {'shape': '-1'}
+    assert json.loads(d.squeeze().tojson())['nodes'][-1]['attrs'] == {'axis': 'None'}  # the method passes axis
     back = mx.sym.load_json(conv.tojson())
     assert back.infer_shape(data=(1, 1, 5, 5))[1] == [(1, 2, 3, 3)]
 
