@@ -185,7 +185,7 @@ def _shape_step(n, shp, typ):
             if known:
                 raise  # complete shapes that do not fit: a real error
             out_shapes = None  # unknown dimensions the op cannot run with yet
-        if out_shapes is not None and not known and n.op.name in _CONCATS:
+        if out_shapes is not None and not known and n.op.name in opinfo.CONCATS:
             # an input of unknown size along the joined axis leaves the output's size there unknown
             d = params.get('dim', 1) % len(out_shapes[0])
             if any(len(s) != len(out_shapes[0]) or s[d] < 0 for s in in_shapes):
@@ -230,7 +230,6 @@ def _shape_step(n, shp, typ):
 
 # op -> inputs whose shape must be complete before MXNet's shape function says anything about the outputs
 _NEEDS_COMPLETE = {'where': (0,)}
-_CONCATS = frozenset(['Concat', '_rnn_param_concat'])
 
 
 def _infer_shapes_guessing_dtypes(n, params, in_shapes, in_types):

@@ -8,18 +8,12 @@ backward does not keep (convolution, fully connected, batch norm, an addition), 
 torch's autograd accepts exactly these rewrites (the saved tensors are untouched), so values and gradients are
 unchanged; a step saves the allocation, and the first touch of the pages, of every rewritten result.
 """
-import operator
-
 import torch
 
 # elementwise unary operators that may write into their input: op name -> (attrs -> in-place torch function or None)
 _ACT_INPLACE = {'relu': torch.relu_, 'sigmoid': torch.sigmoid_, 'tanh': torch.tanh_}
-_UNARY = {
-    'Activation': lambda attrs: _ACT_INPLACE.get(attrs.get('act_type')),
-    'relu': lambda attrs: torch.relu_,
-    'sigmoid': lambda attrs: torch.sigmoid_,
-    'tanh': lambda attrs: torch.tanh_,
-}
+_UNARY = {'Activation': lambda attrs: _ACT_INPLACE.get(attrs.get('act_type')),
+          **{name: (lambda attrs, fn=fn: fn) for name, fn in _ACT_INPLACE.items()}}
 _ADD = 'elemwise_add'
 
 # operators whose (single) result is a fresh tensor, not a view, and is not among the tensors their backward keeps
@@ -86,8 +80,7 @@ def plan_inplace(gm):
                 changed = True
         elif name == _ADD and len(node.args) == 2:
             for i, src in enumerate(node.args):
-                if isinstance(src, torch.fx.Node) and src.target is not operator.getitem and \
-                        _fresh_single_use(src, node):
+                if isinstance(src, torch.fx.Node) and _fresh_single_use(src, node):
                     _rebind(node, _add_fn(node.target, i))
                     changed = True
                     break

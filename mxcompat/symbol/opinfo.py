@@ -205,7 +205,7 @@ def dim_links(op, params, in_ndims, out_ndims):
                 if i != axis:
                     out.append(((0, i), (k, i - 1 if squeeze and i > axis else i)))
         return out
-    if name in ('Concat', '_rnn_param_concat'):
+    if name in CONCATS:
         dim = params.get('dim', 1) % in_ndims[0]
         return [((j, i), (0, i)) for j, nd in enumerate(in_ndims) if nd is not None
                 for i in range(nd) if i != dim]
@@ -256,6 +256,8 @@ def _rnn_param_concat_inputs(params, ins, out):
     return ins
 
 
+# operators that join their inputs along ``dim`` (their output's size there is the sum of the inputs')
+CONCATS = frozenset(['Concat', '_rnn_param_concat'])
 # op name -> rule(params, input shapes, output shape) -> input shapes with more dimensions known
 INPUTS_FROM_OUTPUT = {'_rnn_param_concat': _rnn_param_concat_inputs}
 

@@ -11,19 +11,19 @@ __all__ = ['uniform', 'normal', 'randn', 'poisson', 'exponential', 'gamma', 'mul
 
 
 def _helper(dist, params, shape, dtype, kwargs):
-    if dtype is not None:  # (left out when not given, as MXNet leaves it out of the node's attributes)
+    # shape and dtype are left out when not given, as MXNet leaves them out of the node's attributes (an unknown
+    # shape, which symbol inference fills in)
+    if shape is not None:
+        kwargs['shape'] = shape
+    if dtype is not None:
         kwargs['dtype'] = dtype
     if isinstance(params[0], Symbol):
         if not all(isinstance(p, Symbol) for p in params):
             raise MXNetTypeError('Distribution parameters must all have the same type')
-        if shape is not None:
-            kwargs['shape'] = shape
         return getattr(_internal, '_sample_' + dist)(*params, **kwargs)
     if isinstance(params[0], Number):
         if not all(isinstance(p, Number) for p in params):
             raise MXNetTypeError('Distribution parameters must all have the same type')
-        if shape is not None:  # (none given: an unknown shape, which symbol inference fills in, as in MXNet)
-            kwargs['shape'] = shape
         return getattr(_internal, '_random_' + dist)(*params, **kwargs)
     raise MXNetValueError('Distribution parameters must be either Symbol or numbers, but got %s.'
                           % type(params[0]))
