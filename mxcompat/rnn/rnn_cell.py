@@ -3,11 +3,10 @@
 Each cell builds an ``mx.sym`` graph step by step with MXNet's parameter names (``<prefix>i2h_weight`` ...) and
 node names (``<prefix>t<step>_i2h`` ...), so ``list_arguments()`` and the JSON match MXNet for the same code.
 
-Differs from MXNet: the convolutional cells are not implemented (see ``mx.rnn.__getattr__``); failed
-preconditions raise ``MXNetAssertionError`` (an ``AssertionError``) rather than a bare ``AssertionError``;
-``ZoneoutCell`` refuses a ``SequentialRNNCell`` holding a ``BidirectionalCell`` (MXNet's check of it fails with an
-``AttributeError`` on any ``SequentialRNNCell``) and its first step's previous output is ``zeros_like`` the output
-(MXNet: ``zeros((0, 0))`` left to shape inference).
+Differs from MXNet: failed preconditions raise ``MXNetAssertionError`` (an ``AssertionError``) rather than a bare
+``AssertionError``; ``ZoneoutCell`` refuses a ``SequentialRNNCell`` holding a ``BidirectionalCell`` (MXNet's check
+of it fails with an ``AttributeError`` on any ``SequentialRNNCell``) and its first step's previous output is
+``zeros_like`` the output (MXNet: ``zeros((0, 0))`` left to shape inference).
 """
 import functools
 import numbers
@@ -629,17 +628,11 @@ def do_rnn_checkpoint(cells, prefix, period=1):
 
 
 
-_NOT_PROVIDED = ('BaseConvRNNCell', 'ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell')
-
-
-def _not_provided(name):
-    from ..base import unsupported
-    hint = 'mx.gluon.contrib.rnn.Conv*Cell' if 'Conv' in name else 'BaseRNNCell.unroll'
-    return unsupported('mx.rnn.' + name, 'this part of the symbolic RNN cell API',
-                       'it is not implemented; use %s' % hint)
+_CONV_CELLS = ('BaseConvRNNCell', 'ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell')  # (in conv_rnn_cell.py)
 
 
 def __getattr__(name):
-    if name in _NOT_PROVIDED:
-        raise _not_provided(name)
+    if name in _CONV_CELLS:
+        from . import conv_rnn_cell
+        return getattr(conv_rnn_cell, name)
     raise AttributeError("module 'mxnet.rnn.rnn_cell' has no attribute %r" % name)
