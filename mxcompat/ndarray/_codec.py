@@ -35,6 +35,7 @@ import torch
 
 from .._fileio import MXNetFileNotFoundError, get_fsspec, path_of, write_atomic
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
+from ..util import _NP_SHAPE_OFF, _NP_SHAPE_THREAD
 
 __all__ = ['SparseRecord', 'MXNetFileNotFoundError', 'dumps', 'loads', 'save_file', 'load_file',
            'dumps_record', 'loads_record']
@@ -248,7 +249,7 @@ class _Reader:
         self.f = fileobj
         self.size = len(self.mv) if buf is not None else size
         self.pos = 0
-        self.refuse_v3 = False  # MXNet's legacy-shape mode cannot load np-shape (V3) records
+        self.np_shape = None  # the np-shape level loading runs under (util._np_shape_level), None: no check
 
     def error(self, msg, at=None):
         return MXNetError('Invalid NDArray file format: cannot load %s: %s (at byte offset %d of %d)'
@@ -355,10 +356,23 @@ def _check_dims(r, shape, what, allow_unknown):
     return True
 
 
+def _check_semantics(r, v3, what):
+    """MXNet's rule: np-shape (V3) records load only under np-shape semantics, and other records not under
+    np-shape semantics turned on for this thread alone (on globally, they load)."""
+    if v3 and r.np_shape == _NP_SHAPE_OFF:
+        raise MXNetError('cannot load %s: %s was saved in np shape semantics (a V3 record) and must be loaded in '
+                         'the same semantics (mx.util.set_np_shape(True)), as MXNet requires' % (r.source, what))
+    if not v3 and r.np_shape == _NP_SHAPE_THREAD:
+        raise MXNetError('cannot load %s: %s was not saved in np shape semantics but is being loaded in them '
+                         '(turned on for this thread): load it under np_shape(False), as MXNet requires'
+                         % (r.source, what))
+
+
 def _read_record(r, i):
     what = 'array %d' % i
     start = r.pos
     (magic,) = r.unpack('<I', what + ' header')
+    _check_semantics(r, magic == V3_MAGIC, what)
     if magic not in (V2_MAGIC, V3_MAGIC):
         # V1 (int64 shape) or V0 (the word just read is the ndim of a uint32 shape); dense only.
         if magic == V1_MAGIC:
@@ -379,9 +393,6 @@ def _read_record(r, i):
         return _read_values(r, flag, shape, what + ' values')
 
     v3 = magic == V3_MAGIC
-    if v3 and r.refuse_v3:
-        raise MXNetError('cannot load %s: %s was saved in np shape semantics (a V3 record) and must be loaded in '
-                         'the same semantics (mx.util.set_np_shape(True)), as MXNet requires' % (r.source, what))
     at = r.pos
     (stype,) = r.unpack('<i', what + ' storage type')
     if stype not in _STYPES:
@@ -428,8 +439,8 @@ def _read_record(r, i):
     return SparseRecord(_STYPES[stype], tuple(shape), data, aux)
 
 
-def _decode(r, refuse_v3=False):
-    r.refuse_v3 = refuse_v3
+def _decode(r, np_shape=None):
+    r.np_shape = np_shape
     at = r.pos
     magic, _reserved = r.unpack('<QQ', 'file header')
     if magic != LIST_MAGIC:
@@ -457,11 +468,13 @@ def _decode(r, refuse_v3=False):
     return dict(zip(names, arrays))
 
 
-def loads(buf, source='<buffer>', refuse_v3=False):
+def loads(buf, source='<buffer>', np_shape=None):
     """Parse the bytes of an MXNet NDArray file (what ``mx.nd.load_frombuffer`` does).
 
     Returns a list (the file has no names) or a dict of CPU tensors / ``SparseRecord``s / ``None`` (none arrays),
-    each owning its memory. A truncated or corrupt buffer raises ``MXNetError`` naming ``source``.
+    each owning its memory. A truncated or corrupt buffer raises ``MXNetError`` naming ``source``. ``np_shape``,
+    the np-shape level of the caller (``util._np_shape_level()``), refuses records saved in other semantics as
+    MXNet does; None loads every record.
     """
     if isinstance(buf, str):
         raise MXNetTypeError('loads needs bytes (the file contents), got str; to load a file use load_file')
@@ -469,7 +482,7 @@ def loads(buf, source='<buffer>', refuse_v3=False):
         mv = memoryview(buf)
     except TypeError:
         raise MXNetTypeError('loads needs a bytes-like object, got %s' % type(buf).__name__) from None
-    return _decode(_Reader(source, buf=mv), refuse_v3)
+    return _decode(_Reader(source, buf=mv), np_shape)
 
 
 def loads_record(buf, source='<buffer>'):
@@ -492,7 +505,7 @@ def save_file(fname, arrays, np_shape=False):
     write_atomic(fname, chunks, 'save NDArray file')
 
 
-def load_file(fname, refuse_v3=False):
+def load_file(fname, np_shape=None):
     """Load an MXNet NDArray file (``mx.nd.load``): a list or a dict, as ``loads`` returns.
 
     Local files are read straight into the tensors' memory; paths with a scheme go through fsspec.
@@ -509,7 +522,7 @@ def load_file(fname, refuse_v3=False):
             raise MXNetFileNotFoundError('cannot load NDArray file %s: no such file' % source) from e
         except OSError as e:
             raise MXNetError('cannot load NDArray file %s: %s' % (source, e)) from e
-        return loads(data, source=source, refuse_v3=refuse_v3)
+        return loads(data, source=source, np_shape=np_shape)
     try:
         f = open(path, 'rb')
     except FileNotFoundError as e:
@@ -519,6 +532,6 @@ def load_file(fname, refuse_v3=False):
     with f:
         try:
             size = os.fstat(f.fileno()).st_size
-            return _decode(_Reader(source, fileobj=f, size=size), refuse_v3)
+            return _decode(_Reader(source, fileobj=f, size=size), np_shape)
         except OSError as e:
             raise MXNetError('cannot load NDArray file %s: %s' % (source, e)) from e

@@ -60,8 +60,8 @@ def load(fname):
     """Load a list or dict of NDArrays saved by ``save`` (here or in real MXNet). Files saved under NumPy shape
     semantics load only under them, as in MXNet."""
     from . import _codec
-    from ..util import is_np_shape
-    return _wrap_all(_codec.load_file(fname, refuse_v3=not is_np_shape()))
+    from ..util import _np_shape_level
+    return _wrap_all(_codec.load_file(fname, np_shape=_np_shape_level()))
 
 
 def load_frombuffer(buf):
@@ -69,5 +69,5 @@ def load_frombuffer(buf):
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise MXNetTypeError('load_frombuffer: buf must be bytes, got %s' % type(buf).__name__)
     from . import _codec
-    from ..util import is_np_shape
-    return _wrap_all(_codec.loads(bytes(buf), refuse_v3=not is_np_shape()))
+    from ..util import _np_shape_level
+    return _wrap_all(_codec.loads(bytes(buf), np_shape=_np_shape_level()))

@@ -3,6 +3,7 @@
 References: the golden files in tests/fixtures/ndarray_files, written by the real MXNet 1.9.1 (see the generator's
 docstring), and hand-built V0/V1 records for the layouts MXNet 1.9.1 still reads but no longer writes.
 """
+import contextlib
 import importlib.util
 import json
 import math
@@ -11,6 +12,7 @@ import pathlib
 import struct
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -648,6 +650,35 @@ def test_np_shape_files_load_only_under_np_shape(tmp_path):
         mx.nd.load(str(p))
     with pytest.raises(MXNetError, match='np shape semantics'):
         mx.nd.load_frombuffer(p.read_bytes())
+
+
+def test_legacy_files_refused_under_thread_local_np_shape(tmp_path):
+    """MXNet's rule (checked against MXNet 1.9.1): a file of legacy (V2) records does not load while np-shape
+    semantics are on for this thread only (np_shape(True), set_np_shape(True), npx.set_np(array=False)), and
+    loads in other threads and once they are off."""
+    p = tmp_path / 'v2.nd'
+    mx.nd.save(str(p), [mx.nd.ones((2, 3)), mx.nd.zeros((0, 4))])
+    for scope in (lambda: mx.util.np_shape(True), lambda: _np_set(mx)):
+        with scope():
+            with pytest.raises(MXNetError, match='not saved in np shape semantics'):
+                mx.nd.load(str(p))
+            with pytest.raises(MXNetError, match='not saved in np shape semantics'):
+                mx.nd.load_frombuffer(p.read_bytes())
+            other = []
+            t = threading.Thread(target=lambda: other.append(mx.nd.load(str(p))))
+            t.start()
+            t.join()
+            assert [a.shape for a in other[0]] == [(2, 3), (0, 4)]
+    assert [a.shape for a in mx.nd.load(str(p))] == [(2, 3), (0, 4)]
+
+
+@contextlib.contextmanager
+def _np_set(mx):
+    mx.npx.set_np(shape=True, array=False)
+    try:
+        yield
+    finally:
+        mx.npx.reset_np()
 
 
 def test_save_under_np_shape_writes_v3_zero_size_and_scalars(tmp_path):
