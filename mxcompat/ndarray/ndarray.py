@@ -13,6 +13,7 @@ from .. import engine
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
                     to_np_dtype, dtype_name)
 from ..context import Context, current_context, cpu
+from ..util import _np_shape_level
 from ..operator.elemwise import remainder as _remainder  # MXNet's x % 0 == 0
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye', 'linspace', 'concatenate',
@@ -754,7 +755,8 @@ def cast_storage(data, stype, out=None, name=None):
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of zeros (float32 unless ``dtype``)."""
+    """An array of zeros (float32 unless ``dtype``). As in MXNet, a zero-size or 0-d shape needs NumPy shape
+    semantics."""
     if stype not in (None, 'default'):
         from . import sparse
         return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
@@ -762,11 +764,24 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
-    """An array of ones (float32 unless ``dtype``)."""
+    """An array of ones (float32 unless ``dtype``). As in MXNet, a zero-size or 0-d shape needs NumPy shape
+    semantics."""
     return _filled('ones', torch.ones, 1, shape, ctx, dtype, kwargs)
 
 
+def _check_known(op, shape):
+    """MXNet's legacy shape semantics: a creation op's shape with a 0 (or ``()``) is unknown, so its shape
+    inference fails; under NumPy shape semantics those are zero-size and 0-d arrays."""
+    dims = _shape(shape)
+    if (not dims or 0 in dims) and not _np_shape_level():
+        raise MXNetError('Operator %s inferring shapes failed: shape %s is unknown under legacy shape semantics '
+                         '(0 and () mean unknown); turn on NumPy shape semantics (mx.np_shape(True)) for '
+                         'zero-size and 0-d arrays' % (op, dims))
+
+
 def _filled(name, make, value, shape, ctx, dtype, kwargs):
+    if (not shape or 0 in shape) if type(shape) is tuple else (not shape or type(shape) is not int):
+        _check_known('_' + name, shape)  # (rare: an unknown shape, or one given as a list or numpy integer)
     if ctx is None and dtype is None and not kwargs:  # hot path: default context and dtype
         c = Context._default_ctx.value or current_context()
         if c.device_typeid != 2 and torch.get_default_dtype() is torch.float32:
@@ -791,6 +806,8 @@ def full(shape, val, ctx=None, dtype=None, out=None):
     if out is not None:
         out[:] = val
         return out
+    if not _shape(shape):
+        _check_known('_full', shape)  # (as in MXNet, a zero-size shape is filled: nothing to infer)
     ctx, dev = _device_ctx(ctx)
     td = to_torch_dtype(dtype)
     return _wrap(torch.full(_shape(shape), _scalar_for(torch.empty((), dtype=td), val), dtype=td, device=dev), ctx)

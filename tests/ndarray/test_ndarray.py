@@ -162,3 +162,18 @@ def test_moveaxis_refuses_bad_axes_with_valueerror():
         with pytest.raises(ValueError, match='moveaxis'):
             mx.nd.moveaxis(x, src, dst)
     assert mx.nd.moveaxis(mx.nd.zeros((4, 1, 2, 3)), [3, 0], [1, 0]).shape == (4, 3, 1, 2)
+
+
+def test_zeros_ones_need_np_shape_for_zero_size_and_0d():
+    # MXNet 1.9.1: under legacy shape semantics 0 and () mean "unknown", so _zeros/_ones shape inference fails;
+    # full() fails only for (), empty() never; under np_shape they are zero-size and 0-d arrays
+    for make in (mx.nd.zeros, mx.nd.ones):
+        for shape in ((), (0, 1, 3, 0), (2, 0), 0, [2, 0]):
+            with pytest.raises(MXNetError, match='inferring shapes failed'):
+                make(shape)
+    with pytest.raises(MXNetError, match='_full inferring shapes failed'):
+        mx.nd.full((), 1)
+    assert mx.nd.full((2, 0), 1).shape == (2, 0) and mx.nd.empty(()).shape == ()
+    with mx.np_shape(True):
+        assert mx.nd.zeros(()).shape == () and mx.nd.ones((0, 1, 0, 4)).shape == (0, 1, 0, 4)
+        assert mx.nd.full((), 2).asscalar() == 2

@@ -215,9 +215,11 @@ def test_khatri_rao_numpy():
 
 
 def test_empty_batches():
-    assert nd.linalg.potrf(nd.zeros((0, 2, 2))).shape == (0, 2, 2)
-    assert nd.linalg.det(nd.zeros((0, 3, 3))).shape == (0,)
-    assert nd.linalg.gemm2(nd.zeros((0, 2, 3)), nd.zeros((0, 3, 4))).shape == (0, 2, 4)
+    # zero-size arrays are MXNet's under NumPy shape semantics (1.9.1 gives these shapes there)
+    with mx.np_shape(True):
+        assert nd.linalg.potrf(nd.zeros((0, 2, 2))).shape == (0, 2, 2)
+        assert nd.linalg.det(nd.zeros((0, 3, 3))).shape == (0,)
+        assert nd.linalg.gemm2(nd.zeros((0, 2, 3)), nd.zeros((0, 3, 4))).shape == (0, 2, 4)
 
 
 # ---- gradients against central finite differences (float64) ---------------------------------------------------------
