@@ -780,8 +780,11 @@ def _check_known(op, shape):
 
 
 def _filled(name, make, value, shape, ctx, dtype, kwargs):
-    if (not shape or 0 in shape) if type(shape) is tuple else (not shape or type(shape) is not int):
-        _check_known('_' + name, shape)  # (rare: an unknown shape, or one given as a list or numpy integer)
+    if type(shape) is tuple:
+        if not shape or 0 in shape:
+            _check_known('_' + name, shape)
+    elif type(shape) is not int or shape == 0:
+        _check_known('_' + name, shape)  # (a shape given as a list or numpy values is checked once converted)
     if ctx is None and dtype is None and not kwargs:  # hot path: default context and dtype
         c = Context._default_ctx.value or current_context()
         if c.device_typeid != 2 and torch.get_default_dtype() is torch.float32:

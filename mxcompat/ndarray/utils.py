@@ -57,8 +57,8 @@ def _wrap_all(loaded):
 
 
 def load(fname):
-    """Load a list or dict of NDArrays saved by ``save`` (here or in real MXNet). Files saved under NumPy shape
-    semantics load only under them, as in MXNet."""
+    """Load a list or dict of NDArrays saved by ``save`` (here or in real MXNet). As in MXNet, files saved under
+    NumPy shape semantics load only under them, and other files not while those are on for this thread only."""
     from . import _codec
     from ..util import _np_shape_level
     return _wrap_all(_codec.load_file(fname, np_shape=_np_shape_level()))

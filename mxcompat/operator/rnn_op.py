@@ -68,7 +68,10 @@ def _unflatten(flat, mode, num_layers, input_size, h, d, proj=None):
         shapes += [[(gh, fan_in), (gh, r)] + ([(proj, h)] if proj else []) for _ in range(d)]
     biases = [[(gh,), (gh,)] for _ in shapes]
     sizes = [math.prod(s) for group in shapes + biases for s in group]
-    parts = iter(flat.split(sizes))
+    if type(flat) is tuple:  # the flattened parameters themselves (see _rnn): used directly when they line up
+        parts = iter(flat if [p.numel() for p in flat] == sizes else torch.cat(flat).split(sizes))
+    else:
+        parts = iter(flat.split(sizes))
     weights = [[next(parts).view(s) for s in group] for group in shapes]
     bias = [[next(parts) for _ in group] for group in biases]
     out = []
@@ -199,10 +202,17 @@ def _rnn(data, parameters, state, state_cell=None, sequence_length=None, **a):
         if sequence_length is not None or not a['use_sequence_length']:
             raise MXNetValueError("Operator RNN: mode %r takes no input 'state_cell'" % mode)
         state_cell, sequence_length = None, state_cell
+    pieces = None
+    if type(parameters) is tuple:
+        # the inputs of the _rnn_param_concat a hybridized graph skips (symbol/inplace.py): checked as the vector
+        # they would make, and handed to torch as they are
+        pieces = parameters
+        parameters = torch.empty((sum(p.numel() for p in pieces),), dtype=pieces[0].dtype, device='meta')
     _check(data, parameters, state, state_cell, sequence_length, a)
     t, n, c = data.shape
     d = 2 if a['bidirectional'] else 1
-    flat = _unflatten(parameters, mode, a['num_layers'], c, a['state_size'], d, a['projection_size'])
+    flat = _unflatten(parameters if pieces is None else pieces, mode, a['num_layers'], c, a['state_size'], d,
+                      a['projection_size'])
     hx = (state, state_cell) if mode == 'lstm' else state
     train = STATE.training and a['p'] > 0
     seq = a['use_sequence_length'] and data.device.type != 'meta'

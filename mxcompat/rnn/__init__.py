@@ -23,6 +23,7 @@ MISSING = ('rnn', 'rnn_unroll')
 def __getattr__(name):
     if name in MISSING:
         from ..base import unsupported
-        raise unsupported('mx.rnn.' + name, 'the deprecated symbolic unroll helper',
-                          'it is not implemented; call cell.unroll(length, inputs, ...) instead')
+        what = ('the mxnet.rnn.rnn module' if name == 'rnn' else 'the deprecated symbolic unroll helper')
+        raise unsupported('mx.rnn.' + name, what, 'it is not implemented; call cell.unroll(length, inputs, ...) '
+                          'instead (the checkpoint helpers are in mx.rnn itself)')
     raise AttributeError("module 'mxnet.rnn' has no attribute %r" % name)

@@ -7,6 +7,10 @@ reads that input (``FInplaceOption``): ``Activation`` after ``BatchNorm``, the r
 backward does not keep (convolution, fully connected, batch norm, an addition), and that result has no other reader.
 torch's autograd accepts exactly these rewrites (the saved tensors are untouched), so values and gradients are
 unchanged; a step saves the allocation, and the first touch of the pages, of every rewritten result.
+
+The same pass hands each RNN operator the flattened weights of a Gluon RNN layer instead of their
+``_rnn_param_concat``, so the flat vector and its gradient are neither allocated nor copied each step (values and
+gradients unchanged; the hybridized LSTM step 0.97-0.98 of the time in an in-process A/B).
 """
 import torch
 
@@ -63,6 +67,24 @@ def _rebind(node, fn):
     node.target = fn
 
 
+def _skip_rnn_param_concat(graph):
+    """Hand the RNN operator the flattened pieces of its ``_rnn_param_concat`` parameter vector (Gluon RNN layers
+    build one per call) instead of their concatenation: the weights reach torch's RNN as views of the parameters,
+    and neither the vector nor its gradient is allocated and copied each step. True when a node changed."""
+    changed = False
+    for node in list(graph.nodes):
+        users = list(node.users)
+        if (_op(node) != '_rnn_param_concat' or not users or not node.args
+                or any(_op(u) != 'RNN' or len(u.args) < 2 or u.args[1] is not node or node in u.args[2:]
+                       or node in u.kwargs.values() for u in users)):
+            continue
+        for u in users:
+            u.args = (u.args[0], tuple(node.args)) + tuple(u.args[2:])
+        graph.erase_node(node)
+        changed = True
+    return changed
+
+
 def plan_inplace(gm):
     """A copy of the lowered module ``gm`` in which activations and additions write into their input where that is
     safe (see the module docstring); ``gm`` itself is returned when nothing qualifies. ``gm`` is left unchanged, so
@@ -70,7 +92,7 @@ def plan_inplace(gm):
     graph = torch.fx.Graph()
     out = graph.graph_copy(gm.graph, {})
     graph.output(out)
-    changed = False
+    changed = _skip_rnn_param_concat(graph)
     for node in graph.nodes:
         name = _op(node)
         if name in _UNARY:
