@@ -16,6 +16,19 @@ __all__ = ['BaseConvRNNCell', 'ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell']
 _DEFAULT_ACTIVATION = functools.partial(symbol.LeakyReLU, act_type='leaky', slope=0.2)
 
 
+def _state_shape(input_shape, num_hidden, layout, kernel, stride, pad, dilate):
+    """The shape of the ``i2h`` convolution's output for one step's ``input_shape``, batch left unknown (0)."""
+    spatial = [i for i, c in enumerate(layout) if c not in 'NC']
+    out = [0] * len(layout)
+    out[layout.index('C')] = num_hidden
+    for j, axis in enumerate(spatial):
+        size = (input_shape[axis] + 2 * pad[j] - dilate[j] * (kernel[j] - 1) - 1) // stride[j] + 1
+        _check(size > 0, 'Convolutional RNN cell: the i2h convolution (kernel %s, stride %s, pad %s, dilate %s) '
+                         'leaves nothing of an input of shape %s' % (kernel, stride, pad, dilate, input_shape))
+        out[axis] = size
+    return tuple(out)
+
+
 class BaseConvRNNCell(BaseRNNCell):
     """Base of the convolutional cells: the two convolutions of a step and the state shape.
 
@@ -34,17 +47,13 @@ class BaseConvRNNCell(BaseRNNCell):
         self._h2h_pad = tuple(d * (k - 1) // 2 for k, d in zip(h2h_kernel, h2h_dilate))
         self._i2h = dict(kernel=i2h_kernel, stride=i2h_stride, pad=i2h_pad, dilate=i2h_dilate)
         self._num_hidden = num_hidden
-        self._input_shape = input_shape
         self._conv_layout = conv_layout
         self._activation = activation
-        probe = symbol.Convolution(data=symbol.Variable('data'), num_filter=num_hidden, layout=conv_layout,
-                                   **self._i2h)
-        out_shape = probe.infer_shape(data=input_shape)[1][0]
-        self._state_shape = (0,) + tuple(out_shape[1:])
-        self._iW = self.params.get('i2h_weight', init=i2h_weight_initializer)
-        self._hW = self.params.get('h2h_weight', init=h2h_weight_initializer)
-        self._iB = self.params.get('i2h_bias', init=i2h_bias_initializer)
-        self._hB = self.params.get('h2h_bias', init=h2h_bias_initializer)
+        self._state_shape = _state_shape(input_shape, num_hidden, conv_layout, **self._i2h)
+        # the four variables, in MXNet's order (that of cell.params): weights, then biases
+        inits = {'i2h_weight': i2h_weight_initializer, 'h2h_weight': h2h_weight_initializer,
+                 'i2h_bias': i2h_bias_initializer, 'h2h_bias': h2h_bias_initializer}
+        self._iW, self._hW, self._iB, self._hB = [self.params.get(n, init=i) for n, i in inits.items()]
 
     @property
     def _num_gates(self):

@@ -87,7 +87,7 @@ def test_unpack_pack_weights():
 
 def test_unpack_pack_conv_weights():
     got, gold = rnn_cell_cases.unpack_pack_conv(mx), GOLD['unpack_pack_conv']
-    for key in ('unpacked_keys', 'packed_keys', 'roundtrip_equal', 'state_info'):
+    for key in ('unpacked_keys', 'packed_keys', 'roundtrip_equal', 'state_info', 'state_shape'):
         assert got[key] == gold[key], key
     for name, value in gold['unpacked'].items():
         np.testing.assert_allclose(np.array(got['unpacked'][name]), np.array(value), atol=1e-6)
