@@ -77,16 +77,9 @@ def test_gradients(ran):
                                    err_msg=name)
 
 
-def test_unpack_pack_weights():
-    got, gold = rnn_cell_cases.unpack_pack(mx), GOLD['unpack_pack']
-    for key in ('unpacked_keys', 'packed_keys', 'roundtrip_equal', 'state_info', 'state_shape'):
-        assert got[key] == gold[key], key
-    for name, value in gold['unpacked'].items():
-        np.testing.assert_allclose(np.array(got['unpacked'][name]), np.array(value), atol=1e-6)
-
-
-def test_unpack_pack_conv_weights():
-    got, gold = rnn_cell_cases.unpack_pack_conv(mx), GOLD['unpack_pack_conv']
+@pytest.mark.parametrize('case', ['unpack_pack', 'unpack_pack_conv'])
+def test_unpack_pack_weights(case):
+    got, gold = getattr(rnn_cell_cases, case)(mx), GOLD[case]
     for key in ('unpacked_keys', 'packed_keys', 'roundtrip_equal', 'state_info', 'state_shape'):
         assert got[key] == gold[key], key
     for name, value in gold['unpacked'].items():
@@ -211,3 +204,8 @@ def test_bad_arguments_raise():
         seq.add(mx.rnn.RNNCell(3, params=mx.rnn.RNNParams('x_')))
     with pytest.raises(NotImplementedError):
         mx.rnn.BaseRNNCell()(mx.sym.Variable('x'), [])
+
+
+def test_conv_cell_input_too_small_raises():
+    with pytest.raises(MXNetAssertionError, match='i2h convolution'):
+        mx.rnn.ConvLSTMCell((1, 2, 2, 2), 3, i2h_kernel=(5, 5), i2h_pad=(0, 0))
