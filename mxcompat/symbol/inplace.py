@@ -87,8 +87,9 @@ def _skip_rnn_param_concat(graph):
 
 def plan_inplace(gm):
     """A copy of the lowered module ``gm`` in which activations and additions write into their input where that is
-    safe (see the module docstring); ``gm`` itself is returned when nothing qualifies. ``gm`` is left unchanged, so
-    monitors and op hooks, which report the inputs of each node, keep running it."""
+    safe and RNN operators take their layer's weights unjoined (see the module docstring); ``gm`` itself is
+    returned when nothing qualifies. ``gm`` is left unchanged, so monitors and op hooks, which report the inputs of
+    each node, keep running it."""
     graph = torch.fx.Graph()
     out = graph.graph_copy(gm.graph, {})
     graph.output(out)
