@@ -809,11 +809,12 @@ def full(shape, val, ctx=None, dtype=None, out=None):
     if out is not None:
         out[:] = val
         return out
-    if not _shape(shape):
-        _check_known('_full', shape)  # (as in MXNet, a zero-size shape is filled: nothing to infer)
+    dims = _shape(shape)
+    if not dims:
+        _check_known('_full', dims)  # (as in MXNet, a zero-size shape is filled: nothing to infer)
     ctx, dev = _device_ctx(ctx)
     td = to_torch_dtype(dtype)
-    return _wrap(torch.full(_shape(shape), _scalar_for(torch.empty((), dtype=td), val), dtype=td, device=dev), ctx)
+    return _wrap(torch.full(dims, _scalar_for(torch.empty((), dtype=td), val), dtype=td, device=dev), ctx)
 
 
 def _no_kwargs(name, kwargs):

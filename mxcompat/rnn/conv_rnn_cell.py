@@ -116,15 +116,8 @@ class ConvLSTMCell(BaseConvRNNCell):
     def __call__(self, inputs, states):
         name = self._step_name()
         i2h, h2h = self._conv_forward(inputs, states, name)
-        gates = symbol.SliceChannel(i2h + h2h, num_outputs=4, axis=self._conv_layout.find('C'),
-                                    name='%sslice' % name)
-        in_gate = symbol.Activation(gates[0], act_type='sigmoid', name='%si' % name)
-        forget_gate = symbol.Activation(gates[1], act_type='sigmoid', name='%sf' % name)
-        in_transform = self._get_activation(gates[2], self._activation, name='%sc' % name)
-        out_gate = symbol.Activation(gates[3], act_type='sigmoid', name='%so' % name)
-        next_c = symbol._internal._plus(forget_gate * states[1], in_gate * in_transform, name='%sstate' % name)
-        next_h = symbol._internal._mul(out_gate, self._get_activation(next_c, self._activation),
-                                       name='%sout' % name)
+        next_h, next_c = self._lstm_update(i2h + h2h, states[1], name, self._activation,
+                                           axis=self._conv_layout.find('C'))
         return next_h, [next_h, next_c]
 
 
@@ -138,10 +131,5 @@ class ConvGRUCell(BaseConvRNNCell):
     def __call__(self, inputs, states):
         name = self._step_name()
         i2h, h2h = self._conv_forward(inputs, states, name)
-        x_parts, h_parts = (symbol.SliceChannel(out, num_outputs=3, name='%s_%s_slice' % (name, tag))
-                            for out, tag in ((i2h, 'i2h'), (h2h, 'h2h')))
-        r, z = [symbol.Activation(x_parts[k] + h_parts[k], act_type='sigmoid', name='%s_%s_act' % (name, g))
-                for k, g in enumerate('rz')]
-        cand = self._get_activation(x_parts[2] + r * h_parts[2], self._activation, name='%s_h_act' % name)
-        next_h = symbol._internal._plus((1. - z) * cand, z * states[0], name='%sout' % name)
+        next_h = self._gru_update(name, i2h, h2h, states[0], self._activation)
         return next_h, [next_h]

@@ -167,6 +167,30 @@ class BaseRNNCell(object):
             else activation
         return fn(inputs, **kwargs)
 
+    def _lstm_update(self, gates, prev_c, name, activation='tanh', axis=None):
+        """The LSTM step after the projections: ``gates`` (their sum) split into i, f, c, o (along ``axis``; the
+        operator's default when None), ``activation`` for the candidate and the cell output; returns (h, c)."""
+        parts = symbol.SliceChannel(gates, num_outputs=4, name='%sslice' % name,
+                                    **({} if axis is None else {'axis': axis}))
+        in_gate = symbol.Activation(parts[0], act_type='sigmoid', name='%si' % name)
+        forget_gate = symbol.Activation(parts[1], act_type='sigmoid', name='%sf' % name)
+        in_transform = self._get_activation(parts[2], activation, name='%sc' % name)
+        out_gate = symbol.Activation(parts[3], act_type='sigmoid', name='%so' % name)
+        next_c = symbol._internal._plus(forget_gate * prev_c, in_gate * in_transform, name='%sstate' % name)
+        next_h = symbol._internal._mul(out_gate, self._get_activation(next_c, activation), name='%sout' % name)
+        return next_h, next_c
+
+    def _gru_update(self, step, i2h, h2h, prev_h, activation='tanh'):
+        """The GRU step after the projections (cuDNN form: the reset gate scales ``h2h``'s candidate third);
+        ``activation`` for the candidate; returns the new state."""
+        # x_parts / h_parts: the (reset, update, candidate) thirds of the two projections
+        x_parts, h_parts = (symbol.SliceChannel(out, num_outputs=3, name='%s_%s_slice' % (step, tag))
+                            for out, tag in ((i2h, 'i2h'), (h2h, 'h2h')))
+        r, z = [symbol.Activation(x_parts[k] + h_parts[k], act_type='sigmoid', name='%s_%s_act' % (step, g))
+                for k, g in enumerate('rz')]
+        cand = self._get_activation(x_parts[2] + r * h_parts[2], activation, name='%s_h_act' % step)
+        return symbol._internal._plus((1. - z) * cand, z * prev_h, name='%sout' % step)
+
     def _step_name(self):
         self._counter += 1
         return '%st%d_' % (self._prefix, self._counter)
@@ -232,12 +256,7 @@ class LSTMCell(_GatedCell):
     def __call__(self, inputs, states):
         name = self._step_name()
         i2h, h2h = self._fc_pair(inputs, states[0], self._num_hidden * 4, name)
-        gates = symbol.SliceChannel(i2h + h2h, num_outputs=4, name='%sslice' % name)
-        act = [symbol.Activation(gates[k], act_type=t, name=name + g)
-               for k, (t, g) in enumerate((('sigmoid', 'i'), ('sigmoid', 'f'), ('tanh', 'c'), ('sigmoid', 'o')))]
-        in_gate, forget_gate, in_transform, out_gate = act
-        next_c = symbol._internal._plus(forget_gate * states[1], in_gate * in_transform, name='%sstate' % name)
-        next_h = symbol._internal._mul(out_gate, symbol.Activation(next_c, act_type='tanh'), name='%sout' % name)
+        next_h, next_c = self._lstm_update(i2h + h2h, states[1], name)
         return next_h, [next_h, next_c]
 
 
@@ -253,14 +272,8 @@ class GRUCell(_GatedCell):
 
     def __call__(self, inputs, states):
         step = self._step_name()
-        fc = self._fc_pair(inputs, states[0], self._num_hidden * 3, step, sep='_')
-        # x_parts / h_parts: the (reset, update, candidate) thirds of the two projections
-        x_parts, h_parts = (symbol.SliceChannel(out, num_outputs=3, name='%s_%s_slice' % (step, tag))
-                            for out, tag in zip(fc, ('i2h', 'h2h')))
-        r, z = [symbol.Activation(x_parts[k] + h_parts[k], act_type='sigmoid', name='%s_%s_act' % (step, g))
-                for k, g in enumerate('rz')]
-        cand = symbol.Activation(x_parts[2] + r * h_parts[2], act_type='tanh', name='%s_h_act' % step)
-        new_h = symbol._internal._plus((1. - z) * cand, z * states[0], name='%sout' % step)
+        i2h, h2h = self._fc_pair(inputs, states[0], self._num_hidden * 3, step, sep='_')
+        new_h = self._gru_update(step, i2h, h2h, states[0])
         return new_h, [new_h]
 
 
