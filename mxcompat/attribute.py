@@ -1,4 +1,5 @@
 """``mx.AttrScope``: attributes attached to every symbol created inside a ``with`` block."""
+import collections
 import threading
 
 from .base import MXNetValueError
@@ -16,6 +17,7 @@ class AttrScope:
     """Holds string attributes (``ctx_group``, ``lr_mult`` ...) applied to symbols made in its scope."""
 
     _current = _Current()
+    _subgraph_names = collections.defaultdict(int)  # control-flow subgraphs named so far, per base name
 
     def __init__(self, **kwargs):
         self._old_scope = None

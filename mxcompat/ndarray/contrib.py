@@ -19,15 +19,21 @@ def _nd():
 
 
 # ---- nested lists of NDArrays <-> flat lists ---------------------------------------------------------------------
-def _flatten(args, what):
-    nd = _nd()[0]
-    if isinstance(args, nd.NDArray):
-        return [args], 0
+def _ndarray_leaf(x):
+    return 0 if isinstance(x, _nd()[0].NDArray) else None
+
+
+def _flatten(args, what, leaf=_ndarray_leaf):
+    """(flat list, format) of nested lists; ``leaf(x)`` is a leaf's format entry (None: not a leaf)."""
+    width = leaf(args)
+    if width is not None:
+        return [args], width
     if not isinstance(args, (list, tuple)):
-        raise MXNetTypeError('%s must be an NDArray or a (nested) list of NDArrays, got %s' % (what, type(args)))
+        kind = 'Symbol' if leaf is not _ndarray_leaf else 'NDArray'
+        raise MXNetTypeError('%s must be an %s or a (nested) list of %ss, got %s' % (what, kind, kind, type(args)))
     flat, fmt = [], []
     for a in args:
-        f, m = _flatten(a, what)
+        f, m = _flatten(a, what, leaf)
         flat.extend(f)
         fmt.append(m)
     return flat, fmt

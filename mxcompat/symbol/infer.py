@@ -155,6 +155,9 @@ def _put(shp, key, shape, where):
 
 def _shape_step(n, shp, typ):
     """One inference step at op node ``n``; True when it learned something."""
+    if n.subgraphs:
+        from .control_flow import shape_step
+        return shape_step(n, shp, typ)
     params = n.params()
     keys = [(id(s), i) for s, i in n.inputs]
     names = n.input_names()
@@ -248,6 +251,9 @@ def _infer_shapes_guessing_dtypes(n, params, in_shapes, in_types):
 
 
 def _type_step(n, shp, typ):
+    if n.subgraphs:
+        from .control_flow import type_step
+        return type_step(n, shp, typ)
     params = n.params()
     keys = [(id(s), i) for s, i in n.inputs]
     if keys:

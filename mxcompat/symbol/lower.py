@@ -133,7 +133,10 @@ def lower(sym, arg_shapes=None, split_heads=False):
         if id(n) in filled:
             params = dict(params, shape=filled[id(n)])
         ins = [env[(id(s), i)] for s, i in n.inputs]
-        if id(n) in split:
+        if n.subgraphs:
+            from .control_flow import bind
+            fn = bind(n, params, 'op_' + _ident(n.name, used))
+        elif id(n) in split:
             fn = _bind_head(n.op, params, 'op_' + _ident(n.name, used))
             head_inputs[id(n)] = (ins, _head_grad(n.op, params))
         else:

@@ -26,14 +26,15 @@ _STYPE_ID = {'default': 0, 'row_sparse': 1, 'csr': 2}
 class _Node:
     """One graph node: ``op`` is an OpDef (None for a variable); ``attrs`` are MXNet's string attributes."""
 
-    __slots__ = ('op', 'name', 'attrs', 'inputs', '_parsed', '__weakref__')
+    __slots__ = ('op', 'name', 'attrs', 'inputs', '_parsed', 'subgraphs', '__weakref__')
 
-    def __init__(self, op, name, attrs=None, inputs=()):
+    def __init__(self, op, name, attrs=None, inputs=(), subgraphs=()):
         self.op = op
         self.name = name
         self.attrs = dict(attrs or {})
         self.inputs = list(inputs)  # [(node, output index)]
         self._parsed = None
+        self.subgraphs = subgraphs  # Symbols: the body of a control-flow node (control_flow.py)
 
     @property
     def is_var(self):
@@ -153,12 +154,12 @@ def eliminate_common_expr(sym):
             continue
         ins = [(new[id(s)], i) for s, i in n.inputs]
         key = None
-        if ins and not n.op.name.startswith(opinfo.NONDETERMINISTIC_PREFIXES) and not n.op.aux:
+        if ins and not n.op.name.startswith(opinfo.NONDETERMINISTIC_PREFIXES) and not n.op.aux and not n.subgraphs:
             key = (n.op.name, tuple(sorted(n.attrs.items())), tuple((id(s), i) for s, i in ins))
         if key is not None and key in seen:
             new[id(n)] = seen[key]
             continue
-        node = _Node(n.op, n.name, n.attrs, ins)
+        node = _Node(n.op, n.name, n.attrs, ins, n.subgraphs)
         node._parsed = n._parsed  # the same operator state (a Custom node keeps its one prop, as in MXNet)
         new[id(n)] = node
         if key is not None:
@@ -194,7 +195,9 @@ def _attr_str(v):
         return v
     if isinstance(v, type) and issubclass(v, np.generic) or isinstance(v, np.dtype):
         return np.dtype(v).name
-    if isinstance(v, (tuple, list)):
+    if isinstance(v, list):  # str() of the list, as MXNet stores it: axes=[1, 0, 2] stays '[1, 0, 2]'
+        return '[' + ', '.join(repr(x) if isinstance(x, str) else _attr_str(x) for x in v) + ']'
+    if isinstance(v, tuple):
         return '(' + ', '.join(_attr_str(x) for x in v) + (',)' if len(v) == 1 else ')')
     if hasattr(v, 'dtype') and not isinstance(v, np.ndarray) and str(type(v)).find('torch') >= 0:
         return str(v)
@@ -299,7 +302,8 @@ class Symbol:
         node = self._outputs[0][0]
         if node.is_var:
             raise MXNetError('_gen_atomic_symbol: %s is a variable, not an operator' % node.name)
-        new = _Node(node.op, '', node.attrs)  # as in MXNet: no name and no inputs, only the op and its attributes
+        # as in MXNet: no name and no inputs, only the op and its attributes (and a control-flow node's bodies)
+        new = _Node(node.op, '', node.attrs, (), node.subgraphs)
         return Symbol([(new, i) for i in range(new.num_visible())])
 
     # -- attributes -------------------------------------------------------------------------------------------
@@ -353,7 +357,7 @@ class Symbol:
             if n.is_var and n.name in replace:
                 mapping[id(n)] = replace[n.name]._outputs[0]
             else:
-                mapping[id(n)] = _Node(n.op, n.name, n.attrs, [resolve(s, i) for s, i in n.inputs])
+                mapping[id(n)] = _Node(n.op, n.name, n.attrs, [resolve(s, i) for s, i in n.inputs], n.subgraphs)
         return Symbol([resolve(n, i) for n, i in self._outputs])
 
     def __call__(self, *args, **kwargs):
@@ -680,6 +684,17 @@ def make_op_symbol(op, hint, inputs, attrs, name, input_names=None, attr=None):
 
 # ---- JSON ------------------------------------------------------------------------------------------------------
 def _to_json(sym):
+    graph = _graph_dict(sym)
+    attrs = {'mxnet_version': ['int', 10901]}
+    np_level = _np_shape_level()
+    if np_level:  # MXNet marks graphs written under NumPy shape semantics (1: this thread's flag, 2: global)
+        attrs['is_np_shape'] = ['int', np_level]
+    graph['attrs'] = attrs
+    return _json_graph(graph, 0)
+
+
+def _graph_dict(sym):
+    """MXNet's graph fields for ``sym`` (subgraphs of control-flow nodes included, without ``attrs``)."""
     nodes = sym._nodes()
     index = {id(n): i for i, n in enumerate(nodes)}
     aux = _aux_vars(nodes)
@@ -695,45 +710,52 @@ def _to_json(sym):
             version = 1 if (src.is_var and id(src) in aux and j < len(in_names) and in_names[j] in aux_names) else 0
             ins.append([index[id(src)], k, version])
         d['inputs'] = ins
+        if n.subgraphs:
+            d['subgraphs'] = [_graph_dict(g) for g in n.subgraphs]
         out_nodes.append(d)
         if n.is_var:
             arg_nodes.append(i)
         row_ptr.append(row_ptr[-1] + n.num_outputs())
     heads = [[index[id(n)], k, 0] for n, k in sym._outputs]
-    attrs = {'mxnet_version': ['int', 10901]}
-    np_level = _np_shape_level()
-    if np_level:  # MXNet marks graphs written under NumPy shape semantics (1: this thread's flag, 2: global)
-        attrs['is_np_shape'] = ['int', np_level]
-    graph = {'nodes': out_nodes, 'arg_nodes': arg_nodes, 'node_row_ptr': row_ptr, 'heads': heads, 'attrs': attrs}
-    return _dump_like_mxnet(graph)
+    return {'nodes': out_nodes, 'arg_nodes': arg_nodes, 'node_row_ptr': row_ptr, 'heads': heads}
 
 
-def _dump_like_mxnet(graph):
-    """JSON with MXNet's layout: 2-space indent, one node field per line, short lists inline."""
-    def nodes_block(nodes):
-        parts = []
-        for d in nodes:
-            lines = ['    {', '      "op": %s, ' % json.dumps(d['op']), '      "name": %s, ' % json.dumps(d['name'])]
-            if 'attrs' in d:
-                items = list(d['attrs'].items())
-                if len(items) == 1:
-                    lines.append('      "attrs": {%s: %s}, ' % (json.dumps(items[0][0]), json.dumps(items[0][1])))
-                else:
-                    lines.append('      "attrs": {')
-                    lines.append(', \n'.join('        %s: %s' % (json.dumps(k), json.dumps(v)) for k, v in items))
-                    lines.append('      }, ')
-            lines.append('      "inputs": %s' % _inline_list(d['inputs']))
-            lines.append('    }')
-            parts.append('\n'.join(lines))
-        return '[\n' + ', \n'.join(parts) + '\n  ]'
+# MXNet's JSON layout (dmlc's writer): ", " then a new line and two spaces per level between the items of an object
+# or array written on several lines; nodes and subgraphs always take several lines, other lists when they hold more
+# than 10 items, attribute maps when they hold more than one.
+def _json_graph(g, level):
+    items = [('nodes', _json_seq([_json_node(d, level + 2) for d in g['nodes']], level + 1, True))]
+    items += [(k, _json_seq([_inline_list(v) for v in g[k]], level + 1))
+              for k in ('arg_nodes', 'node_row_ptr', 'heads')]
+    if 'attrs' in g:
+        items.append(('attrs', _json_obj([(k, _inline_list(v)) for k, v in sorted(g['attrs'].items())], level + 1)))
+    return _json_obj(items, level, True)
 
-    row_ptr = '[\n' + ', \n'.join('    %d' % v for v in graph['node_row_ptr']) + '\n  ]'
-    items = ['%s: %s' % (json.dumps(k), _inline_list(v)) for k, v in sorted(graph['attrs'].items())]
-    attrs = '{%s}' % items[0] if len(items) == 1 else '{\n    %s\n  }' % ', \n    '.join(items)
-    return ('{\n  "nodes": %s, \n  "arg_nodes": %s, \n  "node_row_ptr": %s, \n  "heads": %s, \n'
-            '  "attrs": %s\n}'
-            % (nodes_block(graph['nodes']), _inline_list(graph['arg_nodes']), row_ptr,
-               _inline_list(graph['heads']), attrs))
+
+def _json_node(d, level):
+    items = [('op', json.dumps(d['op'])), ('name', json.dumps(d['name']))]
+    if 'attrs' in d:
+        items.append(('attrs', _json_obj([(k, json.dumps(v)) for k, v in d['attrs'].items()], level + 1)))
+    items.append(('inputs', _json_seq([_inline_list(e) for e in d['inputs']], level + 1)))
+    if 'subgraphs' in d:
+        items.append(('subgraphs', _json_seq([_json_graph(g, level + 2) for g in d['subgraphs']], level + 1, True)))
+    return _json_obj(items, level, True)
+
+
+def _json_obj(items, level, multi=None):
+    parts = ['%s: %s' % (json.dumps(k), v) for k, v in items]
+    return '{%s}' % _json_join(parts, level, len(parts) > 1 if multi is None else multi)
+
+
+def _json_seq(values, level, multi=None):
+    return '[%s]' % _json_join(values, level, len(values) > 10 if multi is None else multi)
+
+
+def _json_join(parts, level, multi):
+    if not multi or not parts:
+        return ', '.join(parts)
+    pad = '\n' + '  ' * (level + 1)
+    return ', '.join(pad + p for p in parts) + '\n' + '  ' * level
 
 
 def _inline_list(v):
@@ -748,6 +770,14 @@ def load_json(json_str):
         raise MXNetError('load_json: invalid JSON: %s' % e) from None
     if not isinstance(graph, dict) or 'nodes' not in graph:
         raise MXNetError('load_json: not an MXNet symbol JSON (no "nodes")')
+    sym = _graph_symbol(graph)
+    if _np_shape_level() and not _json_is_np_shape(graph):
+        _legacy_shape_attrs_to_numpy(sym)
+    return sym
+
+
+def _graph_symbol(graph):
+    """The Symbol of one parsed JSON graph (the subgraphs of control-flow nodes too)."""
     nodes = []
     for i, d in enumerate(graph['nodes']):
         attrs = {}
@@ -762,14 +792,12 @@ def load_json(json_str):
             src = nodes[inp[0]]
             ins.append((src, inp[1] if len(inp) > 1 else 0))
         node.inputs = ins
+        node.subgraphs = tuple(_graph_symbol(g) for g in d.get('subgraphs') or ())
         nodes.append(node)
     heads = graph.get('heads')
     if heads is None:
         raise MXNetError('load_json: no "heads" in the graph')
-    sym = Symbol([(nodes[h[0]], h[1] if len(h) > 1 else 0) for h in heads])
-    if _np_shape_level() and not _json_is_np_shape(graph):
-        _legacy_shape_attrs_to_numpy(sym)
-    return sym
+    return Symbol([(nodes[h[0]], h[1] if len(h) > 1 else 0) for h in heads])
 
 
 def _json_is_np_shape(graph):

@@ -23,6 +23,8 @@ NO_SAMPLE = {
     'cast_storage': _SPARSE, '_sparse_retain': _SPARSE, '_square_sum': _SPARSE, '_contrib_getnnz': _SPARSE,
     '_contrib_boolean_mask': 'its output shape depends on the mask values, so a symbol cannot infer it',
     'reset_arrays': 'it has no outputs (it zeroes its inputs in place); checked in tests/operator/test_extra_ops.py',
+    **{op: 'its bodies are subgraphs, built by mx.sym.contrib.%s; checked against MXNet and the eager loops in '
+           'tests/symbol/test_control_flow.py' % op[1:] for op in ('_foreach', '_while_loop', '_cond')},
 }
 
 # Mismatches between the symbolic and the eager result: 'op' (every sample) or 'op#i' (sample i) -> what differs.
