@@ -242,10 +242,13 @@ def test_missing_modules_raise(access, api):
         access()
 
 
-def test_dynamic_unroll_symbol_raises():
+def test_dynamic_unroll_symbol_is_one_foreach():
+    """On Symbols, dynamic_unroll is one _foreach node (values and JSON against MXNet: tests/symbol/
+    test_control_flow.py)."""
     cell = mx.gluon.rnn.RNNCell(3)
-    with pytest.raises(MXNetNotImplementedError, match='dynamic_unroll'):
-        c.rnn.rnn_cell.dynamic_unroll(cell, mx.sym.var('x'), [mx.sym.var('s')])
+    outs, states = c.rnn.rnn_cell.dynamic_unroll(cell, mx.sym.var('x'), [mx.sym.var('s')])
+    ops = [n['op'] for n in json.loads(mx.sym.Group([outs] + states).tojson())['nodes']]
+    assert ops.count('_foreach') == 1 and 'RNN' not in ops
 
 
 def test_unknown_attribute():

@@ -1,11 +1,9 @@
 """``gluon.contrib.rnn`` cells: VariationalDropoutCell, LSTMPCell, and ``dynamic_unroll``.
 
-``VariationalDropoutCell`` is the one defined in ``gluon.rnn.rnn_cell`` (re-exported). Differs from MXNet:
-``dynamic_unroll`` runs on NDArrays only (a Python loop over the time steps, with MXNet's results); on Symbols, e.g.
-inside a hybridized block, it raises, because mxcompat has no symbolic ``contrib.foreach``.
+``VariationalDropoutCell`` is the one defined in ``gluon.rnn.rnn_cell`` (re-exported). ``dynamic_unroll`` on
+NDArrays is a Python loop over the steps (MXNet's results); on Symbols it builds MXNet's ``contrib.foreach`` graph.
 """
-from .... import ndarray
-from ....base import unsupported
+from .... import ndarray, symbol
 from ...rnn.rnn_cell import HybridRecurrentCell, VariationalDropoutCell
 
 __all__ = ['VariationalDropoutCell', 'LSTMPCell']
@@ -68,13 +66,14 @@ class LSTMPCell(HybridRecurrentCell):
 
 
 def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, layout='TNC', valid_length=None):
-    """Run ``cell`` over the time axis of the NDArray ``inputs``: (outputs merged in ``layout``, final states).
+    """Run ``cell`` over the time axis of ``inputs``: (outputs merged in ``layout``, final states).
 
     With ``valid_length`` (N,), each sequence keeps its state from its last valid step and its outputs past it are
-    zero. ``drop_inputs``/``drop_outputs``: dropout rates with one mask shared over time. Symbols raise."""
-    if not isinstance(inputs, ndarray.NDArray):
-        raise unsupported('gluon.contrib.rnn.dynamic_unroll', 'Symbol inputs (hybridized blocks)',
-                          'it needs a symbolic contrib.foreach; call it on NDArrays')
+    zero. ``drop_inputs``/``drop_outputs``: dropout rates with one mask shared over time. On NDArrays this is a
+    Python loop over the steps; on Symbols (hybridized blocks) it is MXNet's graph: one ``contrib.foreach`` over
+    the time-major sequence."""
+    if isinstance(inputs, symbol.Symbol):
+        return _dynamic_unroll_symbol(cell, inputs, begin_state, drop_inputs, drop_outputs, layout, valid_length)
     F = ndarray
     t_axis = layout.find('T')
     if drop_inputs:
@@ -95,3 +94,35 @@ def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0, lay
     if valid_length is not None:
         outputs = F.SequenceMask(outputs, sequence_length=valid_length, use_sequence_length=True, axis=t_axis)
     return outputs, states
+
+
+def _dynamic_unroll_symbol(cell, inputs, begin_state, drop_inputs, drop_outputs, layout, valid_length):
+    F = symbol
+    axis = layout.find('T')
+    axes = list(range(len(layout)))
+    axes[0], axes[axis] = axes[axis], axes[0]
+    if axis:
+        inputs = F.transpose(inputs, axes=axes)
+    if drop_inputs:
+        inputs = F.Dropout(inputs, p=drop_inputs, axes=(axis,))
+    states = list(begin_state) if isinstance(begin_state, (list, tuple)) else [begin_state]
+    if valid_length is None:
+        body = cell
+    else:
+        states.append(F.zeros(1))  # the step number, a loop state (MXNet's graph: shape='1', one test per state)
+
+        def body(x, loop_states):
+            step = loop_states[-1]
+            out, new_states = cell(x, loop_states[:-1])
+            new_states = [F.where(F.broadcast_greater(valid_length, step), new, old)
+                          for new, old in zip(new_states, loop_states[:-1])]
+            return out, new_states + [step + 1]
+    outputs, states = F.contrib.foreach(body, inputs, states)
+    if drop_outputs:
+        outputs = F.Dropout(outputs, p=drop_outputs, axes=(axis,))
+    if axis:
+        outputs = F.transpose(outputs, axes=axes)
+    if valid_length is None:
+        return outputs, states
+    outputs = F.SequenceMask(outputs, sequence_length=valid_length, use_sequence_length=True, axis=axis)
+    return outputs, states[:-1]
