@@ -59,7 +59,7 @@ def _scalar(v, typ, what):
 
 
 # ---- control flow ------------------------------------------------------------------------------------------------
-def foreach(body, data, init_states):
+def foreach(body, data, init_states, name='foreach'):  # noqa: ARG001 (names only symbolic subgraphs)
     """Run ``body(slice, states) -> (outputs, states)`` over axis 0 of ``data``; returns the stacked outputs and the
     final states, in the same nesting as ``body`` returns them."""
     nd, op, _, _ = _nd()
@@ -78,7 +78,7 @@ def foreach(body, data, init_states):
     return _regroup(stacked, fmt)[0], states
 
 
-def while_loop(cond, func, loop_vars, max_iterations=None):
+def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):  # noqa: ARG001
     """Run ``func(*loop_vars) -> (step_output, new_loop_vars)`` while ``cond(*loop_vars)`` holds, at most
     ``max_iterations`` times; returns (step outputs stacked to max_iterations rows, final loop_vars)."""
     nd, op, _, _ = _nd()
@@ -118,7 +118,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
     return stacked, loop_vars[0] if single else loop_vars
 
 
-def cond(pred, then_func, else_func):
+def cond(pred, then_func, else_func, name='cond'):  # noqa: ARG001
     """``then_func()`` if the scalar NDArray ``pred`` is true, else ``else_func()``."""
     return then_func() if _scalar(pred, bool, 'pred') else else_func()
 
