@@ -315,7 +315,11 @@ class Executor:
             self.outputs = [NDArray._from_tensor(t.detach(), self._ctx) for t in outs]
 
     def backward(self, out_grads=None, is_train=True):
-        """Gradients of the outputs (times ``out_grads``, ones by default) into the gradient arrays."""
+        """Gradients of the outputs (times ``out_grads``, ones by default) into the gradient arrays.
+
+        Differs from MXNet: before any forward, this runs ``forward(is_train=True)`` first. MXNet differentiates
+        then with its output buffers unset, which is right for operators whose gradient reads only their inputs
+        (FullyConnected, repeat, tile ...) and garbage for the others (tanh)."""
         if self._no_grads:
             return  # nothing to compute, as in MXNet
         for i in self._zeroed:  # no gradient reaches these inputs: zero
@@ -323,7 +327,7 @@ class Executor:
         if not self._any_track:
             return
         if self._saved is None:
-            raise MXNetError('Executor.backward: call forward(is_train=True) first')
+            self.forward(is_train=True)
         ins, outs = self._saved[0], self._saved[1]  # kept: MXNet allows several backward passes after one forward
         if out_grads is not None:
             if isinstance(out_grads, NDArray):
