@@ -269,3 +269,19 @@ def test_gluon_block_with_while_loop_and_cond(hybridize):
         results.append((y.asnumpy(), net.dense.weight.grad().asnumpy()))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+
+
+def test_symbolblock_imports_mxnets_exported_loop(tmp_path):
+    """The Gluon loop as real MXNet exported it (its _foreach node) imports into SymbolBlock and runs the same."""
+    path = tmp_path / 'loop-symbol.json'
+    path.write_text(json.dumps(GOLD['gluon']['hybrid']['graph']))
+    net = mx.gluon.SymbolBlock.imports(str(path), ['data0', 'data1'])
+    net.initialize()  # deferred: the weights' shapes are inferred through the loop body at the first call
+    rng = np.random.RandomState(3)  # the values gluon_loop sets, drawn in its order
+    params = net.collect_params()
+    params['loop_dense0_weight'].set_data(mx.nd.array(rng.uniform(-1, 1, (4, 3))))
+    params['loop_dense0_bias'].set_data(mx.nd.array(rng.uniform(-1, 1, (4,))))
+    x, h = mx.nd.array(rng.uniform(-1, 1, (5, 2, 3))), mx.nd.array(rng.uniform(-1, 1, (2, 4)))
+    outs, last = net(x, h)
+    _close(outs.asnumpy().round(6), GOLD['gluon']['hybrid']['outputs'][0], 'outputs')
+    _close(last.asnumpy().round(6), GOLD['gluon']['hybrid']['outputs'][1], 'final state')
