@@ -30,7 +30,7 @@ def _flatten(args, what, leaf=_ndarray_leaf):
         return [args], width
     if not isinstance(args, (list, tuple)):
         kind = 'Symbol' if leaf is not _ndarray_leaf else 'NDArray'
-        raise MXNetTypeError('%s must be an %s or a (nested) list of %ss, got %s' % (what, kind, kind, type(args)))
+        raise MXNetTypeError('%s must be a(n) %s or a (nested) list of %ss, got %s' % (what, kind, kind, type(args)))
     flat, fmt = [], []
     for a in args:
         f, m = _flatten(a, what, leaf)

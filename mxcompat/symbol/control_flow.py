@@ -127,6 +127,8 @@ def foreach(body, data, init_states, name='foreach'):
     returns (outputs stacked over the steps, final states), nested as ``body`` returns them."""
     flat_data, data_fmt = _flatten(data, 'foreach data', _symbol_width)
     flat_init, init_fmt = _flatten(init_states, 'foreach init_states', _symbol_width)
+    if not flat_data:
+        raise MXNetValueError('foreach: data must hold at least one Symbol to loop over')
     name = _subgraph_name(name)
     with AttrScope(**{_TAG: name}):
         data_vars = [_loop_var(s) for s in flat_data]

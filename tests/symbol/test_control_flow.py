@@ -237,6 +237,8 @@ def test_condition_needs_one_element():
 def test_branch_outputs_must_agree():
     with pytest.raises(MXNetValueError, match='Number of outputs differs'):
         mx.sym.contrib.cond(mx.sym.var('p'), lambda: [mx.sym.var('x'), mx.sym.var('x')], lambda: mx.sym.var('x'))
+    with pytest.raises(MXNetValueError, match='at least one Symbol to loop over'):
+        mx.sym.contrib.foreach(lambda x, s: (s[0], [s[0]]), [], [mx.sym.var('s')])
     with pytest.raises(MXNetValueError, match='max_iterations should be specified'):
         mx.sym.contrib.while_loop(lambda i: i < 3, lambda i: (i, [i + 1]), [mx.sym.var('i')])
 
