@@ -94,7 +94,8 @@ def _eager_cond(threshold):
 def _eager_cond_multi(nd, a):
     x = a['x']
     scale = x.sum(axis=1, keepdims=True)
-    return nd.contrib.cond(a['p'] > 0, lambda: [nd.FullyConnected(x, a['fc_weight'], a['fc_bias'], num_hidden=3), x * 2],
+    return nd.contrib.cond(a['p'] > 0,
+                           lambda: [nd.FullyConnected(x, a['fc_weight'], a['fc_bias'], num_hidden=3), x * 2],
                            lambda: [nd.broadcast_mul(x, scale), x - 1])
 
 
