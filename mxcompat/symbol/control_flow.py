@@ -387,21 +387,28 @@ def bind(node, params, fname):
 
 
 # ---- shape and dtype inference -----------------------------------------------------------------------------------
-def _sub_tables(node, lay, shp, typ, keys):
-    """Per subgraph: (nodes, shapes, dtypes) seeded from the node's known inputs (per step where sliced)."""
+_Sub = collections.namedtuple('_Sub', 'ops inputs places heads shp typ')
+# one body during inference: its operator nodes, input variables (list_inputs order) and where the node's inputs
+# feed them, its head keys, and its shape and dtype tables
+
+
+def _bodies(node, lay, shp, typ, keys):
+    """The node's bodies, their tables seeded from the node's known inputs (per step where sliced)."""
     from . import infer
-    tables = []
+    subs = []
     for graph, places in lay.subs:
         nodes = graph._nodes()
         sshp, styp = infer._given(nodes, {}, {})
-        for v, (k, sliced) in zip([n for n in nodes if n.is_var], places):
+        inputs = [n for n in nodes if n.is_var]
+        for v, (k, sliced) in zip(inputs, places):
             s = shp.get(keys[k])
             if s is not None:
                 infer._put(sshp, (id(v), 0), tuple(s[1:]) if sliced else s, 'input %s of %s' % (v.name, node.name))
             if keys[k] in typ:
                 styp[(id(v), 0)] = typ[keys[k]]
-        tables.append((nodes, sshp, styp))
-    return tables
+        subs.append(_Sub([n for n in nodes if not n.is_var], inputs, places,
+                         [(id(n), i) for n, i in graph._outputs], sshp, styp))
+    return subs
 
 
 def shape_step(node, shp, typ):
@@ -415,31 +422,29 @@ def shape_step(node, shp, typ):
     if rows is None:
         rows = next((shp[keys[k]][0] for _, places in lay.subs for k, sliced in places if sliced and shp.get(keys[k])),
                     infer.UNKNOWN)
-    tables = _sub_tables(node, lay, shp, typ, keys)
+    subs = _bodies(node, lay, shp, typ, keys)
     for _ in range(len(lay.carried) + 2):
+        for sub in subs:
+            infer._propagate(sub.ops, sub.shp, sub.typ)
         learned = False
-        for (nodes, sshp, styp), (graph, _) in zip(tables, lay.subs):
-            infer._propagate([n for n in nodes if not n.is_var], sshp, styp)
         for g, loc, head in lay.carried:
-            nodes, sshp, _ = tables[g]
-            vkey = (id([n for n in nodes if n.is_var][loc]), 0)
-            n, i = lay.subs[g][0]._outputs[head]
-            for a, b in ((vkey, (id(n), i)), ((id(n), i), vkey)):
-                if sshp.get(a) is not None:
-                    learned |= infer._put(sshp, b, sshp[a], 'loop state of %s' % node.name)
+            sub = subs[g]
+            state, new = (id(sub.inputs[loc]), 0), sub.heads[head]
+            for a, b in ((state, new), (new, state)):
+                if sub.shp.get(a) is not None:
+                    learned |= infer._put(sub.shp, b, sub.shp[a], 'loop state of %s' % node.name)
         if not learned:
             break
     changed = False
-    for (nodes, sshp, _), (graph, places) in zip(tables, lay.subs):
-        for v, (k, sliced) in zip([n for n in nodes if n.is_var], places):
-            s = sshp.get((id(v), 0))
+    for sub in subs:
+        for v, (k, sliced) in zip(sub.inputs, sub.places):
+            s = sub.shp.get((id(v), 0))
             if s is not None:
                 changed |= infer._put(shp, keys[k], ((rows,) + tuple(s)) if sliced else s,
                                       'input %d of %s' % (k, node.name))
     for i, (sources, stacked) in enumerate(lay.outputs):
         for g, head in sources:
-            n, j = lay.subs[g][0]._outputs[head]
-            s = tables[g][1].get((id(n), j))
+            s = subs[g].shp.get(subs[g].heads[head])
             if s is not None:
                 changed |= infer._put(shp, (id(node), i), ((rows,) + tuple(s)) if stacked else s,
                                       'output %d of %s' % (i, node.name))
@@ -451,18 +456,15 @@ def type_step(node, shp, typ):
     from . import infer
     lay = _layout(node)
     keys = [(id(s), i) for s, i in node.inputs]
-    tables = _sub_tables(node, lay, shp, typ, keys)
-    for nodes, sshp, styp in tables:
-        ops = [n for n in nodes if not n.is_var]
-        infer._propagate(ops, sshp, styp)
-        for n in ops:
-            infer._type_step(n, sshp, styp)
-    for (nodes, _, styp), (graph, places) in zip(tables, lay.subs):
-        for v, (k, _) in zip([n for n in nodes if n.is_var], places):
-            if keys[k] not in typ and (id(v), 0) in styp and node.inputs[k][0].is_var:
-                typ[keys[k]] = styp[(id(v), 0)]
+    subs = _bodies(node, lay, shp, typ, keys)
+    for sub in subs:
+        infer._propagate(sub.ops, sub.shp, sub.typ)
+        for n in sub.ops:
+            infer._type_step(n, sub.shp, sub.typ)
+        for v, (k, _) in zip(sub.inputs, sub.places):
+            if keys[k] not in typ and (id(v), 0) in sub.typ and node.inputs[k][0].is_var:
+                typ[keys[k]] = sub.typ[(id(v), 0)]
     for i, (sources, _) in enumerate(lay.outputs):
         for g, head in sources:
-            n, j = lay.subs[g][0]._outputs[head]
-            if (id(n), j) in tables[g][2]:
-                typ[(id(node), i)] = tables[g][2][(id(n), j)]
+            if subs[g].heads[head] in subs[g].typ:
+                typ[(id(node), i)] = subs[g].typ[subs[g].heads[head]]
