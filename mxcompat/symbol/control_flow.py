@@ -58,9 +58,10 @@ def _entry(s, what):
     return s._outputs[0]
 
 
-def _loop_var(s):
+def _loop_name(s):
+    """The name of the body variable standing for loop input ``s``: ``<node name>-<output index>``."""
     node, index = s._outputs[0]
-    return var('%s-%d' % (node.name, index))
+    return '%s-%d' % (node.name, index)
 
 
 def _tagged(node, name):
@@ -110,8 +111,10 @@ def _inputs(graph, what):
     return nodes
 
 
-def _copy_var(node):
-    return (_Node(None, node.name, node.attrs), 0)  # the subgraph shares no node with the graph
+def _outside(var_node, cut):
+    """What the control-flow node feeds subgraph input ``var_node``: the value cut there, else a copy of a variable
+    the body made (the subgraph shares no node with the graph)."""
+    return cut[var_node.name] if var_node.name in cut else (_Node(None, var_node.name, var_node.attrs), 0)
 
 
 def _node(op_name, hint, inputs, attrs, graphs):
@@ -131,8 +134,8 @@ def foreach(body, data, init_states, name='foreach'):
         raise MXNetValueError('foreach: data must hold at least one Symbol to loop over')
     name = _subgraph_name(name)
     with AttrScope(**{_TAG: name}):
-        data_vars = [_loop_var(s) for s in flat_data]
-        state_vars = [_loop_var(s) for s in flat_init]
+        data_vars = [var(_loop_name(s)) for s in flat_data]
+        state_vars = [var(_loop_name(s)) for s in flat_init]
         outs, states = body(_regroup(data_vars, data_fmt)[0], _regroup(state_vars, copy.deepcopy(init_fmt))[0])
         flat_out, out_fmt = _flatten(outs, 'foreach output', _symbol_width)
         flat_states, state_fmt = _flatten(states, 'foreach loop_vars', _symbol_width)
@@ -156,7 +159,7 @@ def foreach(body, data, init_states, name='foreach'):
     for k, n in enumerate(sub_inputs):
         if n.name in own:
             continue
-        ins.append(cut[n.name] if n.name in cut else _copy_var(n))
+        ins.append(_outside(n, cut))
         remain_locs.append(k)
     n_out = len(flat_out)
     results = _node('_foreach', '_foreach', ins, {
@@ -185,7 +188,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):
     def build(base, call):
         sub_name = _subgraph_name(base)
         with AttrScope(**{_TAG: sub_name}):
-            made = [_loop_var(s) for s in flat_vars]
+            made = [var(_loop_name(s)) for s in flat_vars]
             outs, new_vars, out_fmt = call(_regroup(made, copy.deepcopy(vars_fmt))[0])
             return _heads(outs + new_vars, sub_name), sub_name, len(outs), out_fmt
 
@@ -205,7 +208,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):
 
     cond_g, cond_name, _, _ = build(name + '_cond', cond_body)
     func_g, func_name, n_out, out_fmt = build(name + '_func', func_body)
-    var_names = {'%s-%d' % (s._outputs[0][0].name, s._outputs[0][1]): k for k, s in enumerate(flat_vars)}
+    var_names = {_loop_name(s): k for k, s in enumerate(flat_vars)}
     inputs, keys, locs = [], {}, []
     var_locs = [-1] * len(flat_vars)
     for graph, sub_name in ((cond_g, cond_name), (func_g, func_name)):
@@ -217,7 +220,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):
                 if graph is func_g:
                     var_locs[var_names[n.name]] = len(here)
             else:  # a value cut or a variable made in the body: an input per body (MXNet's duplicates)
-                key, value = (id(graph), n.name), cut[n.name] if n.name in cut else _copy_var(n)
+                key, value = (id(graph), n.name), _outside(n, cut)
             if key not in keys:
                 keys[key] = len(inputs)
                 inputs.append(value)
@@ -257,7 +260,7 @@ def cond(pred, then_func, else_func, name='cond'):
             if n.name in known:
                 here.append(known[n.name])
                 continue
-            value = cut[n.name] if n.name in cut else _copy_var(n)
+            value = _outside(n, cut)
             here.append(len(inputs))
             inputs.append(value)
             names.append(value[0].name)
@@ -325,12 +328,18 @@ def bind(node, params, fname):
     bodies = [_Body(g, places) for g, places in lay.subs]
     single = params['num_outputs'] == 1
     name = node.op.name
+    carried = [lay.subs[g][1][loc][0] for g, loc, _ in lay.carried]  # the node inputs the loop states replace
+    n_out = params.get('num_out_data')
+
+    def advance(res, values, steps):
+        """Keep a step's outputs and carry its new states into the next step's inputs."""
+        steps.append(res[:n_out])
+        for k, r in zip(carried, res[n_out:]):
+            values[k] = r
 
     if name == '_foreach':
-        places, body = lay.subs[0][1], bodies[0]
-        data = sorted({k for k, sliced in places if sliced})
-        states = [places[loc][0] for _, loc, _ in lay.carried]
-        n_out = params['num_out_data']
+        body = bodies[0]
+        data = sorted({k for k, sliced in lay.subs[0][1] if sliced})
 
         def run(*ins):
             length = ins[data[0]].shape[0] if ins[data[0]].dim() else -1
@@ -345,23 +354,16 @@ def bind(node, params, fname):
                 step = list(values)
                 for k in data:
                     step[k] = ins[k][t]
-                res = body(step)
-                steps.append(res[:n_out])
-                for k, r in zip(states, res[n_out:]):
-                    values[k] = r
-            return [torch.stack(col) for col in zip(*steps)] + [values[k] for k in states]
+                advance(body(step), values, steps)
+            return [torch.stack(col) for col in zip(*steps)] + [values[k] for k in carried]
     elif name == '_while_loop':
         test, body = bodies
-        carried = [lay.subs[1][1][loc][0] for _, loc, _ in lay.carried]
-        n_out, rows = params['num_out_data'], params['max_iterations']
+        rows = params['max_iterations']
 
         def run(*ins):
             values, steps = list(ins), []
             while len(steps) < rows and _truth(test(values)[0], node):
-                res = body(values)
-                steps.append(res[:n_out])
-                for k, r in zip(carried, res[n_out:]):
-                    values[k] = r
+                advance(body(values), values, steps)
             if steps:
                 outs = [torch.stack(col) for col in zip(*steps)]
             else:  # no step ran: the step shapes from a run on meta tensors
