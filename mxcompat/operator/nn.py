@@ -287,6 +287,59 @@ def _channels_last_pays(data, weight, num_group):
             and num_group == 1 and data.dtype is torch.float32 and data.device.type == 'cpu')
 
 
+# oneDNN's channels-last weight gradient is slow when the output has few positions: for ResNet-18's 512->512
+# 3x3 convolution on 4x4 maps (batch 64) it took ~160 ms where one matrix product of the gradient with the
+# gathered input patches (im2col) takes ~80 ms; 256->512 with stride 2 (4x4 out): 56 -> 34 ms. At 8x8 outputs the
+# two are even (256->256: 124 vs 119 ms) and at 16x16 and up the gather costs more than it saves, hence the bound
+# on output positions. Measured on CPU float32 with channels-last data; 0 turns it off.
+_GEMM_WEIGHT_GRAD_MAX_POSITIONS = 16
+
+
+def _gemm_weight_grad_pays(data, weight, stride, pad, dilate):
+    if weight.dim() != 4 or any(d != 1 for d in dilate) or not weight.requires_grad:
+        return False
+    ho = (data.shape[2] + 2 * pad[0] - weight.shape[2]) // stride[0] + 1
+    wo = (data.shape[3] + 2 * pad[1] - weight.shape[3]) // stride[1] + 1
+    return 0 < ho * wo <= _GEMM_WEIGHT_GRAD_MAX_POSITIONS and torch.is_grad_enabled()
+
+
+def _patches(data, kh, kw, stride, pad, ho, wo):
+    """The input patches under each output position, as a (N*ho*wo, kh*kw*C) matrix (channels fastest)."""
+    x = F.pad(data.permute(0, 2, 3, 1), (0, 0, pad[1], pad[1], pad[0], pad[0]))
+    sn, sh, sw, sc = x.stride()
+    n, c = data.shape[0], data.shape[1]
+    return x.as_strided((n, ho, wo, kh, kw, c), (sn, sh * stride[0], sw * stride[1], sh, sw, sc)).reshape(
+        n * ho * wo, kh * kw * c)
+
+
+class _GemmWeightGradConv2d(torch.autograd.Function):
+    """A 2-D convolution (no dilation, one group) whose weight gradient is one matrix product of the output
+    gradient with the input patches; forward and data gradient are torch's."""
+
+    @staticmethod
+    def forward(ctx, data, weight, bias, stride, pad):
+        ctx.save_for_backward(data, weight)
+        ctx.conv = (stride, pad, bias is not None)
+        return F.conv2d(data, weight, bias, stride, pad)
+
+    @staticmethod
+    def backward(ctx, grad):
+        data, weight = ctx.saved_tensors
+        stride, pad, has_bias = ctx.conv
+        need_data, need_weight, need_bias = ctx.needs_input_grad[:3]
+        g_data = g_weight = g_bias = None
+        if need_data or need_bias:
+            g_data, _, g_bias = torch.ops.aten.convolution_backward(
+                grad, data, weight, [weight.shape[0]] if has_bias else None, list(stride), list(pad), [1, 1],
+                False, [0, 0], 1, [need_data, False, need_bias])
+        if need_weight:
+            n, k, ho, wo = grad.shape
+            kh, kw = weight.shape[2:]
+            rows = grad.permute(0, 2, 3, 1).reshape(n * ho * wo, k)
+            g_weight = (rows.t() @ _patches(data, kh, kw, stride, pad, ho, wo)).view(k, kh, kw, -1).permute(0, 3, 1, 2)
+        return g_data, g_weight, g_bias, None, None
+
+
 def _convolution(data, weight, bias=None, *, kernel, stride, dilate, pad, num_filter, num_group, workspace, no_bias,
                  cudnn_tune, cudnn_off, layout):
     stride, dilate, pad, last = _spatial_args('Convolution', kernel, data.dim(), stride, dilate, pad, layout)
@@ -296,6 +349,8 @@ def _convolution(data, weight, bias=None, *, kernel, stride, dilate, pad, num_fi
     bias = _check_conv('Convolution', data, weight, bias, kernel, num_filter, num_group, no_bias, False)
     if not last and _channels_last_pays(data, weight, num_group):
         weight = weight.contiguous(memory_format=torch.channels_last)
+        if _gemm_weight_grad_pays(data, weight, stride, pad, dilate):
+            return _GemmWeightGradConv2d.apply(data, weight, bias, stride, pad)
     out = _CONV[len(kernel)](data, weight, bias, stride, pad, dilate, num_group)
     return out.movedim(1, -1) if last else out
 

@@ -198,6 +198,62 @@ def test_convolution_channels_last_choice(in_c, out_c, dtype, cl):
     np.testing.assert_allclose(y.asnumpy(), want.numpy(), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize('fast', [True, False], ids=['gemm_weight_grad', 'onednn'])
+@pytest.mark.parametrize('shape,kernel,stride,pad,no_bias', [
+    ((2, 6, 4, 4), (3, 3), (1, 1), (1, 1), True),    # ResNet-18's last stage in small
+    ((2, 6, 8, 7), (3, 3), (2, 2), (1, 1), False),   # stride 2 to 4x4
+    ((3, 5, 6, 5), (3, 2), (2, 1), (0, 1), False),   # non-square kernel, stride and pad
+    ((2, 6, 7, 7), (1, 1), (2, 2), (0, 0), True),    # 1x1 shortcut, stride 2
+    ((1, 4, 2, 2), (3, 3), (1, 1), (1, 1), False),   # more kernel than map
+])
+def test_convolution_gemm_weight_grad(monkeypatch, fast, shape, kernel, stride, pad, no_bias):
+    # A channels-last CPU convolution with at most 16 output positions takes its weight gradient as one matrix
+    # product of the output gradient with the input patches (nn._GEMM_WEIGHT_GRAD_MAX_POSITIONS; 0 turns it off).
+    # Values, all gradients, grad_req='add' and second-order gradients equal torch's conv2d in float64.
+    from mxcompat.operator import nn as nn_ops
+    monkeypatch.setattr(nn_ops, '_CHANNELS_LAST_MIN_CHANNELS', 3)
+    monkeypatch.setattr(nn_ops, '_GEMM_WEIGHT_GRAD_MAX_POSITIONS', 16 if fast else 0)
+    used = []
+    monkeypatch.setattr(nn_ops._GemmWeightGradConv2d, 'backward',
+                        staticmethod(lambda ctx, g, f=nn_ops._GemmWeightGradConv2d.backward: used.append(1) or f(ctx, g)))
+    rs = np.random.RandomState(7)
+    k = 8
+    x, w, b, head = rs.randn(*shape), rs.randn(k, shape[1], *kernel), rs.randn(k), None
+    args = dict(kernel=kernel, stride=stride, pad=pad, num_filter=k, no_bias=no_bias)
+    data, weight, bias = (mx.nd.array(a) for a in (x, w, b))
+    for a in (data, weight, bias):
+        a.attach_grad(grad_req='add')
+    for _ in range(2):  # the second pass adds to the first's gradients
+        with mx.autograd.record():
+            y = mx.nd.Convolution(data, weight, *([] if no_bias else [bias]), **args)
+            head = mx.nd.array(rs.randn(*y.shape)) if head is None else head
+            loss = (y * head).sum()
+        loss.backward()
+    assert (y.shape[2] * y.shape[3] <= 16) and bool(used) == fast
+    tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    ty = torch.nn.functional.conv2d(tx, tw, None if no_bias else tb, stride, pad)
+    (ty * torch.tensor(head.asnumpy(), dtype=torch.float64)).sum().backward()
+    np.testing.assert_allclose(y.asnumpy(), ty.detach().numpy(), rtol=1e-4, atol=1e-4)
+    for ours, theirs in ((data, tx), (weight, tw)) + (() if no_bias else ((bias, tb),)):
+        np.testing.assert_allclose(ours.grad.asnumpy(), 2 * theirs.grad.numpy(), rtol=1e-4, atol=1e-4)
+    # the weight gradient's own gradient (create_graph): d/dx of sum(dW * c)
+    c = rs.randn(*w.shape)
+    data2, weight2 = mx.nd.array(x), mx.nd.array(w)
+    for a in (data2, weight2):
+        a.attach_grad()
+    with mx.autograd.record():
+        y2 = mx.nd.Convolution(data2, weight2, *([] if no_bias else [mx.nd.array(b)]), **args)
+        (dw,) = mx.autograd.grad((y2 * y2).sum(), [weight2], create_graph=True)
+        second = (dw * mx.nd.array(c)).sum()
+    second.backward()
+    tx2, tw2 = (torch.tensor(a, requires_grad=True) for a in (x, w))
+    ty2 = torch.nn.functional.conv2d(tx2, tw2, None if no_bias else torch.tensor(b), stride, pad)
+    (tdw,) = torch.autograd.grad((ty2 * ty2).sum(), [tw2], create_graph=True)
+    (tdw * torch.tensor(c)).sum().backward()
+    np.testing.assert_allclose(dw.asnumpy(), tdw.detach().numpy(), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(data2.grad.asnumpy(), tx2.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
 def test_dropout():
     x = mx.nd.ones((200, 50))
     assert (mx.nd.Dropout(x, p=0.5).asnumpy() == 1).all()  # inference: identity
