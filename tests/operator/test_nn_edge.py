@@ -150,3 +150,20 @@ def test_softmax_length_gradient_is_zero():
     exe.backward([mx.nd.ones((2, 3, 2))])
     np.testing.assert_allclose(grads['data'].asnumpy(), 0, atol=1e-6)
     assert grads['length'].dtype == np.int32 and (grads['length'].asnumpy() == 0).all()
+
+
+def test_softmax_float_length_binds_and_fails_when_run():
+    # MXNet binds a float32 length (its type inference does not check it) and refuses it in the forward pass
+    # (upstream test_op_all_names_monitor relies on the monitor seeing the inputs first)
+    data = mx.sym.Variable('data', shape=(10, 3, 10, 10))
+    length = mx.sym.Variable('length', shape=(10, 10, 10))
+    sym = mx.sym.softmax(data, length, axis=1, use_length=True, name='softmax')
+    assert sym.infer_shape()[1] == [(10, 3, 10, 10)]
+    exe = sym.simple_bind(mx.cpu(), grad_req='null')
+    assert [a.dtype for a in exe.arg_arrays] == [np.float32, np.float32]
+    seen = []
+    exe.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
+    with pytest.raises(MXNetError, match='softmax: This operation only support integer types, not float32'):
+        exe.forward()
+    # MXNet 1.9.1 also reports 'softmax_output' (never written) after the failure; the inputs come first on both
+    assert seen == ['data', 'softmax_data', 'length', 'softmax_length']

@@ -36,8 +36,6 @@ KNOWN_MISMATCH = {
 
 _INFER_DTYPE = ('symbol/infer.py _type_step: without complete shapes an op\'s output dtypes are taken from its '
                 '`dtype` attribute or its first input, the op is not asked')
-_META_FLOAT32 = ('symbol/infer.py _shape_step runs the op on float32 meta tensors whatever the input dtypes, so the '
-                 'op\'s own dtype check fails: sym.infer_shape (and simple_bind) raise')
 _SAME_SHAPE = ('operator/elemwise.py registers it with _unary(), i.e. same_shape=\'*\', so sym.infer_shape raises '
                '\'Shape inconsistent: (2, 3) vs ...\' (its output is 1-D)')
 
@@ -48,8 +46,6 @@ KNOWN_INFER_MISMATCH = {
                              + _INFER_DTYPE,
     'topk#4': "infer_type with ret_typ='both', dtype='int32' gives [int32, int32], eager [float32, int32]: "
               + _INFER_DTYPE,
-    'softmax#2': 'use_length with int32 length: MXNetError This operation only support integer types, not float32: '
-                 + _META_FLOAT32,
     'shape_array': _SAME_SHAPE,
     'size_array': _SAME_SHAPE,
     '_contrib_allclose#0': _INFER_DTYPE, '_contrib_allclose#1': _INFER_DTYPE,
