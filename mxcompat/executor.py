@@ -13,10 +13,13 @@ from . import autograd as _ag
 from .base import MXNetError, MXNetValueError, MXNetTypeError, unsupported
 from .context import Context
 from .ndarray.ndarray import NDArray, array as _nd_array
+from .operator.extra_ops import _ZeroGrad
 
 _storage_use_count = getattr(torch._C, '_storage_Use_Count', None)  # private; without it we copy
 
 __all__ = ['Executor']
+
+_ZERO_GRAD_NODE = _ZeroGrad._backward_cls  # autograd node of operators whose MXNet backward writes zeros
 
 
 def _as_list(names, arrays, what, allow_missing=False):
@@ -339,7 +342,11 @@ class Executor:
             out_grads = out_grads[:len(outs)]
             heads = [None if g is None else g._t for g in out_grads]
             for k, (h, o) in enumerate(zip(heads, outs)):
-                if h is not None and h.shape != o.shape and o.requires_grad:  # (MXNet ignores unused heads)
+                if h is None or h.shape == o.shape or not o.requires_grad:  # (MXNet ignores unused heads)
+                    continue
+                if isinstance(o.grad_fn, _ZERO_GRAD_NODE):  # an operator whose backward never reads its head
+                    heads[k] = None
+                else:
                     raise MXNetError('Executor.backward: out_grads[%d] has shape %s, the output %s'
                                      % (k, tuple(h.shape), tuple(o.shape)))
         else:

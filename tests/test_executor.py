@@ -383,6 +383,23 @@ def test_a_head_gradient_an_output_does_not_use_is_not_checked():
     np.testing.assert_array_equal(ex.grad_dict['a'].asnumpy(), np.zeros((2, 3)))
 
 
+def test_a_head_gradient_of_a_zero_gradient_operator_is_not_checked():
+    # MXNet 1.9.1 (test_operator.test_multi_proposal_op): MultiProposal's backward writes zeros without reading its
+    # head gradient, so a head of another shape (one image's rows for a batch of two) is accepted; zeros come out
+    rs = np.random.RandomState(2)
+    names = ('cls_prob', 'bbox_pred', 'im_info')
+    sym = mx.sym.contrib.MultiProposal(*(mx.sym.var(n) for n in names), feature_stride=4, scales=(2.0,),
+                                       ratios=(1.0,), rpn_pre_nms_top_n=8, rpn_post_nms_top_n=4, rpn_min_size=1)
+    args = {'cls_prob': mx.nd.array(rs.rand(2, 2, 4, 4)), 'bbox_pred': mx.nd.array(rs.rand(2, 4, 4, 4)),
+            'im_info': mx.nd.array([[16, 16, 1], [16, 16, 1]])}
+    grads = {n: mx.nd.ones(args[n].shape) for n in names}
+    ex = sym.bind(mx.cpu(), args, args_grad=grads)
+    assert ex.forward(is_train=True)[0].shape == (8, 5)
+    ex.backward(mx.nd.ones((4, 5)))
+    for n in names:
+        assert (grads[n].asnumpy() == 0).all()
+
+
 def test_grad_dict_has_none_for_null_requests():
     # MXNet 1.9.1: grad_dict lists every argument, None where grad_req is 'null'
     ex = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, name='fc').simple_bind(
