@@ -430,7 +430,9 @@ class Executor:
         outs = None
         if len(self.outputs) == len(out_shapes):
             outs = [_reshaped(o, tuple(s)) for o, s in zip(self.outputs, out_shapes)]
-        return Executor(self._symbol, self._ctx, new_args, grads, reqs, new_aux, _shared_outputs=outs)
+        new = Executor(self._symbol, self._ctx, new_args, grads, reqs, new_aux, _shared_outputs=outs)
+        new._monitor = self._monitor  # MXNet's reshaped executor keeps the monitor callback
+        return new
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Calls ``callback(name, array)`` for every operator's outputs in forward (``monitor_all``: its inputs

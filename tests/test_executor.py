@@ -406,3 +406,14 @@ def test_grad_dict_has_none_for_null_requests():
         mx.cpu(), x=(3, 4), grad_req={'x': 'null', 'fc_weight': 'write', 'fc_bias': 'write'})
     assert sorted(ex.grad_dict) == ['fc_bias', 'fc_weight', 'x'] and ex.grad_dict['x'] is None
     assert [g is None for g in ex.grad_arrays] == [True, False, False]
+
+
+def test_reshape_keeps_the_monitor_callback():
+    # MXNet 1.9.1: the executor reshape returns keeps calling the monitor (Module.forward with a new data shape
+    # reshapes its executors: upstream test_operator.test_monitor_with_variable_input_shape); names as MXNet printed
+    sym = mx.sym.Convolution(mx.sym.var('data'), kernel=(1, 1), num_filter=1, name='conv')
+    ex = sym.simple_bind(mx.cpu(), data=(1, 3, 10, 10))
+    seen = []
+    ex.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
+    ex.reshape(allow_up_sizing=True, data=(1, 3, 10, 14)).forward(data=mx.nd.ones((1, 3, 10, 14)))
+    assert seen == ['data', 'conv_data', 'conv_weight', 'conv_weight', 'conv_bias', 'conv_bias', 'conv_output']
