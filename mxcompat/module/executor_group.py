@@ -198,7 +198,8 @@ class ExecutorGroup:
             return
         old = self.execs
         self.bind_exec(data_shapes, label_shapes)
-        for ex_old, ex_new in zip(old, self.execs):  # keep the trained parameters
+        for ex_old, ex_new in zip(old, self.execs):  # keep the trained parameters and the monitor (as MXNet)
+            ex_new._monitor = ex_old._monitor
             for n in self.param_names + self.aux_names:
                 src = ex_old.arg_dict.get(n, ex_old.aux_dict.get(n))
                 dst = ex_new.arg_dict.get(n, ex_new.aux_dict.get(n))

@@ -116,3 +116,20 @@ def test_bad_stat_func():
     mon.stat_helper('a', mx.nd.ones((2,)))
     with pytest.raises(MXNetTypeError, match='stat_func'):
         mon.toc()
+
+
+def test_module_forward_with_a_new_shape_keeps_the_executor_monitor():
+    # MXNet 1.9.1 reshapes a Module's executors for a batch of another shape and they keep the monitor callback
+    # (upstream test_operator.test_monitor_with_variable_input_shape, whose callback reads C handles)
+    dshape = (1, 3, 10, 10)
+    sym = mx.sym.Convolution(mx.sym.Variable('data', shape=dshape), kernel=(1, 1), num_filter=1, name='conv')
+    mod = mx.mod.Module(symbol=sym, label_names=None)
+    mod.bind(for_training=False, data_shapes=[('data', dshape)])
+    mod.init_params()
+    seen = {}
+    mod._exec_group.execs[0].set_monitor_callback(lambda name, arr: seen.setdefault(name, arr.shape),
+                                                  monitor_all=True)
+    batch = next(iter(mx.io.NDArrayIter(data=mx.nd.ones((1, 3, 10, 14)), batch_size=1)))
+    mod.forward(batch, is_train=False)
+    assert seen == {'data': (1, 3, 10, 14), 'conv_data': (1, 3, 10, 14), 'conv_weight': (1, 3, 1, 1),
+                    'conv_bias': (1,), 'conv_output': (1, 1, 10, 14)}
