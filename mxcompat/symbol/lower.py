@@ -207,4 +207,6 @@ def run_monitored(graph_module, tensors, report, monitor_all=False, executor=Fal
             records.append((node, ins, outs))
             return res
 
-    return Run(graph_module).run(*tensors), records
+    run = Run(graph_module)
+    run.extra_traceback = False  # an op's error reads as MXNet's, without fx's node dump appended
+    return run.run(*tensors), records
