@@ -121,7 +121,7 @@ defop('_contrib_index_copy', ('old_tensor', 'index_vector', 'new_tensor'), (), _
 def _index_array(data, axes):
     nd = data.dim()
     ax = list(range(nd)) if axes is None else [a + nd if a < 0 else a for a in axes]
-    if not ax:  # a 0-d array: no axes to index, an empty trailing axis
+    if not ax:  # nothing to index (a 0-d array, or axes=()): an empty trailing axis, as in MXNet
         return torch.zeros(data.shape + (0,), dtype=torch.int64, device=data.device)
     grids = torch.meshgrid(*[torch.arange(s, device=data.device) for s in data.shape], indexing='ij')
     return torch.stack([grids[a] for a in ax], -1).to(torch.int64)

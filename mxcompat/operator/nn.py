@@ -298,8 +298,7 @@ _GEMM_WEIGHT_GRAD_MAX_POSITIONS = 16
 def _gemm_weight_grad_pays(data, weight, stride, pad, dilate):
     if weight.dim() != 4 or any(d != 1 for d in dilate) or not weight.requires_grad:
         return False
-    ho = (data.shape[2] + 2 * pad[0] - weight.shape[2]) // stride[0] + 1
-    wo = (data.shape[3] + 2 * pad[1] - weight.shape[3]) // stride[1] + 1
+    ho, wo = (_pool_out_size(data.shape[i], weight.shape[i], stride[i - 2], pad[i - 2], 'valid') for i in (2, 3))
     return 0 < ho * wo <= _GEMM_WEIGHT_GRAD_MAX_POSITIONS and torch.is_grad_enabled()
 
 
