@@ -7,9 +7,11 @@ in ``nn_output``.
 Each op calls ``torch.nn.functional`` directly. Differences from MXNet are noted per op.
 """
 import math
+import threading
 
 import torch
 import torch.nn.functional as F
+from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from .. import autograd as _ag
 from ..base import MXNetError, MXNetValueError, parse_bool, unsupported
@@ -287,55 +289,101 @@ def _channels_last_pays(data, weight, num_group):
             and num_group == 1 and data.dtype is torch.float32 and data.device.type == 'cpu')
 
 
-# oneDNN's channels-last weight gradient is slow when the output has few positions: for ResNet-18's 512->512
-# 3x3 convolution on 4x4 maps (batch 64) it took ~160 ms where one matrix product of the gradient with the
-# gathered input patches (im2col) takes ~80 ms; 256->512 with stride 2 (4x4 out): 56 -> 34 ms. At 8x8 outputs the
-# two are even (256->256: 124 vs 119 ms) and at 16x16 and up the gather costs more than it saves, hence the bound
+# oneDNN's channels-last convolution is slow when the output has few positions (ResNet's last stage on CIFAR
+# thumbnails). There all three products of a 2-D convolution run as plain matrix products over the gathered input
+# patches (im2col, channels fastest). Batch 64, one thread, ResNet-18's 512->512 3x3 on 4x4 maps: forward 48 -> 34 ms,
+# data gradient 46 -> 34 ms (the patch gradients summed back with one strided add per kernel tap), weight gradient
+# 158 -> 78 ms; 256->512 with stride 2 to 4x4: 26 -> 18, 27 -> 19 and 56 -> 34 ms. At 8x8 outputs the forward and
+# data products lose (256->256: 28 -> 50 ms) and from 16x16 up the gather costs more than it saves, hence the bound
 # on output positions. Measured on CPU float32 with channels-last data; 0 turns it off.
-_GEMM_WEIGHT_GRAD_MAX_POSITIONS = 16
+_GEMM_CONV_MAX_POSITIONS = 16
 
 
-def _gemm_weight_grad_pays(data, weight, stride, pad, dilate):
-    if weight.dim() != 4 or any(d != 1 for d in dilate) or not weight.requires_grad:
+def _gemm_conv_pays(data, weight, stride, pad, dilate):
+    # not under tracing (fake or functional tensors, a dispatch mode): graphs that mx.to_torch exports keep aten's
+    # convolution
+    if (weight.dim() != 4 or any(d != 1 for d in dilate) or type(data) is not torch.Tensor
+            or _get_current_dispatch_mode() is not None):
         return False
     ho, wo = (_pool_out_size(data.shape[i], weight.shape[i], stride[i - 2], pad[i - 2], 'valid') for i in (2, 3))
-    return 0 < ho * wo <= _GEMM_WEIGHT_GRAD_MAX_POSITIONS and torch.is_grad_enabled()
+    return 0 < ho * wo <= _GEMM_CONV_MAX_POSITIONS
+
+
+class _Scratch(threading.local):
+    """One buffer per thread for a convolution's transient patch matrices, as MXNet's operators reuse the engine's
+    temp-space resource. A fresh 19 MB matrix (512-channel 3x3 patches of a 4x4 map, batch 64) is mapped anew by
+    malloc at each call, and its page faults took longer (~27 ms) than the gather itself."""
+    buf = None
+
+
+_SCRATCH = _Scratch()
+
+
+def _scratch(shape, like):
+    """An uninitialized tensor of ``shape`` in this thread's reused buffer, or a fresh one when the gradient graph
+    is being recorded (create_graph)."""
+    if torch.is_grad_enabled():
+        return like.new_empty(shape)
+    numel, buf = math.prod(shape), _SCRATCH.buf
+    if buf is None or buf.numel() < numel or buf.dtype != like.dtype or buf.device != like.device:
+        with torch.inference_mode(False):
+            buf = _SCRATCH.buf = torch.empty(numel, dtype=like.dtype, device=like.device)
+    return buf[:numel].view(shape)
 
 
 def _patches(data, kh, kw, stride, pad, ho, wo):
-    """The input patches under each output position, as a (N*ho*wo, kh*kw*C) matrix (channels fastest)."""
+    """The input patches under each output position, as a (N*ho*wo, kh*kw*C) matrix (channels fastest) in the
+    thread's scratch buffer: use it before the next call."""
     x = F.pad(data.permute(0, 2, 3, 1), (0, 0, pad[1], pad[1], pad[0], pad[0]))
     sn, sh, sw, sc = x.stride()
     n, c = data.shape[0], data.shape[1]
-    return x.as_strided((n, ho, wo, kh, kw, c), (sn, sh * stride[0], sw * stride[1], sh, sw, sc)).reshape(
-        n * ho * wo, kh * kw * c)
+    out = _scratch((n, ho, wo, kh, kw, c), data)
+    out.copy_(x.as_strided((n, ho, wo, kh, kw, c), (sn, sh * stride[0], sw * stride[1], sh, sw, sc)))
+    return out.view(n * ho * wo, kh * kw * c)
 
 
-class _GemmWeightGradConv2d(torch.autograd.Function):
-    """A 2-D convolution (no dilation, one group) whose weight gradient is one matrix product of the output
-    gradient with the input patches; forward and data gradient are torch's."""
+def _weight_rows(weight):
+    """The weight as a (num_filter, kh*kw*C) matrix, channels fastest (a view of a channels-last weight)."""
+    return weight.permute(0, 2, 3, 1).reshape(weight.shape[0], -1)
+
+
+class _GemmConv2d(torch.autograd.Function):
+    """A 2-D convolution (no dilation, one group) computed as matrix products over the input patches."""
 
     @staticmethod
     def forward(ctx, data, weight, bias, stride, pad):
         ctx.save_for_backward(data, weight)
         ctx.conv = (stride, pad, bias is not None)
-        return F.conv2d(data, weight, bias, stride, pad)
+        n, (kh, kw) = data.shape[0], weight.shape[2:]
+        ho, wo = (_pool_out_size(data.shape[i], weight.shape[i], stride[i - 2], pad[i - 2], 'valid') for i in (2, 3))
+        cols = _patches(data, kh, kw, stride, pad, ho, wo)
+        rows = cols @ _weight_rows(weight).t() if bias is None else torch.addmm(bias, cols, _weight_rows(weight).t())
+        return rows.view(n, ho, wo, -1).permute(0, 3, 1, 2)
 
     @staticmethod
     def backward(ctx, grad):
         data, weight = ctx.saved_tensors
         stride, pad, has_bias = ctx.conv
         need_data, need_weight, need_bias = ctx.needs_input_grad[:3]
+        n, k, ho, wo = grad.shape
+        c, kh, kw = weight.shape[1:]
+        rows = grad.permute(0, 2, 3, 1).reshape(n * ho * wo, k)
         g_data = g_weight = g_bias = None
-        if need_data or need_bias:
-            g_data, _, g_bias = torch.ops.aten.convolution_backward(
-                grad, data, weight, [weight.shape[0]] if has_bias else None, list(stride), list(pad), [1, 1],
-                False, [0, 0], 1, [need_data, False, need_bias])
+        if need_data:
+            w_rows = _weight_rows(weight)
+            taps = rows @ w_rows if torch.is_grad_enabled() else torch.mm(  # create_graph records it
+                rows, w_rows, out=_scratch((n * ho * wo, kh * kw * c), grad))
+            taps = taps.view(n, ho, wo, kh, kw, c)
+            h, w = data.shape[2:]
+            padded = grad.new_zeros(n, h + 2 * pad[0], w + 2 * pad[1], c)
+            for i in range(kh):
+                for j in range(kw):
+                    padded[:, i:i + stride[0] * ho:stride[0], j:j + stride[1] * wo:stride[1]] += taps[:, :, :, i, j]
+            g_data = padded[:, pad[0]:pad[0] + h, pad[1]:pad[1] + w].permute(0, 3, 1, 2)
         if need_weight:
-            n, k, ho, wo = grad.shape
-            kh, kw = weight.shape[2:]
-            rows = grad.permute(0, 2, 3, 1).reshape(n * ho * wo, k)
-            g_weight = (rows.t() @ _patches(data, kh, kw, stride, pad, ho, wo)).view(k, kh, kw, -1).permute(0, 3, 1, 2)
+            g_weight = (rows.t() @ _patches(data, kh, kw, stride, pad, ho, wo)).view(k, kh, kw, c).permute(0, 3, 1, 2)
+        if need_bias and has_bias:
+            g_bias = rows.sum(0)
         return g_data, g_weight, g_bias, None, None
 
 
@@ -348,8 +396,8 @@ def _convolution(data, weight, bias=None, *, kernel, stride, dilate, pad, num_fi
     bias = _check_conv('Convolution', data, weight, bias, kernel, num_filter, num_group, no_bias, False)
     if not last and _channels_last_pays(data, weight, num_group):
         weight = weight.contiguous(memory_format=torch.channels_last)
-        if _gemm_weight_grad_pays(data, weight, stride, pad, dilate):
-            return _GemmWeightGradConv2d.apply(data, weight, bias, stride, pad)
+        if _gemm_conv_pays(data, weight, stride, pad, dilate):
+            return _GemmConv2d.apply(data, weight, bias, stride, pad)
     out = _CONV[len(kernel)](data, weight, bias, stride, pad, dilate, num_group)
     return out.movedim(1, -1) if last else out
 

@@ -198,7 +198,7 @@ def test_convolution_channels_last_choice(in_c, out_c, dtype, cl):
     np.testing.assert_allclose(y.asnumpy(), want.numpy(), rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize('fast', [True, False], ids=['gemm_weight_grad', 'onednn'])
+@pytest.mark.parametrize('fast', [True, False], ids=['gemm', 'onednn'])
 @pytest.mark.parametrize('shape,kernel,stride,pad,no_bias', [
     ((2, 6, 4, 4), (3, 3), (1, 1), (1, 1), True),    # ResNet-18's last stage in small
     ((2, 6, 8, 7), (3, 3), (2, 2), (1, 1), False),   # stride 2 to 4x4
@@ -206,21 +206,25 @@ def test_convolution_channels_last_choice(in_c, out_c, dtype, cl):
     ((2, 6, 7, 7), (1, 1), (2, 2), (0, 0), True),    # 1x1 shortcut, stride 2
     ((1, 4, 2, 2), (3, 3), (1, 1), (1, 1), False),   # more kernel than map
 ])
-def test_convolution_gemm_weight_grad(monkeypatch, fast, shape, kernel, stride, pad, no_bias):
-    # A channels-last CPU convolution with at most 16 output positions takes its weight gradient as one matrix
-    # product of the output gradient with the input patches (nn._GEMM_WEIGHT_GRAD_MAX_POSITIONS; 0 turns it off).
-    # Values, all gradients, grad_req='add' and second-order gradients equal torch's conv2d in float64.
+def test_convolution_gemm(monkeypatch, fast, shape, kernel, stride, pad, no_bias):
+    # A channels-last CPU convolution with at most 16 output positions runs as matrix products over the input
+    # patches (nn._GEMM_CONV_MAX_POSITIONS; 0 turns it off). Values (with and without autograd), all gradients,
+    # grad_req='add' and second-order gradients equal torch's conv2d in float64.
     from mxcompat.operator import nn as nn_ops
     monkeypatch.setattr(nn_ops, '_CHANNELS_LAST_MIN_CHANNELS', 3)
-    monkeypatch.setattr(nn_ops, '_GEMM_WEIGHT_GRAD_MAX_POSITIONS', 16 if fast else 0)
-    used, backward = [], nn_ops._GemmWeightGradConv2d.backward
-    monkeypatch.setattr(nn_ops._GemmWeightGradConv2d, 'backward',
-                        staticmethod(lambda ctx, g: used.append(1) or backward(ctx, g)))
+    monkeypatch.setattr(nn_ops, '_GEMM_CONV_MAX_POSITIONS', 16 if fast else 0)
+    used, forward, backward = [], nn_ops._GemmConv2d.forward, nn_ops._GemmConv2d.backward
+    monkeypatch.setattr(nn_ops._GemmConv2d, 'forward',
+                        staticmethod(lambda ctx, *a: used.append('forward') or forward(ctx, *a)))
+    monkeypatch.setattr(nn_ops._GemmConv2d, 'backward',
+                        staticmethod(lambda ctx, g: used.append('backward') or backward(ctx, g)))
     rs = np.random.RandomState(7)
     k = 8
     x, w, b, head = rs.randn(*shape), rs.randn(k, shape[1], *kernel), rs.randn(k), None
     args = dict(kernel=kernel, stride=stride, pad=pad, num_filter=k, no_bias=no_bias)
     data, weight, bias = (mx.nd.array(a) for a in (x, w, b))
+    inference = mx.nd.Convolution(data, weight, *([] if no_bias else [bias]), **args)
+    assert used == (['forward'] if fast else [])
     for a in (data, weight, bias):
         a.attach_grad(grad_req='add')
     for _ in range(2):  # the second pass adds to the first's gradients
@@ -229,11 +233,12 @@ def test_convolution_gemm_weight_grad(monkeypatch, fast, shape, kernel, stride, 
             head = mx.nd.array(rs.randn(*y.shape)) if head is None else head
             loss = (y * head).sum()
         loss.backward()
-    assert (y.shape[2] * y.shape[3] <= 16) and bool(used) == fast
+    assert (y.shape[2] * y.shape[3] <= 16) and ('backward' in used) == fast
     tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
     ty = torch.nn.functional.conv2d(tx, tw, None if no_bias else tb, stride, pad)
     (ty * torch.tensor(head.asnumpy(), dtype=torch.float64)).sum().backward()
-    np.testing.assert_allclose(y.asnumpy(), ty.detach().numpy(), rtol=1e-4, atol=1e-4)
+    for out in (inference, y):
+        np.testing.assert_allclose(out.asnumpy(), ty.detach().numpy(), rtol=1e-4, atol=1e-4)
     for ours, theirs in ((data, tx), (weight, tw)) + (() if no_bias else ((bias, tb),)):
         np.testing.assert_allclose(ours.grad.asnumpy(), 2 * theirs.grad.numpy(), rtol=1e-4, atol=1e-4)
     # the weight gradient's own gradient (create_graph): d/dx of sum(dW * c)
@@ -252,6 +257,49 @@ def test_convolution_gemm_weight_grad(monkeypatch, fast, shape, kernel, stride, 
     (tdw * torch.tensor(c)).sum().backward()
     np.testing.assert_allclose(dw.asnumpy(), tdw.detach().numpy(), rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(data2.grad.asnumpy(), tx2.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
+def test_convolution_gemm_keeps_aten_convolution_under_tracing():
+    # mx.to_torch (make_fx, fake tensors) exports aten's convolution, not the patch products
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Conv2D(64, 3, padding=1, in_channels=64), mx.gluon.nn.Conv2D(64, 1, strides=2, in_channels=64))
+    net.initialize()
+    x = mx.nd.random.uniform(shape=(2, 64, 4, 4))
+    net.hybridize()
+    want = net(x)
+    module = mx.to_torch(net, [x])
+    code = module.code
+    assert code.count('aten.convolution.default') == 2 and 'addmm' not in code and 'as_strided' not in code
+    np.testing.assert_allclose(module(x.to_torch()).detach().numpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_convolution_gemm_from_threads():
+    # the patch matrices live in a per-thread scratch buffer: threads convolving at once do not share it
+    from concurrent.futures import ThreadPoolExecutor
+    rs = np.random.RandomState(3)
+    cases = [(rs.randn(4, 64, 4, 4), rs.randn(64, 64, 3, 3)), (rs.randn(2, 64, 3, 5), rs.randn(64, 64, 3, 3))]
+
+    def run(case):
+        x, w = case
+        data, weight = mx.nd.array(x), mx.nd.array(w)
+        weight.attach_grad()
+        outs = []
+        for _ in range(20):
+            with mx.autograd.record():
+                y = mx.nd.Convolution(data, weight, kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
+            y.backward()
+            outs.append((y.asnumpy(), weight.grad.asnumpy()))
+        return outs
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(run, cases * 2))
+    for (x, w), outs in zip(cases * 2, results):
+        tw = torch.tensor(w, requires_grad=True)
+        ty = torch.nn.functional.conv2d(torch.tensor(x), tw, padding=1)
+        ty.sum().backward()
+        for y, g in outs:
+            np.testing.assert_allclose(y, ty.detach().numpy(), rtol=1e-4, atol=1e-3)
+            np.testing.assert_allclose(g, tw.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
 def test_dropout():
