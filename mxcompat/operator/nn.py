@@ -312,19 +312,22 @@ def _gemm_conv_pays(data, weight, stride, pad, dilate):
 class _Scratch(threading.local):
     """One buffer per thread for a convolution's transient patch matrices, as MXNet's operators reuse the engine's
     temp-space resource. A fresh 19 MB matrix (512-channel 3x3 patches of a 4x4 map, batch 64) is mapped anew by
-    malloc at each call, and its page faults took longer (~27 ms) than the gather itself."""
+    malloc at each call, and its page faults took longer (~27 ms) than the gather itself. Matrices over
+    _SCRATCH_MAX_BYTES are allocated for the call only, so the buffer kept stays bounded."""
     buf = None
 
 
 _SCRATCH = _Scratch()
+_SCRATCH_MAX_BYTES = 256 << 20
 
 
 def _scratch(shape, like):
     """An uninitialized tensor of ``shape`` in this thread's reused buffer, or a fresh one when the gradient graph
-    is being recorded (create_graph)."""
-    if torch.is_grad_enabled():
+    is being recorded (create_graph) or it would be too big to keep."""
+    numel = math.prod(shape)
+    if torch.is_grad_enabled() or numel * like.element_size() > _SCRATCH_MAX_BYTES:
         return like.new_empty(shape)
-    numel, buf = math.prod(shape), _SCRATCH.buf
+    buf = _SCRATCH.buf
     if buf is None or buf.numel() < numel or buf.dtype != like.dtype or buf.device != like.device:
         with torch.inference_mode(False):
             buf = _SCRATCH.buf = torch.empty(numel, dtype=like.dtype, device=like.device)

@@ -302,6 +302,26 @@ def test_convolution_gemm_from_threads():
             np.testing.assert_allclose(g, tw.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
+def test_convolution_gemm_scratch_is_bounded(monkeypatch):
+    # patch matrices over nn._SCRATCH_MAX_BYTES are allocated for the call only, not kept in the thread's buffer
+    import threading
+    from mxcompat.operator import nn as nn_ops
+    monkeypatch.setattr(nn_ops, '_SCRATCH_MAX_BYTES', 1024)
+    rs = np.random.RandomState(5)
+    x, w = rs.randn(2, 64, 4, 4), rs.randn(64, 64, 3, 3)
+    seen = {}
+
+    def run():
+        y = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
+        seen['y'], seen['kept'] = y.asnumpy(), nn_ops._SCRATCH.buf
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert seen['kept'] is None
+    want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=1)
+    np.testing.assert_allclose(seen['y'], want.numpy(), rtol=1e-4, atol=1e-3)
+
+
 def test_dropout():
     x = mx.nd.ones((200, 50))
     assert (mx.nd.Dropout(x, p=0.5).asnumpy() == 1).all()  # inference: identity
