@@ -71,6 +71,23 @@ def test_passing_comparisons_match_mxnet():
     assert set(GOLD['passes'].values()) == {None}
 
 
+@pytest.mark.parametrize('where', [0, 4095, 8191, 9999])
+@pytest.mark.parametrize('value', [1e-3, np.nan, np.inf])
+@pytest.mark.parametrize('equal_nan', [False, True])
+def test_chunked_allclose_agrees_with_numpy(where, value, equal_nan):
+    # assert_almost_equal compares big arrays a chunk at a time; the verdict is np.allclose's on the whole
+    rs = np.random.RandomState(where)
+    a = rs.rand(10, 1000).astype(np.float32)
+    b = a + np.float32(1e-7)
+    for bad in (a.copy(), b.copy()):
+        bad.reshape(-1)[where] += value
+        for x, y in ((bad, b), (a, bad), (bad[:, ::-1], b[:, ::-1]), (bad, b[:1])):
+            want = np.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=equal_nan)
+            assert tu._allclose(x, y, 1e-5, 1e-6, equal_nan, chunk=4096) == want
+    nan = np.full((3, 5000), np.nan)
+    assert tu._allclose(nan, nan.copy(), 1e-5, 1e-6, equal_nan, chunk=4096) == equal_nan
+
+
 def test_assert_almost_equal_names_location_and_values():
     a = mx.nd.array([[0., 1.], [2., 3.]])
     b = a.asnumpy().copy()
