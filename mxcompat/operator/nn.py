@@ -305,8 +305,12 @@ def _gemm_conv_pays(data, weight, stride, pad, dilate):
     if (weight.dim() != 4 or any(d != 1 for d in dilate) or type(data) is not torch.Tensor
             or _get_current_dispatch_mode() is not None):
         return False
-    ho, wo = (_pool_out_size(data.shape[i], weight.shape[i], stride[i - 2], pad[i - 2], 'valid') for i in (2, 3))
+    ho, wo = _conv_out_hw(data, weight, stride, pad)
     return 0 < ho * wo <= _GEMM_CONV_MAX_POSITIONS
+
+
+def _conv_out_hw(data, weight, stride, pad):
+    return tuple(_pool_out_size(data.shape[i], weight.shape[i], stride[i - 2], pad[i - 2], 'valid') for i in (2, 3))
 
 
 class _Scratch(threading.local):
@@ -358,7 +362,7 @@ class _GemmConv2d(torch.autograd.Function):
         ctx.save_for_backward(data, weight)
         ctx.conv = (stride, pad, bias is not None)
         n, (kh, kw) = data.shape[0], weight.shape[2:]
-        ho, wo = (_pool_out_size(data.shape[i], weight.shape[i], stride[i - 2], pad[i - 2], 'valid') for i in (2, 3))
+        ho, wo = _conv_out_hw(data, weight, stride, pad)
         cols = _patches(data, kh, kw, stride, pad, ho, wo)
         rows = cols @ _weight_rows(weight).t() if bias is None else torch.addmm(bias, cols, _weight_rows(weight).t())
         return rows.view(n, ho, wo, -1).permute(0, 3, 1, 2)
