@@ -364,8 +364,9 @@ class _GemmConv2d(torch.autograd.Function):
         n, (kh, kw) = data.shape[0], weight.shape[2:]
         ho, wo = _conv_out_hw(data, weight, stride, pad)
         cols = _patches(data, kh, kw, stride, pad, ho, wo)
-        rows = cols @ _weight_rows(weight).t() if bias is None else torch.addmm(bias, cols, _weight_rows(weight).t())
-        return rows.view(n, ho, wo, -1).permute(0, 3, 1, 2)
+        w_t = _weight_rows(weight).t()
+        out = cols @ w_t if bias is None else torch.addmm(bias, cols, w_t)
+        return out.view(n, ho, wo, -1).permute(0, 3, 1, 2)
 
     @staticmethod
     def backward(ctx, grad):
