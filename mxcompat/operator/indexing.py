@@ -161,14 +161,46 @@ defop('batch_take', ('a', 'indices'), (), _batch_take,
       doc='``a[i, indices[i]]`` for each row i (indices clipped; int32 indices, as in MXNet).')
 
 
+def remember_log_softmax(out, logits):
+    """Mark ``out = log_softmax(logits, axis=1)`` (2-D, recorded) so that a ``pick`` of it can differentiate
+    straight to ``logits`` (_PickLogSoftmax). ``out`` then keeps ``logits`` alive."""
+    out._mx_log_softmax_of = (logits, out._version)
+
+
+class _PickLogSoftmax(torch.autograd.Function):
+    """``gather(logp, 1, idx)`` where ``logp = log_softmax(logits, 1)``, with the gradient going to ``logits`` in
+    one pass: ``g * (onehot - exp(logp))``, which is log_softmax's backward of gather's one-hot gradient without
+    building that dense one-hot gradient (a zero-filled matrix, a scatter, then a second pass). ``logp`` comes in
+    as an input only to be saved: no gradient goes back through it (it gets None), so a second-order gradient
+    (create_graph) differentiates ``exp(logp)`` through log_softmax's own node."""
+
+    @staticmethod
+    def forward(ctx, logits, logp, idx):
+        ctx.save_for_backward(logp, idx)
+        return torch.gather(logp, 1, idx)
+
+    @staticmethod
+    def backward(ctx, grad):
+        logp, idx = ctx.saved_tensors
+        prob = torch.exp(logp)
+        # in place unless this backward is itself recorded (create_graph): exp's node then saves prob
+        neg = prob * -grad if torch.is_grad_enabled() else prob.mul_(-grad)
+        return neg.scatter_add_(1, idx, grad), None, None
+
+
 def _pick_rows(data, index, keepdims):
     """pick's common case, clipped on CPU along axis 1 of 2-D data with a 1-D index of one entry per row (a
     classifier's ``pick(log_softmax(out), label)``), or None to take the general path. Same ops and results as
-    that path, with fewer Python steps."""
+    that path, with fewer Python steps; a recorded pick of a recorded log_softmax differentiates in one pass."""
     if index.dim() != 1 or index.shape[0] != data.shape[0]:
         return None
+    idx = _as_index(index).unsqueeze(1)
+    source = getattr(data, '_mx_log_softmax_of', None)
     try:
-        out = torch.gather(data, 1, _as_index(index).unsqueeze(1))
+        if source is not None and source[1] == data._version and torch.is_grad_enabled():
+            out = _PickLogSoftmax.apply(source[0], data, idx)
+        else:
+            out = torch.gather(data, 1, idx)
     except RuntimeError:  # an index out of range: the general path clips it
         return None
     return out if keepdims else out.squeeze(1)

@@ -242,3 +242,119 @@ def test_slice_outputs_do_not_alias():
               nd.slice_like(x, nd.zeros((2, 2))), nd.SequenceLast(x)):
         y[:] = -1
     np.testing.assert_array_equal(x.asnumpy(), np.arange(12).reshape(3, 4))
+
+
+# ---- pick of a recorded log_softmax: one backward pass (indexing._PickLogSoftmax) ----------------------------------
+def _fused_calls(monkeypatch):
+    from mxcompat.operator import indexing
+    calls = []
+    real = indexing._PickLogSoftmax.forward
+
+    def spy(ctx, *args):
+        out = real(ctx, *args)  # counted once it has run: an index out of range raises in it
+        calls.append(1)
+        return out
+    monkeypatch.setattr(indexing._PickLogSoftmax, 'forward', staticmethod(spy))
+    return calls
+
+
+def _torch_reference(a, labels, head, temperature, extra):
+    import torch
+    x = torch.tensor(a, dtype=torch.float64, requires_grad=True)
+    logp = torch.log_softmax(x / temperature, 1)
+    loss = -logp.gather(1, torch.tensor(np.clip(labels, 0, a.shape[1] - 1), dtype=torch.int64)[:, None])[:, 0]
+    if extra:
+        loss = loss + 0.25 * logp.sum(1)
+    loss.backward(torch.tensor(head, dtype=torch.float64))
+    return loss.detach().numpy(), x.grad.numpy()
+
+
+@pytest.mark.parametrize('dtype', ('float32', 'float64'))
+@pytest.mark.parametrize('axis, keepdims', [(-1, False), (1, True)])
+@pytest.mark.parametrize('temperature, extra, labels', [
+    (1.0, False, [3, 0, 6, 1, 2]), (2.0, True, [3, 0, 6, 1, 2]), (1.0, False, [3, 0, 9, 1, -2])])
+def test_pick_of_log_softmax_gradient(monkeypatch, dtype, axis, keepdims, temperature, extra, labels):
+    # -pick(log_softmax(x), label) differentiates straight to x when every label is in range; a label out of range
+    # takes the clipping path. Either way the loss and the gradient are torch's float64 ones, also with a second
+    # use of the log-probabilities (extra) and a non-uniform head gradient.
+    calls = _fused_calls(monkeypatch)
+    rs = np.random.RandomState(3)
+    a, head = rs.randn(5, 7) * 3, rs.rand(5) + 0.5
+    labels = np.array(labels)
+    x = nd.array(a, dtype=dtype)
+    x.attach_grad()
+    with mx.autograd.record():
+        logp = nd.log_softmax(x, axis=axis, temperature=temperature)
+        loss = -nd.pick(logp, nd.array(labels), axis=axis, keepdims=keepdims).reshape((-1,))
+        if extra:
+            loss = loss + 0.25 * logp.sum(axis=1)
+    loss.backward(nd.array(head, dtype=dtype))
+    want_loss, want_grad = _torch_reference(a, labels, head, temperature, extra)
+    tol = 1e-12 if dtype == 'float64' else 1e-5
+    np.testing.assert_allclose(loss.asnumpy(), want_loss, rtol=tol, atol=tol)
+    np.testing.assert_allclose(x.grad.asnumpy(), want_grad, rtol=tol, atol=tol)
+    assert len(calls) == (1 if labels.min() >= 0 and labels.max() < 7 else 0)
+
+
+def test_pick_of_log_softmax_second_order(monkeypatch):
+    # autograd.grad(create_graph=True) through the one-pass backward, then backward of a function of that
+    # gradient: torch's float64 second-order gradient of the unfused ops
+    import torch
+    calls = _fused_calls(monkeypatch)
+    rs = np.random.RandomState(4)
+    a, labels = rs.randn(6, 4), np.array([0, 3, 1, 2, 2, 0])
+    x = nd.array(a, dtype='float64')
+    x.attach_grad()
+    with mx.autograd.record():
+        loss = -nd.pick(nd.log_softmax(x * 2), nd.array(labels))
+        gx = mx.autograd.grad(loss, [x], create_graph=True)[0]
+        z = (gx * gx).sum()
+    z.backward()
+    t = torch.tensor(a, requires_grad=True)
+    tl = -torch.log_softmax(t * 2, 1).gather(1, torch.tensor(labels)[:, None])[:, 0]
+    (tg,) = torch.autograd.grad(tl.sum(), t, create_graph=True)
+    (tg * tg).sum().backward()
+    np.testing.assert_allclose(gx.asnumpy(), tg.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(x.grad.asnumpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
+    assert calls == [1]
+
+
+def test_pick_of_log_softmax_made_a_variable(monkeypatch):
+    # log-probabilities made a variable of their own (attach_grad) get pick's gradient themselves, nothing goes
+    # back to x, and the pick takes the plain path
+    calls = _fused_calls(monkeypatch)
+    x = nd.array(np.random.RandomState(5).randn(3, 4), dtype='float64')
+    x.attach_grad()
+    with mx.autograd.record():
+        logp = nd.log_softmax(x)
+    logp.attach_grad()
+    with mx.autograd.record():
+        loss = nd.pick(logp, nd.array([1, 0, 3]))
+    loss.backward()
+    want = np.zeros((3, 4))
+    want[np.arange(3), [1, 0, 3]] = 1
+    np.testing.assert_array_equal(logp.grad.asnumpy(), want)
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.zeros((3, 4)))
+    assert calls == []
+
+
+def test_softmax_cross_entropy_loss_takes_one_pass(monkeypatch):
+    # gluon's SoftmaxCrossEntropyLoss is log_softmax then pick: eager and hybridized both take the one-pass
+    # gradient and agree with torch's cross entropy
+    import torch
+    calls = _fused_calls(monkeypatch)
+    rs = np.random.RandomState(6)
+    a, labels = rs.randn(8, 10), rs.randint(0, 10, 8)
+    t = torch.tensor(a, requires_grad=True)
+    torch.nn.functional.cross_entropy(t, torch.tensor(labels), reduction='none').sum().backward()
+    for hybridize in (False, True):
+        loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+        if hybridize:
+            loss_fn.hybridize()
+        x = nd.array(a, dtype='float64')
+        x.attach_grad()
+        with mx.autograd.record():
+            loss = loss_fn(x, nd.array(labels))
+        loss.backward()
+        np.testing.assert_allclose(x.grad.asnumpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
+    assert len(calls) == 2
