@@ -18,6 +18,7 @@ import json
 import math
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -214,6 +215,7 @@ class Result:
     def __init__(self, workload, size):
         self.workload, self.size = workload, size
         self.times, self.number, self.errors = {}, {}, {}
+        self.rounds = {}  # side -> the process round of each block
 
     def median(self, side):
         t = self.times.get(side)
@@ -227,6 +229,28 @@ class Result:
             return None
         pairs = [x / y for x, y in zip(a, b) if y > 0]
         return statistics.median(pairs) if pairs else None
+
+    def ratio_interval(self, side, other, level=0.95, resamples=2000):
+        """A bootstrap interval (lo, hi) around ratio(), or None. Whole process rounds are drawn with replacement,
+        since the blocks of one process share its luck (where its memory landed); blocks are drawn one by one
+        when all ran in one round. With few rounds the interval is coarse: it can only say so much."""
+        a, b = self.times.get(side), self.times.get(other)
+        if not a or not b:
+            return None
+        groups = {}
+        for x, y, r in zip(a, b, self.rounds.get(side) or [0] * len(a)):
+            if y > 0:
+                groups.setdefault(r, []).append(x / y)
+        groups = list(groups.values())
+        if len(groups) == 1:
+            groups = [[p] for p in groups[0]]
+        if len(groups) < 2:
+            return None
+        rng = random.Random(0)  # the same results give the same interval
+        meds = sorted(statistics.median([p for g in rng.choices(groups, k=len(groups)) for p in g])
+                      for _ in range(resamples))
+        tail = (1 - level) / 2
+        return meds[int(tail * resamples)], meds[math.ceil((1 - tail) * resamples) - 1]
 
     def spread(self):
         """The largest interquartile range over median among the sides (how far to trust the ratios), or None."""
@@ -270,7 +294,7 @@ def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stde
             res = Result(w, size)
             results.append(res)
             rep = 0
-            for n in _rounds(repeat if w.repeat is None else min(repeat, w.repeat), processes):
+            for round_no, n in enumerate(_rounds(repeat if w.repeat is None else min(repeat, w.repeat), processes)):
                 if not first and processes > 1:
                     _restart_all(workers.values())
                 first = False
@@ -288,6 +312,7 @@ def run(workloads, sides, size, repeat, threads, mxnet_python=None, log=sys.stde
                             active.remove(s)
                         else:
                             res.times.setdefault(s, []).append(r['seconds'])
+                            res.rounds.setdefault(s, []).append(round_no)
                 for s in ready:  # free the workload's data (100 MB for save/load) in every worker that set it up
                     if workers[s].proc.poll() is None:
                         _safe(workers[s], res, 'drop')
@@ -342,8 +367,10 @@ def fmt_time(s):
     return '%.3g ns' % (s * 1e9)
 
 
-def _fmt_ratio(r):
-    return '-' if r is None else '%.2f' % r
+def _fmt_ratio(r, interval=None):
+    if r is None:
+        return '-'
+    return '%.2f' % r if interval is None else '%.2f [%.2f-%.2f]' % (r, interval[0], interval[1])
 
 
 def verdict(w, mx_s, torch_s, ratio=None):
@@ -420,10 +447,9 @@ def table(results, sides):
         med = {s: res.median(s) for s in sides}
         row = [w.name] + [fmt_time(med[s]) if med[s] is not None else ('error' if s in res.errors else '-')
                           for s in sides]
-        if 'torch' in sides:
-            row.append(_fmt_ratio(res.ratio('mxcompat', 'torch')))
-        if 'mxnet' in sides:
-            row.append(_fmt_ratio(res.ratio('mxcompat', 'mxnet')))
+        for other in ('torch', 'mxnet'):
+            if other in sides:
+                row.append(_fmt_ratio(res.ratio('mxcompat', other), res.ratio_interval('mxcompat', other)))
         spread = res.spread()
         row += ['-' if spread is None else '%.0f%%' % (100 * spread), target_text(w),
                 verdict(w, med.get('mxcompat'), med.get('torch'), res.ratio('mxcompat', 'torch'))]
@@ -438,7 +464,9 @@ def table(results, sides):
     fmt = lambda r: '  '.join(str(c).ljust(widths[i]) if i == 0 else str(c).rjust(widths[i])
                               for i, c in enumerate(r)).rstrip()
     out = [fmt(cols), fmt(['-' * n for n in widths])] + [fmt(r) for r in rows]
-    out += ['', 'IQR: the widest interquartile range of the blocks, over the median, among the sides']
+    out += ['', 'IQR: the widest interquartile range of the blocks, over the median, among the sides',
+            '[lo-hi]: 95% bootstrap interval of the ratio, drawing whole process rounds (--processes: more rounds, '
+            'a truer interval)']
     return '\n'.join(out + notes)
 
 
@@ -487,6 +515,7 @@ def to_json(results, info, hello, size, threads, timer='wall', processes=1):
                 extra['nbytes'] = w.nbytes(size)
             if s == 'mxcompat':  # the paired-block ratios the table shows (compare() prefers them to the medians')
                 extra['paired_ratio'] = {o: res.ratio(s, o) for o in res.times if o != s}
+                extra['paired_ratio_interval'] = {o: res.ratio_interval(s, o) for o in res.times if o != s}
             benches.append({
                 'group': w.name, 'name': '%s[%s]' % (w.name, s), 'fullname': 'benchmarks/workloads.py::%s[%s]' % (
                     w.name, s), 'params': {'side': s, 'size': size}, 'param': s, 'extra_info': extra,

@@ -47,6 +47,24 @@ def test_ratios_pair_the_interleaved_blocks():
     assert R.verdict(ALL['ops:dot'], 2.4, 1.0, res.ratio('mxcompat', 'torch')) == 'MISS +9%'
 
 
+def test_ratio_interval_draws_whole_process_rounds():
+    # three processes: one fast for mxcompat (0.8), two at 1.0 and 1.2; blocks within a process agree, so the
+    # interval spans the processes' ratios and not the (tight) block-to-block spread
+    res = _result('ops:dot', mxcompat=[0.8, 0.8, 1.0, 1.0, 1.2, 1.2], torch=[1.0] * 6)
+    res.rounds['mxcompat'] = [0, 0, 1, 1, 2, 2]
+    lo, hi = res.ratio_interval('mxcompat', 'torch')
+    assert (lo, hi) == (0.8, 1.2)
+    assert res.ratio_interval('mxcompat', 'torch') == (lo, hi)  # seeded: the same results, the same interval
+    # one round: the blocks are drawn one by one
+    one = _result('ops:dot', mxcompat=[1.0, 1.1, 0.9, 1.0, 1.05], torch=[1.0] * 5)
+    lo, hi = one.ratio_interval('mxcompat', 'torch')
+    assert 0.9 <= lo <= one.ratio('mxcompat', 'torch') <= hi <= 1.1
+    assert _result('ops:dot', mxcompat=[1.0], torch=[1.0]).ratio_interval('mxcompat', 'torch') is None
+    assert res.ratio_interval('mxcompat', 'mxnet') is None
+    line = next(ln for ln in R.table([res], ['mxcompat', 'torch']).splitlines() if ln.startswith('ops:dot'))
+    assert '1.00 [0.80-1.20]' in line
+
+
 def test_errors_are_listed():
     res = _result('ops:dot', torch=[1.0])
     res.errors['mxcompat'] = 'MXNetError: boom'
@@ -69,6 +87,8 @@ def test_json_is_pytest_benchmark_shaped_and_compare_flags(tmp_path):
     assert not any(row[-1] for row in R.compare(doc, doc))
     dot = next(b for b in doc['benchmarks'] if b['group'] == 'ops:dot' and b['extra_info']['side'] == 'mxcompat')
     assert dot['extra_info']['paired_ratio'] == {'torch': 2.0, 'mxnet': 0.525}
+    lo, hi = dot['extra_info']['paired_ratio_interval']['torch']
+    assert lo <= 2.0 <= hi
     worse = json.loads(json.dumps(doc))
     for b in worse['benchmarks']:
         if b['group'] == 'ops:dot' and b['extra_info']['side'] == 'mxcompat':
