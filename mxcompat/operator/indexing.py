@@ -188,19 +188,22 @@ class _PickLogSoftmax(torch.autograd.Function):
         return neg.scatter_add_(1, idx, grad), None, None
 
 
+def _gather_rows(data, idx):
+    """``gather(data, 1, idx)`` of 2-D data, differentiated in one pass when data is a recorded log_softmax."""
+    source = getattr(data, '_mx_log_softmax_of', None)
+    if source is not None and source[1] == data._version and torch.is_grad_enabled():
+        return _PickLogSoftmax.apply(source[0], data, idx)
+    return torch.gather(data, 1, idx)
+
+
 def _pick_rows(data, index, keepdims):
     """pick's common case, clipped on CPU along axis 1 of 2-D data with a 1-D index of one entry per row (a
     classifier's ``pick(log_softmax(out), label)``), or None to take the general path. Same ops and results as
-    that path, with fewer Python steps; a recorded pick of a recorded log_softmax differentiates in one pass."""
+    that path, with fewer Python steps."""
     if index.dim() != 1 or index.shape[0] != data.shape[0]:
         return None
-    idx = _as_index(index).unsqueeze(1)
-    source = getattr(data, '_mx_log_softmax_of', None)
     try:
-        if source is not None and source[1] == data._version and torch.is_grad_enabled():
-            out = _PickLogSoftmax.apply(source[0], data, idx)
-        else:
-            out = torch.gather(data, 1, idx)
+        out = _gather_rows(data, _as_index(index).unsqueeze(1))
     except RuntimeError:  # an index out of range: the general path clips it
         return None
     return out if keepdims else out.squeeze(1)
@@ -224,16 +227,17 @@ def _pick(data, index, axis, keepdims, mode):
                        % (tuple(index.shape), tuple(data.shape), axis))
     n = data.shape[ax]
     idx = _as_index(index)
+    gather = _gather_rows if nd == 2 and ax == 1 else (lambda d, i: torch.gather(d, ax, i))
     out = None
     if mode == 'clip' and data.device.type == 'cpu':
         # in-range indices need no clipping; torch's CPU gather raises (no device assert) on any other
         try:
-            out = torch.gather(data, ax, idx.reshape(kshape))
+            out = gather(data, idx.reshape(kshape))
         except RuntimeError:
             pass
     if out is None:
         idx = idx.clamp(0, n - 1) if mode == 'clip' else idx.remainder(n)
-        out = torch.gather(data, ax, idx.reshape(kshape))
+        out = gather(data, idx.reshape(kshape))
     if keepdims:
         return out
     return out.reshape(rshape or (1,))

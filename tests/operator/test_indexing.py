@@ -262,7 +262,7 @@ def _torch_reference(a, labels, head, temperature, extra):
     import torch
     x = torch.tensor(a, dtype=torch.float64, requires_grad=True)
     logp = torch.log_softmax(x / temperature, 1)
-    loss = -logp.gather(1, torch.tensor(np.clip(labels, 0, a.shape[1] - 1), dtype=torch.int64)[:, None])[:, 0]
+    loss = -logp.gather(1, torch.tensor(labels, dtype=torch.int64)[:, None])[:, 0]
     if extra:
         loss = loss + 0.25 * logp.sum(1)
     loss.backward(torch.tensor(head, dtype=torch.float64))
@@ -270,13 +270,15 @@ def _torch_reference(a, labels, head, temperature, extra):
 
 
 @pytest.mark.parametrize('dtype', ('float32', 'float64'))
-@pytest.mark.parametrize('axis, keepdims', [(-1, False), (1, True)])
-@pytest.mark.parametrize('temperature, extra, labels', [
-    (1.0, False, [3, 0, 6, 1, 2]), (2.0, True, [3, 0, 6, 1, 2]), (1.0, False, [3, 0, 9, 1, -2])])
-def test_pick_of_log_softmax_gradient(monkeypatch, dtype, axis, keepdims, temperature, extra, labels):
-    # -pick(log_softmax(x), label) differentiates straight to x when every label is in range; a label out of range
-    # takes the clipping path. Either way the loss and the gradient are torch's float64 ones, also with a second
-    # use of the log-probabilities (extra) and a non-uniform head gradient.
+@pytest.mark.parametrize('axis, keepdims, index_2d', [(-1, False, False), (1, True, False), (1, True, True)])
+@pytest.mark.parametrize('temperature, extra, labels, mode', [
+    (1.0, False, [3, 0, 6, 1, 2], 'clip'), (2.0, True, [3, 0, 6, 1, 2], 'clip'), (1.0, False, [3, 0, 9, 1, -2], 'clip'),
+    (1.0, True, [3, 0, 9, 1, -2], 'wrap')])
+def test_pick_of_log_softmax_gradient(monkeypatch, dtype, axis, keepdims, index_2d, temperature, extra, labels,
+                                      mode):
+    # -pick(log_softmax(x), label) differentiates straight to x, on the short path (1-D labels in range) and on the
+    # general one (labels clipped or wrapped, or shaped (n, 1)). The loss and the gradient are torch's float64
+    # ones, also with a second use of the log-probabilities (extra) and a non-uniform head gradient.
     calls = _fused_calls(monkeypatch)
     rs = np.random.RandomState(3)
     a, head = rs.randn(5, 7) * 3, rs.rand(5) + 0.5
@@ -285,15 +287,17 @@ def test_pick_of_log_softmax_gradient(monkeypatch, dtype, axis, keepdims, temper
     x.attach_grad()
     with mx.autograd.record():
         logp = nd.log_softmax(x, axis=axis, temperature=temperature)
-        loss = -nd.pick(logp, nd.array(labels), axis=axis, keepdims=keepdims).reshape((-1,))
+        index = nd.array(labels.reshape(-1, 1) if index_2d else labels)
+        loss = -nd.pick(logp, index, axis=axis, keepdims=keepdims, mode=mode).reshape((-1,))
         if extra:
             loss = loss + 0.25 * logp.sum(axis=1)
     loss.backward(nd.array(head, dtype=dtype))
-    want_loss, want_grad = _torch_reference(a, labels, head, temperature, extra)
+    picked = np.clip(labels, 0, 6) if mode == 'clip' else np.mod(labels, 7)
+    want_loss, want_grad = _torch_reference(a, picked, head, temperature, extra)
     tol = 1e-12 if dtype == 'float64' else 1e-5
     np.testing.assert_allclose(loss.asnumpy(), want_loss, rtol=tol, atol=tol)
     np.testing.assert_allclose(x.grad.asnumpy(), want_grad, rtol=tol, atol=tol)
-    assert len(calls) == (1 if labels.min() >= 0 and labels.max() < 7 else 0)
+    assert calls == [1]
 
 
 def test_pick_of_log_softmax_second_order(monkeypatch):
