@@ -70,15 +70,16 @@ def _slice(data, begin, end, step):
             flips.append(i)
     key = tuple(key)
     cut = sum(1 for n, k in zip(data.shape, key) if (k.start, k.stop, k.step) != (0, n, 1))
-    if cut + len(flips) > 1 and _records(data):
+    if cut + len(flips) > 1 and recorded(data):
         return _SliceRegion.apply(data, key, tuple(flips))
     out = data[key]
     return torch.flip(out, flips) if flips else out
 
 
-def _records(data):
-    # a recorded plain tensor, not under tracing (graphs that mx.to_torch exports keep aten's slices)
-    return (data.requires_grad and torch.is_grad_enabled() and type(data) is torch.Tensor
+def recorded(t):
+    """Whether ``t`` is a plain tensor recorded by autograd, not under tracing: the condition for the one-pass
+    backward functions here (graphs that mx.to_torch exports keep aten's ops)."""
+    return (t.requires_grad and torch.is_grad_enabled() and type(t) is torch.Tensor
             and _get_current_dispatch_mode() is None)
 
 

@@ -15,7 +15,7 @@ from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from .. import autograd as _ag
 from ..base import MXNetError, MXNetValueError, parse_bool, unsupported
-from .indexing import remember_log_softmax
+from .indexing import recorded, remember_log_softmax
 from .registry import defop, REQUIRED
 
 _STATE = _ag.STATE
@@ -159,9 +159,7 @@ def _no_length(op):
         if op != 'log_softmax':
             return torch.softmax(-x, axis)
         out = torch.log_softmax(x, axis)
-        # not under tracing (see _gemm_conv_pays): exported graphs keep aten's log_softmax and gather
-        if (out.requires_grad and out.dim() == 2 and axis in (1, -1) and type(out) is torch.Tensor
-                and _get_current_dispatch_mode() is None):
+        if out.dim() == 2 and axis in (1, -1) and recorded(out):
             remember_log_softmax(out, x)
         return out
     return impl
