@@ -69,8 +69,7 @@ def _slice(data, begin, end, step):
             key.append(slice(b + (cnt - 1) * s, b + 1, -s))
             flips.append(i)
     key = tuple(key)
-    cut = sum(1 for n, k in zip(data.shape, key) if (k.start, k.stop, k.step) != (0, n, 1))
-    if cut + len(flips) > 1 and recorded(data):
+    if recorded(data) and sum((k.start, k.stop, k.step) != (0, n, 1) for n, k in zip(data.shape, key)) + len(flips) > 1:
         return _SliceRegion.apply(data, key, tuple(flips))
     out = data[key]
     return torch.flip(out, flips) if flips else out
