@@ -167,6 +167,12 @@ def test_each_round_runs_in_fresh_worker_processes(tmp_path):
     assert [b['extra_info']['processes'] for b in doc['benchmarks']] == [3, 3]
 
 
+def test_run_records_the_process_round_of_each_block():
+    import io
+    results, _ = R.run([ALL['ops:dot']], ['mxcompat', 'torch'], 'tiny', 4, 1, log=io.StringIO(), processes=2)
+    assert results[0].rounds == {'mxcompat': [0, 0, 1, 1], 'torch': [0, 0, 1, 1]}
+
+
 def test_restart_all_gives_new_processes():
     workers = [R.Worker(s, sys.executable, 'tiny', 1) for s in ('mxcompat', 'torch')]
     try:
