@@ -75,11 +75,16 @@ def _slice(data, begin, end, step):
     return torch.flip(out, flips) if flips else out
 
 
+def untraced(t):
+    """Whether ``t`` is a plain tensor outside tracing (no fake or functional tensor, no dispatch mode): the
+    condition for the operators' own kernels and backward functions, so that graphs mx.to_torch exports keep
+    aten's ops."""
+    return type(t) is torch.Tensor and _get_current_dispatch_mode() is None
+
+
 def recorded(t):
-    """Whether ``t`` is a plain tensor recorded by autograd, not under tracing: the condition for the one-pass
-    backward functions here (graphs that mx.to_torch exports keep aten's ops)."""
-    return (t.requires_grad and torch.is_grad_enabled() and type(t) is torch.Tensor
-            and _get_current_dispatch_mode() is None)
+    """Whether ``t`` is recorded by autograd and untraced: the condition for the one-pass backward functions."""
+    return t.requires_grad and torch.is_grad_enabled() and untraced(t)
 
 
 class _SliceRegion(torch.autograd.Function):

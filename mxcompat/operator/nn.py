@@ -11,11 +11,10 @@ import threading
 
 import torch
 import torch.nn.functional as F
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from .. import autograd as _ag
 from ..base import MXNetError, MXNetValueError, parse_bool, unsupported
-from .indexing import recorded, remember_log_softmax
+from .indexing import recorded, remember_log_softmax, untraced
 from .registry import defop, REQUIRED
 
 _STATE = _ag.STATE
@@ -308,8 +307,7 @@ _GEMM_CONV_MAX_POSITIONS = 16
 def _gemm_conv_pays(data, weight, stride, pad, dilate):
     # not under tracing (fake or functional tensors, a dispatch mode): graphs that mx.to_torch exports keep aten's
     # convolution
-    if (weight.dim() != 4 or any(d != 1 for d in dilate) or type(data) is not torch.Tensor
-            or _get_current_dispatch_mode() is not None):
+    if weight.dim() != 4 or any(d != 1 for d in dilate) or not untraced(data):
         return False
     ho, wo = _conv_out_hw(data, weight, stride, pad)
     return 0 < ho * wo <= _GEMM_CONV_MAX_POSITIONS
