@@ -369,8 +369,16 @@ class _GemmConv2d(torch.autograd.Function):
         ho, wo = _conv_out_hw(data, weight, stride, pad)
         cols = _patches(data, kh, kw, stride, pad, ho, wo)
         w_t = _weight_rows(weight).t()
-        out = cols @ w_t if bias is None else torch.addmm(bias, cols, w_t)
-        return out.view(n, ho, wo, -1).permute(0, 3, 1, 2)
+        # a tensor of its own in channels-last strides, not a view of the product: a hybridized graph may write into
+        # it in place (a residual addition), which autograd forbids on views a Function returns
+        out = torch.empty((n, weight.shape[0], ho, wo), dtype=data.dtype, device=data.device,
+                          memory_format=torch.channels_last)
+        rows = out.permute(0, 2, 3, 1).view(n * ho * wo, -1)
+        if bias is None:
+            torch.mm(cols, w_t, out=rows)
+        else:
+            torch.addmm(bias, cols, w_t, out=rows)
+        return out
 
     @staticmethod
     def backward(ctx, grad):

@@ -273,6 +273,36 @@ def test_convolution_gemm_keeps_aten_convolution_under_tracing():
     np.testing.assert_allclose(module(x.to_torch()).detach().numpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_convolution_gemm_result_takes_an_inplace_residual_add():
+    # The patch-product convolution returns a tensor of its own, not a view of the product: a hybridized graph adds
+    # a residual into it in place (ResNet v2's blocks end in conv + shortcut), which autograd refuses on a view a
+    # Function returned. Eager and hybridized values and gradients agree.
+    class Residual(mx.gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.conv = mx.gluon.nn.Conv2D(64, 3, padding=1, in_channels=64, use_bias=False)
+
+        def hybrid_forward(self, F, x):
+            return F.relu(self.conv(x) + x)
+
+    x = mx.nd.array(np.random.RandomState(2).randn(2, 64, 4, 4))
+    y = mx.nd.Convolution(x, mx.nd.ones((64, 64, 3, 3)), kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
+    assert y._t._base is None and y._t.is_contiguous(memory_format=torch.channels_last)
+    results = []
+    for hybridize in (False, True):
+        net = Residual()
+        net.initialize(mx.init.Constant(0.01))
+        if hybridize:
+            net.hybridize()
+        with mx.autograd.record():
+            out = net(x)
+        out.backward()
+        results.append((out.asnumpy(), net.conv.weight.grad().asnumpy()))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_convolution_gemm_from_threads():
     # the patch matrices live in a per-thread scratch buffer: threads convolving at once do not share it
     from concurrent.futures import ThreadPoolExecutor
