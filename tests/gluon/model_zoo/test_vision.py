@@ -102,10 +102,13 @@ def test_outputs(case, hybridize, tmp_path):
     np.testing.assert_allclose(y.asnumpy(), expected, **_tolerance(expected))
 
 
+@pytest.mark.parametrize('hybridize', [False, True], ids=['imperative', 'hybridized'])
 @pytest.mark.parametrize('case', sorted(c[0] for c in GEN.OUTPUT_CASES if c[5]))
-def test_training_mode_output_and_input_gradient(case, tmp_path):
+def test_training_mode_output_and_input_gradient(case, hybridize, tmp_path):
     """Training mode (BatchNorm on batch statistics), as recorded from MXNet."""
     net, x = _with_golden_weights(CASES[case], tmp_path)
+    if hybridize:
+        net.hybridize()
     x.attach_grad()
     with mx.autograd.record():
         y = net(x)
