@@ -76,10 +76,10 @@ def _slice(data, begin, end, step):
 
 
 def untraced(t):
-    """Whether ``t`` is a plain tensor outside tracing (no fake or functional tensor, no dispatch mode): the
-    condition for the operators' own kernels and backward functions, so that graphs mx.to_torch exports keep
-    aten's ops."""
-    return type(t) is torch.Tensor and _get_current_dispatch_mode() is None
+    """Whether ``t`` is a plain tensor outside tracing (no fake or functional tensor, no dispatch mode, no
+    torch.compile): the condition for the operators' own kernels and backward functions, so that graphs
+    mx.to_torch exports and graphs hybridize(backend=...) compiles keep aten's ops."""
+    return type(t) is torch.Tensor and not torch.compiler.is_compiling() and _get_current_dispatch_mode() is None
 
 
 def recorded(t):
