@@ -257,8 +257,15 @@ class NDArray:
 
     @property
     def grad(self):
-        g = self._t.grad if self._t.requires_grad else None
-        return None if g is None else NDArray._from_tensor(g, self._ctx)
+        t = self._t
+        g = t.grad if t.requires_grad else None
+        if g is None:
+            return None
+        stype = getattr(t, '_mx_grad_stype', None)
+        if stype is None:
+            return NDArray._from_tensor(g, self._ctx)
+        from . import sparse
+        return sparse.over_dense(g, stype, self._ctx)
 
     @property
     def _fresh_grad(self):
@@ -338,12 +345,19 @@ class NDArray:
         return NDArray._from_tensor(self._t.detach(), self._ctx)
 
     def attach_grad(self, grad_req='write', stype=None):
-        """Attach a zero gradient buffer (``grad_req`` 'write', 'add' or 'null'). ``stype`` other than default
-        is not supported."""
-        if stype not in (None, 'default'):
-            from ..base import unsupported
-            raise unsupported('NDArray.attach_grad', "stype=%r" % stype, 'gradients are stored dense')
+        """Attach a zero gradient buffer (``grad_req`` 'write', 'add' or 'null') of storage type ``stype`` (by
+        default the array's own). Differs from MXNet: a sparse gradient ('row_sparse', or 'csr' of a 2-D array)
+        is computed dense and read as its nonzero rows or entries; MXNet's sparse kernels may also store
+        entries that came out exactly zero. The values are the same."""
+        grad_stype = self.stype if stype is None else stype
+        if grad_stype not in ('default', 'row_sparse', 'csr'):
+            raise MXNetValueError("attach_grad: stype must be 'default', 'row_sparse' or 'csr', got %r"
+                                  % (grad_stype,))
+        if grad_stype == 'csr' and self.ndim != 2:
+            raise MXNetValueError('attach_grad: a csr gradient needs a 2-D array, got shape %s' % (self.shape,))
         _ag._attach(self, grad_req)
+        if grad_stype != 'default':
+            self._t._mx_grad_stype = grad_stype
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         _ag.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)

@@ -199,6 +199,10 @@ class BaseSparseNDArray(NDArray):
         pass
 
     # -- copies and conversions ----------------------------------------------------------------------------------------
+    def detach(self):
+        """The same values cut from the autograd graph, with this array's storage type (shares memory)."""
+        return over_dense(self._t.detach(), self._stype, self._ctx)
+
     def _like(self, comps, ctx=None):
         return type(self)._new(comps, self._shape, self._ctx if ctx is None else ctx)
 
@@ -504,6 +508,14 @@ def _empty_comps(stype, shape, td, dev):
         return (torch.zeros(0, dtype=td, device=dev), torch.zeros(0, dtype=_I64, device=dev),
                 torch.zeros(shape[0] + 1, dtype=_I64, device=dev))
     return torch.zeros((0,) + tuple(shape[1:]), dtype=td, device=dev), torch.zeros(0, dtype=_I64, device=dev)
+
+
+def over_dense(t, stype, ctx):
+    """A ``stype`` array whose values are the dense tensor ``t``, compressed when its components are read (so it
+    follows later writes into ``t``, as a sparse gradient buffer must)."""
+    a = _CLASSES[stype]._new(_empty_comps(stype, t.shape, t.dtype, t.device), t.shape, ctx)
+    a._t = t
+    return a
 
 
 def _from_dense_tensor(t, stype, ctx):

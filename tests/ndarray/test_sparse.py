@@ -238,3 +238,23 @@ def test_asscipy_without_scipy_names_it(monkeypatch):
     monkeypatch.setitem(sys.modules, 'scipy.sparse', None)
     with pytest.raises(mx.base.MXNetError, match='asscipy needs scipy'):
         mx.nd.array(np.eye(3, dtype=np.float32)).tostype('csr').asscipy()
+
+
+def test_sparse_gradient_add_and_errors():
+    # grad_req='add' accumulates into a row_sparse gradient (MXNet 1.9.1 fails there on a storage check); its
+    # nonzero rows are the stored ones. A csr gradient needs a 2-D array, and a bad stype raises ValueError.
+    x = mx.nd.array([[0, 1], [0, 0], [2, 3]])
+    x.attach_grad(grad_req='add', stype='row_sparse')
+    w = mx.nd.array([[1, 0], [0, 0], [0, 2]])
+    for _ in range(2):
+        with mx.autograd.record():
+            y = x * w
+        y.backward()
+    g = x.grad
+    assert isinstance(g, RowSparseNDArray)
+    np.testing.assert_array_equal(g.asnumpy(), 2 * w.asnumpy())
+    assert g.indices.asnumpy().tolist() == [0, 2]
+    with pytest.raises(MXNetError, match=r'csr gradient needs a 2-D array, got shape \(2, 2, 2\)'):
+        mx.nd.ones((2, 2, 2)).attach_grad(stype='csr')
+    with pytest.raises(ValueError, match="stype must be"):
+        mx.nd.ones((2, 2)).attach_grad(stype='dense')
