@@ -270,6 +270,7 @@ def test_convolution_gemm_keeps_aten_convolution_under_tracing():
     module = mx.to_torch(net, [x])
     code = module.code
     assert code.count('aten.convolution.default') == 2 and 'addmm' not in code and 'as_strided' not in code
+    assert 'mkldnn' not in code
     np.testing.assert_allclose(module(x.to_torch()).detach().numpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
 
 
@@ -301,6 +302,65 @@ def test_convolution_gemm_result_takes_an_inplace_residual_add():
         results.append((out.asnumpy(), net.conv.weight.grad().asnumpy()))
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+def test_convolution_inference_reuses_the_reordered_weight(monkeypatch):
+    # Outside autograd recording, a channels-last CPU convolution runs on a weight oneDNN reordered once and kept on
+    # the weight tensor while its version counter and the call's geometry are unchanged; results are those of the
+    # plain path, bit for bit. Any in-place write (assignment, set_data, a Trainer step) makes the next call reorder
+    # again; recorded calls (and their gradients) take the plain path.
+    from mxcompat.operator import nn as nn_ops
+    rs = np.random.RandomState(11)
+    x, w0 = mx.nd.array(rs.randn(2, 64, 9, 9)), rs.randn(64, 64, 3, 3)
+    weight = mx.nd.array(w0)
+    args = dict(kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
+
+    def plain():
+        monkeypatch.setattr(nn_ops, '_PACKED_CONV', False)
+        try:
+            return mx.nd.Convolution(x, weight, **args).asnumpy()
+        finally:
+            monkeypatch.undo()
+
+    y = mx.nd.Convolution(x, weight, **args)
+    assert y._t.is_contiguous(memory_format=torch.channels_last)
+    packed = weight._t._mx_packed[1]
+    np.testing.assert_array_equal(y.asnumpy(), plain())
+    np.testing.assert_array_equal(mx.nd.Convolution(x, weight, **args).asnumpy(), y.asnumpy())
+    assert weight._t._mx_packed[1] is packed  # reused
+    weight[:] = weight * 0.5
+    halved = mx.nd.Convolution(x, weight, **args).asnumpy()
+    assert weight._t._mx_packed[1] is not packed
+    np.testing.assert_array_equal(halved, plain())
+    np.testing.assert_allclose(halved, 0.5 * y.asnumpy(), rtol=1e-5, atol=1e-5)
+    # a recorded call computes the gradient on the plain path and leaves no reordered weight behind
+    fresh = mx.nd.array(w0)
+    fresh.attach_grad()
+    with mx.autograd.record():
+        z = mx.nd.Convolution(x, fresh, **args)
+    z.backward()
+    assert not hasattr(fresh._t, '_mx_packed')
+    tw = torch.tensor(w0, dtype=torch.float32, requires_grad=True)
+    torch.nn.functional.conv2d(x.to_torch(), tw, padding=1).sum().backward()
+    np.testing.assert_allclose(fresh.grad.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
+    # a Gluon layer between Trainer steps: inference sees each step's weight
+    net = mx.gluon.nn.Conv2D(64, 3, padding=1, in_channels=64)
+    net.initialize()
+    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+    for _ in range(2):
+        before = net(x).asnumpy()
+        with mx.autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+        trainer.step(1)
+        after = net(x).asnumpy()
+        assert not np.array_equal(before, after)
+        monkeypatch.setattr(nn_ops, '_PACKED_CONV', False)
+        np.testing.assert_array_equal(after, net(x).asnumpy())
+        monkeypatch.undo()
+        tensors = [a.to_torch().detach().double() for a in (x, net.weight.data(), net.bias.data())]
+        want = torch.nn.functional.conv2d(*tensors, padding=1).numpy()
+        np.testing.assert_allclose(after, want, rtol=0, atol=1e-5 * np.abs(want).max())
 
 
 def test_convolution_gemm_from_threads():
