@@ -157,3 +157,51 @@ def _register(model, mode):
 for _model in MODELS:
     for _mode in ('imperative', 'hybridized'):
         _register(_model, _mode)
+
+
+def _infer_input(size):
+    side = pick(size, 32, 224)
+    return np.random.RandomState(0).uniform(-1, 1, (1, 3, side, side)).astype(np.float32)
+
+
+@workload('gluon', name='resnet18_infer_hybridized', target=1.0,
+          doc='Inference of the model-zoo ImageNet resnet18_v1, hybridized, batch 1 at 224x224')
+def _resnet_infer(mx, size):
+    net = mx.gluon.model_zoo.vision.resnet18_v1()
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x = mx.nd.array(_infer_input(size))
+
+    def step():
+        net(x).wait_to_read()
+    step()
+    return step
+
+
+@_resnet_infer.torch
+def _resnet_infer_twin(torch, size):
+    """The same network in native torch (torchvision's layout of ResNet-18), in eval mode under no_grad."""
+    nn_ = torch.nn
+
+    class BasicBlock(nn_.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.body = nn_.Sequential(nn_.Conv2d(cin, cout, 3, stride, 1, bias=False), nn_.BatchNorm2d(cout),
+                                       nn_.ReLU(), nn_.Conv2d(cout, cout, 3, 1, 1, bias=False), nn_.BatchNorm2d(cout))
+            self.down = None if stride == 1 and cin == cout else nn_.Sequential(
+                nn_.Conv2d(cin, cout, 1, stride, bias=False), nn_.BatchNorm2d(cout))
+
+        def forward(self, x):
+            return torch.relu(self.body(x) + (x if self.down is None else self.down(x)))
+    layers, cin = [nn_.Conv2d(3, 64, 7, 2, 3, bias=False), nn_.BatchNorm2d(64), nn_.ReLU(), nn_.MaxPool2d(3, 2, 1)], 64
+    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
+        cin = cout
+    net = nn_.Sequential(*layers, nn_.AdaptiveAvgPool2d(1), nn_.Flatten(), nn_.Linear(512, 1000)).eval()
+    x = torch.from_numpy(_infer_input(size))
+
+    def step():
+        with torch.no_grad():
+            net(x)
+    step()
+    return step
