@@ -32,6 +32,9 @@ class _State(threading.local):
         self.recording = False
         self.training = False
         self.in_grad = False  # inside autograd.grad(): leaf 'write' hooks must not clear .grad buffers
+        # a torch-level caller (an Executor with gradients, a GluonModule) runs operators for torch's autograd while
+        # mxcompat is not recording: operators must then keep torch's graph (no inference-only kernels)
+        self.torch_grads = False
 
 
 STATE = _State()

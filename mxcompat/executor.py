@@ -219,6 +219,7 @@ class Executor:
         aux = [a._t for a in self.aux_arrays]
         self._saved = None  # the previous pass's graph goes now: the new one reuses its memory
         prev_train = _ag.set_training(is_train)
+        prev_grads, _ag.STATE.torch_grads = _ag.STATE.torch_grads, self._any_track  # backward() differentiates it
         try:
             # the graph is kept whenever gradients are wanted: MXNet allows backward after forward(is_train=False)
             if self._monitor is not None:
@@ -241,6 +242,7 @@ class Executor:
             raise MXNetError('Executor.forward: %s' % str(e).splitlines()[0]) from None
         finally:
             _ag.set_training(prev_train)
+            _ag.STATE.torch_grads = prev_grads
         if len(outs) != self._nout:  # the inputs of split loss heads follow the outputs
             if self._saved is not None:  # (the whole tuple kept: Lowered.heads indexes into it)
                 self._saved = (ins, outs[:self._nout], outs)

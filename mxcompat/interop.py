@@ -545,12 +545,13 @@ class GluonModule(torch.nn.Module):
             raise MXNetValueError('%s (as torch module): expected %d inputs, got %d'
                                   % (self._block_name, self._n_inputs, len(flat)))
         tensors = [flat[v]._t if is_data else getattr(self, v) for is_data, v in self._slots]
-        saved = _ag.STATE.training
-        _ag.STATE.training = self.training
+        state = _ag.STATE
+        saved = state.training, state.torch_grads
+        state.training, state.torch_grads = self.training, True  # torch's autograd may differentiate this run
         try:
             outs = self.graph_module(*tensors)
         finally:
-            _ag.STATE.training = saved
+            state.training, state.torch_grads = saved
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 

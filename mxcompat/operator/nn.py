@@ -329,10 +329,12 @@ _PACKED_CONV = hasattr(torch.ops.mkldnn, '_convolution_pointwise') and torch.bac
 
 def _packed_conv(data, weight, bias, stride, pad, dilate):
     """The convolution through ``weight`` reordered once for oneDNN (channels-last output), or None where that
-    does not apply: a gradient is being recorded, a tracer runs, or torch lacks the operators."""
+    does not apply: a gradient is being recorded (by mxcompat, or by torch for an Executor or GluonModule), a
+    tracer runs, or torch lacks the operators. (mxcompat's eager calls outside ``record()`` run with torch's grad
+    mode on, but their results are cut from torch's graph.)"""
     if (not _PACKED_CONV or data.dim() != 4
-            or (torch.is_grad_enabled() and (data.requires_grad or weight.requires_grad
-                                             or (bias is not None and bias.requires_grad)))
+            or ((_STATE.recording or _STATE.torch_grads) and torch.is_grad_enabled()
+                and (data.requires_grad or weight.requires_grad or (bias is not None and bias.requires_grad)))
             or not untraced(data)):
         return None
     key = (weight._version, tuple(data.shape), stride, pad, dilate)

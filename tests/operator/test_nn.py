@@ -363,6 +363,34 @@ def test_convolution_inference_reuses_the_reordered_weight(monkeypatch):
         np.testing.assert_allclose(after, want, rtol=0, atol=1e-5 * np.abs(want).max())
 
 
+def test_convolution_inference_path_keeps_gradients_torch_needs():
+    # Eager calls outside record() take the reordered weight (their results are cut from torch's graph anyway);
+    # an Executor bound with gradients and a Gluon block run as a torch module differentiate with torch's
+    # autograd while mxcompat is not recording, so their convolutions keep the plain path and the gradients.
+    rs = np.random.RandomState(12)
+    x, w = rs.randn(2, 64, 9, 9).astype(np.float32), rs.randn(64, 64, 3, 3).astype(np.float32)
+    tw = torch.tensor(w, requires_grad=True)
+    tx = torch.tensor(x, requires_grad=True)
+    (torch.nn.functional.conv2d(tx, tw, padding=1) ** 2).sum().backward()
+    net = mx.gluon.nn.Conv2D(64, 3, padding=1, in_channels=64, use_bias=False)
+    net.initialize()
+    net.weight.set_data(mx.nd.array(w))
+    net(mx.nd.array(x))  # eager, outside record()
+    assert hasattr(net.weight.data()._t, '_mx_packed')
+    module = net.as_torch_module(mx.nd.array(x))
+    (module(torch.tensor(x)) ** 2).sum().backward()
+    np.testing.assert_allclose(next(module.parameters()).grad.numpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-2)
+    data = mx.sym.var('data')
+    out = mx.sym.Convolution(data, kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True, name='conv')
+    exe = out.simple_bind(mx.cpu(), data=x.shape)
+    exe.arg_dict['data'][:] = x
+    exe.arg_dict['conv_weight'][:] = w
+    exe.forward(is_train=True)
+    exe.backward(exe.outputs[0] * 2)
+    np.testing.assert_allclose(exe.grad_dict['conv_weight'].asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-2)
+    np.testing.assert_allclose(exe.grad_dict['data'].asnumpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
 def test_convolution_gemm_from_threads():
     # the patch matrices live in a per-thread scratch buffer: threads convolving at once do not share it
     from concurrent.futures import ThreadPoolExecutor
