@@ -307,7 +307,7 @@ _GEMM_CONV_MAX_POSITIONS = 16
 def _gemm_conv_pays(data, weight, stride, pad, dilate):
     # not under tracing (fake or functional tensors, a dispatch mode): graphs that mx.to_torch exports keep aten's
     # convolution
-    if weight.dim() != 4 or any(d != 1 for d in dilate) or not untraced(data):
+    if weight.dim() != 4 or data.shape[0] == 0 or any(d != 1 for d in dilate) or not untraced(data):
         return False
     ho, wo = _conv_out_hw(data, weight, stride, pad)
     return 0 < ho * wo <= _GEMM_CONV_MAX_POSITIONS
@@ -327,12 +327,20 @@ def _conv_out_hw(data, weight, stride, pad):
 _PACKED_CONV = hasattr(torch.ops.mkldnn, '_convolution_pointwise') and torch.backends.mkldnn.is_available()
 
 
+def _packed_geometry(data, weight, pad, dilate):
+    """The layouts the reordered-weight path is used for: a nonempty batch, no dilation, padding smaller than the
+    kernel and a map at least as big as the kernel. (With a 1x1 kernel, stride 2, padding 1 and dilation 2 on a
+    6x1 map, oneDNN's kernel with a bias corrupted the heap: the process crashed at exit.)"""
+    return data.shape[0] > 0 and all(d == 1 for d in dilate) and all(
+        pad[i] < weight.shape[2 + i] <= data.shape[2 + i] for i in range(2))
+
+
 def _packed_conv(data, weight, bias, stride, pad, dilate):
     """The convolution through ``weight`` reordered once for oneDNN (channels-last output), or None where that
     does not apply: a gradient is being recorded (by mxcompat, or by torch for an Executor or GluonModule), a
     tracer runs, or torch lacks the operators. (mxcompat's eager calls outside ``record()`` run with torch's grad
     mode on, but their results are cut from torch's graph.)"""
-    if (not _PACKED_CONV or data.dim() != 4
+    if (not _PACKED_CONV or data.dim() != 4 or not _packed_geometry(data, weight, pad, dilate)
             or ((_STATE.recording or _STATE.torch_grads) and torch.is_grad_enabled()
                 and (data.requires_grad or weight.requires_grad or (bias is not None and bias.requires_grad)))
             or not untraced(data)):
