@@ -322,7 +322,7 @@ def _conv_out_hw(data, weight, stride, pad):
 # layers (512->512 3x3 on 7x7: 13 ms, 1.5 ms with the weight reordered once). MXNet's oneDNN operators keep the
 # reordered weight while the array is unchanged; here the weight tensor keeps it (``_mx_packed``), keyed by its
 # version counter (which every in-place write bumps: optimizers, set_data, out=, assignment) and the call's input
-# shape, stride, padding and dilation. As in MXNet, a write that bypasses the array (through DLPack) is not seen.
+# shape, stride and padding. As in MXNet, a write that bypasses the array (through DLPack) is not seen.
 # False turns it off.
 _PACKED_CONV = hasattr(torch.ops.mkldnn, '_convolution_pointwise') and torch.backends.mkldnn.is_available()
 
@@ -340,12 +340,12 @@ def _packed_conv(data, weight, bias, stride, pad, dilate):
     does not apply: a gradient is being recorded (by mxcompat, or by torch for an Executor or GluonModule), a
     tracer runs, or torch lacks the operators. (mxcompat's eager calls outside ``record()`` run with torch's grad
     mode on, but their results are cut from torch's graph.)"""
-    if (not _PACKED_CONV or data.dim() != 4 or not _packed_geometry(data, weight, pad, dilate)
+    if (not _PACKED_CONV
             or ((_STATE.recording or _STATE.torch_grads) and torch.is_grad_enabled()
                 and (data.requires_grad or weight.requires_grad or (bias is not None and bias.requires_grad)))
-            or not untraced(data)):
+            or not _packed_geometry(data, weight, pad, dilate) or not untraced(data)):
         return None
-    key = (weight._version, tuple(data.shape), stride, pad, dilate)
+    key = (weight._version, tuple(data.shape), stride, pad)  # (no dilation here)
     hit = getattr(weight, '_mx_packed', None)
     if hit is None or hit[0] != key:
         hit = weight._mx_packed = (key, torch.ops.mkldnn._reorder_convolution_weight(
