@@ -335,15 +335,31 @@ def _packed_geometry(data, weight, pad, dilate):
         pad[i] < weight.shape[2 + i] <= data.shape[2 + i] for i in range(2))
 
 
+def _no_gradient(data, weight, bias):
+    """Whether no gradient of this convolution is wanted: none is being recorded, by mxcompat or by torch for an
+    Executor or GluonModule, and no tracer runs. (mxcompat's eager calls outside ``record()`` run with torch's grad
+    mode on, but their results are cut from torch's graph.)"""
+    return (not ((_STATE.recording or _STATE.torch_grads) and torch.is_grad_enabled()
+                 and (data.requires_grad or weight.requires_grad or (bias is not None and bias.requires_grad)))
+            and untraced(data))
+
+
+def _channels_last_weight(data, weight, bias):
+    """``weight`` in channels-last strides; without a gradient wanted, the copy is kept on the weight tensor while
+    its version counter is unchanged (it took longer than the matrix products of a batch-1 inference)."""
+    if not _no_gradient(data, weight, bias):
+        return weight.contiguous(memory_format=torch.channels_last)
+    hit = getattr(weight, '_mx_channels_last', None)
+    if hit is None or hit[0] != weight._version:
+        hit = weight._mx_channels_last = (weight._version,
+                                          weight.detach().contiguous(memory_format=torch.channels_last))
+    return hit[1]
+
+
 def _packed_conv(data, weight, bias, stride, pad, dilate):
     """The convolution through ``weight`` reordered once for oneDNN (channels-last output), or None where that
-    does not apply: a gradient is being recorded (by mxcompat, or by torch for an Executor or GluonModule), a
-    tracer runs, or torch lacks the operators. (mxcompat's eager calls outside ``record()`` run with torch's grad
-    mode on, but their results are cut from torch's graph.)"""
-    if (not _PACKED_CONV
-            or ((_STATE.recording or _STATE.torch_grads) and torch.is_grad_enabled()
-                and (data.requires_grad or weight.requires_grad or (bias is not None and bias.requires_grad)))
-            or not _packed_geometry(data, weight, pad, dilate) or not untraced(data)):
+    does not apply: a gradient is wanted (see _no_gradient), or torch lacks the operators."""
+    if not _PACKED_CONV or not _no_gradient(data, weight, bias) or not _packed_geometry(data, weight, pad, dilate):
         return None
     key = (weight._version, tuple(data.shape), stride, pad)  # (no dilation here)
     hit = getattr(weight, '_mx_packed', None)
@@ -454,7 +470,7 @@ def _convolution(data, weight, bias=None, *, kernel, stride, dilate, pad, num_fi
     bias = _check_conv('Convolution', data, weight, bias, kernel, num_filter, num_group, no_bias, False)
     if not last and _channels_last_pays(data, weight, num_group):
         if _gemm_conv_pays(data, weight, stride, pad, dilate):
-            return _GemmConv2d.apply(data, weight.contiguous(memory_format=torch.channels_last), bias, stride, pad)
+            return _GemmConv2d.apply(data, _channels_last_weight(data, weight, bias), bias, stride, pad)
         out = _packed_conv(data, weight, bias, stride, pad, dilate)
         if out is not None:
             return out

@@ -412,6 +412,34 @@ def test_convolution_inference_odd_geometries_and_empty_batch(geometry):
         np.testing.assert_allclose(y.asnumpy(), want.numpy(), rtol=1e-4, atol=1e-3)
 
 
+def test_convolution_gemm_inference_keeps_the_channels_last_weight():
+    # The patch-product path's channels-last copy of the weight is kept, outside recording, while the weight's
+    # version counter is unchanged (batch-1 inference spent longer copying it than multiplying); a write makes a
+    # new copy, and recorded calls differentiate through their own copy.
+    rs = np.random.RandomState(14)
+    x, w0 = mx.nd.array(rs.randn(1, 64, 4, 4)), rs.randn(64, 64, 3, 3)
+    weight = mx.nd.array(w0)
+    args = dict(kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
+    want = torch.nn.functional.conv2d(x.to_torch(), torch.tensor(w0, dtype=torch.float32), padding=1).numpy()
+    y = mx.nd.Convolution(x, weight, **args)
+    kept = weight._t._mx_channels_last[1]
+    np.testing.assert_allclose(mx.nd.Convolution(x, weight, **args).asnumpy(), y.asnumpy(), rtol=0, atol=0)
+    assert weight._t._mx_channels_last[1] is kept
+    np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-4, atol=1e-3)
+    weight[:] = -weight
+    np.testing.assert_allclose(mx.nd.Convolution(x, weight, **args).asnumpy(), -want, rtol=1e-4, atol=1e-3)
+    assert weight._t._mx_channels_last[1] is not kept
+    fresh = mx.nd.array(w0)
+    fresh.attach_grad()
+    with mx.autograd.record():
+        z = mx.nd.Convolution(x, fresh, **args)
+    z.backward()
+    assert not hasattr(fresh._t, '_mx_channels_last')
+    tw = torch.tensor(w0, dtype=torch.float32, requires_grad=True)
+    torch.nn.functional.conv2d(x.to_torch(), tw, padding=1).sum().backward()
+    np.testing.assert_allclose(fresh.grad.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
 def test_convolution_gemm_from_threads():
     # the patch matrices live in a per-thread scratch buffer: threads convolving at once do not share it
     from concurrent.futures import ThreadPoolExecutor
