@@ -11,6 +11,7 @@ import threading
 
 import torch
 import torch.nn.functional as F
+from torch.utils.weak import WeakTensorKeyDictionary
 
 from .. import autograd as _ag
 from ..base import MXNetError, MXNetValueError, parse_bool, unsupported
@@ -320,11 +321,23 @@ def _conv_out_hw(data, weight, stride, pad):
 # Inference with an unchanged weight (no gradient recorded): oneDNN reorders a plain weight into its own blocked
 # layout at every call, after the channels-last copy above; at batch 1 that is most of the time of ResNet's wide
 # layers (512->512 3x3 on 7x7: 13 ms, 1.5 ms with the weight reordered once). MXNet's oneDNN operators keep the
-# reordered weight while the array is unchanged; here the weight tensor keeps it (``_mx_packed``), keyed by its
-# version counter (which every in-place write bumps: optimizers, set_data, out=, assignment) and the call's input
-# shape, stride and padding. As in MXNet, a write that bypasses the array (through DLPack) is not seen.
+# reordered weight while the array is unchanged; here it is kept for the weight tensor (``_REORDERED``), keyed by
+# its version counter (which every in-place write bumps: optimizers, set_data, out=, assignment) and the call's
+# input shape, stride and padding. As in MXNet, a write that bypasses the array (through DLPack) is not seen.
 # False turns it off.
 _PACKED_CONV = hasattr(torch.ops.mkldnn, '_convolution_pointwise') and torch.backends.mkldnn.is_available()
+# The forms of a weight kept for inference, by weight tensor, held weakly and by identity: nothing is attached to
+# the tensor itself, so pickling, saving or deep-copying it carries none of them (an opaque oneDNN tensor cannot be).
+_REORDERED = WeakTensorKeyDictionary()
+_CHANNELS_LAST = WeakTensorKeyDictionary()
+
+
+def _kept(table, weight, key, make):
+    """``make()``, kept in ``table`` for ``weight`` while ``key`` (its version counter first) is unchanged."""
+    hit = table.get(weight)
+    if hit is None or hit[0] != key:
+        hit = table[weight] = (key, make())
+    return hit[1]
 
 
 def _packed_geometry(data, weight, pad, dilate):
@@ -345,15 +358,12 @@ def _no_gradient(data, weight, bias):
 
 
 def _channels_last_weight(data, weight, bias):
-    """``weight`` in channels-last strides; without a gradient wanted, the copy is kept on the weight tensor while
-    its version counter is unchanged (it took longer than the matrix products of a batch-1 inference)."""
+    """``weight`` in channels-last strides; without a gradient wanted, the copy is kept (``_CHANNELS_LAST``) while
+    the weight's version counter is unchanged (it took longer than the matrix products of a batch-1 inference)."""
     if not _no_gradient(data, weight, bias):
         return weight.contiguous(memory_format=torch.channels_last)
-    hit = getattr(weight, '_mx_channels_last', None)
-    if hit is None or hit[0] != weight._version:
-        hit = weight._mx_channels_last = (weight._version,
-                                          weight.detach().contiguous(memory_format=torch.channels_last))
-    return hit[1]
+    return _kept(_CHANNELS_LAST, weight, weight._version,
+                 lambda: weight.detach().contiguous(memory_format=torch.channels_last))
 
 
 def _packed_conv(data, weight, bias, stride, pad, dilate):
@@ -361,13 +371,11 @@ def _packed_conv(data, weight, bias, stride, pad, dilate):
     does not apply: a gradient is wanted (see _no_gradient), or torch lacks the operators."""
     if not _PACKED_CONV or not _no_gradient(data, weight, bias) or not _packed_geometry(data, weight, pad, dilate):
         return None
-    key = (weight._version, tuple(data.shape), stride, pad)  # (no dilation here)
-    hit = getattr(weight, '_mx_packed', None)
-    if hit is None or hit[0] != key:
-        hit = weight._mx_packed = (key, torch.ops.mkldnn._reorder_convolution_weight(
-            weight.detach(), list(pad), list(stride), list(dilate), 1, list(data.shape)))
+    reordered = _kept(_REORDERED, weight, (weight._version, tuple(data.shape), stride, pad),  # (no dilation here)
+                      lambda: torch.ops.mkldnn._reorder_convolution_weight(
+                          weight.detach(), list(pad), list(stride), list(dilate), 1, list(data.shape)))
     return torch.ops.mkldnn._convolution_pointwise(
-        data.contiguous(memory_format=torch.channels_last), hit[1], None if bias is None else bias.detach(),
+        data.contiguous(memory_format=torch.channels_last), reordered, None if bias is None else bias.detach(),
         list(pad), list(stride), list(dilate), 1, 'none', [], '')
 
 

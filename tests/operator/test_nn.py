@@ -327,13 +327,21 @@ def test_convolution_inference_reuses_the_reordered_weight(monkeypatch):
 
     y = mx.nd.Convolution(x, weight, **args)
     assert y._t.is_contiguous(memory_format=torch.channels_last)
-    packed = weight._t._mx_packed[1]
+    packed = nn_ops._REORDERED[weight._t][1]
+    # nothing is attached to the weight tensor: it still pickles, saves and deep-copies (an opaque oneDNN tensor
+    # would not)
+    import copy
+    import io
+    import pickle
+    copy.deepcopy(weight._t)
+    torch.save(weight._t, io.BytesIO())
+    assert torch.equal(pickle.loads(pickle.dumps(weight._t)), weight._t)
     close(y.asnumpy(), plain())
     np.testing.assert_array_equal(mx.nd.Convolution(x, weight, **args).asnumpy(), y.asnumpy())
-    assert weight._t._mx_packed[1] is packed  # reused
+    assert nn_ops._REORDERED[weight._t][1] is packed  # reused
     weight[:] = weight * 0.5
     halved = mx.nd.Convolution(x, weight, **args).asnumpy()
-    assert weight._t._mx_packed[1] is not packed
+    assert nn_ops._REORDERED[weight._t][1] is not packed
     close(halved, plain())
     np.testing.assert_allclose(halved, 0.5 * y.asnumpy(), rtol=1e-5, atol=1e-5)
     # a recorded call computes the gradient on the plain path and leaves no reordered weight behind
@@ -342,7 +350,7 @@ def test_convolution_inference_reuses_the_reordered_weight(monkeypatch):
     with mx.autograd.record():
         z = mx.nd.Convolution(x, fresh, **args)
     z.backward()
-    assert not hasattr(fresh._t, '_mx_packed')
+    assert fresh._t not in nn_ops._REORDERED
     tw = torch.tensor(w0, dtype=torch.float32, requires_grad=True)
     torch.nn.functional.conv2d(x.to_torch(), tw, padding=1).sum().backward()
     np.testing.assert_allclose(fresh.grad.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
@@ -370,6 +378,7 @@ def test_convolution_inference_path_keeps_gradients_torch_needs():
     # Eager calls outside record() take the reordered weight (their results are cut from torch's graph anyway);
     # an Executor bound with gradients and a Gluon block run as a torch module differentiate with torch's
     # autograd while mxcompat is not recording, so their convolutions keep the plain path and the gradients.
+    from mxcompat.operator import nn as nn_ops
     rs = np.random.RandomState(12)
     x, w = rs.randn(2, 64, 9, 9).astype(np.float32), rs.randn(64, 64, 3, 3).astype(np.float32)
     tw = torch.tensor(w, requires_grad=True)
@@ -379,7 +388,7 @@ def test_convolution_inference_path_keeps_gradients_torch_needs():
     net.initialize()
     net.weight.set_data(mx.nd.array(w))
     net(mx.nd.array(x))  # eager, outside record()
-    assert hasattr(net.weight.data()._t, '_mx_packed')
+    assert net.weight.data()._t in nn_ops._REORDERED
     module = net.as_torch_module(mx.nd.array(x))
     (module(torch.tensor(x)) ** 2).sum().backward()
     np.testing.assert_allclose(next(module.parameters()).grad.numpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-2)
@@ -416,25 +425,26 @@ def test_convolution_gemm_inference_keeps_the_channels_last_weight():
     # The patch-product path's channels-last copy of the weight is kept, outside recording, while the weight's
     # version counter is unchanged (batch-1 inference spent longer copying it than multiplying); a write makes a
     # new copy, and recorded calls differentiate through their own copy.
+    from mxcompat.operator import nn as nn_ops
     rs = np.random.RandomState(14)
     x, w0 = mx.nd.array(rs.randn(1, 64, 4, 4)), rs.randn(64, 64, 3, 3)
     weight = mx.nd.array(w0)
     args = dict(kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
     want = torch.nn.functional.conv2d(x.to_torch(), torch.tensor(w0, dtype=torch.float32), padding=1).numpy()
     y = mx.nd.Convolution(x, weight, **args)
-    kept = weight._t._mx_channels_last[1]
+    kept = nn_ops._CHANNELS_LAST[weight._t][1]
     np.testing.assert_allclose(mx.nd.Convolution(x, weight, **args).asnumpy(), y.asnumpy(), rtol=0, atol=0)
-    assert weight._t._mx_channels_last[1] is kept
+    assert nn_ops._CHANNELS_LAST[weight._t][1] is kept
     np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-4, atol=1e-3)
     weight[:] = -weight
     np.testing.assert_allclose(mx.nd.Convolution(x, weight, **args).asnumpy(), -want, rtol=1e-4, atol=1e-3)
-    assert weight._t._mx_channels_last[1] is not kept
+    assert nn_ops._CHANNELS_LAST[weight._t][1] is not kept
     fresh = mx.nd.array(w0)
     fresh.attach_grad()
     with mx.autograd.record():
         z = mx.nd.Convolution(x, fresh, **args)
     z.backward()
-    assert not hasattr(fresh._t, '_mx_channels_last')
+    assert fresh._t not in nn_ops._CHANNELS_LAST
     tw = torch.tensor(w0, dtype=torch.float32, requires_grad=True)
     torch.nn.functional.conv2d(x.to_torch(), tw, padding=1).sum().backward()
     np.testing.assert_allclose(fresh.grad.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
