@@ -304,6 +304,19 @@ def test_convolution_gemm_result_takes_an_inplace_residual_add():
         np.testing.assert_array_equal(a, b)
 
 
+def _recorded_conv_keeps_nothing(x, w0, args, table):
+    """A recorded convolution (padding 1) leaves nothing kept in ``table`` and its weight gradient is torch's."""
+    fresh = mx.nd.array(w0)
+    fresh.attach_grad()
+    with mx.autograd.record():
+        z = mx.nd.Convolution(x, fresh, **args)
+    z.backward()
+    assert fresh._t not in table
+    tw = torch.tensor(w0, dtype=torch.float32, requires_grad=True)
+    torch.nn.functional.conv2d(x.to_torch(), tw, padding=1).sum().backward()
+    np.testing.assert_allclose(fresh.grad.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
 def test_convolution_inference_reuses_the_reordered_weight(monkeypatch):
     # Outside autograd recording, a channels-last CPU convolution runs on a weight oneDNN reordered once and kept on
     # the weight tensor while its version counter and the call's geometry are unchanged; results are those of the
@@ -345,15 +358,7 @@ def test_convolution_inference_reuses_the_reordered_weight(monkeypatch):
     close(halved, plain())
     np.testing.assert_allclose(halved, 0.5 * y.asnumpy(), rtol=1e-5, atol=1e-5)
     # a recorded call computes the gradient on the plain path and leaves no reordered weight behind
-    fresh = mx.nd.array(w0)
-    fresh.attach_grad()
-    with mx.autograd.record():
-        z = mx.nd.Convolution(x, fresh, **args)
-    z.backward()
-    assert fresh._t not in nn_ops._REORDERED
-    tw = torch.tensor(w0, dtype=torch.float32, requires_grad=True)
-    torch.nn.functional.conv2d(x.to_torch(), tw, padding=1).sum().backward()
-    np.testing.assert_allclose(fresh.grad.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
+    _recorded_conv_keeps_nothing(x, w0, args, nn_ops._REORDERED)
     # a Gluon layer between Trainer steps: inference sees each step's weight
     net = mx.gluon.nn.Conv2D(64, 3, padding=1, in_channels=64)
     net.initialize()
@@ -439,15 +444,7 @@ def test_convolution_gemm_inference_keeps_the_channels_last_weight():
     weight[:] = -weight
     np.testing.assert_allclose(mx.nd.Convolution(x, weight, **args).asnumpy(), -want, rtol=1e-4, atol=1e-3)
     assert nn_ops._CHANNELS_LAST[weight._t][1] is not kept
-    fresh = mx.nd.array(w0)
-    fresh.attach_grad()
-    with mx.autograd.record():
-        z = mx.nd.Convolution(x, fresh, **args)
-    z.backward()
-    assert fresh._t not in nn_ops._CHANNELS_LAST
-    tw = torch.tensor(w0, dtype=torch.float32, requires_grad=True)
-    torch.nn.functional.conv2d(x.to_torch(), tw, padding=1).sum().backward()
-    np.testing.assert_allclose(fresh.grad.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
+    _recorded_conv_keeps_nothing(x, w0, args, nn_ops._CHANNELS_LAST)
 
 
 def test_convolution_gemm_from_threads():
