@@ -76,27 +76,38 @@ def torch_net(torch, model, size):
                 return self.out(self.rnn(self.embed(x))[0]).reshape(-1, VOCAB)
         return LanguageModel()
     if model == 'resnet18':
-        class BasicBlock(nn_.Module):  # model_zoo's BasicBlockV1: conv-BN-relu-conv-BN, 1x1 conv-BN shortcut
-            def __init__(self, cin, cout, stride):
-                super().__init__()
-                self.body = nn_.Sequential(nn_.Conv2d(cin, cout, 3, stride, 1, bias=False), nn_.BatchNorm2d(cout),
-                                           nn_.ReLU(), nn_.Conv2d(cout, cout, 3, 1, 1, bias=False),
-                                           nn_.BatchNorm2d(cout))
-                self.down = None if stride == 1 and cin == cout else nn_.Sequential(
-                    nn_.Conv2d(cin, cout, 1, stride, bias=False), nn_.BatchNorm2d(cout))
-
-            def forward(self, x):
-                return torch.relu(self.body(x) + (x if self.down is None else self.down(x)))
-        layers, cin = [nn_.Conv2d(3, 64, 3, 1, 1, bias=False), nn_.BatchNorm2d(64), nn_.ReLU()], 64
-        for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
-            layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
-            cin = cout
-        return nn_.Sequential(*layers, nn_.AdaptiveAvgPool2d(1), nn_.Flatten(), nn_.Linear(512, 10))
+        return torch_resnet18(torch, thumbnail=True, classes=10)
     if model == 'mlp':
         return nn_.Sequential(nn_.Linear(784, 256), nn_.ReLU(), nn_.Linear(256, 128), nn_.ReLU(), nn_.Linear(128, 10))
     return nn_.Sequential(nn_.Conv2d(1, 6, 5), nn_.ReLU(), nn_.MaxPool2d(2), nn_.Conv2d(6, 16, 5), nn_.ReLU(),
                           nn_.MaxPool2d(2), nn_.Flatten(), nn_.Linear(256, 120), nn_.ReLU(), nn_.Linear(120, 84),
                           nn_.ReLU(), nn_.Linear(84, 10))
+
+
+def torch_resnet18(torch, thumbnail, classes):
+    """model_zoo's resnet18_v1 in native torch: BasicBlockV1 (conv-BN-relu-conv-BN, 1x1 conv-BN shortcut); the
+    thumbnail stem is one 3x3 convolution, the ImageNet one a 7x7/2 convolution and 3x3/2 max pooling."""
+    nn_ = torch.nn
+
+    class BasicBlock(nn_.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.body = nn_.Sequential(nn_.Conv2d(cin, cout, 3, stride, 1, bias=False), nn_.BatchNorm2d(cout),
+                                       nn_.ReLU(), nn_.Conv2d(cout, cout, 3, 1, 1, bias=False), nn_.BatchNorm2d(cout))
+            self.down = None if stride == 1 and cin == cout else nn_.Sequential(
+                nn_.Conv2d(cin, cout, 1, stride, bias=False), nn_.BatchNorm2d(cout))
+
+        def forward(self, x):
+            return torch.relu(self.body(x) + (x if self.down is None else self.down(x)))
+    if thumbnail:
+        layers = [nn_.Conv2d(3, 64, 3, 1, 1, bias=False), nn_.BatchNorm2d(64), nn_.ReLU()]
+    else:
+        layers = [nn_.Conv2d(3, 64, 7, 2, 3, bias=False), nn_.BatchNorm2d(64), nn_.ReLU(), nn_.MaxPool2d(3, 2, 1)]
+    cin = 64
+    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
+        cin = cout
+    return nn_.Sequential(*layers, nn_.AdaptiveAvgPool2d(1), nn_.Flatten(), nn_.Linear(512, classes))
 
 
 def gluon_step(mx, model, size, hybridize):
@@ -181,23 +192,7 @@ def _resnet_infer(mx, size):
 @_resnet_infer.torch
 def _resnet_infer_twin(torch, size):
     """The same network in native torch (torchvision's layout of ResNet-18), in eval mode under no_grad."""
-    nn_ = torch.nn
-
-    class BasicBlock(nn_.Module):
-        def __init__(self, cin, cout, stride):
-            super().__init__()
-            self.body = nn_.Sequential(nn_.Conv2d(cin, cout, 3, stride, 1, bias=False), nn_.BatchNorm2d(cout),
-                                       nn_.ReLU(), nn_.Conv2d(cout, cout, 3, 1, 1, bias=False), nn_.BatchNorm2d(cout))
-            self.down = None if stride == 1 and cin == cout else nn_.Sequential(
-                nn_.Conv2d(cin, cout, 1, stride, bias=False), nn_.BatchNorm2d(cout))
-
-        def forward(self, x):
-            return torch.relu(self.body(x) + (x if self.down is None else self.down(x)))
-    layers, cin = [nn_.Conv2d(3, 64, 7, 2, 3, bias=False), nn_.BatchNorm2d(64), nn_.ReLU(), nn_.MaxPool2d(3, 2, 1)], 64
-    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
-        layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
-        cin = cout
-    net = nn_.Sequential(*layers, nn_.AdaptiveAvgPool2d(1), nn_.Flatten(), nn_.Linear(512, 1000)).eval()
+    net = torch_resnet18(torch, thumbnail=False, classes=1000).eval()
     x = torch.from_numpy(_infer_input(size))
 
     def step():
