@@ -7,6 +7,7 @@ sort/argsort/topk keep their input order (a stable sort).
 """
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
+from torch.utils.weak import WeakTensorKeyDictionary
 
 from ..base import MXNetIndexError, MXNetTypeError, dtype_name, to_torch_dtype, unsupported
 from .registry import defop, REQUIRED
@@ -196,10 +197,16 @@ defop('batch_take', ('a', 'indices'), (), _batch_take,
       doc='``a[i, indices[i]]`` for each row i (indices clipped; int32 indices, as in MXNet).')
 
 
+# Recorded 2-D log_softmax outputs and their logits (with the output's version when marked), held by a table keyed
+# weakly by the output tensor's identity: nothing is attached to the tensor, so pickling or torch.save of it
+# carries no logits, and an entry dies with its output.
+_LOG_SOFTMAX_OF = WeakTensorKeyDictionary()
+
+
 def remember_log_softmax(out, logits):
     """Mark ``out = log_softmax(logits, axis=1)`` (2-D, recorded) so that a ``pick`` of it can differentiate
-    straight to ``logits`` (_PickLogSoftmax). ``out`` then keeps ``logits`` alive."""
-    out._mx_log_softmax_of = (logits, out._version)
+    straight to ``logits`` (_PickLogSoftmax). The mark keeps ``logits`` alive while ``out`` lives."""
+    _LOG_SOFTMAX_OF[out] = (logits, out._version)
 
 
 class _PickLogSoftmax(torch.autograd.Function):
@@ -225,8 +232,8 @@ class _PickLogSoftmax(torch.autograd.Function):
 
 def _gather_rows(data, idx):
     """``gather(data, 1, idx)`` of 2-D data, differentiated in one pass when data is a recorded log_softmax."""
-    source = getattr(data, '_mx_log_softmax_of', None)
-    if source is not None and source[1] == data._version and torch.is_grad_enabled():
+    source = _LOG_SOFTMAX_OF.get(data) if torch.is_grad_enabled() and untraced(data) else None
+    if source is not None and source[1] == data._version:
         return _PickLogSoftmax.apply(source[0], data, idx)
     return torch.gather(data, 1, idx)
 

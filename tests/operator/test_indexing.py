@@ -342,6 +342,39 @@ def test_pick_of_log_softmax_made_a_variable(monkeypatch):
     assert calls == []
 
 
+
+def test_log_softmax_mark_is_not_carried_by_the_tensor(monkeypatch):
+    # the mark that lets pick take the one-pass gradient lives outside the output tensor: pickling or saving that
+    # tensor carries no logits, and the mark dies with the output
+    import gc
+    import io
+    import pickle
+
+    import torch
+    from mxcompat.operator import indexing
+    calls = _fused_calls(monkeypatch)
+    gc.collect()
+    marks = len(indexing._LOG_SOFTMAX_OF)
+    x = nd.array(np.random.RandomState(7).randn(4, 3000))
+    x.attach_grad()
+    with mx.autograd.record():
+        logp = nd.log_softmax(x)
+    t = logp.to_torch()
+    assert t in indexing._LOG_SOFTMAX_OF and not vars(t)
+    plain = io.BytesIO()
+    torch.save(t.detach().clone(), plain)
+    saved = io.BytesIO()
+    torch.save(t, saved)
+    assert len(saved.getvalue()) < 1.1 * len(plain.getvalue())  # the logits would double it
+    assert not vars(pickle.loads(pickle.dumps(t)))
+    with mx.autograd.record():
+        loss = nd.pick(logp, nd.array([1, 0, 3, 2]))
+    loss.backward()
+    assert calls == [1]
+    del logp, loss, t
+    gc.collect()
+    assert len(indexing._LOG_SOFTMAX_OF) == marks
+
 def test_softmax_cross_entropy_loss_takes_one_pass(monkeypatch):
     # gluon's SoftmaxCrossEntropyLoss is log_softmax then pick: eager and hybridized both take the one-pass
     # gradient and agree with torch's cross entropy
