@@ -216,8 +216,11 @@ def _fully_connected(data, weight, bias=None, *, num_hidden, no_bias, flatten):
         bias = None
     elif bias is None:
         raise MXNetError('Operator FullyConnected: input bias is missing (pass no_bias=True to omit it)')
+    elif tuple(bias.shape) == (num_hidden, 1):  # MXNet's shape inference takes this shape too
+        bias = bias.reshape(num_hidden)
     elif tuple(bias.shape) != (num_hidden,):
-        raise _err('FullyConnected', 'bias shape %s does not match (%d,)' % (tuple(bias.shape), num_hidden))
+        raise _err('FullyConnected', 'bias shape %s does not match (%d,) or (%d, 1)'
+                   % (tuple(bias.shape), num_hidden, num_hidden))
     return F.linear(data, weight, bias)
 
 
@@ -228,7 +231,9 @@ def _with_bias(a):
 defop('FullyConnected', ('data', 'weight', 'bias'),
       [('num_hidden', 'int', REQUIRED), ('no_bias', 'bool', False), ('flatten', 'bool', True)],
       _fully_connected, optional=('bias',), input_names=_with_bias, aliases=('_npx_fully_connected',),
-      doc='``data @ weight.T + bias``; ``flatten`` collapses all but the first axis of data first.')
+      doc='``data @ weight.T + bias``; ``flatten`` collapses all but the first axis of data first. A bias of shape '
+          '(num_hidden, 1) is taken as MXNet\'s shape inference and its kernel without oneDNN take it (its oneDNN '
+          'kernel, the default for dense CPU arrays, raises).')
 
 
 # ---- Convolution / Deconvolution ----------------------------------------------------------------------------------

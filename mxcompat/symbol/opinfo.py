@@ -168,6 +168,8 @@ COMPATIBLE = {op: {'label': _same_batch_and_size}
               for op in ('LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput')}
 # MXNet only fills PReLU's gamma when it is unknown: (1,), (C,) or any shape broadcasting against data goes
 COMPATIBLE['LeakyReLU'] = {'gamma': lambda given, inferred: True}
+# FullyConnected's bias may be given as (num_hidden, 1) as well as (num_hidden,)
+COMPATIBLE['FullyConnected'] = {'bias': lambda given, inferred: tuple(given) == tuple(inferred) + (1,)}
 
 
 # ---- two-way shape inference ---------------------------------------------------------------------------------

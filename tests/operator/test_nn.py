@@ -122,6 +122,28 @@ def test_eager_errors_name_the_op():
         mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 3)), mx.nd.ones(4))
 
 
+def test_fully_connected_takes_a_column_bias():
+    # MXNet's shape inference takes a (num_hidden, 1) bias as well as (num_hidden,), and its kernel without oneDNN
+    # adds it per hidden unit (upstream test_sparse_fc; values from MXNet 1.9.1 with MXNET_MKLDNN_ENABLED=0)
+    d, w, b = mx.nd.array(np.arange(10).reshape(2, 5)), mx.nd.ones((3, 5)), mx.nd.array([[1], [2], [3]])
+    for flatten in (True, False):
+        np.testing.assert_array_equal(mx.nd.FullyConnected(d, w, b, num_hidden=3, flatten=flatten).asnumpy(),
+                                      [[11, 12, 13], [36, 37, 38]])
+    fc = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=3, name='fc')
+    assert fc.infer_shape(x=(2, 5), fc_bias=(3, 1)) == ([(2, 5), (3, 5), (3, 1)], [(2, 3)], [])
+    assert _infer('FullyConnected', [(2, 5), (3, 5), (3, 1)], num_hidden=3)[0] == [(2, 3)]
+    b.attach_grad()  # MXNet's backward fails on this shape (a tuple check); here the gradient keeps the bias's shape
+    with mx.autograd.record():
+        y = mx.nd.FullyConnected(d, w, b, num_hidden=3)
+    y.backward()
+    np.testing.assert_array_equal(b.grad.asnumpy(), [[2], [2], [2]])
+    for shape in ((1, 3), (3, 1, 1)):
+        with pytest.raises(MXNetValueError, match=r'FullyConnected: bias shape \(%s\)' % ', '.join(map(str, shape))):
+            mx.nd.FullyConnected(d, w, mx.nd.ones(shape), num_hidden=3)
+        with pytest.raises(MXNetError, match='fc_bias'):
+            fc.infer_shape(x=(2, 5), fc_bias=shape)
+
+
 def test_known_gaps_raise():
     with pytest.raises(MXNetNotImplementedError, match='log_softmax.*use_length'):
         mx.nd.log_softmax(mx.nd.ones((2, 3)), use_length=True)
