@@ -964,15 +964,27 @@ def _square_sum(data, axis=None, keepdims=False, exclude=False, out=None, name=N
 
 def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None, out=None, name=None):  # noqa: ARG001
     """Matrix product with sparse inputs, with MXNet's output storage: csr x dense (or row_sparse) gives a dense
-    array, csr.T x dense a row_sparse one, dense x csr (or csr.T) a csr one; other combinations are dense."""
+    array, csr.T x dense a row_sparse one, dense x csr (or csr.T) a csr one; other combinations are dense.
+    ``forward_stype`` asks for the result's storage (a csr result must be 2-D: MXNet makes N-D ones it cannot
+    read back)."""
+    if forward_stype not in (None, 'default', 'csr', 'row_sparse'):
+        raise MXNetValueError("Operator dot: forward_stype must be one of None, 'default', 'csr', 'row_sparse', "
+                              "got %r" % (forward_stype,))
     res = _dot_sparse(lhs, rhs, transpose_a, transpose_b)
     if res is NotImplemented:
-        return _op('dot')(_dense_of(lhs), _dense_of(rhs), transpose_a=transpose_a, transpose_b=transpose_b,
-                          forward_stype=forward_stype, out=out)
-    if forward_stype not in (None, res.stype):
-        res = res.tostype(forward_stype) if _sp(res) or forward_stype == 'default' else \
-            cast_storage(res, forward_stype)
-    return _to_out(res, out)
+        if forward_stype in (None, 'default'):
+            return _op('dot')(_dense_of(lhs), _dense_of(rhs), transpose_a=transpose_a, transpose_b=transpose_b,
+                              out=out)
+        res = _op('dot')(_dense_of(lhs), _dense_of(rhs), transpose_a=transpose_a, transpose_b=transpose_b)
+    if forward_stype in (None, res.stype):
+        return _to_out(res, out)
+    if forward_stype == 'default':
+        return _to_out(res.tostype('default'), out)
+    if forward_stype == 'csr' and res.ndim != 2:
+        raise MXNetValueError("Operator dot: forward_stype='csr' needs a 2-D result, got shape %s" % (res.shape,))
+    # over the dense values (csr and row_sparse do not convert into each other directly); over a dense result,
+    # a recorded product keeps its gradient, as in MXNet
+    return _to_out(over_dense(res._t, forward_stype, res._ctx), out)
 
 
 def _check_dot(l_t, r_t):
@@ -982,7 +994,8 @@ def _check_dot(l_t, r_t):
 
 
 def _dot_sparse(lhs, rhs, ta, tb):
-    if isinstance(lhs, CSRNDArray) and not isinstance(rhs, CSRNDArray) and rhs.ndim == 2:
+    # csr.T x rhs.T takes the dense path, as in MXNet (a dense result)
+    if isinstance(lhs, CSRNDArray) and not isinstance(rhs, CSRNDArray) and rhs.ndim == 2 and not (ta and tb):
         data, cols, indptr = lhs._cmp()
         rows = _csr_rows(indptr)
         r = rhs._t.t() if tb else rhs._t

@@ -2,12 +2,12 @@
 
 Batched ops work on the trailing two axes, as in MXNet; triangular inputs read only the triangle that ``lower``
 selects. Differs from MXNet: ``det``/``slogdet`` of a singular matrix pass torch's gradient instead of zero;
-``forward_stype='csr'/'row_sparse'`` is not supported (no sparse storage yet); ``dot`` accepts sparse inputs only
-after they were made dense.
+``forward_stype`` only sets the storage of ``mx.nd.dot``'s result (``mx.nd.sparse.dot``); in symbol graphs, which
+compute densely, and for ``batch_dot`` (as in MXNet), results are dense.
 """
 import torch
 
-from ..base import MXNetError, MXNetTypeError, dtype_name, unsupported
+from ..base import MXNetError, MXNetTypeError, dtype_name
 from .registry import defop, check_same_dtype
 from .shape_ops import op_error
 
@@ -54,11 +54,6 @@ def _check_pair(op, A, B, axis=-2):
 
 
 # ---- dot / batch_dot ------------------------------------------------------------------------------------------------
-def _check_stype(op, forward_stype):
-    if forward_stype not in (None, 'default'):
-        raise unsupported(op, "forward_stype=%r" % forward_stype, 'sparse storage is not implemented yet')
-
-
 def _check_dot_dtype(op, t):
     # MXNet's CPU kernels do float32/float64; float16 only on GPU (meta tensors: shape inference, allow it).
     if t.dtype in _FLOATS or (t.dtype is torch.float16 and t.device.type != 'cpu'):
@@ -70,7 +65,6 @@ def _check_dot_dtype(op, t):
 def _dot(lhs, rhs, transpose_a, transpose_b, forward_stype):
     # N-d lhs/rhs: contract the last axis of lhs (first with transpose_a) with the first axis of rhs
     # (last with transpose_b); the other axes keep their order, lhs's first.
-    _check_stype('dot', forward_stype)
     check_same_dtype('dot', (lhs, rhs))
     _check_dot_dtype('dot', lhs)
     if lhs.dim() == 0 or rhs.dim() == 0:
@@ -99,7 +93,6 @@ def _dot(lhs, rhs, transpose_a, transpose_b, forward_stype):
 
 
 def _batch_dot(lhs, rhs, transpose_a, transpose_b, forward_stype):
-    _check_stype('batch_dot', forward_stype)
     check_same_dtype('batch_dot', (lhs, rhs))
     _check_dot_dtype('batch_dot', lhs)
     nd = lhs.dim()

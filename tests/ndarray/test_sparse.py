@@ -122,6 +122,52 @@ def test_dot_matches_numpy_and_gradient():
     np.testing.assert_allclose(w.grad.asnumpy(), x.T @ np.ones((6, 3), np.float32), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize('ta, tb, rhs_stype, want_stype', [
+    # the result storage MXNet 1.9.1 gives for a csr lhs (checked with the oracle); csr.T x rhs.T used to come out
+    # row_sparse here, with wrong values for a row_sparse rhs (its stored rows were taken for the columns)
+    (True, True, 'row_sparse', 'default'), (True, True, 'default', 'default'), (True, True, 'csr', 'default'),
+    (True, False, 'row_sparse', 'row_sparse'), (True, False, 'default', 'row_sparse'), (True, False, 'csr', 'default'),
+    (False, True, 'row_sparse', 'default'), (False, True, 'default', 'default'), (False, True, 'csr', 'default'),
+    (False, False, 'row_sparse', 'default'), (False, False, 'default', 'default'), (False, False, 'csr', 'default')])
+def test_dot_of_csr_storage_and_values(ta, tb, rhs_stype, want_stype):
+    rng = np.random.RandomState(0)
+    x = (rng.rand(4, 5) > 0.5) * rng.randn(4, 5).astype(np.float32)
+    y = (rng.rand(3, 4) > 0.5) * rng.randn(3, 4).astype(np.float32)
+    lhs, rhs = (x if ta else x.T), (y if tb else y.T)
+    out = mx.nd.dot(mx.nd.array(lhs).tostype('csr'), mx.nd.array(rhs).tostype(rhs_stype), transpose_a=ta,
+                    transpose_b=tb)
+    assert out.stype == want_stype
+    np.testing.assert_allclose(out.asnumpy(), x.T @ y.T, rtol=1e-5, atol=1e-6)
+
+
+def test_dot_forward_stype_of_dense_operands():
+    # what MXNet 1.9.1 gives (checked with the oracle): mx.nd.dot of dense arrays with forward_stype 'csr' or
+    # 'row_sparse' returns that storage, also transposed, also while recording (the gradient still reaches the
+    # operand, dense); batch_dot ignores forward_stype; symbol graphs compute densely here (MXNet: csr)
+    rng = np.random.RandomState(3)
+    x = (rng.rand(4, 3) > 0.5) * rng.randn(4, 3).astype(np.float32)
+    y = rng.randn(3, 5).astype(np.float32)
+    a, b = mx.nd.array(x), mx.nd.array(y)
+    for stype in ('default', 'csr', 'row_sparse'):
+        for ta in (False, True):
+            lhs = mx.nd.array(x.T) if ta else a
+            out = mx.nd.dot(lhs, b, transpose_a=ta, forward_stype=stype)
+            assert out.stype == stype
+            np.testing.assert_allclose(out.asnumpy(), x @ y, rtol=1e-5, atol=1e-6)
+        batched = mx.nd.batch_dot(a.reshape((1, 4, 3)), b.reshape((1, 3, 5)), forward_stype=stype)
+        assert batched.stype == 'default'
+    assert mx.nd.dot(mx.nd.ones((2, 3, 3)), mx.nd.ones((3, 2)), forward_stype='row_sparse').stype == 'row_sparse'
+    a.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.dot(a, b, forward_stype='csr')
+    assert out.stype == 'csr'
+    out.backward()
+    assert a.grad.stype == 'default'
+    np.testing.assert_allclose(a.grad.asnumpy(), np.ones((4, 5), np.float32) @ y.T, rtol=1e-5, atol=1e-6)
+    s = mx.sym.dot(mx.sym.var('a'), mx.sym.var('b'), forward_stype='csr')
+    np.testing.assert_allclose(s.eval(a=a, b=b)[0].asnumpy(), x @ y, rtol=1e-5, atol=1e-6)
+
+
 def test_dense_fallback_gradient_matches_finite_differences():
     # a registry op on a sparse input uses its dense values; gradients flow to the dense operand
     x = _rand_csr(3, 4, seed=5)

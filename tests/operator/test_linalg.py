@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import mxcompat as mx
-from mxcompat.base import MXNetError, MXNetTypeError, MXNetValueError, MXNetNotImplementedError
+from mxcompat.base import MXNetError, MXNetTypeError, MXNetValueError
 from mxcompat.operator import registry
 
 nd = mx.nd
@@ -371,7 +371,9 @@ ERRORS = [
     (lambda: nd.dot(nd.ones((2, 3), dtype='int32'), nd.ones((3, 2), dtype='int32')), MXNetTypeError,
      'float32/float64'),
     (lambda: nd.dot(nd.ones(3), nd.ones(3), transpose_a=True), MXNetValueError, 'Cannot transpose vectors'),
-    (lambda: nd.dot(nd.ones((2, 3)), nd.ones((3, 2)), forward_stype='csr'), MXNetNotImplementedError,
+    (lambda: nd.dot(nd.ones((2, 3, 1)), nd.ones((1, 2)), forward_stype='csr'), MXNetValueError,
+     "forward_stype='csr' needs a 2-D result"),
+    (lambda: nd.sparse.dot(nd.ones((2, 3)), nd.ones((3, 2)), forward_stype='dense'), MXNetValueError,
      'forward_stype'),
     (lambda: nd.dot(nd.ones((2, 3)), nd.ones((3, 2)), forward_stype='dense'), MXNetValueError, 'forward_stype'),
     (lambda: nd.batch_dot(nd.ones((3, 4)), nd.ones((4, 5))), MXNetValueError, 'N-D*N-D'),
