@@ -31,7 +31,6 @@ GAPS = {
         RROIAlign='rotated ROI align is not implemented',
         hawkesll='the Hawkes process log-likelihood is not implemented'),
     'nd.sparse': {
-        'adagrad_update': "the row_sparse AdaGrad update op is not implemented (mx.optimizer.AdaGrad works)",
         'gs_retain': 'the GPU-only row_sparse retain is not implemented',
     },
 }

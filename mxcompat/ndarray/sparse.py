@@ -17,6 +17,7 @@ from ..base import (MXNetError, MXNetValueError, MXNetTypeError, numeric_types, 
                     unsupported)
 from ..context import Context, current_context
 from .ndarray import NDArray, _wrap, _device_ctx
+from .register import _UNSET as _NULL
 from .. import autograd as _ag
 
 __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray', 'csr_matrix', 'row_sparse_array', 'array',
@@ -1141,6 +1142,45 @@ def _lazy_update(opname):
     return f
 
 
+def check_sparse_adagrad(weight, grad, history, wd):
+    """MXNet's storage rule for _sparse_adagrad_update: a row_sparse gradient, a weight and history of one storage
+    type (default or row_sparse), and ``wd == 0``; otherwise MXNet has no kernel to dispatch to."""
+    stypes = [getattr(a, 'stype', 'default') for a in (weight, grad, history)]
+    if stypes[1] != 'row_sparse' or stypes[0] == 'csr' or stypes[2] != stypes[0] or wd != 0:
+        raise MXNetError("Operator not implemented: operator = _sparse_adagrad_update, input storage types = [%s], "
+                         "wd = %s (the sparse update needs a row_sparse gradient, wd=0 and a history of the weight's "
+                         "storage type)" % (', '.join(stypes), wd))
+
+
+def adagrad_update(weight=None, grad=None, history=None, lr=_NULL, epsilon=_NULL, wd=_NULL, rescale_grad=_NULL,
+                   clip_gradient=_NULL, out=None, name=None, **kwargs):  # noqa: ARG001
+    """MXNet's _sparse_adagrad_update, in place on ``out`` (which must be ``weight``): for each row a row_sparse
+    ``grad`` stores, ``g = clip(rescale_grad * g)``, ``history += g^2``, ``weight -= lr * g / sqrt(history +
+    epsilon)``; other rows keep their values."""
+    from ..optimizer import _ops as opt_ops
+    if kwargs:
+        raise MXNetError('Operator _sparse_adagrad_update: unknown argument(s) %s' % ', '.join(sorted(kwargs)))
+    if lr is _NULL:
+        raise MXNetError('Required parameter lr of float is not presented, in operator _sparse_adagrad_update')
+    attrs = {k: float(d if v is _NULL else v) for k, v, d in (
+        ('lr', lr, None), ('epsilon', epsilon, 1e-7), ('wd', wd, 0.0), ('rescale_grad', rescale_grad, 1.0),
+        ('clip_gradient', clip_gradient, -1.0))}
+    check_sparse_adagrad(weight, grad, history, attrs['wd'])
+    if out is not weight:
+        raise MXNetError('Operator _sparse_adagrad_update: out must be weight (the update is in place: '
+                         'kWriteInplace is expected for sparse adagrad_update)')
+    data, rows = grad._cmp()
+    if rows.numel():
+        with torch.no_grad():
+            w, h = weight._t, history._t
+            w_rows, h_rows = w[rows], h[rows]
+            opt_ops.sparse_adagrad_update(w_rows, data, h_rows, attrs['lr'], attrs['epsilon'], attrs['rescale_grad'],
+                                          attrs['clip_gradient'])
+            w[rows] = w_rows
+            h[rows] = h_rows
+    return weight
+
+
 def _embedding(data, weight, input_dim, output_dim, dtype='float32', sparse_grad=False, out=None, name=None):  # noqa
     return _op('Embedding')(_dense_of(data), _dense_of(weight), input_dim=input_dim, output_dim=output_dim,
                             dtype=dtype, sparse_grad=sparse_grad, out=out)
@@ -1156,7 +1196,7 @@ SPARSE_FUNCS = {
     'slice': _via_dense('slice', lambda a, k: isinstance(a[0], CSRNDArray) and k.get('step') in (None, (), (1,))),
     'take': _via_dense('take', lambda a, k: isinstance(a[0], CSRNDArray)),
     'sgd_update': _lazy_update('sgd_update'), 'sgd_mom_update': _lazy_update('sgd_mom_update'),
-    'adam_update': _lazy_update('adam_update'),
+    'adam_update': _lazy_update('adam_update'), 'adagrad_update': adagrad_update,
     'concat': _via_dense('concat', lambda a, k: all(isinstance(x, CSRNDArray) for x in a)
                          and int(k.get('dim', 1)) == 0),
 }

@@ -13,8 +13,8 @@ import os
 import numpy as np
 import torch
 
-from ..base import MXNetError
 from . import _ops
+from ..ndarray.sparse import check_sparse_adagrad
 from ._base import (Optimizer, AggregatedUpdates, register, zeros_state, check_arrays, preprocess_grad,
                     begin_update, inplace, is_rsp, lazy_rows)
 
@@ -82,10 +82,7 @@ class AdaGrad(Optimizer):
     def update(self, index, weight, grad, state):
         lr, wd = begin_update(self, index, weight, grad)
         if is_rsp(grad):
-            if wd != 0 or weight.stype == 'csr' or state.stype != weight.stype:
-                raise MXNetError('Operator not implemented: operator = _sparse_adagrad_update, input storage types '
-                                 '= [%s, row_sparse, %s], wd = %s (the sparse update needs wd=0 and a history of '
-                                 'the weight\'s storage type)' % (weight.stype, state.stype, wd))
+            check_sparse_adagrad(weight, grad, state, wd)
             lazy_rows(_ops.sparse_adagrad_update, weight, grad, (state,), lr, self.float_stable_eps,
                       self.rescale_grad, _clip_arg(self))
             return
