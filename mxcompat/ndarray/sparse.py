@@ -1158,6 +1158,7 @@ def adagrad_update(weight=None, grad=None, history=None, lr=_NULL, epsilon=_NULL
     ``grad`` stores, ``g = clip(rescale_grad * g)``, ``history += g^2``, ``weight -= lr * g / sqrt(history +
     epsilon)``; other rows keep their values."""
     from ..optimizer import _ops as opt_ops
+    from ..optimizer._base import lazy_rows
     if kwargs:
         raise MXNetError('Operator _sparse_adagrad_update: unknown argument(s) %s' % ', '.join(sorted(kwargs)))
     if lr is _NULL:
@@ -1169,15 +1170,9 @@ def adagrad_update(weight=None, grad=None, history=None, lr=_NULL, epsilon=_NULL
     if out is not weight:
         raise MXNetError('Operator _sparse_adagrad_update: out must be weight (the update is in place: '
                          'kWriteInplace is expected for sparse adagrad_update)')
-    data, rows = grad._cmp()
-    if rows.numel():
-        with torch.no_grad():
-            w, h = weight._t, history._t
-            w_rows, h_rows = w[rows], h[rows]
-            opt_ops.sparse_adagrad_update(w_rows, data, h_rows, attrs['lr'], attrs['epsilon'], attrs['rescale_grad'],
-                                          attrs['clip_gradient'])
-            w[rows] = w_rows
-            h[rows] = h_rows
+    with torch.no_grad():
+        lazy_rows(opt_ops.sparse_adagrad_update, weight, grad, (history,), attrs['lr'], attrs['epsilon'],
+                  attrs['rescale_grad'], attrs['clip_gradient'])
     return weight
 
 
