@@ -1,6 +1,6 @@
 """``mx.sym.sparse``: operators filed under this namespace (filled from the registry by ``op.py``)."""
 
-# EXPERIMENT: the names of MXNet's mx.sym.sparse (the same ops; the graph computes on dense values)
+# The names of MXNet's mx.sym.sparse that the registry has (the same ops; the graph computes on dense values)
 def _fill():
     from . import op as _op
     for _n in ('ElementWiseSum Embedding FullyConnected LinearRegressionOutput LogisticRegressionOutput '
