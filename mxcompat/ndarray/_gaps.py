@@ -28,8 +28,7 @@ GAPS = {
                              'dgl_csr_neighbor_uniform_sample', 'dgl_graph_compact', 'dgl_subgraph')},
         **{n: _BACKWARD for n in ('backward_gradientmultiplier', 'backward_hawkesll', 'backward_index_copy',
                                   'backward_quadratic')},
-        RROIAlign='rotated ROI align is not implemented',
-        hawkesll='the Hawkes process log-likelihood is not implemented'),
+        RROIAlign='rotated ROI align is not implemented'),
     'nd.sparse': {
         'gs_retain': 'the GPU-only row_sparse retain is not implemented',
     },

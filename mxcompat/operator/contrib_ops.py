@@ -1,8 +1,8 @@
 """``mx.nd.contrib`` operators (registered as ``_contrib_*``): pooling/resizing, indexing helpers, straight-through
 estimators, gradient multiplier, allclose, fft/ifft, count_sketch, SyncBatchNorm, BatchNormWithReLU,
-SparseEmbedding, (modulated) deformable convolution, interleaved attention matmuls, and the AdamW / multi-LAMB /
-group-Adagrad update operators (``_adamw_update`` ... in ``_internal``; their ``mx.nd.contrib`` wrappers are in
-``mxcompat/ndarray/contrib.py``).
+SparseEmbedding, (modulated) deformable convolution, interleaved attention matmuls, the Hawkes-process log likelihood
+(hawkesll), and the AdamW / multi-LAMB / group-Adagrad update operators (``_adamw_update`` ... in ``_internal``;
+their ``mx.nd.contrib`` wrappers are in ``mxcompat/ndarray/contrib.py``).
 
 Differs from MXNet: fft, ifft and count_sketch run on CPU here (MXNet 1.9.1 has GPU kernels only);
 group_adagrad_update takes a dense gradient (MXNet's needs row_sparse); ModulatedDeformableConvolution has a CPU
@@ -574,3 +574,78 @@ defop('_contrib_ModulatedDeformableConvolution', ('data', 'offset', 'mask', 'wei
       _modulated_deformable_conv, optional=('bias',), choices={'layout': (None, 'NCW', 'NCHW', 'NCDHW')},
       input_names=lambda a: ['data', 'offset', 'mask', 'weight'] + ([] if a['no_bias'] else ['bias']),
       doc='2D modulated deformable convolution (v2): deformable taps weighted by mask.')
+
+
+# ---- hawkesll --------------------------------------------------------------------------------------------------------
+_HAWKES_INPUTS = ('lda', 'alpha', 'beta', 'state', 'lags', 'marks', 'valid_length', 'max_time')
+
+
+def _hawkes_check(shapes, marks_dtype):
+    """MXNet's shape and type rules of _contrib_hawkesll; returns (N, T, K)."""
+    op = '_contrib_hawkesll'
+    shapes = [tuple(s) for s in shapes]
+    for name, shape, nd in zip(_HAWKES_INPUTS, shapes, (2, 1, 1, 2, 2, 2, 1, 1)):
+        if len(shape) != nd:
+            raise _err(op, '%s must be %d-D, got shape %s' % (name, nd, shape))
+    (n, steps), k = shapes[4], shapes[0][1]
+    for name, shape, want in zip(_HAWKES_INPUTS, shapes, ((n, k), (k,), (k,), (n, k), (n, steps), (n, steps), (n,),
+                                                          (n,))):
+        if shape != want:
+            raise _err(op, '%s must have shape %s (lags %s, lda %s), got %s'
+                       % (name, want, shapes[4], shapes[0], shape))
+    if marks_dtype is not None and marks_dtype is not torch.int32:
+        raise _err(op, 'marks must be int32, got %s' % str(marks_dtype).replace('torch.', ''))
+    return n, steps, k
+
+
+def _hawkesll_infer(shapes, dtypes, attrs):
+    # shapes only: a symbol's unknown marks dtype is guessed here (int32 comes from symbol type inference,
+    # mxcompat/symbol/opinfo.py INPUT_DTYPES), and the forward pass checks it
+    n, _, k = _hawkes_check(shapes, None)
+    return [(n,), (n, k)], [dtypes[0]] * 2
+
+
+def _hawkesll(lda, alpha, beta, state, lags, marks, valid_length, max_time):
+    op = '_contrib_hawkesll'
+    n, steps, k = _hawkes_check([t.shape for t in (lda, alpha, beta, state, lags, marks, valid_length, max_time)],
+                                marks.dtype)
+    for name, t in (('lags', lags), ('valid_length', valid_length), ('max_time', max_time)):
+        if t.requires_grad and torch.is_grad_enabled():
+            raise _err(op, '%s is a sufficient statistic: it takes no gradient (MXNet: req must be null)' % name)
+    # MXNet's backward differentiates the log likelihood in lda, alpha and beta only: the starting state is held
+    # constant and the returned state carries no gradient
+    s = state.detach().clone()
+    last = torch.zeros_like(s)
+    t = lags.new_zeros(n)
+    ll = lda.new_zeros(n)
+    rows = torch.arange(n, device=lags.device)
+    valid = valid_length.detach()
+    for j in range(steps):
+        active = valid > j
+        if not bool(active.any()):
+            break
+        mark = marks[:, j].long()
+        if bool(((mark < 0) | (mark >= k))[active].any()):
+            raise _err(op, 'marks must lie in [0, %d), got %s at step %d' % (k, marks[:, j][active].tolist(), j))
+        mark = torch.where(active, mark, 0)
+        t = t + torch.where(active, lags[:, j].detach(), 0)
+        s_m, last_m = s[rows, mark], last[rows, mark]
+        d = t - last_m
+        a, b = alpha[mark], beta[mark]
+        ed = torch.exp(-b * d)
+        mu = lda[rows, mark]
+        intensity = mu + a * b * s_m * ed
+        compensator = mu * d + a * s_m * (1 - ed)
+        ll = ll + torch.where(active, torch.log(torch.where(active, intensity, 1)) - compensator, 0)
+        s = s.index_put((rows, mark), torch.where(active, 1 + s_m * ed, s_m))
+        last = last.index_put((rows, mark), torch.where(active, t, last_m))
+    d = max_time.detach()[:, None] - last
+    ed = torch.exp(-beta * d)
+    ll = ll - (lda * d + alpha * s * (1 - ed)).sum(1)
+    return ll, (ed * s).detach()
+
+
+defop('_contrib_hawkesll', _HAWKES_INPUTS, (),
+      _hawkesll, num_outputs=2, output_names=lambda a: ['output', 'out_state'], infer=_hawkesll_infer,
+      doc='Log likelihood of K independent exponential-kernel Hawkes processes over ragged (N, T) observations, and '
+          'the state at max_time. Gradients flow to lda, alpha and beta only, as in MXNet.')

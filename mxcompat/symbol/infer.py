@@ -311,10 +311,14 @@ def _input_dtypes(n, params, keys, typ):
     if not known:
         return
     first = known[0]
+    fixed = opinfo.INPUT_DTYPES.get(n.op.name)
+    names = n.input_names() if fixed else ()
     for idx, ((src, _), key) in enumerate(zip(n.inputs, keys)):
         if key in typ or not src.is_var:
             continue
-        if n.op.name == 'Embedding' and idx == 1:
+        if fixed and names[idx] in fixed:
+            typ[key] = fixed[names[idx]]
+        elif n.op.name == 'Embedding' and idx == 1:
             typ[key] = _dtype_param(params) or torch.float32
         else:
             typ[key] = first

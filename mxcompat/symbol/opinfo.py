@@ -1,5 +1,7 @@
 """What the symbol graph needs to know about an operator beyond its registry entry: all its outputs (visible or not)
 and their names, attributes given to the variables it creates, and the shapes of its parameter inputs."""
+import torch
+
 from ..base import parse_tuple
 from ..operator.shape_ops import reshape_data_from_output, transpose_data_from_output
 
@@ -168,6 +170,8 @@ COMPATIBLE = {op: {'label': _same_batch_and_size}
               for op in ('LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput')}
 # MXNet only fills PReLU's gamma when it is unknown: (1,), (C,) or any shape broadcasting against data goes
 COMPATIBLE['LeakyReLU'] = {'gamma': lambda given, inferred: True}
+# inputs of a fixed dtype whatever the others' (MXNet's type functions assign them)
+INPUT_DTYPES = {'_contrib_hawkesll': {'marks': torch.int32}}
 # FullyConnected's bias may be given as (num_hidden, 1) as well as (num_hidden,)
 COMPATIBLE['FullyConnected'] = {'bias': lambda given, inferred: tuple(given) == tuple(inferred) + (1,)}
 

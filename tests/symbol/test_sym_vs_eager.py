@@ -56,6 +56,16 @@ KNOWN_INFER_MISMATCH = {
 }
 
 
+# Float inputs that an op refuses gradients for, as MXNet does (its backward checks their req is null).
+NO_GRADIENT_INPUTS = {'_contrib_hawkesll': ('lags', 'valid_length', 'max_time')}  # its sufficient statistics
+
+
+def _refuses_gradient(name, key):
+    # key: the input's position (list samples) or name (dict samples)
+    fixed = NO_GRADIENT_INPUTS.get(name)
+    return bool(fixed) and (REGISTRY[name].inputs[key] if isinstance(key, int) else key) in fixed
+
+
 # The op in a hybridized HybridBlock disagreeing with the eager result.
 KNOWN_HYBRID_MISMATCH = {
 }
@@ -146,7 +156,7 @@ class _Bound:
         differentiable = (name not in op_samples.RANDOM and name not in op_samples.STATEFUL
                           and name not in NON_DIFFERENTIABLE)
         self.grad = {n: mx.nd.zeros(a.shape, dtype=a.dtype) for n, a in args.items()
-                     if differentiable and _float(a.asnumpy())}
+                     if differentiable and _float(a.asnumpy()) and not _refuses_gradient(name, self.var_of[n])}
         self.ex = self.sym.bind(mx.cpu(), args, args_grad=self.grad or None,
                                 grad_req={n: 'write' if n in self.grad else 'null' for n in args}, aux_states=aux)
         self.keys = list(range(len(arrays))) if isinstance(arrays, list) else list(arrays)
