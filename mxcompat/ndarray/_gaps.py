@@ -27,8 +27,7 @@ GAPS = {
         **{n: _DGL for n in ('dgl_adjacency', 'dgl_csr_neighbor_non_uniform_sample',
                              'dgl_csr_neighbor_uniform_sample', 'dgl_graph_compact', 'dgl_subgraph')},
         **{n: _BACKWARD for n in ('backward_gradientmultiplier', 'backward_hawkesll', 'backward_index_copy',
-                                  'backward_quadratic')},
-        RROIAlign='rotated ROI align is not implemented'),
+                                  'backward_quadratic')}),
     'nd.sparse': {
         'gs_retain': 'the GPU-only row_sparse retain is not implemented',
     },

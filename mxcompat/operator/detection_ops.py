@@ -1,10 +1,11 @@
 """Detection operators of ``mx.nd.contrib``: box_iou, box_nms, box_encode/box_decode, bipartite_matching,
-MultiBoxPrior/Target/Detection (SSD), ROIAlign, PSROIPooling, DeformablePSROIPooling, Proposal/MultiProposal.
+MultiBoxPrior/Target/Detection (SSD), ROIAlign, RROIAlign, PSROIPooling, DeformablePSROIPooling,
+Proposal/MultiProposal.
 
 The matching and suppression steps are sequential greedy algorithms (as in MXNet's CPU kernels); they run on
 the host over small per-image tensors. Gradients are MXNet's: box_nms copies the output gradient back to the kept
 rows (ignoring an in/out format conversion), ROIAlign and the PS-ROI poolings differentiate their bilinear samples,
-box_encode/box_decode give zero gradients, the matching/proposal ops none.
+box_encode/box_decode give zero gradients, the matching/proposal ops none; RROIAlign's backward raises, as MXNet's.
 """
 import math
 
@@ -484,6 +485,89 @@ defop('_contrib_ROIAlign', ('data', 'rois'),
       [('pooled_size', 'shape', REQUIRED), ('spatial_scale', 'float', REQUIRED), ('sample_ratio', 'int', -1),
        ('position_sensitive', 'bool', False), ('aligned', 'bool', False)], _roi_align,
       doc='ROI Align over rois (R, 5) = [batch_index, x1, y1, x2, y2]: (R, C, pooled_h, pooled_w).')
+
+
+# ---- RROIAlign -----------------------------------------------------------------------------------------------------
+def _rroi_samples(roi, h, w, ph, pw, spatial_scale, sampling_ratio, dt):
+    """For one rotated roi [batch, cx, cy, w, h, degrees]: the flat indices (4, S) and weights (4, S) of the
+    bilinear corners of its S = ph*gh * pw*gw samples (rows: ph bins of gh, columns: pw bins of gw), and (gh, gw).
+    Computed in the data's precision, as MXNet does; samples outside [-1, size] weigh 0."""
+    cx, cy, rw, rh = (roi[1:5] * dt(spatial_scale)).astype(dt)
+    theta = dt(float(roi[5]) * math.pi / 180.0)
+    rw, rh = max(rw, dt(1)), max(rh, dt(1))
+    gh = sampling_ratio if sampling_ratio > 0 else int(math.ceil(rh / dt(ph)))
+    gw = sampling_ratio if sampling_ratio > 0 else int(math.ceil(rw / dt(pw)))
+    bin_h, bin_w = dt(rh / dt(ph)), dt(rw / dt(pw))
+    yy = (-rh / dt(2) + (np.arange(ph, dtype=dt)[:, None] * bin_h
+                         + (np.arange(gh, dtype=dt)[None] + dt(0.5)) * bin_h / dt(gh))).reshape(-1, 1)
+    xx = (-rw / dt(2) + (np.arange(pw, dtype=dt)[:, None] * bin_w
+                         + (np.arange(gw, dtype=dt)[None] + dt(0.5)) * bin_w / dt(gw))).reshape(1, -1)
+    cos, sin = dt(np.cos(theta)), dt(np.sin(theta))
+    x = xx * cos + yy * sin + cx
+    y = yy * cos - xx * sin + cy
+    outside = (y < -1) | (y > h) | (x < -1) | (x > w)
+    y, x = np.maximum(y, 0), np.maximum(x, 0)
+    corners, weights = [], []
+    lows, fracs = [], []
+    for pos, size in ((y, h), (x, w)):
+        low = pos.astype(np.int64)
+        end = low >= size - 1
+        low = np.where(end, size - 1, low)
+        lows.append((low, np.where(end, low, low + 1)))
+        fracs.append(np.where(end, dt(0), pos - low.astype(dt)).astype(dt))
+    (yl, yh), (xl, xh) = lows
+    ly, lx = fracs
+    for yi, wy in ((yl, 1 - ly), (yh, ly)):
+        for xi, wx in ((xl, 1 - lx), (xh, lx)):
+            corners.append((yi * w + xi).reshape(-1))
+            weights.append(np.where(outside, dt(0), wy * wx).astype(dt).reshape(-1))
+    return np.stack(corners), np.stack(weights), gh, gw
+
+
+class _NoBackward(torch.autograd.Function):
+    """Identity whose backward raises: MXNet's RROIAlign has a gradient node that fails when run."""
+
+    @staticmethod
+    def forward(ctx, out, data):
+        return out.view_as(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise MXNetError('RROIAlign: Backward is not supported.')
+
+
+def _rroi_align(data, rois, pooled_size, spatial_scale, sampling_ratio):
+    op = '_contrib_RROIAlign'
+    if data.dim() != 4 or rois.dim() != 2 or rois.shape[1] != 6:
+        raise _err(op, 'data must be (N, C, H, W) and rois (R, 6) = [batch_index, cx, cy, w, h, degrees], got %s and %s'
+                   % (tuple(data.shape), tuple(rois.shape)))
+    if len(pooled_size) != 2 or min(pooled_size) <= 0:
+        raise _err(op, 'pooled_size must be two positive sizes (h, w), got %s' % (tuple(pooled_size),))
+    ph, pw = pooled_size
+    n, c, h, w = data.shape
+    if data.device.type == 'meta':
+        return data.new_empty((rois.shape[0], c, ph, pw))
+    dt = np.float64 if data.dtype is torch.float64 else np.float32
+    r = rois.detach().cpu().numpy().astype(dt)
+    flat = data.detach().reshape(n, c, h * w)
+    outs = []
+    for roi in r:
+        idx, wt, gh, gw = _rroi_samples(roi, h, w, ph, pw, spatial_scale, sampling_ratio, dt)
+        b = int(roi[0])
+        if not 0 <= b < n:
+            raise _err(op, 'roi batch index %d is outside the %d images of data' % (b, n))
+        vals = (flat[b][:, torch.from_numpy(idx).to(data.device)]
+                * torch.from_numpy(wt).to(device=data.device, dtype=data.dtype)).sum(1)
+        outs.append(vals.reshape(c, ph, gh, pw, gw).mean((2, 4)))
+    out = torch.stack(outs) if outs else data.new_zeros((0, c, ph, pw))
+    return _NoBackward.apply(out, data) if data.requires_grad and torch.is_grad_enabled() else out
+
+
+defop('_contrib_RROIAlign', ('data', 'rois'),
+      [('pooled_size', 'shape', REQUIRED), ('spatial_scale', 'float', REQUIRED), ('sampling_ratio', 'int', -1)],
+      _rroi_align,
+      doc='Rotated ROI Align over rois (R, 6) = [batch_index, center_x, center_y, width, height, degrees]: (R, C, '
+          'pooled_h, pooled_w). Forward only, as in MXNet (its backward raises).')
 
 
 # ---- PSROIPooling ----------------------------------------------------------------------------------------------

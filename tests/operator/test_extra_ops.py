@@ -376,3 +376,25 @@ def test_sparse_embedding_parameters_are_mxnets():
         np.testing.assert_array_equal(out.asnumpy(), np.arange(12).reshape(4, 3)[[[0, 3], [2, 2]]])
     with pytest.raises(MXNetError, match='sparse_grad'):
         nd.contrib.SparseEmbedding(data, weight, input_dim=4, output_dim=3, sparse_grad=True)
+
+
+def test_rroi_align_is_forward_only_and_checks_its_rois():
+    # MXNet's RROIAlign records a gradient node whose backward raises; the eager and the bound symbol both do here
+    data = nd.array(np.arange(2 * 3 * 8 * 8, dtype='float32').reshape(2, 3, 8, 8))
+    rois = nd.array([[0, 4, 4, 4, 2, 30], [1, 2, 5, 6, 3, -45]])
+    data.attach_grad()
+    with mx.autograd.record():
+        out = nd.contrib.RROIAlign(data, rois, pooled_size=(2, 2), spatial_scale=1.0)
+    assert out.shape == (2, 3, 2, 2)
+    with pytest.raises(MXNetError, match='RROIAlign: Backward is not supported'):
+        out.backward()
+    sym = mx.sym.contrib.RROIAlign(mx.sym.var('data'), mx.sym.var('rois'), pooled_size=(2, 2), spatial_scale=1.0)
+    ex = sym.bind(mx.cpu(), {'data': data.copy(), 'rois': rois}, args_grad={'data': nd.zeros(data.shape)},
+                  grad_req={'data': 'write', 'rois': 'null'})
+    np.testing.assert_array_equal(ex.forward(is_train=True)[0].asnumpy(), out.asnumpy())
+    with pytest.raises(MXNetError, match='RROIAlign: Backward is not supported'):
+        ex.backward([nd.ones(out.shape)])
+    with pytest.raises(MXNetError, match=r'rois \(R, 6\)'):
+        nd.contrib.RROIAlign(data, nd.ones((2, 5)), pooled_size=(2, 2), spatial_scale=1.0)
+    with pytest.raises(MXNetError, match='batch index 2 is outside the 2 images'):
+        nd.contrib.RROIAlign(data, nd.array([[2, 4, 4, 4, 2, 0]]), pooled_size=(2, 2), spatial_scale=1.0)

@@ -57,7 +57,8 @@ KNOWN_INFER_MISMATCH = {
 
 
 # Float inputs that an op refuses gradients for, as MXNet does (its backward checks their req is null).
-NO_GRADIENT_INPUTS = {'_contrib_hawkesll': ('lags', 'valid_length', 'max_time')}  # its sufficient statistics
+NO_GRADIENT_INPUTS = {'_contrib_hawkesll': ('lags', 'valid_length', 'max_time'),  # its sufficient statistics
+                      '_contrib_RROIAlign': ('data', 'rois')}  # forward only: its backward raises, as MXNet's
 
 
 def _refuses_gradient(name, key):
