@@ -507,8 +507,7 @@ def _rroi_samples(roi, h, w, ph, pw, spatial_scale, sampling_ratio, dt):
     y = yy * cos - xx * sin + cy
     outside = (y < -1) | (y > h) | (x < -1) | (x > w)
     y, x = np.maximum(y, 0), np.maximum(x, 0)
-    corners, weights = [], []
-    lows, fracs = [], []
+    corners, weights, lows, fracs = [], [], [], []
     for pos, size in ((y, h), (x, w)):
         low = pos.astype(np.int64)
         end = low >= size - 1
@@ -524,12 +523,13 @@ def _rroi_samples(roi, h, w, ph, pw, spatial_scale, sampling_ratio, dt):
     return np.stack(corners), np.stack(weights), gh, gw
 
 
-class _NoBackward(torch.autograd.Function):
-    """Identity whose backward raises: MXNet's RROIAlign has a gradient node that fails when run."""
+class _ForwardOnly(torch.autograd.Function):
+    """``compute(data)`` recorded with a backward that raises: MXNet's RROIAlign has a gradient node that fails
+    when run."""
 
     @staticmethod
-    def forward(ctx, out, data):
-        return out.view_as(out)
+    def forward(ctx, data, compute):
+        return compute(data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -549,18 +549,20 @@ def _rroi_align(data, rois, pooled_size, spatial_scale, sampling_ratio):
         return data.new_empty((rois.shape[0], c, ph, pw))
     dt = np.float64 if data.dtype is torch.float64 else np.float32
     r = rois.detach().cpu().numpy().astype(dt)
-    flat = data.detach().reshape(n, c, h * w)
-    outs = []
-    for roi in r:
-        idx, wt, gh, gw = _rroi_samples(roi, h, w, ph, pw, spatial_scale, sampling_ratio, dt)
-        b = int(roi[0])
-        if not 0 <= b < n:
-            raise _err(op, 'roi batch index %d is outside the %d images of data' % (b, n))
-        vals = (flat[b][:, torch.from_numpy(idx).to(data.device)]
-                * torch.from_numpy(wt).to(device=data.device, dtype=data.dtype)).sum(1)
-        outs.append(vals.reshape(c, ph, gh, pw, gw).mean((2, 4)))
-    out = torch.stack(outs) if outs else data.new_zeros((0, c, ph, pw))
-    return _NoBackward.apply(out, data) if data.requires_grad and torch.is_grad_enabled() else out
+    bad = [int(b) for b in r[:, 0] if not 0 <= int(b) < n]
+    if bad:
+        raise _err(op, 'roi batch index %d is outside the %d images of data' % (bad[0], n))
+
+    def compute(x):
+        flat = x.detach().reshape(n, c, h * w)
+        outs = []
+        for roi in r:
+            idx, wt, gh, gw = _rroi_samples(roi, h, w, ph, pw, spatial_scale, sampling_ratio, dt)
+            vals = (flat[int(roi[0])][:, torch.from_numpy(idx).to(x.device)]
+                    * torch.from_numpy(wt).to(device=x.device, dtype=x.dtype)).sum(1)
+            outs.append(vals.reshape(c, ph, gh, pw, gw).mean((2, 4)))
+        return torch.stack(outs) if outs else x.new_zeros((0, c, ph, pw))
+    return _ForwardOnly.apply(data, compute) if data.requires_grad and torch.is_grad_enabled() else compute(data)
 
 
 defop('_contrib_RROIAlign', ('data', 'rois'),
