@@ -170,10 +170,11 @@ COMPATIBLE = {op: {'label': _same_batch_and_size}
               for op in ('LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput')}
 # MXNet only fills PReLU's gamma when it is unknown: (1,), (C,) or any shape broadcasting against data goes
 COMPATIBLE['LeakyReLU'] = {'gamma': lambda given, inferred: True}
-# inputs of a fixed dtype whatever the others' (MXNet's type functions assign them)
-INPUT_DTYPES = {'_contrib_hawkesll': {'marks': torch.int32}}
 # FullyConnected's bias may be given as (num_hidden, 1) as well as (num_hidden,)
 COMPATIBLE['FullyConnected'] = {'bias': lambda given, inferred: tuple(given) == tuple(inferred) + (1,)}
+
+# op -> input name -> the dtype that input always has, whatever the others' (MXNet's type functions assign it)
+INPUT_DTYPES = {'_contrib_hawkesll': {'marks': torch.int32}}
 
 
 # ---- two-way shape inference ---------------------------------------------------------------------------------
