@@ -380,17 +380,22 @@ defop('_contrib_MultiBoxDetection', ('cls_prob', 'loc_pred', 'anchor'),
 
 
 # ---- ROIAlign ------------------------------------------------------------------------------------------------------
+def _corner_pair(pos, size):
+    """The two grid indices either side of each (non-negative) sample coordinate along an axis of ``size`` cells, and
+    the fraction towards the upper one: samples at or past the last cell take it twice, with fraction 0 (MXNet's
+    bilinear rule). The fraction keeps the dtype of ``pos``."""
+    low = np.minimum(np.floor(pos).astype(np.int64), size - 1)
+    end = low >= size - 1
+    return low, np.where(end, low, low + 1), np.where(end, 0, pos - low).astype(pos.dtype)
+
+
 def _axis_samples(start, binsz, pooled, grid, limit):
     """Sample coordinates (R, pooled * grid) along one axis for rois starting at ``start`` (R,) with bins of
     ``binsz`` (R,), and their bilinear corners and weights; samples outside [-1, limit] get zero weight."""
     steps = (np.arange(pooled)[:, None] + (np.arange(grid)[None] + 0.5) / grid).reshape(-1)
     pos = start[:, None] + steps[None] * binsz[:, None]
     outside = (pos < -1.0) | (pos > limit)
-    pos = np.maximum(pos, 0)
-    low = np.minimum(np.floor(pos).astype(np.int64), limit - 1)
-    at_end = low >= limit - 1
-    high = np.where(at_end, low, low + 1)
-    frac = np.where(at_end, 0.0, pos - low)
+    low, high, frac = _corner_pair(np.maximum(pos, 0), limit)
     w_hi = np.where(outside, 0.0, frac)
     w_lo = np.where(outside, 0.0, 1 - frac)
     return low, high, w_lo, w_hi
@@ -506,16 +511,9 @@ def _rroi_samples(roi, h, w, ph, pw, spatial_scale, sampling_ratio, dt):
     x = xx * cos + yy * sin + cx
     y = yy * cos - xx * sin + cy
     outside = (y < -1) | (y > h) | (x < -1) | (x > w)
-    y, x = np.maximum(y, 0), np.maximum(x, 0)
-    corners, weights, lows, fracs = [], [], [], []
-    for pos, size in ((y, h), (x, w)):
-        low = pos.astype(np.int64)
-        end = low >= size - 1
-        low = np.where(end, size - 1, low)
-        lows.append((low, np.where(end, low, low + 1)))
-        fracs.append(np.where(end, dt(0), pos - low.astype(dt)).astype(dt))
-    (yl, yh), (xl, xh) = lows
-    ly, lx = fracs
+    yl, yh, ly = _corner_pair(np.maximum(y, 0).astype(dt), h)
+    xl, xh, lx = _corner_pair(np.maximum(x, 0).astype(dt), w)
+    corners, weights = [], []
     for yi, wy in ((yl, 1 - ly), (yh, ly)):
         for xi, wx in ((xl, 1 - lx), (xh, lx)):
             corners.append((yi * w + xi).reshape(-1))
