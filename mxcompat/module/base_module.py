@@ -120,6 +120,21 @@ class BaseModule:
         """Train for ``num_epoch`` epochs over ``train_data`` (MXNet's loop, logging and callbacks).
 
         ``initializer=None`` means MXNet's default ``Uniform(0.01)``."""
+        train_metric, val_metric = self._fit_setup(
+            train_data, eval_metric, kvstore, optimizer, optimizer_params, initializer, arg_params, aux_params,
+            allow_missing, force_rebind, force_init, num_epoch, validation_metric, monitor)
+        for epoch in range(begin_epoch, num_epoch):
+            started = time.time()
+            totals = self._train_epoch(epoch, train_data, train_metric, monitor, batch_end_callback,
+                                       sparse_row_id_fn)
+            self._end_epoch(epoch, started, totals, epoch_end_callback, eval_data, val_metric, eval_end_callback,
+                            eval_batch_end_callback)
+            train_data.reset()
+
+    def _fit_setup(self, train_data, eval_metric, kvstore, optimizer, optimizer_params, initializer, arg_params,
+                   aux_params, allow_missing, force_rebind, force_init, num_epoch, validation_metric, monitor):
+        """What ``fit`` does before its first epoch (bind, monitor, parameters, optimizer); returns the training
+        metric (an EvalMetric) and the validation metric (as given)."""
         from ..initializer import Uniform
         if num_epoch is None:
             raise MXNetError('please specify number of epochs')
@@ -131,31 +146,31 @@ class BaseModule:
                          arg_params=arg_params, aux_params=aux_params, allow_missing=allow_missing,
                          force_init=force_init)
         self.init_optimizer(kvstore=kvstore, optimizer=optimizer, optimizer_params=optimizer_params)
-        train_metric = _as_metric(eval_metric)
-        val_metric = eval_metric if validation_metric is None else validation_metric
+        return _as_metric(eval_metric), eval_metric if validation_metric is None else validation_metric
+
+    def _end_epoch(self, epoch, started, totals, epoch_end_callback, eval_data, val_metric, eval_end_callback,
+                   eval_batch_end_callback):
+        """What ``fit`` does after each epoch's batches: log, bring the devices in line, callbacks, validation."""
         log = self.logger.info
+        for name, val in totals:
+            log('Epoch[%d] Train-%s=%f', epoch, name, val)
+        log('Epoch[%d] Time cost=%.3f', epoch, time.time() - started)
+        # a get/set round trip, as MXNet does to bring every device copy in line
+        synced = self.get_params()
+        self.set_params(*synced)
+        if epoch_end_callback is not None:
+            for cb in _as_list(epoch_end_callback):
+                cb(epoch, self.symbol, *synced)
+        if eval_data is not None:
+            scores = self.score(eval_data, val_metric, score_end_callback=eval_end_callback,
+                                batch_end_callback=eval_batch_end_callback, epoch=epoch)
+            for name, val in scores:
+                log('Epoch[%d] Validation-%s=%f', epoch, name, val)
 
-        for epoch in range(begin_epoch, num_epoch):
-            started = time.time()
-            for name, val in self._train_epoch(epoch, train_data, train_metric, monitor, batch_end_callback,
-                                               sparse_row_id_fn):
-                log('Epoch[%d] Train-%s=%f', epoch, name, val)
-            log('Epoch[%d] Time cost=%.3f', epoch, time.time() - started)
-            # a get/set round trip, as MXNet does to bring every device copy in line
-            synced = self.get_params()
-            self.set_params(*synced)
-            if epoch_end_callback is not None:
-                for cb in _as_list(epoch_end_callback):
-                    cb(epoch, self.symbol, *synced)
-            if eval_data is not None:
-                scores = self.score(eval_data, val_metric, score_end_callback=eval_end_callback,
-                                    batch_end_callback=eval_batch_end_callback, epoch=epoch)
-                for name, val in scores:
-                    log('Epoch[%d] Validation-%s=%f', epoch, name, val)
-            train_data.reset()
-
-    def _train_epoch(self, epoch, train_data, eval_metric, monitor, batch_end_callback, sparse_row_id_fn):
-        """One pass over ``train_data``; returns the metric's global values taken after the last batch.
+    def _train_epoch(self, epoch, train_data, eval_metric, monitor, batch_end_callback, sparse_row_id_fn,
+                     local_totals=False):
+        """One pass over ``train_data``; returns the metric's global values (local ones with ``local_totals``)
+        taken after the last batch.
 
         The following batch is fetched (and prepared) before the current batch's callbacks run, as in MXNet."""
         eval_metric.reset()
@@ -175,7 +190,7 @@ class BaseModule:
             if monitor is not None:
                 monitor.toc_print()
             if queued is None:
-                totals = eval_metric.get_global_name_value()
+                totals = eval_metric.get_name_value() if local_totals else eval_metric.get_global_name_value()
             if batch_end_callback is not None:
                 _call_all(batch_end_callback, BatchEndParam(epoch, nbatch, eval_metric, locals()))
             nbatch += 1

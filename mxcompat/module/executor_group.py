@@ -3,14 +3,17 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..base import MXNetAssertionError, MXNetError, MXNetValueError
+from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
 from ..ndarray import ndarray as _nd
 
 
 def _desc(d):
-    """(name, shape) of a DataDesc, a (name, shape) pair or anything with .name/.shape."""
+    """(name, shape) of a DataDesc, a (name, shape) pair or anything with .name/.shape; anything else raises
+    ``MXNetTypeError`` (MXNet's TypeError from ``DataDesc(*d)``)."""
     if hasattr(d, 'name') and hasattr(d, 'shape'):
         return d.name, tuple(d.shape)
+    if not isinstance(d, (list, tuple)) or not 2 <= len(d) <= 4:
+        raise MXNetTypeError('data/label shapes must be DataDescs or (name, shape) pairs, got %r' % (d,))
     name, shape = d[0], d[1]
     return name, tuple(shape)
 

@@ -207,8 +207,7 @@ class Module(BaseModule):
         if self._params_dirty:
             self._sync_params_from_devices()
         kv, update_on_kv = _create_kvstore(kvstore, len(self._context), self._arg_params)
-        workers = kv.num_workers if kv is not None and 'dist' in kv.type and '_sync' in kv.type else 1
-        rescale_grad = 1.0 / (self._exec_group.batch_size * workers)
+        rescale_grad = self._default_rescale_grad(kv)
         optimizer = self._build_optimizer(optimizer, optimizer_params, rescale_grad,
                                           self._optimizer_index(update_on_kv))
         self._optimizer, self._kvstore, self._update_on_kvstore = optimizer, kv, update_on_kv
@@ -219,6 +218,11 @@ class Module(BaseModule):
         pending, self._preload_opt_states = self._preload_opt_states, None
         if pending is not None:
             self.load_optimizer_states(pending)
+
+    def _default_rescale_grad(self, kv):
+        """1 / (batch size x workers of a synchronous distributed store): gradients are sums over the batch."""
+        workers = kv.num_workers if kv is not None and 'dist' in kv.type and '_sync' in kv.type else 1
+        return 1.0 / (self._exec_group.batch_size * workers)
 
     def _optimizer_index(self, update_on_kv):
         """Optimizer index -> parameter name: one index per parameter on the store, else one per (param, device)."""
