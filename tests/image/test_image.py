@@ -112,6 +112,16 @@ def test_resize_short_copy_make_border_and_out():
         mx.image.imresize(srcf.astype('float16'), 4, 5)
 
 
+def test_copy_make_border_isolated_flag_and_scalar_values():
+    # MXNet 1.9.1 (checked under the oracle): 16 is OpenCV's BORDER_ISOLATED flag, 16 = constant, 17 = replicate;
+    # a scalar `values` is the first channel's value
+    img = mx.nd.ones((1, 1, 3), dtype='uint8')
+    assert mx.image.copyMakeBorder(img, 1, 0, 0, 0, type=16, values=5).asnumpy()[0, 0].tolist() == [5, 0, 0]
+    assert mx.image.copyMakeBorder(img, 1, 0, 0, 0, type=16, values=(9, 8)).asnumpy()[0, 0].tolist() == [9, 8, 0]
+    assert mx.image.copyMakeBorder(img, 1, 0, 0, 0, type=16, value=4).asnumpy()[0, 0].tolist() == [4, 4, 4]
+    assert mx.image.copyMakeBorder(img * 3, 1, 0, 0, 0, type=17).asnumpy()[:, 0].tolist() == [[3, 3, 3]] * 2
+
+
 def test_scale_down_and_crops():
     assert mx.image.scale_down((640, 480), (720, 120)) == (640, 106)
     assert mx.image.scale_down((360, 1000), (480, 500)) == (360, 375)
