@@ -343,19 +343,26 @@ def scale_down(src_size, size):
 
 
 _BORDER_MODES = {1: 'edge', 2: 'symmetric', 3: 'wrap', 4: 'reflect'}  # OpenCV's BORDER_* numbers
+_BORDER_ISOLATED = 16  # OpenCV's flag: do not look outside an ROI (a whole image has no outside)
 
 
 def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out=None):  # noqa: A002
     """Pad an HxWxC image with OpenCV's border types: 0 constant (``values`` per channel, or ``value``),
     1 replicate, 2 reflect (``fedcba|abcdef``), 3 wrap, 4 reflect-101 (``fedcb|abcdef``). (MXNet's docstring lists
-    another order; these are the numbers OpenCV, and so MXNet, actually use.)"""
+    another order; these are the numbers OpenCV, and so MXNet, actually use.) OpenCV's BORDER_ISOLATED flag (16,
+    as in ``type=16``) changes nothing for a whole image and is accepted. A scalar ``values`` is one value, for the
+    first channel. Differs from MXNet: channels past the ``values`` given are filled with 0; MXNet reads past the
+    end of ``values`` there, so its fill is undefined (often 0)."""
     if src.ndim != 3:
         raise MXNetValueError('_cvcopyMakeBorder: expects an HxWxC image, got shape %s' % (src.shape,))
     if src._t.dtype not in _RESIZE_DTYPES:
         raise MXNetTypeError('_cvcopyMakeBorder: dtype %s is not supported' % np.dtype(src.dtype).name)
     a = src.asnumpy()
     pads = ((int(top), int(bot)), (int(left), int(right)), (0, 0))
+    type = type & ~_BORDER_ISOLATED if isinstance(type, int) else type  # noqa: A001
     if type == 0:
+        if isinstance(values, numeric_types):
+            values = (values,)
         fill = list(values) if len(values) else [value] * 3
         fill = (fill + [0.0] * 4)[:a.shape[2]]
         res = np.empty((a.shape[0] + pads[0][0] + pads[0][1], a.shape[1] + pads[1][0] + pads[1][1], a.shape[2]),
@@ -955,20 +962,28 @@ class ImageIter(io.DataIter):
                 break
             img = self.imdecode(raw)
             try:
-                self.check_valid_image(img)
+                img, label = self._checked_sample(img, label)
             except RuntimeError as err:
                 logging.debug('Invalid image, skipping:  %s', str(err))
                 continue
-            batch_data[filled] = self.postprocess_data(self.augmentation_transform(img))
-            batch_label[filled] = label
+            self._store_sample(batch_data, batch_label, filled, img, label)
             filled += 1
         return filled
+
+    def _checked_sample(self, img, label):
+        """The decoded sample, or a RuntimeError if it must be skipped."""
+        self.check_valid_image(img)
+        return img, label
+
+    def _store_sample(self, batch_data, batch_label, slot, img, label):
+        """Augment a checked sample and write it into the batch (augmenter errors are not skipped, as in MXNet)."""
+        batch_data[slot] = self.postprocess_data(self.augmentation_transform(img))
+        batch_label[slot] = label
 
     def next(self):
         """The next DataBatch (``pad`` counts the filler images of the last batch)."""
         if self._cache_data is None:
-            batch_data = nd.zeros((self.batch_size,) + tuple(self.data_shape))
-            batch_label = nd.empty(self.provide_label[0][1])
+            batch_data, batch_label = self._new_batch()
             filled = self._batchify(batch_data, batch_label)
         else:
             assert self._cache_label is not None, "_cache_label didn't have values"
@@ -978,6 +993,10 @@ class ImageIter(io.DataIter):
         if missing:
             self._finish_short_batch(batch_data, batch_label, filled)
         return io.DataBatch([batch_data], [batch_label], pad=missing)
+
+    def _new_batch(self):
+        """Fresh (data, label) arrays for one batch."""
+        return nd.zeros((self.batch_size,) + tuple(self.data_shape)), nd.empty(self.provide_label[0][1])
 
     def _finish_short_batch(self, batch_data, batch_label, filled):
         """Handle a batch the epoch ran out on, as ``last_batch_handle`` asks."""
