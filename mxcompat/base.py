@@ -1,15 +1,16 @@
 """Errors and small helpers shared across mxcompat (MXNet's ``mxnet.base``).
 
-Differs from MXNet: besides ``MXNetError`` (a ``RuntimeError``), errors that MXNet's C++ core reports as
-``ValueError``/``TypeError``/``IndexError``/``NotImplementedError`` are raised here as classes that subclass
-*both* ``MXNetError`` and the matching Python error, so either ``except`` clause catches them.
+Differs from MXNet: besides ``MXNetError`` (a ``RuntimeError``), errors that MXNet reports as ``ValueError``/
+``TypeError``/``IndexError``/``KeyError``/``NotImplementedError`` are raised here as classes that subclass *both*
+``MXNetError`` and the matching Python error, so either ``except`` clause catches them.
 """
 import ast
 import os
 
 import numpy as np
 
-__all__ = ['MXNetError', 'MXNetValueError', 'MXNetTypeError', 'MXNetIndexError', 'MXNetNotImplementedError',
+__all__ = ['MXNetError', 'MXNetValueError', 'MXNetTypeError', 'MXNetIndexError', 'MXNetKeyError',
+           'MXNetNotImplementedError',
            'NotImplementedForSymbol', 'NotSupportedForSparseNDArray', 'string_types', 'numeric_types',
            'integer_types', 'py_str', 'data_dir']
 
@@ -34,6 +35,10 @@ class MXNetTypeError(MXNetError, TypeError):
 
 class MXNetIndexError(MXNetError, IndexError):
     """An ``MXNetError`` that is also an ``IndexError``."""
+
+
+class MXNetKeyError(MXNetError, KeyError):
+    """An ``MXNetError`` that is also a ``KeyError`` (an unknown name where MXNet's frontend raises ``KeyError``)."""
 
 
 class MXNetAssertionError(MXNetValueError, AssertionError):

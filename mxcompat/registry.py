@@ -5,7 +5,7 @@ import warnings
 
 from .base import MXNetAssertionError, MXNetTypeError, string_types
 
-__all__ = ['get_register_func', 'get_alias_func', 'get_create_func', 'make_registry']
+__all__ = ['get_registry', 'get_register_func', 'get_alias_func', 'get_create_func', 'make_registry']
 
 _FAMILIES = {}
 
@@ -87,6 +87,12 @@ def _family(base_class, nickname):
     if fam is None:
         fam = _FAMILIES[base_class] = make_registry(base_class, nickname)
     return fam
+
+
+def get_registry(base_class):
+    """A copy of the ``{name: class}`` table registered for ``base_class`` (empty when nothing is)."""
+    fam = _FAMILIES.get(base_class)
+    return dict(fam[0]) if fam is not None else {}
 
 
 def get_register_func(base_class, nickname):
