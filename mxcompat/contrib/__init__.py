@@ -1,10 +1,21 @@
 """``mx.contrib``: the legacy ``contrib.autograd`` API, ``contrib.nd``/``contrib.sym`` (the registry's
 ``_contrib_*`` operators), ``contrib.io`` (``DataLoaderIter``), ``contrib.svrg_optimization`` (``SVRGModule``) and
-``contrib.text`` (vocabulary and token embeddings). ``contrib.amp``, ``onnx``, ``quantization`` and ``tensorboard``
-raise when used."""
+``contrib.text`` (vocabulary and token embeddings). ``contrib.amp``'s functions raise when called; ``onnx``,
+``quantization`` and ``tensorboard`` raise ``MXNetNotImplementedError`` when used."""
 from . import autograd, amp  # noqa: F401
 from . import io, svrg_optimization, text  # noqa: F401
 from ..ndarray import contrib as ndarray  # noqa: F401
 from ..ndarray import contrib as nd  # noqa: F401
 from ..symbol import contrib as symbol  # noqa: F401
 from ..symbol import contrib as sym  # noqa: F401
+
+_MISSING = {'onnx': 'ONNX import and export (mxcompat.porting converts MXNet files to torch, and torch.onnx exports)',
+            'quantization': 'INT8 quantization of symbols and Gluon blocks',
+            'tensorboard': 'the LogMetricsCallback for TensorBoard'}
+
+
+def __getattr__(attr):
+    if attr in _MISSING:
+        from ..base import unsupported
+        raise unsupported('mx.contrib.' + attr, _MISSING[attr], 'it is not implemented in this version of mxcompat')
+    raise AttributeError("module 'mxnet.contrib' has no attribute %r" % attr)

@@ -29,3 +29,11 @@ def test_amp_imports_and_raises_on_use():
 def test_contrib_namespaces_are_the_contrib_ops():
     assert mx.contrib.nd is mx.nd.contrib and mx.contrib.sym is mx.sym.contrib
     assert mx.contrib.nd.isnan(mx.nd.array([np.nan, 1.])).asnumpy().tolist() == [1, 0]
+
+
+@pytest.mark.parametrize('name', ['onnx', 'quantization', 'tensorboard'])
+def test_missing_contrib_modules_raise_naming_themselves(name):
+    with pytest.raises(MXNetNotImplementedError, match='mx.contrib.' + name):
+        getattr(mx.contrib, name)
+    with pytest.raises(AttributeError, match='no_such_module'):
+        mx.contrib.no_such_module
