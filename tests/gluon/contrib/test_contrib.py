@@ -232,8 +232,7 @@ def test_deferred_shapes_inside_hybridized_container(make):
     assert net(mx.nd.ones((1, 2, 5, 5))).shape[:2] in ((1, 3), (1, 2))
 
 
-GAPS = [(lambda: c.estimator, 'mx.gluon.contrib.estimator'),
-        (lambda: c.data.text, 'mx.gluon.contrib.data.text')]
+GAPS = [(lambda: c.data.text, 'mx.gluon.contrib.data.text')]
 
 
 @pytest.mark.parametrize('access, api', GAPS)
