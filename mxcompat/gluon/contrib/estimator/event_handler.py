@@ -212,8 +212,13 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
                 estimator.logger.info((msg + _metric_text(self.metrics)).rstrip(', '))
         self.batch_index += 1
 
+    def _logs_epochs(self):
+        # true unless log_interval was changed after __init__ to something it does not accept
+        return isinstance(self.log_interval, int) or self.log_interval == 'epoch'
+
     def epoch_begin(self, estimator, *args, **kwargs):
-        # log_interval is always an int or 'epoch' here (checked in __init__), so every epoch is logged
+        if not self._logs_epochs():
+            return
         self.epoch_start = time.time()
         # the Estimator names its training metrics 'training ...': that is how a training epoch is told
         # from a validation pass
@@ -224,8 +229,9 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
             estimator.logger.info('Validation Begin')
 
     def epoch_end(self, estimator, *args, **kwargs):
-        msg = '[Epoch %d] Finished in %.3fs, ' % (self.current_epoch, time.time() - self.epoch_start)
-        estimator.logger.info((msg + _metric_text(self.metrics)).rstrip(', '))
+        if self._logs_epochs():
+            msg = '[Epoch %d] Finished in %.3fs, ' % (self.current_epoch, time.time() - self.epoch_start)
+            estimator.logger.info((msg + _metric_text(self.metrics)).rstrip(', '))
         self.current_epoch += 1
         self.batch_index = 0
 
