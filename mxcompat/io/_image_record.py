@@ -87,6 +87,23 @@ def _resize(img, w, h, interp):
     return _resize_tensor(t, int(w), int(h), int(interp)).numpy()
 
 
+def shorter_edge_to(size, rows, cols):
+    """(width, height) with the shorter edge scaled to ``size`` (integer arithmetic, as MXNet's ``resize``)."""
+    return (size, size * rows // cols) if rows > cols else (size * cols // rows, size)
+
+
+def pick_interp(method, g, ow, oh, nw, nh):
+    """MXNet's interpolation choice for a resize from ow x oh to nw x nh: 9 is cubic to enlarge, area to shrink,
+    else bilinear; 10 draws one of 0-4 from ``g``; any other value is used as it is."""
+    if method == 9:
+        if nw > ow and nh > oh:
+            return 2
+        return 3 if (nw < ow and nh < oh) else 1
+    if method == 10:
+        return R.uniform_int(g, 0, 4)
+    return method
+
+
 class _Augmenter:
     """MXNet's DefaultImageAugmenter on a BGR(A) uint8 HxWxC image, with its random draws in the same order."""
 
@@ -98,24 +115,14 @@ class _Augmenter:
             self.max_ar, self.min_ar = np.float32(1 + p.max_aspect_ratio), np.float32(1 - p.max_aspect_ratio)
 
     def _interp(self, g, ow, oh, nw, nh):
-        m = self.p.inter_method
-        if m == 9:
-            if nw > ow and nh > oh:
-                return 2
-            return 3 if (nw < ow and nh < oh) else 1
-        if m == 10:
-            return R.uniform_int(g, 0, 4)
-        return m
+        return pick_interp(self.p.inter_method, g, ow, oh, nw, nh)
 
     def __call__(self, res, g):
         p = self.p
         H, W = p.data_shape[1], p.data_shape[2]
         if p.resize != -1:
             rows, cols = res.shape[:2]
-            if rows > cols:
-                nh, nw = p.resize * rows // cols, p.resize
-            else:
-                nh, nw = p.resize, p.resize * cols // rows
+            nw, nh = shorter_edge_to(p.resize, rows, cols)
             if p.inter_method not in (0, 1, 2, 3, 4, 9, 10):
                 raise MXNetError('ImageRecordIter: invalid inter_method: valid value 0,1,2,3,9,10')
             res = _resize(res, nw, nh, self._interp(g, cols, rows, nw, nh))
@@ -212,6 +219,28 @@ def _gray_first_is_red(img):
     return (c0 * 4899 + c1 * 9617 + c2 * 1868 + 8192) >> 14
 
 
+def decode_record(api, rec, channels):
+    """One record -> (header, HxWxC uint8 BGR(A) image), decoded as ``cv::imdecode`` with the flag MXNet's
+    iterators pick from the channel count (1: gray, 3: colour, 4: unchanged and must have 4 channels)."""
+    from ..image.image import _decode_numpy
+    header, content = unpack(rec)
+    img = _decode_numpy(bytes(content), {1: 0, 3: 1, 4: -1}[channels], bgr=True)
+    if channels == 4 and (img.ndim != 3 or img.shape[2] != 4):
+        raise MXNetError('%s: Invalid image with index %d. Expected 4 channels, got %d'
+                         % (api, header.id, 1 if img.ndim == 2 else img.shape[2]))
+    return header, img if img.ndim == 3 else img[:, :, None]
+
+
+def load_mean_image(api, path):
+    """The one array of an ``nd.save`` file (MXNet's mean image), as float32 numpy."""
+    from .. import ndarray as nd
+    data = nd.load(path)
+    arrays = list(data.values()) if isinstance(data, dict) else data
+    if len(arrays) != 1:
+        raise MXNetError('%s: Invalid mean image file format' % api)
+    return arrays[0].asnumpy().astype(np.float32)
+
+
 # ---- record sources (dmlc's InputSplit for recordio and indexed_recordio) -------------------------------------------
 def _read_record_at(f):
     """Read one (possibly split) record at the current position; None at the end."""
@@ -246,8 +275,8 @@ def _seek_record_begin(f, pos, size):
 class _RecSplit:
     """A plain .rec file (part ``part_index`` of ``num_parts`` by bytes), read in chunks of about 64 MB."""
 
-    def __init__(self, p):
-        self.f = _open_local('ImageRecordIter', p.path_imgrec)
+    def __init__(self, p, api='ImageRecordIter'):
+        self.f = _open_local(api, p.path_imgrec)
         size = os.fstat(self.f.fileno()).st_size
         step = (size + p.num_parts - 1) // p.num_parts
         step = (step + 3) // 4 * 4
@@ -355,11 +384,7 @@ class _ImageRecordParser:
     def _mean_image(self):
         from .. import ndarray as nd
         if os.path.exists(self.p.mean_img):
-            data = nd.load(self.p.mean_img)
-            arrays = list(data.values()) if isinstance(data, dict) else data
-            if len(arrays) != 1:
-                raise MXNetError('%s: Invalid mean image file format' % self.api)
-            self.meanimg = arrays[0].asnumpy().astype(np.float32)
+            self.meanimg = load_mean_image(self.api, self.p.mean_img)
             return
         logging.info('Cannot find %s: create mean image, this will take some time...', self.p.mean_img)
         total, count = None, 0
@@ -377,14 +402,7 @@ class _ImageRecordParser:
 
     # -- one record -> (CHW array, label) --
     def _decode(self, rec):
-        from ..image.image import _decode_numpy
-        header, content = unpack(rec)
-        c = self.p.data_shape[0]
-        img = _decode_numpy(bytes(content), {1: 0, 3: 1, 4: -1}[c], bgr=True)
-        if c == 4 and (img.ndim != 3 or img.shape[2] != 4):
-            raise MXNetError('%s: Invalid image with index %d. Expected 4 channels, got %d'
-                             % (self.api, header.id, 1 if img.ndim == 2 else img.shape[2]))
-        return header, img if img.ndim == 3 else img[:, :, None]
+        return decode_record(self.api, rec, self.p.data_shape[0])
 
     def _label(self, header):
         p = self.p

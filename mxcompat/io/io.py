@@ -1,5 +1,6 @@
 """``mx.io``: data iterators (``DataIter`` protocol, ``NDArrayIter``, ``ResizeIter``, ``PrefetchingIter``) and the
-iterators MXNet implements in C++ (``CSVIter``, ``MNISTIter``, ``ImageRecordIter``), here in Python.
+iterators MXNet implements in C++ (``CSVIter``, ``MNISTIter``, ``ImageRecordIter``, ``ImageDetRecordIter``),
+here in Python.
 
 Differs from MXNet: the C++-style iterators are ``MXDataIter`` objects over a Python batch source, so they
 read local files only; each batch holds fresh arrays (MXNet recycles its buffers after ``prefetch_buffer``
@@ -14,7 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..base import MXNetError, parse_bool, parse_tuple, unsupported
+from ..base import MXNetError, parse_bool, parse_float_tuple, parse_tuple, unsupported
 from ..ndarray import NDArray, array, concat, tile
 from ..ndarray.ndarray import _wrap
 from ..context import cpu
@@ -583,6 +584,10 @@ class _Params:
                 return float(v)
             if kind == 'Shape(tuple)':
                 return parse_tuple(v)
+            if kind == 'tuple of <float>':
+                return parse_float_tuple(v)
+            if kind == 'tuple of <int>':
+                return tuple(int(x) for x in parse_float_tuple(v))
             if kind == 'int or None':
                 return None if v is None or str(v) == 'None' else int(v)
             if kind == 'float or None':
@@ -853,8 +858,22 @@ def _image_record(name, dtype=None):
 
 
 def _image_det_record_iter(**kwargs):
-    """Object-detection RecordIO iterator: not supported."""
-    raise unsupported('mx.io.ImageDetRecordIter', 'the iterator', 'object detection data loading is not ported')
+    """Batches of images and padded object-detection labels from a .rec file (MXNet's ImageDetRecordIter).
+
+    Each label row is ``[channels, rows, cols, n, label[0:n], label_pad_value...]`` of width
+    ``label_pad_width + 4`` (without ``label_pad_width``, the widest label of the file), where ``label`` is the
+    record's ``[A, B, header..., objects...]`` after the detection augmenter (``resize``, ``rand_mirror_prob``,
+    ``rand_pad_prob``, ``rand_crop_prob`` with its samplers, ``random_contrast_prob``, ``resize_mode``).
+
+    Differs from MXNet: images are decoded with Pillow and resized by mxcompat's OpenCV-rule resizing, so JPEG
+    and interpolated pixels can differ by a little; random draws follow MXNet's engines as with one decoding
+    thread. The HLS jitter (``max_random_hue``/``max_random_saturation``/``max_random_illumination`` with a
+    probability > 0), ``aug_seq='aug_default'``, ``shuffle_chunk_size`` that splits the file, remote paths and
+    directories raise ``MXNetNotImplementedError``. Unknown arguments warn (MXNet ignores them silently). With a
+    .rec file larger than one read chunk (64 MB here, MXNet's is smaller), ``shuffle`` shuffles within other chunks.
+    """
+    from ._image_det_record import image_det_record_iter
+    return image_det_record_iter(kwargs)
 
 
 CSVIter = _creator('CSVIter', _csv_iter)
