@@ -206,10 +206,8 @@ class BaseModule:
         return self._symbol
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
-        """Nothing to prepare for dense parameters (row_sparse pulls are not supported)."""
-        if sparse_row_id_fn is not None:
-            from ..base import unsupported
-            raise unsupported('Module.prepare', 'sparse_row_id_fn', 'sparse parameters are not supported')
+        """Nothing to do. Differs from MXNet: every device holds its parameters whole (row_sparse ones too), so
+        the rows ``sparse_row_id_fn`` names need no pull."""
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
         """Assign parameter values: through ``init_params`` when every value is required, else through the

@@ -4,18 +4,18 @@ from collections import OrderedDict
 import numpy as np
 
 from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
+from ..io.io import DataDesc
 from ..ndarray import ndarray as _nd
 
 
 def _desc(d):
-    """(name, shape) of a DataDesc, a (name, shape) pair or anything with .name/.shape; anything else raises
-    ``MXNetTypeError`` (MXNet's TypeError from ``DataDesc(*d)``)."""
+    """A DataDesc (shape as a tuple) for a DataDesc, a (name, shape[, dtype, layout]) sequence or anything with
+    .name/.shape; anything else raises ``MXNetTypeError`` (MXNet's TypeError from ``DataDesc(*d)``)."""
     if hasattr(d, 'name') and hasattr(d, 'shape'):
-        return d.name, tuple(d.shape)
+        return DataDesc(d.name, tuple(d.shape), getattr(d, 'dtype', np.float32), getattr(d, 'layout', 'NCHW'))
     if not isinstance(d, (list, tuple)) or not 2 <= len(d) <= 4:
         raise MXNetTypeError('data/label shapes must be DataDescs or (name, shape) pairs, got %r' % (d,))
-    name, shape = d[0], d[1]
-    return name, tuple(shape)
+    return DataDesc(d[0], tuple(d[1]), *d[2:])
 
 
 def _layout_axis(d):

@@ -42,6 +42,9 @@ class Module(BaseModule):
         _check_module_names(symbol, *named.values())
         not_params = set(self._data_names + self._label_names + self._state_names)
         self._param_names = [arg for arg in symbol.list_arguments() if arg not in not_params]
+        attrs = symbol.attr_dict()
+        # parameters declared stype='row_sparse': MXNet gives them row_sparse gradients (lazy updates)
+        self._row_sparse_params = [attrs.get(n, {}).get('__storage_type__') == '1' for n in self._param_names]
         self._aux_names = symbol.list_auxiliary_states()
         self._output_names = symbol.list_outputs()
         # nothing bound, initialised or optimised yet
@@ -159,7 +162,7 @@ class Module(BaseModule):
         self._data_shapes = [_desc(d) for d in data_shapes]
         self._label_shapes = [_desc(d) for d in label_shapes] if label_shapes else None
         names = [n for n, _ in self._data_shapes]
-        if names != self._data_names:
+        if sorted(names) != sorted(self._data_names):  # MXNet compares sorted names; data_shapes' order is used
             raise MXNetValueError('Data provided by data_shapes don\'t match names specified by data_names (%s vs. %s)'
                                   % (names, self._data_names))
         shared_group = None if shared_module is None else shared_module._exec_group
@@ -307,6 +310,11 @@ class Module(BaseModule):
         self._need('binded', 'params_initialized', 'optimizer_initialized')
         self._params_dirty = True
         params, grads, names = self._exec_group.param_arrays, self._exec_group.grad_arrays, self._param_names
+        if any(self._row_sparse_params):
+            # the executors compute these gradients dense: compressed to their nonzero rows, the updaters update
+            # only those rows, as MXNet's do with its row_sparse gradients
+            grads = [[g.tostype('row_sparse') if (rsp and g is not None) else g for g in gs]
+                     for gs, rsp in zip(grads, self._row_sparse_params)]
         if self._update_on_kvstore:
             for i, (ws, gs) in enumerate(zip(params, grads)):
                 if gs[0] is None:
