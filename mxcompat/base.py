@@ -80,6 +80,15 @@ class NotSupportedForSparseNDArray(_NotAvailableFor):
     _kind = ' is not supported for SparseNDArray and only available in NDArray.'
 
 
+def cpp_log(where, fmt, *args):
+    """Print a line where MXNet's C++ core logs one (dmlc ``LOG(INFO)``): to stderr as ``[HH:MM:SS] where: text``,
+    ``where`` being MXNet's source location. Unlike ``logging.info``, this leaves Python's logging unconfigured,
+    so a script's later ``logging.basicConfig(level=...)`` still takes effect, as it does with MXNet."""
+    import sys
+    import time
+    sys.stderr.write('[%s] %s: %s\n' % (time.strftime('%H:%M:%S'), where, fmt % args if args else fmt))
+
+
 def unsupported(api, what, why=''):
     """Build the error for a known gap: names the MXNet API and the argument or feature."""
     return MXNetNotImplementedError('%s: %s is not supported by mxcompat%s' % (api, what, ('; ' + why) if why else ''))

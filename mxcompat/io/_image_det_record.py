@@ -32,14 +32,13 @@ Differs from MXNet:
   (MXNet fails at the first batch with the same message).
 * Unknown arguments give a warning; MXNet ignores them silently.
 """
-import logging
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..base import MXNetError, unsupported
+from ..base import MXNetError, cpp_log, unsupported
 from . import _cxxrandom as R
 from ._image_record import _RecSplit, _resize, decode_record, load_mean_image, pick_interp, shorter_edge_to
 from .io import MXDataIter, _BatchLoader, _open_local, _Params, _Prefetched, _REQUIRED, _BATCH, _PREFETCH
@@ -328,7 +327,8 @@ def _read_det_imglist(path, label_width, verbose):
                 vals = fields[1:-1]
             labels[int(float(fields[0]))] = np.array([float(v) for v in vals], _F)
     if verbose:
-        logging.info('Loaded ImageList from %s %d Image records', path, len(labels))
+        cpp_log('../src/io/iter_image_det_recordio.cc:109',
+                'Loaded ImageList from %s %d Image records', path, len(labels))
     return labels
 
 
@@ -360,7 +360,8 @@ class _DetInstances:
         # MXNet decodes with at most (cores - 1) threads; the count does not change the output
         self.threads = max(1, min(p.preprocess_threads, (os.cpu_count() or 2) - 1))
         if p.verbose:
-            logging.info('ImageDetRecordIOParser: %s, use %d threads for decoding..', p.path_imgrec, self.threads)
+            cpp_log('../src/io/iter_image_det_recordio.cc:282',
+                    'ImageDetRecordIOParser: %s, use %d threads for decoding..', p.path_imgrec, self.threads)
         self.split = _RecSplit(p, API)
         self.pad_width = self._label_pad_width()
         if p.shuffle_chunk_size > 0:
@@ -394,7 +395,8 @@ class _DetInstances:
                                  % (API, width, widest))
             width = widest
         if p.verbose:
-            logging.info('ImageDetRecordIOParser: %s, label padding width: %d', p.path_imgrec, width)
+            cpp_log('../src/io/iter_image_det_recordio.cc:339',
+                    'ImageDetRecordIOParser: %s, label padding width: %d', p.path_imgrec, width)
         return width
 
     def _record_label(self, header):
@@ -418,7 +420,8 @@ class _DetInstances:
         if os.path.exists(self.p.mean_img):
             self.meanimg = load_mean_image(API, self.p.mean_img)
             return
-        logging.info('Cannot find %s: create mean image, this will take some time...', self.p.mean_img)
+        cpp_log('../src/io/iter_normalize.h:383',
+                'Cannot find %s: create mean image, this will take some time...', self.p.mean_img)
         total, count = None, 0
         while True:  # MXNet averages the normalized images (std and scale applied), consuming one epoch of draws
             inst = self.next()
@@ -431,7 +434,7 @@ class _DetInstances:
             raise MXNetError('%s: input iterator failed: no image to create the mean image from' % API)
         self.meanimg = total * _F(1.0 / count)
         nd.save(self.p.mean_img, {'mean_img': nd.array(self.meanimg)})
-        logging.info('Save mean image to %s..', self.p.mean_img)
+        cpp_log('../src/io/iter_normalize.h:408', 'Save mean image to %s..', self.p.mean_img)
         self.before_first()
 
     def _parse_chunk(self, chunk):

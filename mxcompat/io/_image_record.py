@@ -14,7 +14,6 @@ Not supported (raise): the affine augmentations (``max_rotate_angle``, ``rotate`
 ``max/min_img_size``), HSL jitter (``random_h/s/l``), other ``aug_seq`` values, ``shuffle_chunk_size``,
 remote paths and directories of .rec files.
 """
-import logging
 import os
 import struct
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import torch
 
-from ..base import MXNetError, unsupported
+from ..base import MXNetError, cpp_log, unsupported
 from ..recordio import _MAGIC, _MAGIC_BYTES, _LEN_MASK, unpack
 from . import _cxxrandom as R
 from .io import MXDataIter, _Params, _REQUIRED, _BATCH, _PREFETCH, _open_local
@@ -367,7 +366,8 @@ class _ImageRecordParser:
         if out_dtype != np.uint8 and p.mean_img:
             self._mean_image()
         if p.verbose:
-            logging.info('ImageRecordIOParser2: %s, use %d threads for decoding..', p.path_imgrec, self.threads)
+            cpp_log('../src/io/iter_image_recordio_2.cc:177',
+                    'ImageRecordIOParser2: %s, use %d threads for decoding..', p.path_imgrec, self.threads)
 
     def _read_imglist(self, path):
         labels = {}
@@ -386,7 +386,8 @@ class _ImageRecordParser:
         if os.path.exists(self.p.mean_img):
             self.meanimg = load_mean_image(self.api, self.p.mean_img)
             return
-        logging.info('Cannot find %s: create mean image, this will take some time...', self.p.mean_img)
+        cpp_log('../src/io/iter_image_recordio_2.cc:663',
+                'Cannot find %s: create mean image, this will take some time...', self.p.mean_img)
         total, count = None, 0
         while True:
             chunk = self.split.next_chunk(self.p.batch_size)
@@ -397,7 +398,7 @@ class _ImageRecordParser:
                 count += 1
         self.meanimg = total * np.float32(1.0 / count)
         nd.save(self.p.mean_img, {'mean_img': nd.array(self.meanimg)})
-        logging.info('Save mean image to %s..', self.p.mean_img)
+        cpp_log('../src/io/iter_image_recordio_2.cc:700', 'Save mean image to %s..', self.p.mean_img)
         self.split.before_first()
 
     # -- one record -> (CHW array, label) --

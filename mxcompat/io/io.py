@@ -15,7 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..base import MXNetError, parse_bool, parse_float_tuple, parse_tuple, unsupported
+from ..base import MXNetError, cpp_log, parse_bool, parse_float_tuple, parse_tuple, unsupported
 from ..ndarray import NDArray, array, concat, tile
 from ..ndarray.ndarray import _wrap
 from ..context import cpu
@@ -823,7 +823,9 @@ class _MNISTSource:
         self.loc = 0
         if not p.silent:
             shape = (p.batch_size, rows * cols) if p.flat else (p.batch_size, 1, rows, cols)
-            logging.info('MNISTIter: load %d images, shuffle=%d, shape=%s', len(self.images), p.shuffle, shape)
+            cpp_log('../src/io/iter_mnist.cc:109',
+                    'MNISTIter: load %d images, shuffle=%d, shape=(%s)', len(self.images), p.shuffle,
+                    ','.join(map(str, shape)))
 
     def _part(self, count):
         return (int(count / self.p.num_parts * self.p.part_index),

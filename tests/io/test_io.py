@@ -3,7 +3,9 @@
 References: batches recorded from the real MXNet 1.9.1 in tests/fixtures/io/io.json (see gen_io.py).
 """
 import json
+import os
 import pathlib
+import re
 import threading
 import warnings
 
@@ -275,3 +277,21 @@ def test_namespace():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         import mxcompat.io.io  # noqa: F401
+
+
+def test_c_core_log_lines_leave_python_logging_alone():
+    """MXNet prints MNISTIter's 'load' line from C++ to stderr; a script that configures logging afterwards (as
+    MXNet's examples do) still gets its INFO lines. Run in a fresh interpreter: pytest configures logging itself."""
+    import subprocess
+    import sys
+    code = ('import logging, mxcompat as mx\n'
+            'mx.io.MNISTIter(image=%r, label=%r, batch_size=10, flat=True)\n'
+            'logging.basicConfig(level=logging.DEBUG)\n'
+            'logging.info("after")\n' % (str(FIX / 'mnist-images-idx3'), str(FIX / 'mnist-labels-idx1')))
+    res = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert res.returncode == 0, res.stderr
+    lines = res.stderr.splitlines()
+    assert re.fullmatch(r'\[\d\d:\d\d:\d\d\] \.\./src/io/iter_mnist\.cc:109: MNISTIter: load \d+ images, '
+                        r'shuffle=1, shape=\(10,\d+\)', lines[0]), lines
+    assert lines[-1] == 'INFO:root:after'
