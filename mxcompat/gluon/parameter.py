@@ -27,6 +27,7 @@ from ..context import Context, cpu, current_context
 from ..ndarray import ndarray as _nd
 from ..ndarray import sparse as _sparse
 from ..ndarray.ndarray import NDArray
+from ..operator.nn import forget_kept
 from ..symbol import Symbol
 from .. import symbol as _symbol
 from ..util import _np_shape_level
@@ -380,7 +381,14 @@ class Parameter:
         value = value.detach()
         with torch.no_grad():
             for arr in self._data:
-                arr._t.copy_(value)
+                if type(arr) is NDArray:
+                    # through .data, which torch's version counter does not see: a recorded graph that saved this
+                    # parameter reads the new value at backward, as MXNet's does (spectral norm's power iteration
+                    # sets its vector under autograd.pause() after using it), instead of failing torch's check
+                    arr._t.data.copy_(value)
+                    forget_kept(arr._t)
+                else:  # sparse storage keeps compressed parts keyed on the version counter
+                    arr._t.copy_(value)
 
     def row_sparse_data(self, row_id):
         """Only for row_sparse parameters (raises here, as MXNet)."""

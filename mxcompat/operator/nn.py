@@ -345,6 +345,12 @@ def _kept(table, weight, key, make):
     return hit[1]
 
 
+def forget_kept(weight):
+    """Drop what ``_kept`` holds for ``weight``: for a write its version counter does not see."""
+    _REORDERED.pop(weight, None)
+    _CHANNELS_LAST.pop(weight, None)
+
+
 def _packed_geometry(data, weight, pad, dilate):
     """The layouts the reordered-weight path is used for: a nonempty batch, no dilation, padding smaller than the
     kernel and a map at least as big as the kernel. (With a 1x1 kernel, stride 2, padding 1 and dilation 2 on a

@@ -83,3 +83,33 @@ def test_parameter_dict_files_match_mxnet(tmp_path):
     other.collect_params().load(golden.path('mlp_pdict.params'))
     for a, b in zip(net.collect_params().values(), other.collect_params().values()):
         np.testing.assert_array_equal(a.data().asnumpy(), b.data().asnumpy())
+
+
+def test_set_data_after_recording_is_read_at_backward_as_in_mxnet():
+    # spectral norm's pattern: use a vector in the graph, then update it under pause(); MXNet 1.9.1's backward
+    # reads the buffer as it is then: w.grad [[2,2,2],[2,2,2]], u.grad [[5,7,9]] (recorded with the oracle)
+    p = mx.gluon.Parameter('u', shape=(1, 3), init=mx.init.One())
+    p.initialize()
+    w = mx.nd.array([[1., 2., 3.], [4., 5., 6.]])
+    w.attach_grad()
+    with mx.autograd.record():
+        u = p.data()
+        v = mx.nd.dot(u, w.T)
+        with mx.autograd.pause():
+            p.set_data(u * 2)
+        loss = mx.nd.sum(v)
+    loss.backward()
+    assert w.grad.asnumpy().tolist() == [[2, 2, 2], [2, 2, 2]]
+    assert p.grad().asnumpy().tolist() == [[5, 7, 9]]
+    assert p.data().asnumpy().tolist() == [[2, 2, 2]]
+
+
+def test_set_data_reaches_a_convolution_that_kept_its_weight():
+    net = mx.gluon.nn.Conv2D(64, 3, in_channels=64)
+    net.initialize()
+    net.hybridize()
+    x = mx.nd.random.uniform(shape=(1, 64, 8, 8))
+    net(x).wait_to_read()
+    net(x).wait_to_read()  # (a kept reordered or channels-last weight, where the layout is used)
+    net.weight.set_data(mx.nd.zeros(net.weight.shape))
+    assert np.abs(net(x).asnumpy()).max() == 0
