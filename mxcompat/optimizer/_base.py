@@ -126,8 +126,9 @@ class Optimizer:
             learning_rate = 0.01
         self.lr = learning_rate
         if lr_scheduler is not None and learning_rate is not None and lr_scheduler.base_lr != learning_rate:
-            warnings.warn(UserWarning('learning rate from ``lr_scheduler`` has been overwritten by '
-                                      '``learning_rate`` in optimizer.'))
+            # MXNet prints the warning object to stdout rather than raising it through ``warnings``
+            print(UserWarning('learning rate from ``lr_scheduler`` has been overwritten by '
+                              '``learning_rate`` in optimizer.'))
             lr_scheduler.base_lr = learning_rate
         self.wd = wd
         self.lr_mult = {}
