@@ -59,4 +59,7 @@ def install_alias(force=False):
             if not getattr(mod, '__name__', '').startswith('mxcompat'):
                 del sys.modules[k]
     sys.meta_path.insert(0, _MXNetAlias())
+    # pickles then name the class as MXNet does, mxnet.ndarray.ndarray.NDArray, so real MXNet can load them
+    from .ndarray.ndarray import NDArray
+    NDArray.__module__ = 'mxnet.ndarray.ndarray'
     return True

@@ -379,17 +379,24 @@ class NDArray:
         return id(self) // 16
 
     def __reduce__(self):
-        return (_unpickle, (self.asnumpy(), self._ctx.device_type, self._ctx.device_id))
+        # MXNet's layout, NDArray(None) then {'handle': the raw array record}, so real MXNet reads the pickle when
+        # the class is recorded under MXNet's name (the mxnet alias does that: see _alias.install_alias); 'ctx'
+        # is ours (MXNet reads only 'handle')
+        from . import _codec
+        t = self._t.detach()
+        raw = _codec.dumps_record(t, np_shape=t.dim() == 0)
+        return (NDArray, (None,), {'handle': bytearray(raw), 'ctx': (self._ctx.device_type, self._ctx.device_id)})
 
     def __setstate__(self, state):
-        # Pickles written by real MXNet carry {'handle': raw NDArray bytes}.
+        # {'handle': raw NDArray record}, as MXNet pickles it (and 'ctx' when mxcompat wrote it)
         from . import _codec
         raw = state.get('handle') if isinstance(state, dict) else None
         if raw is None:
             raise MXNetError('NDArray: cannot unpickle state of type %s' % type(state).__name__)
         t = _codec.loads_record(raw)
-        self._t = t
-        self._ctx = cpu(0)
+        ctx = Context(*state['ctx']) if 'ctx' in state else cpu(0)
+        self._t = t if ctx.device_type == 'cpu' else t.to(ctx.torch_device)
+        self._ctx = ctx
 
     # -- python protocol ----------------------------------------------------------------------------------------
     def __len__(self):
@@ -702,6 +709,7 @@ def _positive_steps(key, shape):
     return tuple(new), flips
 
 
+# (pickles written by mxcompat before MXNet's layout was adopted name this function)
 def _unpickle(data, dev_type, dev_id):
     return array(data, ctx=Context(dev_type, dev_id), dtype=data.dtype)
 

@@ -1,4 +1,5 @@
 """NDArray behaviour beyond the expression table: aliasing, pickling, interop, out=, printing."""
+import os
 import pickle
 
 import numpy as np
@@ -177,3 +178,47 @@ def test_zeros_ones_need_np_shape_for_zero_size_and_0d():
     with mx.np_shape(True):
         assert mx.nd.zeros(()).shape == () and mx.nd.ones((0, 1, 0, 4)).shape == (0, 1, 0, 4)
         assert mx.nd.full((), 2).asscalar() == 2
+
+
+_PICKLE_WRITER = ('import pickle, sys, mxnet as mx\n'
+                  "a = {'f32': mx.nd.array([[1.5, 2], [3, 4]]), 'i64': mx.nd.array([1, 2], dtype='int64'),\n"
+                  "     'f16': mx.nd.array([0.5, -2], dtype='float16'), 'u8': mx.nd.array([7], dtype='uint8')}\n"
+                  "pickle.dump(a, open(sys.argv[1], 'wb'))\n")
+
+
+def _write_pickle_under_alias(tmp_path):
+    import subprocess
+    import sys
+    path = str(tmp_path / 'arrays.pkl')
+    r = subprocess.run([sys.executable, '-m', 'mxcompat', '-c', _PICKLE_WRITER, path], capture_output=True,
+                       text=True, timeout=120, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert r.returncode == 0, r.stderr
+    return path
+
+
+def test_pickles_written_under_the_alias_use_mxnets_class_and_layout(tmp_path):
+    import pickletools
+    path = _write_pickle_under_alias(tmp_path)
+    with open(path, 'rb') as f:
+        strings = [arg for op, arg, _ in pickletools.genops(f) if isinstance(arg, str)]
+    assert 'mxnet.ndarray.ndarray' in strings and 'NDArray' in strings and 'mxcompat' not in ' '.join(strings)
+    mx.install_alias()
+    with open(path, 'rb') as f:
+        d = pickle.load(f)
+    assert d['f32'].asnumpy().tolist() == [[1.5, 2], [3, 4]] and d['i64'].dtype is np.int64
+    assert d['f16'].dtype is np.float16 and d['u8'].asnumpy().tolist() == [7]
+
+
+@pytest.mark.oracle
+def test_pickles_written_under_the_alias_load_in_real_mxnet(tmp_path):
+    import subprocess
+    from tests.conftest import oracle_runner
+    path = _write_pickle_under_alias(tmp_path)
+    script = tmp_path / 'load.py'
+    script.write_text('import pickle, sys\nd = pickle.load(open(sys.argv[1], "rb"))\n'
+                      'print(sorted((k, v.dtype.__name__, v.asnumpy().ravel().tolist()) for k, v in d.items()))\n')
+    r = subprocess.run([oracle_runner(), str(script), path], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == str([('f16', 'float16', [0.5, -2.0]), ('f32', 'float32',
+                                                     [1.5, 2.0, 3.0, 4.0]), ('i64', 'int64', [1, 2]),
+                                                     ('u8', 'uint8', [7])])
