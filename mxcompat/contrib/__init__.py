@@ -1,7 +1,7 @@
 """``mx.contrib``: the legacy ``contrib.autograd`` API, ``contrib.nd``/``contrib.sym`` (the registry's
 ``_contrib_*`` operators), ``contrib.io`` (``DataLoaderIter``), ``contrib.svrg_optimization`` (``SVRGModule``) and
-``contrib.text`` (vocabulary and token embeddings). ``contrib.amp``'s functions raise when called; ``onnx``,
-``quantization`` and ``tensorboard`` raise ``MXNetNotImplementedError`` when used."""
+``contrib.text`` (vocabulary and token embeddings), ``contrib.amp`` (mixed precision; its graph conversions raise);
+``onnx``, ``quantization`` and ``tensorboard`` raise ``MXNetNotImplementedError`` when used."""
 from . import autograd, amp  # noqa: F401
 from . import io, svrg_optimization, text  # noqa: F401
 from ..ndarray import contrib as ndarray  # noqa: F401

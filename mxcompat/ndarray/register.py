@@ -102,12 +102,13 @@ def make_function(op, func_name=None):
                     if not isinstance(a, NDArray):
                         raise _input_error(op, 'data[%d]' % i, a)
                     sparse = True
-            if 'num_args' not in kwargs:
-                kwargs['num_args'] = len(args)
+            count = op.key_var_num_args
+            if count not in kwargs:
+                kwargs[count] = len(args)
             attrs = parse_cached(kwargs)
-            if attrs['num_args'] != len(args):
-                raise MXNetError('Operator %s: num_args=%d but %d inputs were given'
-                                 % (op.name, attrs['num_args'], len(args)))
+            if attrs[count] != len(args):
+                raise MXNetError('Operator %s: %s=%d but %d inputs were given'
+                                 % (op.name, count, attrs[count], len(args)))
             if sparse:
                 res = _sparse_dispatch(sparse_name, args, {k: v for k, v in attrs.items() if k != 'num_args'}, out)
                 if res is not NotImplemented:

@@ -156,7 +156,6 @@ def _cast(data, dtype):
 
 
 defop('Cast', _X, [('dtype', 'dtype', REQUIRED)], _cast, aliases=('cast',), doc='Cast to ``dtype``.', same_shape='*')
-defop('amp_cast', _X, [('dtype', 'dtype', REQUIRED)], _cast)
 
 
 def _clip(data, a_min, a_max):

@@ -367,16 +367,27 @@ def _reset_arrays(*data, num_arrays, num_args):
     return ()
 
 
-_FLOAT_RANK = {torch.float16: 0, torch.float32: 1}  # AMP casts between these two only; float64 is left alone
+_AMP_FLOATS = (torch.float32, torch.float16, torch.bfloat16)  # the only dtypes the AMP casts touch
 
 
-def _amp_multicast(*data, num_outputs, cast_narrow, num_args):
+def _amp_cast(data, dtype):
+    # MXNet's amp_cast casts float32/float16/bfloat16 only: other dtypes pass through unchanged
+    return data.to(dtype) if data.dtype in _AMP_FLOATS else data.clone()
+
+
+def _amp_multicast(*data, num_outputs, cast_narrow):
+    # MXNet's type rule, quirks included: without cast_narrow the target is float32 if any input is float32, else
+    # the first input's dtype (whatever it is: (int32, float16) -> int32); with cast_narrow it is float32 unless
+    # some input is float16/bfloat16, the last such one deciding. Only float32/16/bfloat16 inputs are cast.
     _check_count('amp_multicast', 'num_outputs', num_outputs, len(data))
-    floats = [d.dtype for d in data if d.dtype in _FLOAT_RANK]
-    if not floats:
-        floats = [torch.float32]
-    pick = (min if cast_narrow else max)(floats, key=_FLOAT_RANK.get)
-    out = tuple(d.to(pick) if d.dtype in _FLOAT_RANK else d.clone() for d in data)
+    if cast_narrow:
+        pick = torch.float32
+        for d in data:
+            if d.dtype is torch.float16 or d.dtype is torch.bfloat16:
+                pick = d.dtype
+    else:
+        pick = torch.float32 if any(d.dtype is torch.float32 for d in data) else data[0].dtype
+    out = tuple(d.to(pick) if d.dtype in _AMP_FLOATS else d.clone() for d in data)
     return out if len(out) > 1 else out[0]
 
 
@@ -392,8 +403,11 @@ defop('multi_lars', ('lrs', 'weights_sum_sq', 'grads_sum_sq', 'wds'),
 defop('reset_arrays', ('*data',), [('num_arrays', 'int', REQUIRED)], _reset_arrays, num_outputs=0,
       doc='Set every input to zero in place; no outputs.')
 defop('amp_multicast', ('*data',), [('num_outputs', 'int', REQUIRED), ('cast_narrow', 'bool', False)],
-      _amp_multicast, num_outputs=lambda a: a['num_outputs'],
-      doc='Cast float16/float32 inputs to the widest (narrowest with cast_narrow) of them; other dtypes unchanged.')
+      _amp_multicast, num_outputs=lambda a: a['num_outputs'], count='num_outputs',
+      input_names=lambda a: ['data_%d' % i for i in range(a['num_outputs'])],
+      doc='Cast the float32/float16/bfloat16 inputs to the widest (narrowest with cast_narrow) type among them.')
+defop('amp_cast', ('data',), [('dtype', 'dtype', REQUIRED)], _amp_cast,
+      doc='Cast float32/float16/bfloat16 data to dtype; data of other dtypes is returned unchanged.')
 
 
 # ---- random_pdf_* --------------------------------------------------------------------------------------------------

@@ -69,6 +69,8 @@ class OpDef:
     num_outputs  int, or ``callable(attrs) -> int``.
     infer      optional ``infer(shapes, dtypes, attrs) -> (out_shapes, out_dtypes)`` replacing meta-tensor inference.
     same_shape input names whose shape always equals the first output's (``'*'``: every input).
+    count      for a variadic op, the attribute holding the number of inputs (MXNet's key_var_num_args):
+               ``num_args`` unless the op counts them with one of its own parameters (amp_multicast's num_outputs).
     choices    {attr: allowed values}, checked on parse.
     head_grad  for loss heads whose backward ignores the head gradient (SoftmaxOutput, MakeLoss ...):
                ``head_grad(out, *inputs, **attrs)`` -> the gradient of input 0. Bound executors use it to seed
@@ -84,15 +86,15 @@ class OpDef:
 
     def __init__(self, name, inputs, params, impl, optional=(), aux=(), view=False, num_outputs=1, infer=None,
                  choices=None, aliases=(), doc=None, ndarray_only=False, output_names=None, input_names=None,
-                 same_shape=None, head_grad=None, bind=None):
+                 same_shape=None, head_grad=None, bind=None, count='num_args'):
         self.name = name
         self.head_grad = head_grad
         self.bind = bind
         self.variadic = len(inputs) == 1 and inputs[0].startswith('*')
         self.inputs = (inputs[0][1:],) if self.variadic else tuple(inputs)
-        self.key_var_num_args = 'num_args' if self.variadic else None
+        self.key_var_num_args = count if self.variadic else None
         plist = list(params)
-        if self.variadic and not any(p[0] == 'num_args' for p in plist):
+        if self.variadic and not any(p[0] == count for p in plist):
             plist.append(('num_args', 'int', None))
         self.params = {}
         for pname, kind, default in plist:
@@ -170,7 +172,7 @@ class OpDef:
         if self.input_names_fn is not None:
             return list(self.input_names_fn(attrs))
         if self.variadic:
-            n = num_args if num_args is not None else attrs.get('num_args')
+            n = num_args if num_args is not None else attrs.get(self.key_var_num_args)
             return ['arg%d' % i for i in range(n or 0)]
         return list(self.inputs)
 

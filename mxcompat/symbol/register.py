@@ -20,7 +20,7 @@ def make_function(op, func_name):
                 if not isinstance(a, Symbol):
                     raise MXNetTypeError('Operator %s: input %d must be a Symbol, got %s'
                                          % (op.name, i, type(a).__name__))
-            kwargs.setdefault('num_args', len(args))
+            kwargs.setdefault(op.key_var_num_args, len(args))
             ins = list(args)
         else:
             ins = {}

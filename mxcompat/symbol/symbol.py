@@ -508,13 +508,32 @@ class Symbol:
 
     # -- serialization ----------------------------------------------------------------------------------------
     def tojson(self, remove_amp_cast=True):
-        """MXNet 1.x symbol JSON (nnvm graph with ``mxnet_version``)."""
-        return _to_json(self)
+        """MXNet 1.x symbol JSON (nnvm graph with ``mxnet_version``); as in MXNet, the amp_cast/amp_multicast
+        nodes AMP inserted are left out unless ``remove_amp_cast=False``."""
+        return _to_json(self._without_amp_casts() if remove_amp_cast else self)
 
     def save(self, fname, remove_amp_cast=True):
-        """Write ``tojson()`` to ``fname`` (atomically)."""
+        """Write ``tojson(remove_amp_cast)`` to ``fname`` (atomically)."""
         from .._fileio import write_text
-        write_text(fname, self.tojson(), 'save symbol file')
+        write_text(fname, self.tojson(remove_amp_cast), 'save symbol file')
+
+    def _without_amp_casts(self):
+        """A copy in which each amp_cast/amp_multicast output is replaced by the input it casts."""
+        nodes = self._nodes()
+        if not any(n.op is not None and n.op.name in ('amp_cast', 'amp_multicast') for n in nodes):
+            return self
+        mapping = {}  # id(old node) -> new node, or the list of entries a cast node's outputs stand for
+
+        def resolve(src, i):
+            m = mapping[id(src)]
+            return m[i] if isinstance(m, list) else (m, i)
+
+        for n in nodes:
+            if n.op is not None and n.op.name in ('amp_cast', 'amp_multicast'):
+                mapping[id(n)] = [resolve(src, i) for src, i in n.inputs]
+            else:
+                mapping[id(n)] = _Node(n.op, n.name, n.attrs, [resolve(src, i) for src, i in n.inputs], n.subgraphs)
+        return Symbol([resolve(n, i) for n, i in self._outputs])
 
     def debug_str(self):
         lines = []
