@@ -10,6 +10,7 @@ import torch
 
 from .. import autograd as _ag
 from .. import engine
+from .. import _profstate
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
                     to_np_dtype, dtype_name)
 from ..context import Context, current_context, cpu
@@ -21,6 +22,7 @@ __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye'
            'to_dlpack_for_write', 'onehot_encode']
 
 _STATE = _ag.STATE
+_PROF = _profstate.FLAGS
 _STORAGE_TYPE_STR_TO_ID = {'undefined': -1, 'default': 0, 'row_sparse': 1, 'csr': 2}
 _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 py_slice = slice  # MXNet's name for the builtin (``nd.slice`` is an operator)
@@ -80,10 +82,19 @@ def _binary(self, other, fn, op, rfn=None):
     raise MXNetTypeError('type %s not supported' % str(type(other)))
 
 
+_SCALAR_OPS = {'broadcast_add': '_plus_scalar', 'broadcast_sub': '_minus_scalar', 'broadcast_mul': '_mul_scalar',
+               'broadcast_div': '_div_scalar', 'broadcast_mod': '_mod_scalar', 'broadcast_power': '_power_scalar'}
+
+
 def _binary_method(fn, op):
     """The method for ``self (op) other``: two NDArrays of one dtype inline (the usual case, without the two
-    calls of _binary and _wrap), anything else through ``_binary``."""
+    calls of _binary and _wrap), anything else through ``_binary``; while mx.profiler runs, as a range named
+    after MXNet's operator (``broadcast_add``, or ``_plus_scalar`` for a scalar ``other``)."""
+    scalar_op = _SCALAR_OPS[op]
+
     def method(self, other):
+        if _PROF.imperative:
+            return _profstate.run(op if isinstance(other, NDArray) else scalar_op, _binary, self, other, fn, op)
         if type(other) is NDArray:
             t, o = self._t, other._t
             if o.dtype is t.dtype:

@@ -8,6 +8,9 @@ from ..base import MXNetError, MXNetTypeError
 from ..context import current_context
 from ..operator import registry
 from .ndarray import NDArray, _wrap, _STATE
+from .. import _profstate
+
+_PROF = _profstate.FLAGS
 
 def _out_ctx(arrays, attrs):
     for a in arrays:
@@ -114,7 +117,10 @@ def make_function(op, func_name=None):
                 if res is not NotImplemented:
                     return res
             try:
-                res = impl(*[a._t for a in args], **attrs)
+                if _PROF.imperative:
+                    res = _profstate.run(op.name, impl, *[a._t for a in args], **attrs)
+                else:
+                    res = impl(*[a._t for a in args], **attrs)
             except MXNetError:
                 raise
             except (RuntimeError, IndexError, ValueError) as e:
@@ -157,7 +163,10 @@ def make_function(op, func_name=None):
                 else:
                     raise _input_error(op, iname, a)
             try:
-                res = impl(*tensors, **attrs)
+                if _PROF.imperative:
+                    res = _profstate.run(op.name, impl, *tensors, **attrs)
+                else:
+                    res = impl(*tensors, **attrs)
             except MXNetError:
                 raise
             except (RuntimeError, IndexError, ValueError) as e:
@@ -179,9 +188,9 @@ _UNSET = type('_Null', (), {'__repr__': lambda self: '_Null', '__slots__': ()})(
 # attributes) with inputs i0, i1, ... and attributes p0, p1, ...; each op's function is that code with its own
 # names (code.replace), so the import compiles 60 templates rather than 490 functions. The fast path takes NDArray
 # inputs (None for an optional one) and attributes by name, and looks their parsed form up by value; any other
-# call goes to ``general``.
+# call, or any call while mx.profiler runs, goes to ``general``.
 _TEMPLATE = """def front({signature}):
-    if out is None and not kwargs and {checks}:
+    if out is None and not kwargs and not _mx_PROF.imperative and {checks}:
         try:
             _mx_hit = _mx_cache[{key}]
         except KeyError:
@@ -261,7 +270,7 @@ def _front(op, general):
     scope = {'_mx_' + k: v for k, v in (
         ('NDArray', NDArray), ('type', type), ('STATE', _STATE), ('object_new', object.__new__), ('finish', _finish),
         ('MXNetError', MXNetError), ('op_error', _op_error), ('op', op), ('impl', impl), ('cache', cache),
-        ('new', new), ('general', general), ('given', _given), ('names', params))}
+        ('new', new), ('general', general), ('given', _given), ('names', params), ('PROF', _PROF))}
     return types.FunctionType(code, scope, op.name, (None,) * len(inputs) + (_UNSET,) * len(params) + (None, None))
 
 

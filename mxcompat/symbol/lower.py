@@ -12,11 +12,14 @@ import re
 import torch
 import torch.fx
 
+from .. import _profstate
 from ..autograd import _without_grad
 from ..base import MXNetError
 from .symbol import _aux_vars
 
 __all__ = ['lower', 'Lowered']
+
+_PROF = _profstate.FLAGS
 
 
 class Lowered:
@@ -50,11 +53,16 @@ def _ident(name, used):
 
 def _bind_op(op, attrs, fname):
     impl = op.impl
+    name = op.name
     if attrs:
         def call(*args):
+            if _PROF.symbolic:  # while mx.profiler runs: a range named after the MXNet operator
+                return _profstate.run(name, impl, *args, **attrs)
             return impl(*args, **attrs)
     else:
         def call(*args):
+            if _PROF.symbolic:
+                return _profstate.run(name, impl, *args)
             return impl(*args)
     call.__name__ = call.__qualname__ = fname
     call._mx_op = op.name
@@ -65,8 +73,11 @@ def _bind_op(op, attrs, fname):
 def _bind_head(op, attrs, fname):
     """The forward of a split loss head: its value, not recorded (the executor seeds its gradient)."""
     impl = op.impl
+    name = op.name
 
     def call(*args):
+        if _PROF.symbolic:
+            return _profstate.run(name, _without_grad, impl, *args, **attrs)
         return _without_grad(impl, *args, **attrs)
     call.__name__ = call.__qualname__ = fname
     call._mx_op = op.name
