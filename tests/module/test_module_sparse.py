@@ -3,7 +3,6 @@ order than data_names, and data_shapes/label_shapes as DataDescs; values recorde
 (tests/fixtures/module_sparse, generator beside them)."""
 import json
 import os
-import runpy
 
 import numpy as np
 import pytest
