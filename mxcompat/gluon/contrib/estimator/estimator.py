@@ -21,6 +21,15 @@ from .utils import _check_handler_metric_ref, _check_metrics, _suggest_metric_fo
 __all__ = ['Estimator']
 
 
+def _lacks_values(param):
+    """Whether ``param`` was never initialized (a deferred initialization counts as initialized)."""
+    try:
+        param.list_ctx()
+    except RuntimeError:
+        return True
+    return False
+
+
 class Estimator(object):
     """Trains ``net`` with ``loss`` from a gluon ``DataLoader`` through event handlers (``fit``), and evaluates
     ``val_net`` with ``val_loss`` (``evaluate``).
@@ -35,18 +44,14 @@ class Estimator(object):
 
     def __init__(self, net, loss, train_metrics=None, val_metrics=None, initializer=None, trainer=None,
                  context=None, val_net=None, val_loss=None, batch_processor=None):
-        self.net = net
-        self.loss = self._check_loss(loss)
-        self._train_metrics = _check_metrics(train_metrics)
-        self._val_metrics = _check_metrics(val_metrics)
-        self._add_default_training_metrics()
-        self._add_validation_metrics()
+        self.net, self.loss = net, self._check_loss(loss)
+        self._train_metrics, self._val_metrics = self._named_metrics(train_metrics, val_metrics)
+        self.val_net = net if val_net is None else val_net
         self.val_loss = self.loss if val_loss is None else self._check_loss(val_loss)
-        self.val_net = self.net if val_net is None else val_net
         self.logger = logging.Logger(name='Estimator', level=logging.INFO)
         self.logger.addHandler(logging.StreamHandler(sys.stdout))
         self.context = self._check_context(context)
-        self._initialize(initializer)
+        self._initialize_net(initializer)
         self.trainer = self._check_trainer(trainer)
         self.batch_processor = self._check_batch_processor(batch_processor)
 
@@ -84,13 +89,10 @@ class Estimator(object):
                                   'methods')
         return batch_processor
 
-    def _initialize(self, initializer):
-        if not self._is_initialized():
-            # only the parameters that are not initialized yet get initialized
-            if initializer:
-                self.net.initialize(init=initializer, ctx=self.context)
-            else:
-                self.net.initialize(ctx=self.context)
+    def _initialize_net(self, initializer):
+        if any(_lacks_values(p) for p in self.net.collect_params().values()):
+            # initialize() leaves parameters that already have values alone
+            self.net.initialize(**({'init': initializer} if initializer else {}), ctx=self.context)
         elif initializer:
             warnings.warn("Network already fully initialized, skipping initialization. You don't need to pass "
                           "initializer if you already initialized your net. You can use "
@@ -105,39 +107,26 @@ class Estimator(object):
                                   'gluon.Trainer:{}'.format(trainer))
         return trainer
 
-    def _is_initialized(self):
-        params = self.net.collect_params()
-        for name in params:
-            try:
-                params[name].list_ctx()
-            except RuntimeError:
-                return False
-        return True
-
     def _get_data_and_label(self, batch, ctx, batch_axis=0):
         data = split_and_load(batch[0], ctx_list=ctx, batch_axis=batch_axis)
         label = split_and_load(batch[1], ctx_list=ctx, batch_axis=batch_axis)
         return data, label
 
     # -- metrics ----------------------------------------------------------------------------------------------
-    def _add_default_training_metrics(self):
-        if not self._train_metrics:
-            suggested = _suggest_metric_for_loss(self.loss)
-            if suggested:
-                self._train_metrics = [suggested]
-            self._train_metrics.append(metric_loss(self.loss.name.rstrip('1234567890')))
-        # the prefix is how handlers tell training metrics from validation ones
-        for metric in self._train_metrics:
-            metric.name = 'training ' + metric.name
-
-    def _add_validation_metrics(self):
-        if not self._val_metrics:
-            self._val_metrics = [copy.deepcopy(m) for m in self._train_metrics]
-        for metric in self._val_metrics:
-            if 'training' in metric.name:
-                metric.name = metric.name.replace('training', 'validation')
-            else:
-                metric.name = 'validation ' + metric.name
+    def _named_metrics(self, train_metrics, val_metrics):
+        """The training and validation metrics, renamed 'training ...'/'validation ...' (how handlers tell them
+        apart). No training metrics: the loss's suggested metric (accuracy for softmax cross-entropy) and a
+        metric.Loss named after the loss; no validation metrics: copies of the training ones."""
+        train = _check_metrics(train_metrics)
+        if not train:
+            train = [m for m in (_suggest_metric_for_loss(self.loss),) if m]
+            train.append(metric_loss(self.loss.name.rstrip('1234567890')))
+        for m in train:
+            m.name = 'training ' + m.name
+        val = _check_metrics(val_metrics) or [copy.deepcopy(m) for m in train]
+        for m in val:
+            m.name = m.name.replace('training', 'validation') if 'training' in m.name else 'validation ' + m.name
+        return train, val
 
     @property
     def train_metrics(self):

@@ -78,32 +78,36 @@ class BatchEnd(EventHandler):
         return False
 
 
+def _every(count, period):
+    """Whether the ``count``-th event (1-based) is one of every ``period`` (never without a period)."""
+    return bool(period) and count % period == 0
+
+
 class StoppingHandler(TrainBegin, BatchEnd, EpochEnd):
     """Stops training after ``max_epoch`` epochs or ``max_batch`` batches (both taken from the estimator at
     train begin). Same as MXNet."""
 
     def __init__(self, max_epoch=None, max_batch=None):
-        self.max_epoch = max_epoch
-        self.max_batch = max_batch
-        self.current_batch = 0
-        self.current_epoch = 0
+        self.max_epoch, self.max_batch = max_epoch, max_batch
+        self.current_batch = self.current_epoch = 0
         self.stop_training = False
 
     def train_begin(self, estimator, *args, **kwargs):
         self.max_epoch, self.max_batch = estimator.max_epoch, estimator.max_batch
         self.current_batch = self.current_epoch = 0
 
-    def batch_end(self, estimator, *args, **kwargs):
-        self.current_batch += 1
-        if self.current_batch == self.max_batch:
-            self.stop_training = True
+    def _advance(self, counter, limit):
+        """One more batch or epoch; reaching ``limit`` stops training (and it stays stopped)."""
+        reached = getattr(self, counter) + 1
+        setattr(self, counter, reached)
+        self.stop_training = self.stop_training or reached == limit
         return self.stop_training
 
+    def batch_end(self, estimator, *args, **kwargs):
+        return self._advance('current_batch', self.max_batch)
+
     def epoch_end(self, estimator, *args, **kwargs):
-        self.current_epoch += 1
-        if self.current_epoch == self.max_epoch:
-            self.stop_training = True
-        return self.stop_training
+        return self._advance('current_epoch', self.max_epoch)
 
 
 class MetricHandler(EpochBegin, BatchEnd):
@@ -111,12 +115,11 @@ class MetricHandler(EpochBegin, BatchEnd):
     batch's loss, any other metric with labels and predictions). Same as MXNet."""
 
     def __init__(self, metrics, priority=-1000):
-        self.metrics = _check_metrics(metrics)
-        self.priority = priority
+        self.metrics, self.priority = _check_metrics(metrics), priority
 
     def epoch_begin(self, estimator, *args, **kwargs):
-        for metric in self.metrics:
-            metric.reset()
+        for m in self.metrics:
+            m.reset()
 
     def batch_end(self, estimator, *args, **kwargs):
         for metric in self.metrics:
@@ -132,14 +135,9 @@ class ValidationHandler(TrainBegin, BatchEnd, EpochEnd):
 
     def __init__(self, val_data, eval_fn, epoch_period=1, batch_period=None, priority=-1000,
                  event_handlers=None):
-        self.val_data = val_data
-        self.eval_fn = eval_fn
-        self.epoch_period = epoch_period
-        self.batch_period = batch_period
-        self.current_batch = 0
-        self.current_epoch = 0
-        self.priority = priority
-        self.event_handlers = event_handlers
+        self.val_data, self.eval_fn, self.event_handlers = val_data, eval_fn, event_handlers
+        self.epoch_period, self.batch_period, self.priority = epoch_period, batch_period, priority
+        self.current_batch = self.current_epoch = 0
 
     def _evaluate(self, estimator):
         self.eval_fn(val_data=self.val_data, batch_axis=estimator.batch_axis, event_handlers=self.event_handlers)
@@ -149,12 +147,12 @@ class ValidationHandler(TrainBegin, BatchEnd, EpochEnd):
 
     def batch_end(self, estimator, *args, **kwargs):
         self.current_batch += 1
-        if self.batch_period and self.current_batch % self.batch_period == 0:
+        if _every(self.current_batch, self.batch_period):
             self._evaluate(estimator)
 
     def epoch_end(self, estimator, *args, **kwargs):
         self.current_epoch += 1
-        if self.epoch_period and self.current_epoch % self.epoch_period == 0:
+        if _every(self.current_epoch, self.epoch_period):
             self._evaluate(estimator)
 
 
@@ -172,12 +170,8 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
         super(LoggingHandler, self).__init__()
         if not isinstance(log_interval, int) and log_interval != 'epoch':
             raise MXNetValueError("log_interval must be either an integer or string 'epoch'")
-        self.metrics = _check_metrics(metrics)
-        self.batch_index = 0
-        self.current_epoch = 0
-        self.processed_samples = 0
-        self.priority = priority
-        self.log_interval = log_interval
+        self.metrics, self.priority, self.log_interval = _check_metrics(metrics), priority, log_interval
+        self.batch_index = self.current_epoch = self.processed_samples = 0
         self.log_interval_time = 0
 
     def train_begin(self, estimator, *args, **kwargs):
@@ -272,21 +266,15 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
 
     def __init__(self, model_dir, model_prefix='model', monitor=None, verbose=0, save_best=False, mode='auto',
                  epoch_period=1, batch_period=None, max_checkpoints=5, resume_from_checkpoint=False):
-        self.monitor = monitor
-        self.verbose = verbose
+        self.monitor, self.verbose, self.save_best = monitor, verbose, save_best
         os.makedirs(model_dir, exist_ok=True)
-        self.model_dir = model_dir
-        self.model_prefix = model_prefix
-        self.save_best = save_best
+        self.model_dir, self.model_prefix = model_dir, model_prefix
         if save_best and not isinstance(monitor, EvalMetric):
             raise MXNetValueError('To save best model only, please provide one of the metric objects from '
                                   'estimator.train_metrics and estimator.val_metrics as monitor.')
-        self.epoch_period = epoch_period
-        self.batch_period = batch_period
-        self.current_batch = 0
-        self.current_epoch = 0
-        self.max_checkpoints = max_checkpoints
-        self.resume_from_checkpoint = resume_from_checkpoint
+        self.epoch_period, self.batch_period = epoch_period, batch_period
+        self.max_checkpoints, self.resume_from_checkpoint = max_checkpoints, resume_from_checkpoint
+        self.current_batch = self.current_epoch = 0
         self.saved_checkpoints = []
         if save_best:
             self.monitor_op = _choose_monitor_op(mode, monitor, 'ModelCheckpoint')
@@ -306,15 +294,16 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                 raise MXNetAssertionError(msg)
             self._resume_from_checkpoint(estimator)
 
+    # the checkpoint is named after the count before this batch/epoch; the counter moves on afterwards
     def batch_end(self, estimator, *args, **kwargs):
-        if self.current_batch == 0:
+        if not self.current_batch:
             self._save_symbol(estimator)
-        if self.batch_period and (self.current_batch + 1) % self.batch_period == 0:
+        if _every(self.current_batch + 1, self.batch_period):
             self._save_checkpoint(estimator)
         self.current_batch += 1
 
     def epoch_end(self, estimator, *args, **kwargs):
-        if self.epoch_period and (self.current_epoch + 1) % self.epoch_period == 0:
+        if _every(self.current_epoch + 1, self.epoch_period):
             self._save_checkpoint(estimator)
         self.current_epoch += 1
 
@@ -438,17 +427,12 @@ class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
         if isinstance(monitor, CompositeEvalMetric):
             raise MXNetValueError('CompositeEvalMetric is not supported for EarlyStoppingHandler, please specify '
                                   'a simple metric instead.')
-        self.monitor = monitor
-        self.baseline = baseline
-        self.patience = patience
-        self.min_delta = min_delta
-        self.wait = 0
-        self.stopped_epoch = 0
-        self.current_epoch = 0
-        self.stop_training = False
+        self.monitor, self.baseline, self.patience = monitor, baseline, patience
         self.monitor_op = _choose_monitor_op(mode, monitor, 'EarlyStopping')
-        if self.monitor_op is np.less:
-            self.min_delta *= -1
+        # an improvement is a move of at least |min_delta| in the monitored direction
+        self.min_delta = -min_delta if self.monitor_op is np.less else min_delta
+        self.wait = self.stopped_epoch = self.current_epoch = 0
+        self.stop_training = False
 
     def train_begin(self, estimator, *args, **kwargs):
         self.wait = self.stopped_epoch = self.current_epoch = 0
@@ -462,13 +446,11 @@ class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
                 '%s is not updated, make sure you pass one of the metric objects from estimator.train_metrics '
                 'and estimator.val_metrics as monitor.' % name))
         elif self.monitor_op(value - self.min_delta, self.best):
-            self.best = value
-            self.wait = 0
+            self.best, self.wait = value, 0
         else:
             self.wait += 1
-            if self.wait >= self.patience:
-                self.stopped_epoch = self.current_epoch
-                self.stop_training = True
+            if self.wait >= self.patience:  # out of patience: stop, remembering the epoch it happened at
+                self.stop_training, self.stopped_epoch = True, self.current_epoch
         self.current_epoch += 1
         return self.stop_training
 
@@ -486,6 +468,5 @@ class GradientUpdateHandler(BatchEnd):
         self.priority = priority
 
     def batch_end(self, estimator, *args, **kwargs):
-        loss = kwargs['loss']
-        loss = loss if isinstance(loss, list) else [loss]
-        estimator.trainer.step(sum(one.shape[0] for one in loss))
+        losses = kwargs['loss'] if isinstance(kwargs['loss'], list) else [kwargs['loss']]
+        estimator.trainer.step(sum(one.shape[0] for one in losses))
