@@ -33,11 +33,10 @@ class DataLoaderIter(DataIter):
             raise MXNetValueError('DataLoaderIter: the loader must yield (data, label) pairs, got %s'
                                   % (type(first).__name__ if not isinstance(first, (list, tuple))
                                      else '%d items' % len(first)))
-        data, label = first
-        self.batch_size = data.shape[0]
-        self.dtype = dtype
-        self.provide_data = [DataDesc(data_name, data.shape, dtype)]
-        self.provide_label = [DataDesc(label_name, label.shape, dtype)]
+        # the first batch fixes the batch size and the shapes announced; iteration then starts afresh
+        self.provide_data, self.provide_label = ([DataDesc(name, arr.shape, dtype)]
+                                                 for name, arr in zip((data_name, label_name), first))
+        self.batch_size, self.dtype = first[0].shape[0], dtype
         self._current_batch = None
         self.reset()
 

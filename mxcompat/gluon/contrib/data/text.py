@@ -27,26 +27,24 @@ class _LanguageModelDataset(_DownloadedDataset):
     ``frequencies`` counts its tokens."""
 
     def __init__(self, root, namespace, vocabulary):
-        self._vocab = vocabulary
-        self._counter = None
-        self._namespace = namespace
+        self._given_vocab, self._token_counts, self._repo_namespace = vocabulary, None, namespace
         super().__init__(root, None)
 
     @property
     def vocabulary(self):
         """The ``Vocabulary`` indexing the tokens."""
-        return self._vocab
+        return self._given_vocab
 
     @property
     def frequencies(self):
         """The ``collections.Counter`` of the segment's tokens (split at ' ' and newlines)."""
-        return self._counter
+        return self._token_counts
 
-    def _build_vocab(self, content):
-        if not self._counter:
-            self._counter = text.utils.count_tokens_from_str(content)
-        if not self._vocab:
-            self._vocab = text.vocab.Vocabulary(counter=self._counter, reserved_tokens=[EOS_TOKEN])
+    def _index_text(self, content):
+        """Count the tokens of ``content`` and, without a given vocabulary, index them (``<eos>`` reserved)."""
+        self._token_counts = self._token_counts or text.utils.count_tokens_from_str(content)
+        if not self._given_vocab:
+            self._given_vocab = text.vocab.Vocabulary(counter=self._token_counts, reserved_tokens=[EOS_TOKEN])
 
 
 class _WikiText(_LanguageModelDataset):
@@ -59,16 +57,16 @@ class _WikiText(_LanguageModelDataset):
         super().__init__(root, self._namespace_name, vocab)
 
     def _read_batch(self, filename):
-        with open(filename, 'r', encoding='utf8') as fin:
-            content = fin.read()
-        self._build_vocab(content)
+        with open(filename, encoding='utf8') as f:
+            content = f.read()
+        self._index_text(content)
         tokens = []
         for line in content.splitlines():
             words = line.split()
             if words:
                 tokens.extend(words)
                 tokens.append(EOS_TOKEN)
-        indices = self._vocab.to_indices(tokens)
+        indices = self._given_vocab.to_indices(tokens)
         return np.array(indices[:-1], dtype=np.int32), np.array(indices[1:], dtype=np.int32)
 
     def _segment_file(self):
@@ -90,7 +88,7 @@ class _WikiText(_LanguageModelDataset):
     def _fetch(self, path, file_name, file_sha1):
         """Fetch MXNet's archive into root (unless it is there with its SHA-1) and unpack its files flat there."""
         archive, archive_sha1 = self._archive_file
-        url = _get_repo_file_url('gluon/dataset/' + self._namespace, archive)
+        url = _get_repo_file_url('gluon/dataset/' + self._repo_namespace, archive)
         try:
             os.makedirs(self._root, exist_ok=True)
             archive_path = download(url, path=self._root, sha1_hash=archive_sha1)
