@@ -539,23 +539,24 @@ class Counter:
         self._value = int(value)
         self._emit()
 
+    def _adjust(self, change):
+        self._value += change
+        self._emit()
+        return self
+
     def increment(self, delta=1):
         """Add ``delta``."""
-        self._value += int(delta)
-        self._emit()
+        self._adjust(int(delta))
 
     def decrement(self, delta=1):
         """Subtract ``delta``."""
-        self._value -= int(delta)
-        self._emit()
+        self._adjust(-int(delta))
 
-    def __iadd__(self, delta):
-        self.increment(delta)
-        return self
+    def __iadd__(self, delta):  # ``counter += n``
+        return self._adjust(int(delta))
 
-    def __isub__(self, delta):
-        self.decrement(delta)
-        return self
+    def __isub__(self, delta):  # ``counter -= n``
+        return self._adjust(-int(delta))
 
     def __str__(self):
         return self.name

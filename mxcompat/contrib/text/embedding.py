@@ -126,7 +126,8 @@ class _TokenEmbedding(vocab.Vocabulary):
     def _load_pretrained(self, cls, pretrained_file_name, embedding_root, init_unknown_vec, vocabulary):
         """Load ``cls``'s pretrained file (space-separated values), then re-index by ``vocabulary`` if given."""
         self._load_embedding(cls._get_pretrained_file(embedding_root, pretrained_file_name), ' ', init_unknown_vec)
-        self._build_embedding_for_vocabulary(vocabulary)
+        if vocabulary is not None:
+            self._adopt_vocabulary(vocabulary, [self])
 
     # ---- loading ---------------------------------------------------------------------------------------------------
     def _load_embedding(self, pretrained_file_path, elem_delim, init_unknown_vec, encoding='utf8'):
@@ -189,49 +190,39 @@ class _TokenEmbedding(vocab.Vocabulary):
         else:
             self._idx_to_vec[C.UNKNOWN_IDX] = nd.array(unknown_vec)
 
-    def _index_tokens_from_vocabulary(self, vocabulary):
-        self._token_to_idx = dict(vocabulary.token_to_idx)
-        self._idx_to_token = list(vocabulary.idx_to_token)
+    def _adopt_vocabulary(self, vocabulary, sources):
+        """Index exactly ``vocabulary``'s tokens, each token's vector being the vectors ``sources`` (a token
+        embedding or a list of them, read before the re-indexing) give it, side by side; row 0 holds their
+        unknown vectors."""
+        _check(isinstance(vocabulary, vocab.Vocabulary),
+               'The argument `vocabulary` must be an instance of mxnet.contrib.text.vocab.Vocabulary, got %s.'
+               % type(vocabulary).__name__)
+        sources = sources if isinstance(sources, list) else [sources]
+        for embed in sources:
+            _check(isinstance(embed, _TokenEmbedding),
+                   'The argument `token_embeddings` must be an instance or a list of instances of '
+                   'mxnet.contrib.text.embedding._TokenEmbedding, got %s.' % type(embed).__name__)
+        width = sum(embed.vec_len for embed in sources)
+        if width == 0:  # MXNet fails in nd.zeros then
+            raise MXNetError('Cannot make an embedding of vector length 0 (token_embeddings: %r).' % (sources,))
+        tokens = vocabulary.idx_to_token
+        table = nd.zeros(shape=(len(tokens), width))
+        start = 0
+        for embed in sources:
+            stop = start + embed.vec_len
+            table[0, start:stop] = embed.idx_to_vec[0]
+            table[1:, start:stop] = embed.get_vecs_by_tokens(tokens[1:])
+            start = stop
+        self._vec_len, self._idx_to_vec = width, table
+        self._token_to_idx, self._idx_to_token = dict(vocabulary.token_to_idx), list(tokens)
         self._unknown_token = vocabulary.unknown_token
         reserved = vocabulary.reserved_tokens
         self._reserved_tokens = None if reserved is None else reserved[:]
 
-    def _set_idx_to_vec_by_embeddings(self, token_embeddings, vocab_len, vocab_idx_to_token):
-        """``idx_to_vec`` for the tokens ``vocab_idx_to_token``: each embedding's vectors side by side, row 0 being
-        their unknown vectors."""
-        width = sum(embed.vec_len for embed in token_embeddings)
-        if width == 0:  # MXNet fails in nd.zeros then
-            raise MXNetError('Cannot make an embedding of vector length 0 (token_embeddings: %r).'
-                             % (token_embeddings,))
-        table = nd.zeros(shape=(vocab_len, width))
-        start = 0
-        for embed in token_embeddings:
-            stop = start + embed.vec_len
-            table[0, start:stop] = embed.idx_to_vec[0]
-            table[1:, start:stop] = embed.get_vecs_by_tokens(vocab_idx_to_token[1:])
-            start = stop
-        self._vec_len = width
-        self._idx_to_vec = table
-
-    def _build_embedding_for_vocabulary(self, vocabulary):
-        if vocabulary is None:
-            return
-        _check(isinstance(vocabulary, vocab.Vocabulary),
-               'The argument `vocabulary` must be an instance of mxnet.contrib.text.vocab.Vocabulary, got %s.'
-               % type(vocabulary).__name__)
-        self._set_idx_to_vec_by_embeddings([self], len(vocabulary), vocabulary.idx_to_token)
-        self._index_tokens_from_vocabulary(vocabulary)
-
     # ---- public ----------------------------------------------------------------------------------------------------
-    @property
-    def vec_len(self):
-        """int: the length of each token's vector."""
-        return self._vec_len
-
-    @property
-    def idx_to_vec(self):
-        """NDArray (len(self), vec_len): row i is the vector of token i."""
-        return self._idx_to_vec
+    vec_len = property(lambda self: self._vec_len, doc="int: the length of each token's vector.")
+    idx_to_vec = property(lambda self: self._idx_to_vec,
+                          doc='NDArray (len(self), vec_len): row i is the vector of token i.')
 
     def get_vecs_by_tokens(self, tokens, lower_case_backup=False):
         """The vector of a token (1-D), or the vectors of a list of tokens (2-D); unindexed tokens get the unknown
@@ -332,21 +323,12 @@ class CustomEmbedding(_TokenEmbedding):
                  vocabulary=None, **kwargs):
         super().__init__(**kwargs)
         self._load_embedding(pretrained_file_path, elem_delim, init_unknown_vec, encoding)
-        self._build_embedding_for_vocabulary(vocabulary)
+        if vocabulary is not None:
+            self._adopt_vocabulary(vocabulary, [self])
 
 
 class CompositeEmbedding(_TokenEmbedding):
     """The tokens of ``vocabulary``, each with the vectors of ``token_embeddings`` (one or a list) concatenated."""
 
     def __init__(self, vocabulary, token_embeddings):  # pylint: disable=super-init-not-called
-        _check(isinstance(vocabulary, vocab.Vocabulary),
-               'The argument `vocabulary` must be an instance of mxnet.contrib.text.vocab.Vocabulary, got %s.'
-               % type(vocabulary).__name__)
-        if not isinstance(token_embeddings, list):
-            token_embeddings = [token_embeddings]
-        for embed in token_embeddings:
-            _check(isinstance(embed, _TokenEmbedding),
-                   'The argument `token_embeddings` must be an instance or a list of instances of '
-                   'mxnet.contrib.text.embedding._TokenEmbedding, got %s.' % type(embed).__name__)
-        self._index_tokens_from_vocabulary(vocabulary)
-        self._set_idx_to_vec_by_embeddings(token_embeddings, len(self), self.idx_to_token)
+        self._adopt_vocabulary(vocabulary, token_embeddings)

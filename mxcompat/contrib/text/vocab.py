@@ -57,25 +57,12 @@ class Vocabulary(object):
     def __len__(self):
         return len(self._idx_to_token)
 
-    @property
-    def token_to_idx(self):
-        """dict: each indexed token -> its index."""
-        return self._token_to_idx
-
-    @property
-    def idx_to_token(self):
-        """list: the indexed tokens, position = index."""
-        return self._idx_to_token
-
-    @property
-    def unknown_token(self):
-        """The token every unindexed token maps to (index 0)."""
-        return self._unknown_token
-
-    @property
-    def reserved_tokens(self):
-        """The reserved tokens (a copy of the argument), or None."""
-        return self._reserved_tokens
+    token_to_idx = property(lambda self: self._token_to_idx, doc='dict: each indexed token -> its index.')
+    idx_to_token = property(lambda self: self._idx_to_token, doc='list: the indexed tokens, position = index.')
+    unknown_token = property(lambda self: self._unknown_token,
+                             doc='The token every unindexed token maps to (index 0).')
+    reserved_tokens = property(lambda self: self._reserved_tokens,
+                               doc='The reserved tokens (a copy of the argument), or None.')
 
     def to_indices(self, tokens):
         """The index of a token, or the list of indices of a list of tokens; unindexed tokens give 0."""
