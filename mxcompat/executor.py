@@ -103,9 +103,11 @@ class Executor:
             cse = eliminate_common_expr(symbol)
             if cse.list_inputs() == symbol.list_inputs():
                 self._optimized = cse
+        # csr arguments that take no gradient reach the graph compressed (symbol/storage.py)
+        csr_args = _csr_arguments(arg_names, _as_list(arg_names, args, 'args'), grad_req, args_grad)
         # one lowering, with loss heads split: backward seeds their gradients directly (see Lowered); the plain
         # graph for users (graph_module) is built on first access
-        self._lowered = lower(self._optimized, shapes, split_heads=True)
+        self._lowered = lower(self._optimized, shapes, split_heads=True, csr_args=csr_args, sparse_grads=True)
         self._lowered.output_names = symbol.list_outputs()
         self._nout = len(self._lowered.output_names)
         self._plain = None if self._lowered.heads else self._lowered
@@ -133,6 +135,8 @@ class Executor:
             if g is None:
                 self._grad_req[i] = 'null'
         self.aux_arrays = _as_list(aux_names, aux_states, 'aux_states')
+        self._csr = [n in csr_args for n in arg_names]
+        self._any_csr = bool(csr_args)
         if any(r != 'null' for r in self._grad_req):
             # MXNet's zero-gradient propagation: inputs no gradient reaches are not recorded (their gradients
             # are written as zeros), so nothing is kept for them
@@ -212,10 +216,13 @@ class Executor:
             if isinstance(v, NDArray):
                 if v.shape != dst.shape:
                     raise MXNetValueError('forward: shape of %r is %s, bound as %s' % (k, v.shape, dst.shape))
-                dst._t.copy_(v._t)
+                copy_into(dst, v)
             else:
                 dst[:] = _nd_array(np.asarray(v), dtype=dst.dtype)
-        args = [a._t for a in self.arg_arrays]
+        if self._any_csr and self._monitor is None:
+            args = [a._csr_value() if csr else a._t for a, csr in zip(self.arg_arrays, self._csr)]
+        else:
+            args = [a._t for a in self.arg_arrays]
         aux = [a._t for a in self.aux_arrays]
         self._saved = None  # the previous pass's graph goes now: the new one reuses its memory
         prev_train = _ag.set_training(is_train)
@@ -255,8 +262,15 @@ class Executor:
         views of the bound tensors, so in-place writes to the arrays reach them; made again when an array's
         tensor is replaced)."""
         cache = self._leaf_cache
-        if cache is not None and all(map(operator.is_, args, cache[0])):
-            return cache[1]
+        if cache is not None:
+            if all(map(operator.is_, args, cache[0])):
+                return cache[1]
+            if self._any_csr and all(a is b or csr for a, b, csr in zip(args, cache[0], self._csr)):
+                leaves = cache[1]  # (kept, so the backward plan keyed on it stays): the new csr values go in
+                for i, csr in enumerate(self._csr):
+                    if csr:
+                        leaves[i] = args[i]
+                return leaves
         leaves = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
                   for t, track in zip(args, self._track)]
         self._leaf_cache = (args, leaves)
@@ -379,6 +393,9 @@ class Executor:
             _ag.set_training(prev)
         dsts, srcs = [], []
         for i, g in zip(want, grads):
+            if g is not None and g.layout is torch.sparse_coo:  # (from a csr product: symbol/storage.py)
+                _write_sparse_grad(self.grad_arrays[i], g, self._grad_req[i])
+                continue
             dst = self.grad_arrays[i]._t
             if g is None:
                 if self._grad_req[i] == 'write':
@@ -534,6 +551,63 @@ def _peak_bytes(graph, vals):
     return peak
 
 
+_STYPE_OF_ATTR = {'0': 'default', '1': 'row_sparse', '2': 'csr'}  # MXNet's enum in '__storage_type__'
+
+
+def _storage_types(symbol, stype_dict):
+    """{argument: storage type}: ``stype_dict``'s, else the variable's ``stype`` attribute."""
+    out = {n: _STYPE_OF_ATTR.get(a.get('__storage_type__'), 'default') for n, a in symbol.attr_dict().items()
+           if '__storage_type__' in a}
+    for n, st in (stype_dict or {}).items():
+        if st not in ('default', 'csr', 'row_sparse'):
+            raise MXNetValueError("simple_bind: stype_dict[%r] must be 'default', 'csr' or 'row_sparse', got %r"
+                                  % (n, st))
+        out[n] = st
+    return out
+
+
+def _csr_arguments(arg_names, args, grad_req, args_grad):
+    """The names of the CSRNDArray arguments that take no gradient: these reach the graph compressed."""
+    from .ndarray.sparse import CSRNDArray
+    if isinstance(grad_req, str):
+        reqs = dict.fromkeys(arg_names, grad_req)
+    elif isinstance(grad_req, dict):
+        reqs = grad_req
+    else:
+        reqs = dict(zip(arg_names, grad_req))
+    grads = args_grad if isinstance(args_grad, dict) else dict(zip(arg_names, args_grad or ()))
+    return frozenset(n for n, a in zip(arg_names, args) if isinstance(a, CSRNDArray)
+                     and (reqs.get(n, 'null') == 'null' or grads.get(n) is None))
+
+
+def copy_into(dst, src):
+    """Copy the values of ``src`` into the bound array ``dst`` of the same shape (a csr array takes the
+    components, without densifying)."""
+    from .ndarray.sparse import CSRNDArray
+    if isinstance(dst, CSRNDArray):
+        if isinstance(src, CSRNDArray):
+            dst._assign_comps([c.to(dst.context.torch_device, copy=True) for c in src._cmp()])
+        else:
+            dst._t = src._t.to(dst._tdtype, copy=True)
+    else:
+        dst._t.copy_(src._t)
+
+
+def _write_sparse_grad(arr, g, req):
+    """Write (or add) the sparse COO gradient ``g`` into the gradient array ``arr``: a row_sparse array takes the
+    rows it holds, a dense one its dense values."""
+    from .ndarray.sparse import RowSparseNDArray
+    g = g.coalesce()
+    rows, values = g.indices()[0], g.values()
+    if isinstance(arr, RowSparseNDArray) and req == 'write':
+        arr._assign_comps((values.to(arr._tdtype), rows))
+        return
+    dst = arr._t
+    if req == 'write':
+        dst.zero_()
+    dst.index_add_(0, rows, values.to(dst.dtype))
+
+
 def _op_def(n):
     from .operator import registry
     name = getattr(n.target, '_mx_op', None)
@@ -545,6 +619,9 @@ def _reshaped(a, shape):
     it), else a new zero array."""
     if a.shape == shape:
         return a
+    from .ndarray.sparse import BaseSparseNDArray, zeros as sparse_zeros
+    if isinstance(a, BaseSparseNDArray):  # (a csr input, a row_sparse gradient: of the same storage type)
+        return sparse_zeros(a.stype, shape, ctx=a.context, dtype=a.dtype)
     n = int(np.prod(shape))
     t = a._t
     if n <= t.numel() and t.is_contiguous():
@@ -554,9 +631,15 @@ def _reshaped(a, shape):
 
 def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, group2ctx=None,
                 shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
-    """Infer shapes and dtypes, allocate zero arrays (and gradients unless grad_req is 'null') and bind."""
-    if stype_dict and any(v != 'default' for v in stype_dict.values()):
-        raise unsupported('Symbol.simple_bind', 'stype_dict', 'sparse storage is not implemented')
+    """Infer shapes and dtypes, allocate zero arrays (and gradients unless grad_req is 'null') and bind.
+
+    Storage types come from ``stype_dict``, else from the variables' ``stype``. A csr argument gets a CSRNDArray,
+    which the graph reads compressed where it takes no gradient (symbol/storage.py); gradients are row_sparse
+    where MXNet's backward makes them so (``storage.row_sparse_grads``). Differs from MXNet: a row_sparse
+    argument gets a dense array (the whole weight, as every device holds it here)."""
+    stypes = _storage_types(symbol, stype_dict)
+    from .symbol.storage import row_sparse_grads
+    rsp_grads = row_sparse_grads(symbol, stypes)
     from .symbol.infer import infer
     from .base import to_torch_dtype
     # shapes and dtypes inferred together, so integer inputs (indices) are seen as such by shape inference
@@ -589,13 +672,21 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, 
         return NDArray._from_tensor(torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=ctx.torch_device),
                                     ctx)
 
+    def sparse_zeros(stype, shape, dtype):
+        from .ndarray import sparse
+        return sparse.zeros(stype, tuple(shape), ctx=ctx, dtype=dtype)
+
     args, grads = [], {}
     for n, s, t in zip(arg_names, arg_shapes, arg_types):
+        stype = stypes.get(n, 'default')
         a = shared.get(n)
-        args.append(a if a is not None and a.shape == tuple(s) else zeros(s, t))
+        if a is None or a.shape != tuple(s) or (stype == 'csr') != (a.stype == 'csr'):
+            a = sparse_zeros('csr', s, t) if stype == 'csr' else zeros(s, t)
+        args.append(a)
         if reqs.get(n, 'null') != 'null':
             g = shared_grads.get(n)
-            grads[n] = g if g is not None and g.shape == tuple(s) else zeros(s, t)
+            grads[n] = g if g is not None and g.shape == tuple(s) else \
+                sparse_zeros('row_sparse', s, t) if n in rsp_grads else zeros(s, t)
     aux = []
     for n, s, t in zip(symbol.list_auxiliary_states(), aux_shapes, aux_types):
         a = shared_aux.get(n)

@@ -4,8 +4,10 @@ from collections import OrderedDict
 import numpy as np
 
 from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
+from ..executor import copy_into
 from ..io.io import DataDesc
 from ..ndarray import ndarray as _nd
+from ..ndarray.sparse import CSRNDArray
 
 
 def _desc(d):
@@ -178,7 +180,7 @@ class ExecutorGroup:
             if name in self.param_names:
                 continue
             kept = store.get(name)
-            if kept is not None and kept.shape == arr.shape and kept.dtype == arr.dtype:
+            if kept is not None and kept.shape == arr.shape and kept.dtype == arr.dtype and kept.stype == arr.stype:
                 ex.arg_arrays[j] = kept
             else:
                 store[name] = arr
@@ -239,7 +241,7 @@ class ExecutorGroup:
                     if part.shape != dst.shape:
                         raise MXNetValueError('Module: %s has shape %s, bound as %s' % (name, part.shape,
                                                                                           dst.shape))
-                    dst._t.copy_(part._t)
+                    copy_into(dst, part)
                 else:
                     dst[:] = np.asarray(part)
 
@@ -324,6 +326,8 @@ class ExecutorGroup:
 
 
 def _slice_axis(arr, axis, sl):
+    if isinstance(arr, CSRNDArray) and axis == 0:
+        return arr[sl]
     if isinstance(arr, _nd.NDArray):
         idx = [slice(None)] * arr.ndim
         idx[axis] = sl

@@ -42,9 +42,6 @@ class Module(BaseModule):
         _check_module_names(symbol, *named.values())
         not_params = set(self._data_names + self._label_names + self._state_names)
         self._param_names = [arg for arg in symbol.list_arguments() if arg not in not_params]
-        attrs = symbol.attr_dict()
-        # parameters declared stype='row_sparse': MXNet gives them row_sparse gradients (lazy updates)
-        self._row_sparse_params = [attrs.get(n, {}).get('__storage_type__') == '1' for n in self._param_names]
         self._aux_names = symbol.list_auxiliary_states()
         self._output_names = symbol.list_outputs()
         # nothing bound, initialised or optimised yet
@@ -310,11 +307,6 @@ class Module(BaseModule):
         self._need('binded', 'params_initialized', 'optimizer_initialized')
         self._params_dirty = True
         params, grads, names = self._exec_group.param_arrays, self._exec_group.grad_arrays, self._param_names
-        if any(self._row_sparse_params):
-            # the executors compute these gradients dense: compressed to their nonzero rows, the updaters update
-            # only those rows, as MXNet's do with its row_sparse gradients
-            grads = [[g.tostype('row_sparse') if (rsp and g is not None) else g for g in gs]
-                     for gs, rsp in zip(grads, self._row_sparse_params)]
         if self._update_on_kvstore:
             for i, (ws, gs) in enumerate(zip(params, grads)):
                 if gs[0] is None:

@@ -396,6 +396,11 @@ class CSRNDArray(BaseSparseNDArray):
         """The int64 row pointers (``rows + 1`` values)."""
         return NDArray._from_tensor(self._cmp()[2], self._ctx)
 
+    def _csr_value(self):
+        """The components as a bound graph takes them (``symbol.storage.CsrValue``)."""
+        from ..symbol.storage import CsrValue
+        return CsrValue(*self._cmp(), self._shape)
+
     def __getitem__(self, key):
         """Rows ``key`` (an int or a step-1 slice) as a CSRNDArray."""
         n = self._shape[0]

@@ -471,7 +471,8 @@ defop('_contrib_SparseEmbedding', ('data', 'weight'),
        ('deterministic', 'bool', False)],
       lambda data, weight, input_dim, output_dim, dtype, deterministic: _nn._embedding(
           data, weight, input_dim, output_dim, dtype, False),
-      doc='Embedding lookup (MXNet gives a row_sparse weight gradient; here it is dense). Its backward is '
+      doc='Embedding lookup. Its weight gradient is row_sparse in a bound executor (as MXNet), dense under '
+          'autograd and Gluon. Its backward is '
           'deterministic either way, so ``deterministic`` changes nothing.')
 
 

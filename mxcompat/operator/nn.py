@@ -894,19 +894,22 @@ defop('Dropout', _X, [('p', 'float', 0.5), ('mode', 'str', 'training'), ('axes',
           'stream is torch\'s, not MXNet\'s.')
 
 
-def _embedding(data, weight, input_dim, output_dim, dtype, sparse_grad):
+def _embedding_checked_indices(data, weight, input_dim, output_dim):
     if tuple(weight.shape) != (input_dim, output_dim):
         raise _err('Embedding', 'weight shape %s does not match (input_dim, output_dim) = %s'
                    % (tuple(weight.shape), (input_dim, output_dim)))
-    idx = data.to(torch.int64).clamp(0, input_dim - 1)  # MXNet truncates and clips the indices
-    return F.embedding(idx, weight)
+    return data.to(torch.int64).clamp(0, input_dim - 1)  # MXNet truncates and clips the indices
+
+
+def _embedding(data, weight, input_dim, output_dim, dtype, sparse_grad):
+    return F.embedding(_embedding_checked_indices(data, weight, input_dim, output_dim), weight)
 
 
 defop('Embedding', ('data', 'weight'),
       [('input_dim', 'int', REQUIRED), ('output_dim', 'int', REQUIRED), ('dtype', 'dtype', 'float32'),
        ('sparse_grad', 'bool', False)], _embedding, aliases=('_npx_embedding',),
-      doc='Rows of ``weight`` at the (truncated, clipped) indices in ``data``. With ``sparse_grad`` the weight '
-          'gradient is still a dense array.')
+      doc='Rows of ``weight`` at the (truncated, clipped) indices in ``data``. With ``sparse_grad`` a bound '
+          'executor gives a row_sparse weight gradient (as MXNet); autograd and Gluon give a dense one.')
 
 
 def _upsampling(*data, scale, num_filter, sample_type, multi_input_mode, num_args, workspace):

@@ -15,6 +15,7 @@ import torch.fx
 from .. import _profstate
 from ..autograd import _without_grad
 from ..base import MXNetError
+from .storage import densify, sparse_grad_variant, sparse_rule
 from .symbol import _aux_vars
 
 __all__ = ['lower', 'Lowered']
@@ -51,8 +52,7 @@ def _ident(name, used):
     return s
 
 
-def _bind_op(op, attrs, fname):
-    impl = op.impl
+def _bind_impl(op, impl, attrs, fname):
     name = op.name
     if attrs:
         def call(*args):
@@ -64,6 +64,10 @@ def _bind_op(op, attrs, fname):
             if _PROF.symbolic:
                 return _profstate.run(name, impl, *args)
             return impl(*args)
+    return _name_call(call, op, attrs, fname)
+
+
+def _name_call(call, op, attrs, fname):
     call.__name__ = call.__qualname__ = fname
     call._mx_op = op.name
     call._mx_attrs = attrs
@@ -79,10 +83,7 @@ def _bind_head(op, attrs, fname):
         if _PROF.symbolic:
             return _profstate.run(name, _without_grad, impl, *args, **attrs)
         return _without_grad(impl, *args, **attrs)
-    call.__name__ = call.__qualname__ = fname
-    call._mx_op = op.name
-    call._mx_attrs = attrs
-    return call
+    return _name_call(call, op, attrs, fname)
 
 
 def _head_grad(op, attrs):
@@ -121,10 +122,12 @@ def _filled_shapes(sym, nodes, arg_shapes):
     return {id(n): table[(id(n), 0)] for n in todo if all(table.get((id(n), 0), (0,)))}
 
 
-def lower(sym, arg_shapes=None, split_heads=False):
+def lower(sym, arg_shapes=None, split_heads=False, csr_args=(), sparse_grads=False):
     """Build the fx graph of ``sym`` (linted); ``arg_shapes`` ({name: shape}) completes creation ops whose
     ``shape`` has 0 (unknown) dimensions. ``split_heads`` returns the inputs of loss heads too (see
-    ``Lowered``); ``Lowered.heads`` is empty when the symbol has none to split."""
+    ``Lowered``); ``Lowered.heads`` is empty when the symbol has none to split. The arguments named in
+    ``csr_args`` come in as ``storage.CsrValue``s; ``sparse_grads`` gives embeddings that ask for it a row-sparse
+    weight gradient (see ``symbol/storage.py``)."""
     nodes = sym._nodes()
     split = _splittable_heads(sym, nodes) if split_heads else set()
     head_inputs = {}
@@ -137,13 +140,34 @@ def lower(sym, arg_shapes=None, split_heads=False):
     env = {}
     for n in args + auxs:
         env[(id(n), 0)] = graph.placeholder(_ident(n.name, used))
+    csr = {(id(n), 0) for n in args if n.name in csr_args}  # the values that are csr
+    dense_of = {}
+
+    def dense(key):  # a csr value densified, once
+        if key not in dense_of:
+            dense_of[key] = graph.call_function(densify, (env[key],))
+        return dense_of[key]
     for n in nodes:
         if n.is_var:
             continue
         params = n.params()
         if id(n) in filled:
             params = dict(params, shape=filled[id(n)])
-        ins = [env[(id(s), i)] for s, i in n.inputs]
+        keys = [(id(s), i) for s, i in n.inputs]
+        ins = [env[k] for k in keys]
+        if csr:
+            sparse_at = tuple(j for j, k in enumerate(keys) if k in csr)
+            rule = sparse_rule(n.op, params, sparse_at) if sparse_at and not n.subgraphs and id(n) not in split \
+                else None
+            if rule is not None:
+                fn, csr_out = rule
+                _name_call(fn, n.op, params, 'op_' + _ident(n.name, used))
+                fn._mx_node = n
+                env[(id(n), 0)] = graph.call_function(fn, tuple(n.op_args(ins)))
+                if csr_out:
+                    csr.add((id(n), 0))
+                continue
+            ins = [dense(k) if k in csr else e for k, e in zip(keys, ins)]
         if n.subgraphs:
             from .control_flow import bind
             fn = bind(n, params, 'op_' + _ident(n.name, used))
@@ -151,7 +175,8 @@ def lower(sym, arg_shapes=None, split_heads=False):
             fn = _bind_head(n.op, params, 'op_' + _ident(n.name, used))
             head_inputs[id(n)] = (ins, _head_grad(n.op, params))
         else:
-            fn = _bind_op(n.op, params, 'op_' + _ident(n.name, used))
+            impl = (sparse_grads and sparse_grad_variant(n.op, params)) or n.op.impl
+            fn = _bind_impl(n.op, impl, params, 'op_' + _ident(n.name, used))
         fn._mx_node = n  # (for monitors: the MXNet node's name, input and output names)
         out = graph.call_function(fn, tuple(n.op_args(ins)))
         nvis = n.num_visible()
@@ -160,6 +185,8 @@ def lower(sym, arg_shapes=None, split_heads=False):
         else:
             for i in range(nvis):
                 env[(id(n), i)] = graph.call_function(operator.getitem, (out, i))
+    for key in csr & {(id(n), i) for n, i in sym._outputs}:  # outputs are dense arrays
+        env[key] = dense(key)
     try:
         outs = tuple(env[(id(n), i)] for n, i in sym._outputs)
     except KeyError:

@@ -55,3 +55,13 @@ def approx_equal(a, b, rel=1e-4):
 
 def as_json(value):
     return json.loads(json.dumps(value))
+
+
+def generator_functions(directory, filename):
+    """The definitions of a golden generator in tests/fixtures/<directory> (its text up to ``cases = {}``),
+    run here on mxcompat under the ``mxnet`` alias."""
+    mx.install_alias(force=True)
+    path = os.path.join(os.path.dirname(FIX), directory, filename)
+    scope = {}
+    exec(compile(open(path).read().split('\ncases = {}')[0], filename, 'exec'), scope)  # noqa: S102
+    return scope

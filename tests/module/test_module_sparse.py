@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import mxcompat as mx
+from tests.module.golden import generator_functions
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'module_sparse')
 GOLDEN = json.load(open(os.path.join(FIXTURES, 'module_sparse.json')))
@@ -15,12 +16,7 @@ GOLDEN = json.load(open(os.path.join(FIXTURES, 'module_sparse.json')))
 
 @pytest.fixture(scope='module')
 def run():
-    # the generator's own scenario, run here on mxcompat
-    mx.install_alias(force=True)
-    src = open(os.path.join(FIXTURES, 'gen_module_sparse.py')).read().split('\ncases = {}')[0]
-    scope = {}
-    exec(compile(src, 'gen_module_sparse.py', 'exec'), scope)  # noqa: S102
-    return scope['run']
+    return generator_functions('module_sparse', 'gen_module_sparse.py')['run']
 
 
 @pytest.mark.parametrize('case', sorted(GOLDEN))
