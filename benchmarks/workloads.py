@@ -500,3 +500,59 @@ def _(torch, size):
             correct += int((out.argmax(1) == yb).sum())
         return correct / x.shape[0]
     return step
+
+
+def _sparse_spec(size):
+    return pick(size, (1000, 8, 4), (1000000, 1024, 40), (1000000, 8192, 40))  # features, batch, entries per row
+
+
+def _sparse_batch(size):
+    feats, batch, per_row = _sparse_spec(size)
+    rng = np.random.RandomState(0)
+    cols = np.sort(rng.randint(0, feats, (batch, per_row)), 1).ravel()
+    return (rng.uniform(0, 1, batch * per_row).astype(np.float32), cols, np.arange(batch + 1) * per_row,
+            rng.randint(0, 2, batch).astype(np.float32))
+
+
+@workload('module', target=1.1)
+def sparse_linear_step(mx, size):
+    """A Module training step of example/sparse/linear_classification's model: csr batch (1M features, 40 entries a
+    row) times a row_sparse weight, softmax, lazy SGD with momentum on the rows the batch touches."""
+    feats, batch, _ = _sparse_spec(size)
+    values, cols, indptr, labels = _sparse_batch(size)
+    x = mx.sym.Variable('data', stype='csr')
+    w = mx.sym.Variable('weight', shape=(feats, 2), stype='row_sparse')
+    b = mx.sym.Variable('bias', shape=(2,))
+    net = mx.sym.SoftmaxOutput(mx.sym.broadcast_add(mx.sym.sparse.dot(x, w), b), mx.sym.Variable('softmax_label'))
+    mod = mx.mod.Module(net, data_names=['data'], label_names=['softmax_label'], context=mx.cpu())
+    mod.bind(data_shapes=[('data', (batch, feats))], label_shapes=[('softmax_label', (batch,))])
+    mod.init_params(mx.init.Normal(0.01))
+    mod.init_optimizer(optimizer='sgd', optimizer_params={'learning_rate': 0.1, 'momentum': 0.9})
+    data = mx.io.DataBatch([mx.nd.sparse.csr_matrix((values, cols, indptr), shape=(batch, feats))],
+                           [mx.nd.array(labels)])
+
+    def step():
+        mod.forward_backward(data)
+        mod.update()
+    return step
+
+
+@sparse_linear_step.torch
+def _(torch, size):
+    """The same product as torch's sparse tools do it: embedding_bag (sum, per-entry weights) with a sparse
+    gradient, cross entropy, SGD with momentum (which updates every row: torch has no lazy rule)."""
+    feats, batch, _ = _sparse_spec(size)
+    values, cols, indptr, labels = _sparse_batch(size)
+    values, cols, offsets = torch.from_numpy(values), torch.from_numpy(cols), torch.from_numpy(indptr[:-1])
+    labels = torch.from_numpy(labels).long()
+    weight = torch.nn.Parameter(torch.randn(feats, 2) * 0.01)
+    bias = torch.nn.Parameter(torch.zeros(2))
+    opt = torch.optim.SGD([weight, bias], lr=0.1 / batch, momentum=0.9)
+
+    def step():
+        opt.zero_grad()
+        out = torch.nn.functional.embedding_bag(cols, weight, offsets, mode='sum', sparse=True,
+                                                per_sample_weights=values) + bias
+        torch.nn.functional.cross_entropy(out, labels, reduction='sum').backward()
+        opt.step()
+    return step

@@ -597,8 +597,8 @@ def _write_sparse_grad(arr, g, req):
     """Write (or add) the sparse COO gradient ``g`` into the gradient array ``arr``: a row_sparse array takes the
     rows it holds, a dense one its dense values."""
     from .ndarray.sparse import RowSparseNDArray
-    g = g.coalesce()
-    rows, values = g.indices()[0], g.values()
+    from .symbol.storage import summed_rows
+    rows, values = summed_rows(g)
     if isinstance(arr, RowSparseNDArray) and req == 'write':
         arr._assign_comps((values.to(arr._tdtype), rows))
         return

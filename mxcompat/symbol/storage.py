@@ -17,11 +17,12 @@ Every other operator reading a csr value gets it densified once (MXNet's "storag
 outputs. Differs from MXNet: results of the rules above are dense or csr as MXNet's, but an output array is always
 dense, and sparse results other than these (``dot(csr.T, x)``, row_sparse outputs) are computed densely.
 """
+import numpy as np
 import torch
 
 from .. import _profstate
 
-__all__ = ['CsrValue', 'densify', 'sparse_rule', 'sparse_grad_variant', 'row_sparse_grads']
+__all__ = ['CsrValue', 'densify', 'sparse_rule', 'sparse_grad_variant', 'row_sparse_grads', 'summed_rows']
 
 _PROF = _profstate.FLAGS
 
@@ -182,3 +183,26 @@ def row_sparse_grads(sym, stypes):
             if all(_gives_row_sparse_grad(r, pos, csr, rsp) for r, pos in readers[id(n)]):
                 out.add(n.name)
     return out
+
+
+def summed_rows(g):
+    """The rows a sparse COO gradient ``g`` holds (sorted, distinct) and their summed values, the entries of a row
+    added in their order in ``g``. (torch's ``coalesce`` does the same; on CPU its sort took ~4x numpy's, half of a
+    sparse linear model's step.)"""
+    if g.is_coalesced():
+        return g.indices()[0], g.values()
+    rows, values = g._indices()[0], g._values()
+    n = rows.numel()
+    if rows.device.type == 'cpu' and n and int(rows.max()) < (1 << 62) // max(n, 1):
+        # one key per entry (row, then position): numpy's unstable sort then gives the stable order
+        keys = rows * n + torch.arange(n)
+        order = torch.from_numpy(np.argsort(keys.numpy()))
+    else:
+        order = torch.argsort(rows, stable=True)
+    ordered = rows.index_select(0, order)
+    first = torch.ones(n, dtype=torch.bool, device=rows.device)
+    torch.ne(ordered[1:], ordered[:-1], out=first[1:])
+    segment = torch.cumsum(first, 0) - 1
+    distinct = ordered[first]
+    total = values.new_zeros((distinct.numel(),) + tuple(values.shape[1:]))
+    return distinct, total.index_add_(0, segment, values.index_select(0, order))
