@@ -200,3 +200,48 @@ def _resnet_infer_twin(torch, size):
             net(x)
     step()
     return step
+
+
+def _embedding_spec(size):
+    return pick(size, (1000, 4, 3), (1000000, 256, 8))  # vocabulary, batch, lookups per sample
+
+
+@workload('gluon', name='embedding_sparse_grad', target=1.1,
+          doc='Gluon training step of Embedding(1M x 64, sparse_grad=True) + Dense(2), lazy SGD with momentum')
+def _embedding_sparse(mx, size):
+    vocab, batch, per = _embedding_spec(size)
+    rs = np.random.RandomState(0)
+    x = mx.nd.array(rs.randint(0, vocab, (batch, per)))
+    y = mx.nd.array(rs.randint(0, 2, batch))
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Embedding(vocab, 64, sparse_grad=True), mx.gluon.nn.Dense(2, flatten=True))
+    net.initialize(mx.init.Normal(0.01))
+    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9})
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+
+    def step():
+        with mx.autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(batch)
+    step()
+    return step
+
+
+@_embedding_sparse.torch
+def _embedding_sparse_twin(torch, size):
+    """nn.Embedding(sparse=True) + Linear, cross entropy, SGD with momentum (torch's SGD has no lazy rule)."""
+    vocab, batch, per = _embedding_spec(size)
+    rs = np.random.RandomState(0)
+    x = torch.from_numpy(rs.randint(0, vocab, (batch, per)))
+    y = torch.from_numpy(rs.randint(0, 2, batch))
+    net = torch.nn.Sequential(torch.nn.Embedding(vocab, 64, sparse=True), torch.nn.Flatten(),
+                              torch.nn.Linear(64 * per, 2))
+    opt = torch.optim.SGD(net.parameters(), lr=0.1 / batch, momentum=0.9)
+
+    def step():
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(net(x), y, reduction='sum').backward()
+        opt.step()
+    step()
+    return step

@@ -13,6 +13,7 @@ from . import autograd as _ag
 from .base import MXNetError, MXNetValueError, MXNetTypeError, unsupported
 from .context import Context
 from .ndarray.ndarray import NDArray, array as _nd_array
+from .ndarray.sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, summed_rows, zeros as _sparse_zeros
 from .operator.extra_ops import _ZeroGrad
 
 _storage_use_count = getattr(torch._C, '_storage_Use_Count', None)  # private; without it we copy
@@ -107,7 +108,7 @@ class Executor:
         csr_args = _csr_arguments(arg_names, _as_list(arg_names, args, 'args'), grad_req, args_grad)
         # one lowering, with loss heads split: backward seeds their gradients directly (see Lowered); the plain
         # graph for users (graph_module) is built on first access
-        self._lowered = lower(self._optimized, shapes, split_heads=True, csr_args=csr_args, sparse_grads=True)
+        self._lowered = lower(self._optimized, shapes, split_heads=True, csr_args=csr_args)
         self._lowered.output_names = symbol.list_outputs()
         self._nout = len(self._lowered.output_names)
         self._plain = None if self._lowered.heads else self._lowered
@@ -273,6 +274,9 @@ class Executor:
                 return leaves
         leaves = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
                   for t, track in zip(args, self._track)]
+        for leaf, g in zip(leaves, self.grad_arrays):
+            if isinstance(g, RowSparseNDArray) and leaf.requires_grad:
+                leaf._mx_sparse_grad = True  # (sparse-gradient embeddings read it: operator/nn.py)
         self._leaf_cache = (args, leaves)
         return leaves
 
@@ -568,7 +572,6 @@ def _storage_types(symbol, stype_dict):
 
 def _csr_arguments(arg_names, args, grad_req, args_grad):
     """The names of the CSRNDArray arguments that take no gradient: these reach the graph compressed."""
-    from .ndarray.sparse import CSRNDArray
     if isinstance(grad_req, str):
         reqs = dict.fromkeys(arg_names, grad_req)
     elif isinstance(grad_req, dict):
@@ -583,7 +586,6 @@ def _csr_arguments(arg_names, args, grad_req, args_grad):
 def copy_into(dst, src):
     """Copy the values of ``src`` into the bound array ``dst`` of the same shape (a csr array takes the
     components, without densifying)."""
-    from .ndarray.sparse import CSRNDArray
     if isinstance(dst, CSRNDArray):
         if isinstance(src, CSRNDArray):
             dst._assign_comps([c.to(dst.context.torch_device, copy=True) for c in src._cmp()])
@@ -596,8 +598,6 @@ def copy_into(dst, src):
 def _write_sparse_grad(arr, g, req):
     """Write (or add) the sparse COO gradient ``g`` into the gradient array ``arr``: a row_sparse array takes the
     rows it holds, a dense one its dense values."""
-    from .ndarray.sparse import RowSparseNDArray
-    from .symbol.storage import summed_rows
     rows, values = summed_rows(g)
     if isinstance(arr, RowSparseNDArray) and req == 'write':
         arr._assign_comps((values.to(arr._tdtype), rows))
@@ -619,9 +619,8 @@ def _reshaped(a, shape):
     it), else a new zero array."""
     if a.shape == shape:
         return a
-    from .ndarray.sparse import BaseSparseNDArray, zeros as sparse_zeros
     if isinstance(a, BaseSparseNDArray):  # (a csr input, a row_sparse gradient: of the same storage type)
-        return sparse_zeros(a.stype, shape, ctx=a.context, dtype=a.dtype)
+        return _sparse_zeros(a.stype, shape, ctx=a.context, dtype=a.dtype)
     n = int(np.prod(shape))
     t = a._t
     if n <= t.numel() and t.is_contiguous():
@@ -673,8 +672,7 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, 
                                     ctx)
 
     def sparse_zeros(stype, shape, dtype):
-        from .ndarray import sparse
-        return sparse.zeros(stype, tuple(shape), ctx=ctx, dtype=dtype)
+        return _sparse_zeros(stype, tuple(shape), ctx=ctx, dtype=dtype)
 
     args, grads = [], {}
     for n, s, t in zip(arg_names, arg_shapes, arg_types):

@@ -8,10 +8,10 @@ torch tensor is an autograd leaf whose ``.grad`` is the gradient NDArray's tenso
 pulls rows through the Trainer's kvstore into the parameter's own arrays, which stay the autograd variables);
 ``grad_stype='row_sparse'`` makes ``grad()`` a RowSparseNDArray.
 
-Differs from MXNet: gradients are computed dense by torch and stored row_sparse with their non-zero rows (MXNet's
-sparse kernels, e.g. Embedding(sparse_grad=True), also keep rows that were looked up but got an all-zero
-gradient); ``'csr'`` parameters and gradients raise; failed checks MXNet makes with ``assert`` raise
-:class:`MXNetAssertionError` (an ``AssertionError``).
+A row_sparse gradient holds the rows the backward pass wrote: those ``Embedding(sparse_grad=True)`` looked up
+(computed sparse, as MXNet's kernel), or for operators without a sparse gradient the non-zero rows of the dense
+gradient (MXNet keeps every row its kernels wrote, zeros included). ``'csr'`` parameters and gradients raise; failed
+checks MXNet makes with ``assert`` raise :class:`MXNetAssertionError` (an ``AssertionError``).
 """
 import warnings
 import weakref
@@ -93,6 +93,9 @@ def _wire_grad(arr, req, grad):
         t = arr._t = t.detach()  # a new leaf sharing the data
     t.requires_grad_(True)
     t.grad = grad._t
+    sparse = isinstance(grad, _sparse.RowSparseNDArray)
+    if sparse:
+        t._mx_sparse_grad = True  # sparse-gradient embeddings give it the looked-up rows only (operator/nn.py)
     if req == 'write':
         tref = weakref.ref(t)
 
@@ -105,7 +108,12 @@ def _wire_grad(arr, req, grad):
         t.register_hook(drop_old)
 
     def landed(leaf):
-        grad._t = leaf.grad  # (a RowSparseNDArray takes the dense values and compresses them when read)
+        g = leaf.grad
+        if sparse and g.layout is torch.sparse_coo:
+            rows, values = _sparse.summed_rows(g)
+            grad._assign_comps((values, rows))
+        else:
+            grad._t = g  # (a RowSparseNDArray takes the dense values and compresses them when read)
         leaf._mx_fresh_grad = True  # read by NDArray._fresh_grad (the Trainer's stale-gradient check)
     t.register_post_accumulate_grad_hook(landed)
 
@@ -440,8 +448,8 @@ class Parameter:
         # a row_sparse gradient may have been replaced by a kvstore pull: zero the leaf's buffer and point it there
         for arr, g in zip(self._data, self._grad):
             buf = arr._t.grad
-            if buf is None:
-                buf = torch.zeros_like(arr._t.detach())
+            if buf is None or buf.layout is not torch.strided:  # (none, or the rows a sparse gradient held)
+                buf = arr._t.grad = torch.zeros_like(arr._t.detach())
             else:
                 buf.zero_()
             g._t = buf

@@ -70,6 +70,29 @@ def _rsp_to_dense(data, indices, shape):
     return out
 
 
+def summed_rows(g):
+    """The rows a sparse COO gradient ``g`` holds (sorted, distinct) and their summed values, the entries of a row
+    added in their order in ``g``. (torch's ``coalesce`` does the same; on CPU its sort took ~4x numpy's, half of a
+    sparse linear model's step.)"""
+    if g.is_coalesced():
+        return g.indices()[0], g.values()
+    rows, values = g._indices()[0], g._values()
+    n = rows.numel()
+    if rows.device.type == 'cpu' and n and int(rows.max()) < (1 << 62) // max(n, 1):
+        # one key per entry (row, then position): numpy's unstable sort then gives the stable order
+        keys = rows * n + torch.arange(n)
+        order = torch.from_numpy(np.argsort(keys.numpy()))
+    else:
+        order = torch.argsort(rows, stable=True)
+    ordered = rows.index_select(0, order)
+    first = torch.ones(n, dtype=torch.bool, device=rows.device)
+    torch.ne(ordered[1:], ordered[:-1], out=first[1:])
+    segment = torch.cumsum(first, 0) - 1
+    distinct = ordered[first]
+    total = values.new_zeros((distinct.numel(),) + tuple(values.shape[1:]))
+    return distinct, total.index_add_(0, segment, values.index_select(0, order))
+
+
 def _versions(comps):
     return tuple(c._version for c in comps)
 

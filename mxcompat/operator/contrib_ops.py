@@ -470,9 +470,8 @@ defop('_contrib_SparseEmbedding', ('data', 'weight'),
       [('input_dim', 'int', REQUIRED), ('output_dim', 'int', REQUIRED), ('dtype', 'dtype', torch.float32),
        ('deterministic', 'bool', False)],
       lambda data, weight, input_dim, output_dim, dtype, deterministic: _nn._embedding(
-          data, weight, input_dim, output_dim, dtype, False),
-      doc='Embedding lookup. Its weight gradient is row_sparse in a bound executor (as MXNet), dense under '
-          'autograd and Gluon. Its backward is '
+          data, weight, input_dim, output_dim, dtype, True),
+      doc='Embedding lookup with a sparse weight gradient (see Embedding with ``sparse_grad``). Its backward is '
           'deterministic either way, so ``deterministic`` changes nothing.')
 
 

@@ -902,14 +902,19 @@ def _embedding_checked_indices(data, weight, input_dim, output_dim):
 
 
 def _embedding(data, weight, input_dim, output_dim, dtype, sparse_grad):
-    return F.embedding(_embedding_checked_indices(data, weight, input_dim, output_dim), weight)
+    idx = _embedding_checked_indices(data, weight, input_dim, output_dim)
+    # a weight whose gradient array is row_sparse (a Gluon parameter with grad_stype='row_sparse', a bound
+    # executor's row_sparse gradient: they mark their leaf) takes a sparse COO gradient over the looked-up rows
+    return F.embedding(idx, weight, sparse=sparse_grad and weight.requires_grad
+                       and getattr(weight, '_mx_sparse_grad', False))
 
 
 defop('Embedding', ('data', 'weight'),
       [('input_dim', 'int', REQUIRED), ('output_dim', 'int', REQUIRED), ('dtype', 'dtype', 'float32'),
        ('sparse_grad', 'bool', False)], _embedding, aliases=('_npx_embedding',),
-      doc='Rows of ``weight`` at the (truncated, clipped) indices in ``data``. With ``sparse_grad`` a bound '
-          'executor gives a row_sparse weight gradient (as MXNet); autograd and Gluon give a dense one.')
+      doc='Rows of ``weight`` at the (truncated, clipped) indices in ``data``. With ``sparse_grad`` the weight '
+          'gradient is computed over the looked-up rows only when it goes to a row_sparse gradient array (Gluon '
+          '``grad_stype``, bound executors); into a dense one (``attach_grad``) it is dense, as in MXNet.')
 
 
 def _upsampling(*data, scale, num_filter, sample_type, multi_input_mode, num_args, workspace):

@@ -15,7 +15,7 @@ import torch.fx
 from .. import _profstate
 from ..autograd import _without_grad
 from ..base import MXNetError
-from .storage import densify, sparse_grad_variant, sparse_rule
+from .storage import densify, sparse_rule
 from .symbol import _aux_vars
 
 __all__ = ['lower', 'Lowered']
@@ -122,12 +122,11 @@ def _filled_shapes(sym, nodes, arg_shapes):
     return {id(n): table[(id(n), 0)] for n in todo if all(table.get((id(n), 0), (0,)))}
 
 
-def lower(sym, arg_shapes=None, split_heads=False, csr_args=(), sparse_grads=False):
+def lower(sym, arg_shapes=None, split_heads=False, csr_args=()):
     """Build the fx graph of ``sym`` (linted); ``arg_shapes`` ({name: shape}) completes creation ops whose
     ``shape`` has 0 (unknown) dimensions. ``split_heads`` returns the inputs of loss heads too (see
     ``Lowered``); ``Lowered.heads`` is empty when the symbol has none to split. The arguments named in
-    ``csr_args`` come in as ``storage.CsrValue``s; ``sparse_grads`` gives embeddings that ask for it a row-sparse
-    weight gradient (see ``symbol/storage.py``)."""
+    ``csr_args`` come in as ``storage.CsrValue``s (see ``symbol/storage.py``)."""
     nodes = sym._nodes()
     split = _splittable_heads(sym, nodes) if split_heads else set()
     head_inputs = {}
@@ -175,8 +174,7 @@ def lower(sym, arg_shapes=None, split_heads=False, csr_args=(), sparse_grads=Fal
             fn = _bind_head(n.op, params, 'op_' + _ident(n.name, used))
             head_inputs[id(n)] = (ins, _head_grad(n.op, params))
         else:
-            impl = (sparse_grads and sparse_grad_variant(n.op, params)) or n.op.impl
-            fn = _bind_impl(n.op, impl, params, 'op_' + _ident(n.name, used))
+            fn = _bind_impl(n.op, n.op.impl, params, 'op_' + _ident(n.name, used))
         fn._mx_node = n  # (for monitors: the MXNet node's name, input and output names)
         out = graph.call_function(fn, tuple(n.op_args(ins)))
         nvis = n.num_visible()

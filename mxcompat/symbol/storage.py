@@ -10,19 +10,18 @@ feature space would not fit in memory (256 rows of 1M features: 1 GB). The graph
 - elementwise operators that map 0 to 0 (``square``, ``sqrt``, ``abs``, scalar multiplication ...): applied to the
   stored values, giving csr again, as MXNet's csr kernels do.
 
-The bound graph also gives ``Embedding(sparse_grad=True)`` and ``contrib.SparseEmbedding`` their row-sparse weight
-gradient (the looked-up rows only), as MXNet's executor does.
+The executor marks the leaves of arguments with a row_sparse gradient array, so that ``Embedding(sparse_grad=True)``
+and ``contrib.SparseEmbedding`` give them a gradient over the looked-up rows only, as MXNet's executor does.
 
 Every other operator reading a csr value gets it densified once (MXNet's "storage fallback"), and so do graph
 outputs. Differs from MXNet: results of the rules above are dense or csr as MXNet's, but an output array is always
 dense, and sparse results other than these (``dot(csr.T, x)``, row_sparse outputs) are computed densely.
 """
-import numpy as np
 import torch
 
 from .. import _profstate
 
-__all__ = ['CsrValue', 'densify', 'sparse_rule', 'sparse_grad_variant', 'row_sparse_grads', 'summed_rows']
+__all__ = ['CsrValue', 'densify', 'sparse_rule', 'row_sparse_grads']
 
 _PROF = _profstate.FLAGS
 
@@ -132,21 +131,6 @@ def sparse_rule(op, attrs, csr_inputs):
     return call, csr_out
 
 
-def _embedding_rows(data, weight, input_dim, output_dim, **_):
-    """Embedding whose weight gradient is a sparse COO tensor over the looked-up rows."""
-    from ..operator.nn import _embedding_checked_indices
-    idx = _embedding_checked_indices(data, weight, input_dim, output_dim)
-    # (a graph input only: the operators a computed weight came from take dense gradients)
-    return torch.nn.functional.embedding(idx, weight, sparse=weight.requires_grad and weight.grad_fn is None)
-
-
-def sparse_grad_variant(op, attrs):
-    """For a bound graph: the implementation of ``op`` giving a row-sparse weight gradient, or None."""
-    if op.name == '_contrib_SparseEmbedding' or (op.name == 'Embedding' and attrs.get('sparse_grad')):
-        return _embedding_rows
-    return None
-
-
 def _gives_row_sparse_grad(node, pos, csr, declared_rsp):
     """Whether ``node``'s backward gives its input ``pos`` a row_sparse gradient (MXNet's backward storage rules):
     the dense operand of dot(csr, dense), the weight of a sparse-gradient embedding, and a row_sparse array under
@@ -183,26 +167,3 @@ def row_sparse_grads(sym, stypes):
             if all(_gives_row_sparse_grad(r, pos, csr, rsp) for r, pos in readers[id(n)]):
                 out.add(n.name)
     return out
-
-
-def summed_rows(g):
-    """The rows a sparse COO gradient ``g`` holds (sorted, distinct) and their summed values, the entries of a row
-    added in their order in ``g``. (torch's ``coalesce`` does the same; on CPU its sort took ~4x numpy's, half of a
-    sparse linear model's step.)"""
-    if g.is_coalesced():
-        return g.indices()[0], g.values()
-    rows, values = g._indices()[0], g._values()
-    n = rows.numel()
-    if rows.device.type == 'cpu' and n and int(rows.max()) < (1 << 62) // max(n, 1):
-        # one key per entry (row, then position): numpy's unstable sort then gives the stable order
-        keys = rows * n + torch.arange(n)
-        order = torch.from_numpy(np.argsort(keys.numpy()))
-    else:
-        order = torch.argsort(rows, stable=True)
-    ordered = rows.index_select(0, order)
-    first = torch.ones(n, dtype=torch.bool, device=rows.device)
-    torch.ne(ordered[1:], ordered[:-1], out=first[1:])
-    segment = torch.cumsum(first, 0) - 1
-    distinct = ordered[first]
-    total = values.new_zeros((distinct.numel(),) + tuple(values.shape[1:]))
-    return distinct, total.index_add_(0, segment, values.index_select(0, order))

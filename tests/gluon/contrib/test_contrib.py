@@ -111,14 +111,17 @@ def test_sync_batchnorm_devices():
         bn(mx.nd.ones((2, 3, 2)))
 
 
-def test_sparse_embedding_dense_gradient():
+def test_sparse_embedding_row_sparse_weight_and_gradient():
     layer = c.nn.SparseEmbedding(10, 4)
     layer.initialize()
+    with pytest.raises(MXNetError, match='no Trainer'):  # its row_sparse weight lives in the Trainer's kvstore
+        layer(mx.nd.array([1]))
+    mx.gluon.Trainer(layer.collect_params(), 'sgd')
     with mx.autograd.record():
-        layer(mx.nd.array([3, 4, 2, 0, 1])).backward()
+        layer(mx.nd.array([3, 4, 2, 0, 1, 3])).backward()
     grad = layer.weight.grad()
-    assert grad.stype == 'default'
-    assert (grad.asnumpy()[:5] == 1).all() and (grad.asnumpy()[5:] == 0).all()
+    assert grad.stype == 'row_sparse' and grad.indices.asnumpy().tolist() == [0, 1, 2, 3, 4]
+    assert grad.asnumpy()[:5, 0].tolist() == [1, 1, 1, 2, 1] and (grad.asnumpy()[5:] == 0).all()
 
 
 def test_conv_cell_deferred_input_channels():

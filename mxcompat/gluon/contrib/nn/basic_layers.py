@@ -54,19 +54,17 @@ class Identity(HybridBlock):
 
 
 class SparseEmbedding(Block):
-    """Embedding lookup (``input_dim`` x ``output_dim`` table) run with ``sparse_grad=True``.
-
-    Differs from MXNet: the weight and its gradient are dense arrays (MXNet: row_sparse); the gradient is zero on
-    rows that were not looked up, as MXNet's row_sparse gradient would be when densified."""
+    """Embedding lookup (``input_dim`` x ``output_dim`` table) with a row_sparse weight (read through
+    ``row_sparse_data``: the Trainer's kvstore holds it) and a row_sparse gradient over the looked-up rows."""
 
     def __init__(self, input_dim, output_dim, dtype='float32', weight_initializer=None, **kwargs):
         super().__init__(**kwargs)
         self._kwargs = {'input_dim': input_dim, 'output_dim': output_dim, 'dtype': dtype, 'sparse_grad': True}
         self.weight = self.params.get('weight', shape=(input_dim, output_dim), init=weight_initializer,
-                                      dtype=dtype)
+                                      dtype=dtype, stype='row_sparse', grad_stype='row_sparse')
 
     def forward(self, x):
-        return _nd.Embedding(x, self.weight.data(x.context), name='fwd', **self._kwargs)
+        return _nd.Embedding(x, self.weight.row_sparse_data(x), name='fwd', **self._kwargs)
 
     def __repr__(self):
         return '{}({input_dim} -> {output_dim}, {dtype})'.format(type(self).__name__, **self._kwargs)
