@@ -20,6 +20,7 @@ dense, and sparse results other than these (``dot(csr.T, x)``, row_sparse output
 import torch
 
 from .. import _profstate
+from ..ndarray import sparse as _sparse
 
 __all__ = ['CsrValue', 'densify', 'sparse_rule', 'row_sparse_grads']
 
@@ -39,8 +40,7 @@ class CsrValue:
     def rows(self):
         """The row of each stored entry (computed once)."""
         if self._rows is None:
-            self._rows = torch.repeat_interleave(torch.arange(self.shape[0], device=self.indptr.device),
-                                                 self.indptr.diff())
+            self._rows = _sparse._csr_rows(self.indptr)
         return self._rows
 
     def with_data(self, data):
@@ -55,8 +55,7 @@ class CsrValue:
 
 def densify(v):
     """The dense tensor of a csr value (duplicate entries add up)."""
-    from ..ndarray.sparse import _csr_to_dense
-    return _csr_to_dense(v.data, v.indices, v.indptr, v.shape)
+    return _sparse._csr_to_dense(v.data, v.indices, v.indptr, v.shape)
 
 
 class _CsrDense(torch.autograd.Function):
@@ -94,10 +93,9 @@ def _csr_dot(op_impl, attrs):
     return call, False
 
 
-# elementwise operators with f(0) = 0: csr in, csr out (MXNet's csr kernels for these keep the sparsity pattern)
-_ZERO_PRESERVING = frozenset(
-    'abs sign round rint ceil floor trunc fix square sqrt cbrt expm1 log1p sin tan arcsin arctan degrees radians '
-    'sinh tanh arcsinh arctanh relu negative _copy _mul_scalar _div_scalar'.split())
+# elementwise operators with f(0) = 0: csr in, csr out (MXNet's csr kernels for these keep the sparsity pattern): the
+# eager rule's list, and scalar multiplication and division
+_ZERO_PRESERVING = _sparse._ZERO_PRESERVING | {'_mul_scalar', '_div_scalar'}
 
 
 def _csr_unary(op_impl, attrs):
