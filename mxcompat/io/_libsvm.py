@@ -61,7 +61,8 @@ _SCALES = np.array([_scale(e) for e in range(39)], np.float32)
 
 def _slow_floats(tokens):
     """float32 values of number runs, computed as dmlc's ParseFloat<float> does (digits before the point as an
-    integer, up to 19 fraction digits, a float scale of at most 1e38); any run, one at a time."""
+    integer, up to 19 fraction digits, a float scale of at most 1e38); one run at a time, for runs too long for
+    _parse_floats."""
     n = len(tokens)
     neg, pre, frac, pow10, has_point = np.zeros(n, bool), np.zeros(n, np.uint64), np.zeros(n, np.uint64), \
         np.ones(n, np.float64), np.zeros(n, bool)
@@ -69,113 +70,220 @@ def _slow_floats(tokens):
     for k, tok in enumerate(tokens):
         sign, ip, fp, esign, ep = _FLOAT.match(tok).groups()
         neg[k] = sign == '-'
-        pre[k] = int(ip) % _U64 if ip else 0
+        # an integer modulo 2**64 (2**32) depends on its last 64 (32) digits only, as 10**64 is a multiple of
+        # 2**64; cutting also keeps Python's int() from refusing strings of more than 4300 digits
+        pre[k] = int(ip[-64:]) % _U64 if ip else 0
         if fp is not None:
             fp = fp[:_MAX_DIGITS]
             has_point[k], frac[k], pow10[k] = True, int(fp) if fp else 0, float(10 ** len(fp))
         if ep is not None:
-            expon[k], divide[k] = min(int(ep) % (1 << 32) if ep else 0, 38), esign == '-'
+            expon[k], divide[k] = min(int(ep[-32:]) % (1 << 32) if ep else 0, 38), esign == '-'
     return _float32_value(neg, pre, has_point, frac, pow10, expon, divide)
 
 
 def _float32_value(neg, pre, has_point, frac, pow10, expon, divide):
-    """dmlc's float arithmetic on the parsed pieces of each number."""
+    """dmlc's float arithmetic on the parsed pieces of each number (steps that change no value are skipped)."""
     with np.errstate(over='ignore', under='ignore'):
         value = pre.astype(np.float32)
-        value = np.where(has_point, value + (frac.astype(np.float64) / pow10).astype(np.float32), value)
+        if has_point.any():
+            value = np.where(has_point, value + (frac.astype(np.float64) / pow10).astype(np.float32), value)
         top = expon == 38
-        value = np.where(top & ~divide & (value > _F32(3.402823466)), _F32(3.402823466), value)
-        value = np.where(top & divide & (value < _F32(1.175494351)), _F32(1.175494351), value)
-        scale = _SCALES[expon]
-        value = np.where(divide, value / scale, value * scale).astype(np.float32)
-    return np.where(neg, -value, value)
+        if top.any():
+            value = np.where(top & ~divide & (value > _F32(3.402823466)), _F32(3.402823466), value)
+            value = np.where(top & divide & (value < _F32(1.175494351)), _F32(1.175494351), value)
+        if expon.any():  # a scale of 1 changes nothing
+            scale = _SCALES[expon]
+            value = np.where(divide, value / scale, value * scale).astype(np.float32)
+    return np.where(neg, -value, value) if neg.any() else value
 
 
-_P10 = np.array([10 ** k for k in range(20)], np.uint64)
 _P10F = np.array([float(10 ** k) for k in range(20)], np.float64)
-_FAR = 1 << 40
+_WIDE = 64  # longer runs are parsed one at a time: the vectorised parsers take a Python step per character position
+_ZERO, _TEN = np.uint8(48), np.uint64(10)
 
 
-class _Chars:
-    """The characters of many number runs at once, for vectorised parsing."""
+class _Columns:
+    """Number runs (given by their starts and lengths in a byte array) read one character position at a time,
+    longest runs first, so that the runs still going at position j are a prefix and each character is read once."""
 
-    def __init__(self, tokens):
-        self.n = n = len(tokens)
-        self.lens = np.fromiter(map(len, tokens), np.int64, n)
-        self.c = np.frombuffer(''.join(tokens).encode('latin-1'), np.uint8)
-        self.starts = np.zeros(n, np.int64)
-        np.cumsum(self.lens[:-1], out=self.starts[1:])
-        self.tok = np.repeat(np.arange(n), self.lens)
-        self.pos = np.arange(len(self.c)) - self.starts[self.tok]
-        self.digit = (self.c >= 48) & (self.c <= 57)
-        self.d = self.c.astype(np.uint64) - np.uint64(48)
+    def __init__(self, buf, starts, lens):
+        self.buf = buf
+        short = lens <= _WIDE
+        self.long = np.flatnonzero(~short)
+        self.order = np.flatnonzero(short)
+        # a stable sort of uint8 keys is a radix sort
+        self.order = self.order[np.argsort((_WIDE - lens[self.order]).astype(np.uint8), kind='stable')]
+        self.n = len(self.order)
+        self.starts = starts[self.order]
+        self.active = self.n - np.cumsum(np.bincount(lens[self.order], minlength=1))  # runs longer than j
 
-    def count(self, mask):
-        return np.add.reduceat(mask.astype(np.int64), self.starts)
+    def __iter__(self):
+        """(j, m, characters j of the first m runs in order), for each position j that some run reaches."""
+        for j, m in enumerate(self.active.tolist()):
+            if m == 0:
+                return
+            yield j, m, self.buf[self.starts[:m] + j]
 
-    def first(self, mask):
-        return np.minimum.reduceat(np.where(mask, self.pos, _FAR), self.starts)
-
-    def number(self, mask, last):
-        """Per run, the integer written by the digits under mask, the last of them at position ``last``."""
-        k = np.clip(last[self.tok] - self.pos, 0, 19)
-        return np.add.reduceat(np.where(mask, self.d * _P10[k], np.uint64(0)), self.starts)
-
-
-def _parse_floats(tokens):
-    """float32 values of number runs as dmlc reads them: runs of the plain form [sign]digits[.digits][e[sign]digits]
-    are parsed with numpy, any other run one at a time."""
-    if not tokens:
-        return np.zeros(0, np.float32)
-    tokens = [t or '0' for t in tokens] if '' in tokens else tokens
-    ch = _Chars(tokens)
-    c, pos, tok, lens, starts = ch.c, ch.pos, ch.tok, ch.lens, ch.starts
-    dot, e, sign = c == 46, (c | 32) == 101, (c == 43) | (c == 45)
-    dpos, epos = ch.first(dot), ch.first(e)
-    lead = sign[starts]
-    has_e = epos < lens
-    after_e = np.where(has_e & (epos + 1 < lens), starts + epos + 1, starts)
-    esign = has_e & (epos + 1 < lens) & sign[after_e]
-    int_end = np.minimum(np.minimum(dpos, epos), lens)
-    frac_end = np.minimum(epos, lens)
-    in_int = ch.digit & (pos < int_end[tok])
-    in_frac = ch.digit & (pos > dpos[tok]) & (pos < frac_end[tok]) & (pos <= dpos[tok] + _MAX_DIGITS)
-    in_exp = ch.digit & (pos > epos[tok])
-    nfrac = ch.count(in_frac)
-    regular = ((ch.count(dot) <= 1) & (ch.count(e) <= 1) & (ch.count(sign) == lead + esign) & ~(dpos > epos)
-               & (ch.count(in_int) <= 19) & (ch.count(in_exp) <= 9))
-    pre = ch.number(in_int, int_end - 1)
-    frac = ch.number(in_frac, dpos + nfrac)
-    expon = np.minimum(ch.number(in_exp, lens - 1).astype(np.int64), 38)
-    value = _float32_value(c[starts] == 45, pre, dpos < lens, frac, _P10F[nfrac], expon,
-                           esign & (c[after_e] == 45))
-    odd = np.flatnonzero(~regular)
-    if len(odd):
-        value[odd] = _slow_floats([tokens[i] for i in odd])
-    return value
+    def long_tokens(self, starts, lens):
+        return [bytes(self.buf[s:s + n]).decode('latin-1') for s, n in zip(starts[self.long], lens[self.long])]
 
 
-def _parse_indices(tokens, what):
-    """Feature indices as dmlc's ParseUnsignedInt reads them (a '-' sign is an error)."""
-    if not tokens:
-        return np.zeros(0, np.uint64)
-    ch = _Chars(tokens)
-    first = ch.c[ch.starts]
-    if (first == 45).any():
-        tok = tokens[int(np.argmax(first == 45))]
+def _horner(acc, d, mask):
+    """acc = 10 * acc + d where mask, wrapping modulo 2**64 as dmlc's unsigned arithmetic does."""
+    np.multiply(acc, _TEN, out=acc, where=mask)
+    np.add(acc, d, out=acc, where=mask)
+
+
+# _parse_floats reads [sign]digits[.digits][(e|E)[sign]digits] with a state machine; like dmlc (and _FLOAT in
+# _slow_floats) it stops at the first character that does not continue that form and ignores the rest of the run
+_DIG, _DOT, _EXP, _PLUS, _MINUS, _OTHER = range(6)
+_S0, _SINT, _SFRAC, _SE, _SEXP, _STOP = range(6)
+_NO, _INT, _FRAC, _EXPDIG, _NEG, _DIVIDE, _POINT = range(7)  # what a character does to the number
+
+
+def _float_machine():
+    klass = np.full(256, _OTHER, np.uint8)
+    klass[48:58], klass[ord('.')], klass[[ord('e'), ord('E')]] = _DIG, _DOT, _EXP
+    klass[ord('+')], klass[ord('-')] = _PLUS, _MINUS
+    goto, does = np.full((6, 6), _STOP, np.uint8), np.full((6, 6), _NO, np.uint8)
+    for state, char, to, action in [
+            (_S0, _DIG, _SINT, _INT), (_S0, _PLUS, _SINT, _NO), (_S0, _MINUS, _SINT, _NEG),
+            (_S0, _DOT, _SFRAC, _POINT), (_S0, _EXP, _SE, _NO),
+            (_SINT, _DIG, _SINT, _INT), (_SINT, _DOT, _SFRAC, _POINT), (_SINT, _EXP, _SE, _NO),
+            (_SFRAC, _DIG, _SFRAC, _FRAC), (_SFRAC, _EXP, _SE, _NO),
+            (_SE, _DIG, _SEXP, _EXPDIG), (_SE, _PLUS, _SEXP, _NO), (_SE, _MINUS, _SEXP, _DIVIDE),
+            (_SEXP, _DIG, _SEXP, _EXPDIG)]:
+        goto[state, char], does[state, char] = to, action
+    return klass, goto.ravel(), does.ravel()
+
+
+_CLASS, _GOTO, _DOES = _float_machine()
+
+
+def _parse_floats(buf, starts, lens):
+    """float32 values of the number runs buf[starts:starts+lens] as dmlc's ParseFloat<float> reads them (an empty
+    run reads 0), all runs at once."""
+    cols = _Columns(buf, starts, lens)
+    n = cols.n
+    state, nfrac = np.zeros(n, np.uint8), np.zeros(n, np.uint8)
+    pre, frac, expon = np.zeros(n, np.uint64), np.zeros(n, np.uint64), np.zeros(n, np.uint64)
+    flags = {_NEG: np.zeros(n, bool), _DIVIDE: np.zeros(n, bool), _POINT: np.zeros(n, bool)}
+    for _, m, c in cols:
+        step = state[:m] * np.uint8(6) + _CLASS[c]
+        state[:m] = _GOTO[step]
+        does = _DOES[step]
+        d = c - _ZERO
+        for action, acc in ((_INT, pre), (_EXPDIG, expon)):
+            mask = does == action
+            if mask.any():
+                _horner(acc[:m], d, mask)
+        mask = does == _FRAC
+        if mask.any():
+            mask &= nfrac[:m] < _MAX_DIGITS  # later fraction digits are not read
+            nfrac[:m] += mask
+            _horner(frac[:m], d, mask)
+        for action, flag in flags.items():
+            mask = does == action
+            if mask.any():
+                flag[:m] |= mask
+    expon = np.minimum(expon & np.uint64(0xFFFFFFFF), np.uint64(38)).astype(np.int64)  # dmlc's exponent is 32 bits
+    value = _float32_value(flags[_NEG], pre, flags[_POINT], frac, _P10F[nfrac], expon, flags[_DIVIDE])
+    out = np.empty(len(starts), np.float32)
+    out[cols.order] = value
+    if len(cols.long):
+        out[cols.long] = _slow_floats(cols.long_tokens(starts, lens))
+    return out
+
+
+def _parse_indices(buf, starts, lens, what):
+    """Feature indices (non-empty runs) as dmlc's ParseUnsignedInt reads them: an optional '+' (a '-' is an
+    error), then the digits up to the first other character, modulo 2**64."""
+    if len(starts) and (buf[starts] == 45).any():
+        k = int(np.argmax(buf[starts] == 45))
+        tok = bytes(buf[starts[k]:starts[k] + lens[k]]).decode('latin-1')
         raise MXNetError('%s: Check failed: sign == true (0 vs. 1) : negative feature index %r in %s'
                          % (_API, tok, what))
-    lead = first == 43
-    regular = (ch.count(ch.digit) == ch.lens - lead) & (ch.lens - lead <= 19)
-    value = ch.number(ch.digit, ch.lens - 1)
-    for i in np.flatnonzero(~regular):  # digits up to the first other character, modulo 2**64
-        digits = _UINT.match(tokens[i]).group(2)
-        value[i] = int(digits) % _U64 if digits else 0
-    return value
+    cols = _Columns(buf, starts, lens)
+    value, going = np.zeros(cols.n, np.uint64), np.ones(cols.n, bool)
+    for j, m, c in cols:
+        d = c - _ZERO
+        digit = d < 10
+        live = going[:m]
+        live &= (digit | (c == 43)) if j == 0 else digit
+        if not live.any():
+            break
+        _horner(value[:m], d, live & digit if j == 0 else live)
+    out = np.empty(len(starts), np.uint64)
+    out[cols.order] = value
+    for k, tok in zip(cols.long, cols.long_tokens(starts, lens)):
+        digits = _UINT.match(tok).group(2)
+        out[k] = int(digits[-64:]) % _U64 if digits else 0
+    return out
 
 
-def _parse_text(text, what):
-    """Rows of a part: (labels float32, indptr int64, indices uint64, values float32)."""
+def _runs(tokens):
+    """The number runs of a list of strings as (bytes, starts, lengths), for the parsers above."""
+    lens = np.fromiter(map(len, tokens), np.int64, len(tokens))
+    starts = np.zeros(len(tokens), np.int64)
+    np.cumsum(lens[:-1], out=starts[1:])
+    return np.frombuffer(''.join(tokens).encode('latin-1'), np.uint8), starts, lens
+
+
+def _kind_table():
+    """The characters of the strict common form: 1 of a number, 2 ':', 3 blank, 4 newline; anything else (0) is not
+    in it. A bytes.translate table, which maps text several times faster than numpy indexing does."""
+    table = bytearray(256)
+    for chars, kind in ((b'0123456789+-.eE', 1), (b':', 2), (b' \t', 3), (b'\r\n', 4)):
+        for c in chars:
+            table[c] = kind
+    return bytes(table)
+
+
+_KIND = _kind_table()
+
+
+def _strict_rows(data, what):
+    """The rows of text in the strict common form -- each line blank or ``label[:weight] index:value ...`` with
+    blanks between the pairs, no blank around ':', and no character but number characters, ':', blanks and
+    newlines -- found with whole-text operations; None for other text. With no '#' the first line of a part is read
+    like the others, and with no 'q' there is no qid, so the line-by-line parser would find the same number runs."""
+    kind = data.translate(_KIND)
+    if b'\0' in kind:
+        return None
+    a, kind = np.frombuffer(data, np.uint8), np.frombuffer(kind, np.uint8)
+    num = kind == 1
+    edges = np.flatnonzero(np.diff(num, prepend=False, append=False))
+    starts, lens = edges[::2], edges[1::2] - edges[::2]
+    colon = np.flatnonzero(kind == 2)
+    if len(colon) and (colon[0] == 0 or colon[-1] == len(a) - 1 or not (num[colon - 1] & num[colon + 1]).all()):
+        return None  # a ':' not between two number characters
+    # a run right after a ':' is a weight or a value (a tail); others are a label or an index (a head). The first
+    # character is not a ':' (checked above), so starts - 1 = -1 for a run at 0 does not make it a tail.
+    tail = kind[starts - 1] == 2
+    if (tail[1:] & tail[:-1]).any():
+        return None  # 'a:b:c'
+    starts_line = np.zeros(len(starts) + 1, bool)  # the first run of a line (and one past the last run)
+    starts_line[np.searchsorted(starts, np.flatnonzero(kind == 4))] = True
+    starts_line[0] = True
+    head = np.flatnonzero(~tail)
+    first = starts_line[head]  # a line's first run is a head, its label
+    feat = head[~first]
+    if len(feat) and (feat[-1] + 1 == len(starts) or not tail[feat + 1].all()):
+        return None  # an index without ':value'
+    label = head[first]
+    indptr = np.append(np.flatnonzero(first) - np.arange(len(label)), len(feat))  # heads before a label, less labels
+    return (_parse_floats(a, starts[label], lens[label]), indptr.astype(np.int64),
+            _parse_indices(a, starts[feat], lens[feat], what), _parse_floats(a, starts[feat + 1], lens[feat + 1]))
+
+
+def _parse_text(data, what):
+    """Rows of a part (bytes): (labels float32, indptr int64, indices uint64, values float32)."""
+    rows = _strict_rows(data, what)
+    return rows if rows is not None else _exact_rows(data.decode('latin-1'), what)
+
+
+def _exact_rows(text, what):
+    """_parse_text line by line, for any text."""
     labels, counts, pairs = [], [], []
     for lineno, line in enumerate(_NEWLINE.split(text)):
         m = (_PAIR if lineno == 0 else _LABEL).match(line)
@@ -198,7 +306,8 @@ def _parse_text(text, what):
                          % (_API, idx[bad], what))
     indptr = np.zeros(len(counts) + 1, np.int64)
     np.cumsum(counts, out=indptr[1:])
-    return _parse_floats(labels), indptr, _parse_indices(list(idx), what), _parse_floats(list(vals))
+    return (_parse_floats(*_runs(labels)), indptr, _parse_indices(*_runs(list(idx)), what),
+            _parse_floats(*_runs(list(vals))))
 
 
 # ---- the files of a path and the byte range of one part (dmlc's text InputSplit) ----------------------------------
@@ -252,7 +361,7 @@ def _line_start(data, pos):
 
 
 def _part_text(path, part_index, num_parts):
-    """The text of part ``part_index`` of ``num_parts`` byte ranges of the files, files joined by newlines."""
+    """The bytes of part ``part_index`` of ``num_parts`` byte ranges of the files, files joined by newlines."""
     contents = []
     for f in _files(path):
         with open(f, 'rb') as fh:
@@ -262,7 +371,7 @@ def _part_text(path, part_index, num_parts):
     step = (total + num_parts - 1) // num_parts
     begin, end = min(step * part_index, total), min(step * (part_index + 1), total)
     if begin == end:
-        return ''
+        return b''
 
     def adjust(pos):  # a position inside a file moves to the next line start of that file
         k = int(np.searchsorted(offsets, pos, side='right')) - 1
@@ -276,7 +385,7 @@ def _part_text(path, part_index, num_parts):
         lo, hi = max(begin, offsets[k]), min(end, offsets[k + 1])
         if lo < hi:
             pieces.append(c[lo - offsets[k]:hi - offsets[k]])
-    return b'\n'.join(pieces).decode('latin-1')
+    return b'\n'.join(pieces)
 
 
 class _Part:

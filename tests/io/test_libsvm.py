@@ -12,6 +12,7 @@ import pytest
 
 import mxcompat as mx
 from mxcompat.base import MXNetError, MXNetNotImplementedError
+from mxcompat.io import _libsvm
 
 FIX = pathlib.Path(__file__).resolve().parent.parent / 'fixtures' / 'io_libsvm'
 GOLD = json.loads((FIX / 'io_libsvm.json').read_text())
@@ -130,3 +131,139 @@ def test_larger_file_and_parts_cover_all_rows(tmp_path):
             np.testing.assert_array_equal(b.data[0].asnumpy()[:16 - b.pad], dense[rows])
             seen += rows.tolist()
     assert seen == list(range(257))
+
+
+# ---- the whole-text fast path (_strict_rows) against the line-by-line parser (_exact_rows) ------------------------
+DIGITS = list('0123456789')
+NUMBER_CHARS = list('0123456789+-.eE')
+
+
+def _number(rng):
+    """A value or label as files write them, or an odd run of number characters."""
+    r = rng.random()
+    if r < 0.1:
+        return ''.join(rng.choice(NUMBER_CHARS, rng.integers(1, 9)))
+    if r < 0.15:
+        return ''.join(rng.choice(DIGITS, rng.integers(18, 80)))  # past 19 digits and past the column parser's 64
+    if r < 0.25:
+        return str(rng.choice(['1e-45', '.5', '5.', '+3', '-0', '3.4028235e38', '1e39', '1e-39', '-1.17549435e-38',
+                               '9' * 25 + 'e-60', '1e4294967297', '-.e', 'e', '.', '+', '-', '0.' + '3' * 30]))
+    s = str(rng.choice(['', '+', '-'], p=[.6, .2, .2])) + ''.join(rng.choice(DIGITS, rng.integers(0, 6)))
+    if rng.random() < 0.6:
+        s += '.' + ''.join(rng.choice(DIGITS, rng.integers(0, 25)))
+    if rng.random() < 0.3:
+        s += str(rng.choice(['e', 'E', 'e-', 'E+', 'e+'])) + ''.join(rng.choice(DIGITS, rng.integers(0, 4)))
+    return s or '0'
+
+
+def _index(rng, negative=0.0):
+    r = rng.random()
+    if r < negative:
+        return '-%d' % rng.integers(0, 9)
+    if r < 0.08:
+        return ''.join(rng.choice(list('0123456789+.eE'), rng.integers(1, 6)))
+    if r < 0.12:
+        return ''.join(rng.choice(DIGITS, rng.integers(18, 80)))
+    return ('+' if rng.random() < 0.1 else '') + str(rng.integers(0, 10 ** rng.integers(1, 8)))
+
+
+def _strict_text(rng, negative=0.0):
+    """Lines ``label[:weight] index:value ...`` (or blank), with the spacing and line ends files have."""
+    lines = []
+    for _ in range(rng.integers(0, 12)):
+        if rng.random() < 0.1:
+            lines.append(str(rng.choice(['', ' ', '\t '])))
+            continue
+        line = ' ' * rng.integers(0, 2) + _number(rng) + (':' + _number(rng) if rng.random() < 0.2 else '')
+        for _ in range(rng.integers(0, 9)):
+            line += str(rng.choice([' ', '  ', '\t'])) + _index(rng, negative) + ':' + _number(rng)
+        lines.append(line + str(rng.choice(['', ' ', '\t', ' \t '])))
+    text = str(rng.choice(['\n', '\r\n', '\r'])).join(lines) + str(rng.choice(['', '\n', '\r\n']))
+    return text.encode('latin-1')
+
+
+def _rows(parse, *args):
+    """The parsed rows with the floats as bits, the error message, or None (not in the fast path's form)."""
+    try:
+        rows = parse(*args)
+    except MXNetError as e:
+        return str(e)
+    if rows is None:
+        return None
+    labels, indptr, indices, values = rows
+    assert (labels.dtype, indptr.dtype, indices.dtype, values.dtype) == (np.float32, np.int64, np.uint64, np.float32)
+    return labels.view(np.uint32).tolist(), indptr.tolist(), indices.tolist(), values.view(np.uint32).tolist()
+
+
+def test_fast_path_matches_line_by_line_parser():
+    rng = np.random.default_rng(7)
+    errors = 0
+    for k in range(400):
+        data = _strict_text(rng, negative=0.02 if k % 4 == 0 else 0.0)
+        fast, exact = _rows(_libsvm._strict_rows, data, 'w'), _rows(_libsvm._exact_rows, data.decode('latin-1'), 'w')
+        assert fast is not None and fast == exact, data
+        errors += isinstance(exact, str)
+    assert 10 < errors < 100  # the negative-index error is raised the same way on both paths
+
+
+@pytest.mark.parametrize('data', [
+    b'', b'\n\r\n', b'  \t\n', b'1', b'1\n', b'-1:0.5', b'1 0:1 \r\n\r\n2 3:4\t\r\n', b'1 0:1\r2 3:4\r',
+    b'  1\t0:1e-45  2:.5 3:5.\n\n0 \n', b'+1:2 3:+4e+2 5:-.5E-3\n', b'1 0:' + b'7' * 70 + b' 1:0.' + b'3' * 70,
+    b'e 0:e 1:- 2:+ 3:1.2.3 4:1e5e3 5:--1\n'])
+def test_fast_path_forms(data):
+    fast = _rows(_libsvm._strict_rows, data, 'w')
+    assert fast is not None and fast == _rows(_libsvm._exact_rows, data.decode('latin-1'), 'w')
+
+
+# text outside the strict form, and what the line-by-line parser made of it before the fast path existed
+OTHER_FORMS = [
+    (b'# head 1:2\n1 0:1 # note 2:3\n#x 1:2e1\n', ([1, 1], [0, 1, 1], [0], [1])),  # a '#' is a comment on line 1
+    (b'1 qid:3 0:1 2:2.5\n', ([1], [0, 2], [0, 2], [1, 2.5])),
+    (b'1 0 : 2\n3 :4  1:\t5\n', ([1, 3], [0, 1, 2], [0, 1], [2, 5])),
+    (b'1:0.5  3:4\tx 5:6\n', ([1], [0, 2], [3, 5], [4, 6])),
+    (b'\xe91 0:1\n', ([1], [0, 1], [0], [1])),
+    (b':1 0:2\n', ([1], [0, 1], [0], [2])),
+    (b'1 0:1:\n', ([1], [0, 1], [0], [1])),
+    (b'1 2:3e#1\n', ([1], [0, 1], [2], [3])),
+    (b'1 0:+1\x0b 2:5\n', ([1], [0, 2], [0, 2], [1, 5])),
+    (b'1 0:1:2\n', "feature '2' without a value"),
+    (b'1 2\n', "feature '2' without a value"),
+    (b'1,5 2:3\n', "feature '5' without a value"),
+]
+
+
+@pytest.mark.parametrize('data, expected', OTHER_FORMS)
+def test_other_forms_go_line_by_line(data, expected):
+    assert _libsvm._strict_rows(data, 'w') is None
+    got = _rows(_libsvm._parse_text, data, 'w')
+    assert got == _rows(_libsvm._exact_rows, data.decode('latin-1'), 'w')
+    if isinstance(expected, str):
+        assert expected in got
+    else:
+        labels, indptr, indices, values = expected
+        assert got == (np.float32(labels).view(np.uint32).tolist(), indptr, indices,
+                       np.float32(values).view(np.uint32).tolist())
+
+
+def test_vectorised_numbers_match_one_at_a_time():
+    rng = np.random.default_rng(3)
+    tokens = [_number(rng) for _ in range(3000)]
+    tokens += [''.join(rng.choice(NUMBER_CHARS, rng.integers(0, 30))) for _ in range(3000)] + ['']
+    got = _libsvm._parse_floats(*_libsvm._runs(tokens))
+    want = _libsvm._slow_floats(tokens)  # the per-run reader, regular-expression based
+    assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+
+    def index(tok):  # an optional '+', the digits up to the first other character, modulo 2**64
+        value = 0
+        for ch in tok[1:] if tok[0] == '+' else tok:
+            if not ch.isdigit():
+                break
+            value = (value * 10 + int(ch)) % 2 ** 64
+        return value
+    tokens = [_index(rng) for _ in range(3000)] + ['+', '++5', '+1e3', '9' * 5000]
+    assert _libsvm._parse_indices(*_libsvm._runs(tokens), 'w').tolist() == [index(t) for t in tokens]
+    # more than the 4300 digits Python's int() reads; 2**64 divides 10**64, so the last 64 digits decide
+    np.testing.assert_array_equal(_libsvm._parse_floats(*_libsvm._runs(['1' * 5000, '2e' + '1' * 5000])),
+                                  _libsvm._slow_floats([str(int('1' * 64)), '2e38']))
+    with pytest.raises(MXNetError, match="negative feature index '-3' in w"):
+        _libsvm._parse_indices(*_libsvm._runs(['1', '-3', '-4']), 'w')
