@@ -1250,9 +1250,18 @@ def _recorded(arrays):
     return any(isinstance(a, BaseSparseNDArray) and a._dense is not None and a._dense.requires_grad for a in arrays)
 
 
+def _quadratic(data, a=0.0, b=0.0, c=0.0, out=None, name=None):  # noqa: ARG001
+    """contrib.quadratic: a csr input with ``c == 0`` keeps its storage (``f(0) = 0``), as in MXNet; any other
+    sparse input is computed on its dense values (a dense result, as MXNet's storage fallback)."""
+    if isinstance(data, CSRNDArray) and float(c) == 0:
+        return _to_out(_unary(data, '_contrib_quadratic', a=a, b=b, c=c), out)
+    return _op('_contrib_quadratic')(_dense_of(data), a=a, b=b, c=c, out=out)
+
+
 _DISPATCH = dict(SPARSE_FUNCS)
 _DISPATCH['_sparse_retain'] = retain
 _DISPATCH['_contrib_getnnz'] = _getnnz
+_DISPATCH['_contrib_quadratic'] = _quadratic
 
 
 # Fluent methods of sparse arrays use the storage-aware functions.

@@ -113,7 +113,8 @@ def sparse_rule(op, attrs, csr_inputs):
     None when the op has no rule for them (the inputs are then densified)."""
     if op.name == 'dot' and csr_inputs == (0,):
         rule = _csr_dot(op.impl, attrs)
-    elif op.name in _ZERO_PRESERVING and csr_inputs == (0,):
+    elif csr_inputs == (0,) and (op.name in _ZERO_PRESERVING
+                                 or (op.name == '_contrib_quadratic' and attrs.get('c') == 0)):
         rule = _csr_unary(op.impl, attrs)
     else:
         return None

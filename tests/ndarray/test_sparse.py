@@ -304,3 +304,11 @@ def test_sparse_gradient_add_and_errors():
         mx.nd.ones((2, 2, 2)).attach_grad(stype='csr')
     with pytest.raises(ValueError, match="stype must be"):
         mx.nd.ones((2, 2)).attach_grad(stype='dense')
+
+def test_contrib_quadratic_keeps_csr_only_when_c_is_zero():
+    # MXNet 1.9.1: csr with c=0 -> csr; csr with c != 0, and row_sparse, -> default
+    x = mx.nd.array([[0, 1.], [2, 0]])
+    for stype, c, want_stype, want in (('csr', 0.0, 'csr', [[0, 3], [8, 0]]), ('csr', 1.0, 'default', [[1, 4], [9, 1]]),
+                                       ('row_sparse', 0.0, 'default', [[0, 3], [8, 0]])):
+        y = mx.nd.contrib.quadratic(x.tostype(stype), a=1, b=2, c=c)
+        assert y.stype == want_stype and y.asnumpy().tolist() == want
