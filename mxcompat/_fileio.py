@@ -112,3 +112,20 @@ def write_text(fname, text, what):
 
 def read_text(fname, what):
     return read_all(fname, what).decode('utf-8')
+
+
+def extract_archive(archive, folder):
+    """Unpack ``archive`` into ``folder``: a zip file by its ``.zip`` name, otherwise a tar (plain or compressed)
+    whose members are filtered as plain data where Python has extraction filters (no absolute paths, links out of
+    ``folder`` or device files)."""
+    import tarfile
+    import zipfile
+    if str(archive).endswith('.zip'):
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(folder)
+        return
+    with tarfile.open(archive) as tar:
+        try:
+            tar.extractall(folder, filter='data')
+        except TypeError:  # Python without extraction filters
+            tar.extractall(folder)

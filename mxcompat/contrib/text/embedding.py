@@ -18,13 +18,12 @@ number of reserved tokens (lookups past the end give the last row, as ``nd.Embed
 """
 import logging
 import os
-import tarfile
 import warnings
-import zipfile
 
 import numpy as np
 
 from ... import ndarray as nd
+from ..._fileio import extract_archive
 from ... import registry
 from ...base import MXNetError, MXNetKeyError, MXNetTypeError, MXNetValueError, data_dir
 from . import _constants as C
@@ -106,13 +105,8 @@ class _TokenEmbedding(vocab.Vocabulary):
                 '%s: the pretrained file %s is %s, and fetching %s failed (%s). To work offline, put %s (SHA-1 %s)%s '
                 'in the folder %s.' % (cls.__name__, path, 'not the published one' if os.path.exists(path) else
                                        'absent', url, err, pretrained_file_name, file_sha1, kept, folder)) from err
-        ext = os.path.splitext(archive)[1]
-        if ext == '.zip':
-            with zipfile.ZipFile(archive_path, 'r') as zf:
-                zf.extractall(folder)
-        elif ext == '.gz':
-            with tarfile.open(archive_path, 'r:gz') as tar:
-                tar.extractall(path=folder)
+        if os.path.splitext(archive)[1] in ('.zip', '.gz'):
+            extract_archive(archive_path, folder)
         return path
 
     @classmethod

@@ -10,12 +10,12 @@ import gzip
 import os
 import pickle
 import struct
-import tarfile
 import warnings
 
 import numpy as np
 
 from ..dataset import Dataset, RecordFileDataset, _DownloadedDataset
+from ...._fileio import extract_archive
 from ....base import MXNetError, data_dir
 from .... import ndarray as nd
 
@@ -96,14 +96,6 @@ class FashionMNIST(MNIST):
 
 
 # ---- CIFAR ---------------------------------------------------------------------------------------------------------
-def _extract(archive, root):
-    with tarfile.open(archive) as tar:
-        try:
-            tar.extractall(root, filter='data')
-        except TypeError:  # Python without extraction filters
-            tar.extractall(root)
-
-
 def _locate(root, names, subdir):
     """The paths of ``names`` in ``root`` or ``root/subdir``, or None if one is missing."""
     paths = []
@@ -156,7 +148,7 @@ class CIFAR10(_DownloadedDataset):
         paths = _locate(self._root, names, folder)
         packed = os.path.join(self._root, archive)
         if paths is None and os.path.isfile(packed):
-            _extract(packed, self._root)
+            extract_archive(packed, self._root)
             paths = _locate(self._root, names, folder)
         return paths
 
