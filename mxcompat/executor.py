@@ -94,28 +94,7 @@ class Executor:
             raise MXNetTypeError('bind: ctx must be a Context, got %s' % type(ctx).__name__)
         self._symbol = symbol
         self._ctx = ctx
-        arg_names = symbol.list_arguments()
-        shapes = {n: a.shape for n, a in zip(arg_names, _as_list(arg_names, args, 'args'))
-                  if isinstance(a, NDArray)}
-        # MXNet's MXNET_ELIMINATE_COMMON_EXPR (default on): the graph run is the symbol with common
-        # subexpressions merged; get_optimized_symbol() returns it
-        self._optimized = symbol
-        if os.environ.get('MXNET_ELIMINATE_COMMON_EXPR', '1') != '0':
-            cse = eliminate_common_expr(symbol)
-            if cse.list_inputs() == symbol.list_inputs():
-                self._optimized = cse
-        # csr arguments that take no gradient reach the graph compressed (symbol/storage.py)
-        csr_args = _csr_arguments(arg_names, _as_list(arg_names, args, 'args'), grad_req, args_grad)
-        # one lowering, with loss heads split: backward seeds their gradients directly (see Lowered); the plain
-        # graph for users (graph_module) is built on first access
-        self._lowered = lower(self._optimized, shapes, split_heads=True, csr_args=csr_args)
-        self._lowered.output_names = symbol.list_outputs()
-        self._nout = len(self._lowered.output_names)
-        self._plain = None if self._lowered.heads else self._lowered
-        # what forward runs: that graph with MXNet's in-place activations and additions (monitors run the plain one)
-        self._run = plan_inplace(self._lowered.graph_module).forward
-        arg_names = self._lowered.arg_names
-        aux_names = self._lowered.aux_names
+        arg_names = symbol.list_arguments()  # (the lowered graph's argument order too)
         self.arg_arrays = _as_list(arg_names, args, 'args')
         self._arg_index = {n: i for i, n in enumerate(arg_names)}
         for n, a in zip(arg_names, self.arg_arrays):
@@ -135,9 +114,28 @@ class Executor:
         for i, g in enumerate(self.grad_arrays):
             if g is None:
                 self._grad_req[i] = 'null'
+        # csr arguments that take no gradient reach the graph compressed (symbol/storage.py)
+        self._csr = [isinstance(a, CSRNDArray) and r == 'null' for a, r in zip(self.arg_arrays, self._grad_req)]
+        self._any_csr = any(self._csr)
+        csr_args = frozenset(n for n, csr in zip(arg_names, self._csr) if csr)
+        # MXNet's MXNET_ELIMINATE_COMMON_EXPR (default on): the graph run is the symbol with common
+        # subexpressions merged; get_optimized_symbol() returns it
+        self._optimized = symbol
+        if os.environ.get('MXNET_ELIMINATE_COMMON_EXPR', '1') != '0':
+            cse = eliminate_common_expr(symbol)
+            if cse.list_inputs() == symbol.list_inputs():
+                self._optimized = cse
+        # one lowering, with loss heads split: backward seeds their gradients directly (see Lowered); the plain
+        # graph for users (graph_module) is built on first access
+        self._lowered = lower(self._optimized, {n: a.shape for n, a in zip(arg_names, self.arg_arrays)},
+                              split_heads=True, csr_args=csr_args)
+        self._lowered.output_names = symbol.list_outputs()
+        self._nout = len(self._lowered.output_names)
+        self._plain = None if self._lowered.heads else self._lowered
+        # what forward runs: that graph with MXNet's in-place activations and additions (monitors run the plain one)
+        self._run = plan_inplace(self._lowered.graph_module).forward
+        aux_names = self._lowered.aux_names
         self.aux_arrays = _as_list(aux_names, aux_states, 'aux_states')
-        self._csr = [n in csr_args for n in arg_names]
-        self._any_csr = bool(csr_args)
         if any(r != 'null' for r in self._grad_req):
             # MXNet's zero-gradient propagation: inputs no gradient reaches are not recorded (their gradients
             # are written as zeros), so nothing is kept for them
@@ -568,19 +566,6 @@ def _storage_types(symbol, stype_dict):
                                   % (n, st))
         out[n] = st
     return out
-
-
-def _csr_arguments(arg_names, args, grad_req, args_grad):
-    """The names of the CSRNDArray arguments that take no gradient: these reach the graph compressed."""
-    if isinstance(grad_req, str):
-        reqs = dict.fromkeys(arg_names, grad_req)
-    elif isinstance(grad_req, dict):
-        reqs = grad_req
-    else:
-        reqs = dict(zip(arg_names, grad_req))
-    grads = args_grad if isinstance(args_grad, dict) else dict(zip(arg_names, args_grad or ()))
-    return frozenset(n for n, a in zip(arg_names, args) if isinstance(a, CSRNDArray)
-                     and (reqs.get(n, 'null') == 'null' or grads.get(n) is None))
 
 
 def copy_into(dst, src):
