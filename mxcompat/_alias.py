@@ -29,14 +29,21 @@ class _MXNetAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             is_pkg = hasattr(mod, '__path__')
         return importlib.util.spec_from_loader(name, self, is_package=is_pkg)
 
+    # the mxcompat module's own spec while the import system handles its alias: it sets ``__spec__`` to the
+    # alias's spec (name ``mxnet.X``) between create_module and exec_module
+    _own_specs = {}
+
     def create_module(self, spec):
-        return importlib.import_module(self._target(spec.name))
+        module = importlib.import_module(self._target(spec.name))
+        self._own_specs[spec.name] = module.__spec__
+        return module
 
     def exec_module(self, module):
-        # The module object is mxcompat's own, already executed; keep its own spec.
-        real = sys.modules.get(module.__name__)
-        if real is not None and getattr(real, '__spec__', None) is not None:
-            module.__spec__ = real.__spec__
+        # The module object is mxcompat's own, already executed: give it back its own spec, whose parent is its
+        # ``__package__`` (else its relative imports warn "__package__ != __spec__.parent")
+        own = self._own_specs.pop(getattr(module.__spec__, 'name', None), None)
+        if own is not None:
+            module.__spec__ = own
 
 
 def install_alias(force=False):
