@@ -175,18 +175,32 @@ def _infer_input(size):
     return np.random.RandomState(0).uniform(-1, 1, (1, 3, side, side)).astype(np.float32)
 
 
-@workload('gluon', name='resnet18_infer_hybridized', target=1.0,
-          doc='Inference of the model-zoo ImageNet resnet18_v1, hybridized, batch 1 at 224x224')
-def _resnet_infer(mx, size):
+def _resnet_infer_step(mx, size, backend):
     net = mx.gluon.model_zoo.vision.resnet18_v1()
     net.initialize(mx.init.Xavier())
-    net.hybridize()
+    if backend is None:
+        net.hybridize()
+    else:
+        net.hybridize(backend=backend)
     x = mx.nd.array(_infer_input(size))
 
     def step():
         net(x).wait_to_read()
     step()
     return step
+
+
+@workload('gluon', name='resnet18_infer_hybridized', target=1.0,
+          doc='Inference of the model-zoo ImageNet resnet18_v1, hybridized, batch 1 at 224x224')
+def _resnet_infer(mx, size):
+    return _resnet_infer_step(mx, size, None)
+
+
+@workload('gluon', name='resnet18_infer_mkldnn', target=1.0,
+          doc="The same inference hybridized with backend='MKLDNN' (MXNet's oneDNN fusion: BatchNorm folded into "
+              'the convolutions, additions and relus as their post-ops)')
+def _resnet_infer_mkldnn(mx, size):
+    return _resnet_infer_step(mx, size, 'MKLDNN')
 
 
 @_resnet_infer.torch
@@ -200,6 +214,9 @@ def _resnet_infer_twin(torch, size):
             net(x)
     step()
     return step
+
+
+_resnet_infer_mkldnn.torch(_resnet_infer.twin)
 
 
 def _embedding_spec(size):

@@ -87,6 +87,7 @@ class Executor:
                  shared_exec=None, _shared_outputs=None):
         from .symbol.inplace import plan_inplace
         from .symbol.lower import lower
+        from .symbol.subgraph import executor_backend, fuse_convolutions
         from .symbol.symbol import eliminate_common_expr
         if group2ctx:
             raise unsupported('Symbol.bind', 'group2ctx', 'model parallelism over devices is not implemented')
@@ -132,8 +133,6 @@ class Executor:
         self._lowered.output_names = symbol.list_outputs()
         self._nout = len(self._lowered.output_names)
         self._plain = None if self._lowered.heads else self._lowered
-        # what forward runs: that graph with MXNet's in-place activations and additions (monitors run the plain one)
-        self._run = plan_inplace(self._lowered.graph_module).forward
         aux_names = self._lowered.aux_names
         self.aux_arrays = _as_list(aux_names, aux_states, 'aux_states')
         if any(r != 'null' for r in self._grad_req):
@@ -147,6 +146,12 @@ class Executor:
         # fixed at bind: what forward records and what backward writes
         self._any_track = any(self._track)
         self._no_grads = all(r == 'null' for r in self._grad_req)
+        # what forward runs: that graph with MXNet's in-place activations and additions (monitors run the plain
+        # one) and, in an inference-only executor, MXNet's default oneDNN convolution fusion (symbol/subgraph.py)
+        graph = self._lowered.graph_module
+        if self._no_grads and executor_backend():
+            graph = fuse_convolutions(graph)
+        self._run = plan_inplace(graph).forward
         # (integer inputs take no gradient in torch; MXNet writes them zeros)
         self._zeroed = [i for i, (r, track, a) in enumerate(zip(self._grad_req, self._track, self.arg_arrays))
                         if r == 'write' and (not track or not a._t.is_floating_point())]

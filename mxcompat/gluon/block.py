@@ -36,6 +36,8 @@ from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _
 __all__ = ['Block', 'HybridBlock', 'SymbolBlock']  # HookHandle is public in gluon.utils in MXNet
 
 _TORCH_BACKENDS = ('inductor', 'eager', 'aot_eager')
+# MXNet's subgraph backends that exist here: 'MKLDNN', its oneDNN convolution fusion (symbol/subgraph.py)
+_MXNET_BACKENDS = ('MKLDNN',)
 
 _DEFAULT_CTX = Context._default_ctx  # the per-thread default-context state (``with ctx:`` sets its value)
 
@@ -595,6 +597,9 @@ class _CachedOp:
                 self.alias_outputs.append(i)
         if self.backend is None:  # the plain graph, with MXNet's in-place activations and additions
             self.fn = plan_inplace(self.graph_module)
+        elif self.backend == 'MKLDNN':  # and its convolution chains fused, for inference
+            from ..symbol.subgraph import fuse_convolutions
+            self.fn = plan_inplace(fuse_convolutions(self.graph_module))
         else:
             self.fn = torch.compile(self.graph_module, backend=self.backend, dynamic=None)
 
@@ -778,9 +783,24 @@ class HybridBlock(Block):
             return outs[0]
         return _regroup(outs, self._out_format)
 
-    def optimize_for(self, x, *args, backend=None, **kwargs):
-        raise unsupported('HybridBlock.optimize_for', 'backend=%r' % (backend,),
-                          "MXNet's subgraph backends do not exist here; use hybridize(backend='inductor')")
+    def optimize_for(self, x, *args, backend=None, clear=False, static_alloc=False, static_shape=False,
+                     inline_limit=2, forward_bulk_size=None, backward_bulk_size=None, **kwargs):
+        """Hybridize with ``backend`` and build the graph for inputs like ``x, *args`` without running it.
+        Differs from MXNet: the one subgraph backend is ``'MKLDNN'`` (its convolution fusion, applied to inference
+        calls; recorded calls run the operators unfused, where MXNet's fused operator has no backward), and
+        ``export`` afterwards writes the unpartitioned graph."""
+        if not backend:
+            raise MXNetValueError('Must specify "backend" to optimize_for')
+        if backend not in _MXNET_BACKENDS:
+            raise unsupported('HybridBlock.optimize_for', 'backend=%r' % (backend,),
+                              "the subgraph backends here are %s; use hybridize(backend='inductor') for "
+                              'torch.compile' % (_MXNET_BACKENDS,))
+        self.hybridize(True, backend, clear, static_alloc, static_shape, inline_limit, forward_bulk_size,
+                       backward_bulk_size, **kwargs)
+        if self._check_inputs([x] + list(args)) is None:
+            raise unsupported('HybridBlock.optimize_for', 'Symbol inputs', 'pass NDArrays like the real inputs')
+        with x.context:
+            self._build_cache(x, *args)
 
     def _clear_cached_op(self):
         """Forget the traced graph and its compiled form (the next hybridized call traces again)."""
@@ -798,9 +818,9 @@ class HybridBlock(Block):
                   inline_limit=2, forward_bulk_size=None, backward_bulk_size=None, **kwargs):
         """Run as one torch.fx graph (``backend``: a torch.compile backend, or None for the plain graph).
         ``static_alloc``/``static_shape``/``inline_limit``/bulk sizes are accepted and have no effect."""
-        if backend is not None and backend not in _TORCH_BACKENDS:
+        if backend is not None and backend not in _TORCH_BACKENDS + _MXNET_BACKENDS:
             raise unsupported('HybridBlock.hybridize', 'backend=%r' % (backend,),
-                              'use one of %s (torch.compile) or None' % (_TORCH_BACKENDS,))
+                              'use one of %s (torch.compile), %s or None' % (_TORCH_BACKENDS, _MXNET_BACKENDS))
         if kwargs:
             raise unsupported('HybridBlock.hybridize', 'backend options %s' % sorted(kwargs))
         self._backend, self._active = backend, active

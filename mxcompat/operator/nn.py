@@ -349,6 +349,9 @@ def forget_kept(weight):
     """Drop what ``_kept`` holds for ``weight``: for a write its version counter does not see."""
     _REORDERED.pop(weight, None)
     _CHANNELS_LAST.pop(weight, None)
+    _FOLDED.pop(weight, None)
+    # a fused convolution's folded weight also depends on BatchNorm arrays, which this write may have been to
+    _UNSEEN_WRITES[0] += 1
 
 
 def _packed_geometry(data, weight, pad, dilate):
@@ -359,12 +362,12 @@ def _packed_geometry(data, weight, pad, dilate):
         pad[i] < weight.shape[2 + i] <= data.shape[2 + i] for i in range(2))
 
 
-def _no_gradient(data, weight, bias):
-    """Whether no gradient of this convolution is wanted: none is being recorded, by mxcompat or by torch for an
-    Executor or GluonModule, and no tracer runs. (mxcompat's eager calls outside ``record()`` run with torch's grad
-    mode on, but their results are cut from torch's graph.)"""
+def _no_gradient(data, *params):
+    """Whether no gradient of this convolution (of ``data`` and ``params``, Nones skipped) is wanted: none is being
+    recorded, by mxcompat or by torch for an Executor or GluonModule, and no tracer runs. (mxcompat's eager calls
+    outside ``record()`` run with torch's grad mode on, but their results are cut from torch's graph.)"""
     return (not ((_STATE.recording or _STATE.torch_grads) and torch.is_grad_enabled()
-                 and (data.requires_grad or weight.requires_grad or (bias is not None and bias.requires_grad)))
+                 and (data.requires_grad or any(p is not None and p.requires_grad for p in params)))
             and untraced(data))
 
 
@@ -388,6 +391,62 @@ def _packed_conv(data, weight, bias, stride, pad, dilate):
     return torch.ops.mkldnn._convolution_pointwise(
         data.contiguous(memory_format=torch.channels_last), reordered, None if bias is None else bias.detach(),
         list(pad), list(stride), list(dilate), 1, 'none', [], '')
+
+
+def _folded_weight(weight, bias, bn):
+    """``weight`` and ``bias`` with the inference BatchNorm ``bn`` = (gamma, beta, mean, var, eps, fix_gamma) folded
+    in, as MXNet's oneDNN convolution fusion folds them (per channel ``alpha = gamma / sqrt(var + eps)``, computed in
+    double and rounded to float: ``weight * alpha``, ``beta + alpha * (bias - mean)``)."""
+    weight = weight.detach()
+    bias = None if bias is None else bias.detach()
+    if bn is None:
+        return weight, bias
+    gamma, beta, mean, var, eps, fix_gamma = bn
+    scale = torch.ones_like(var, dtype=torch.float64) if fix_gamma else gamma.detach().double()
+    alpha = (scale / torch.sqrt(var.detach().double() + eps)).to(weight.dtype)
+    shift = mean.detach() if bias is None else mean.detach() - bias
+    return weight * alpha.view(-1, *[1] * (weight.dim() - 1)), beta.detach() - alpha * shift
+
+
+def fused_conv_applies(data, weight, bias, stride, pad, dilate, num_group, tensors):
+    """Whether the fused convolution (``fused_conv``) computes this call: a 2-D convolution that ``_convolution``
+    would run through a reordered weight (``_packed_conv``), with no gradient wanted of it or of ``tensors``."""
+    return (_PACKED_CONV and _channels_last_pays(data, weight, num_group)
+            and not _gemm_conv_pays(data, weight, stride, pad, dilate) and _packed_geometry(data, weight, pad, dilate)
+            and _no_gradient(data, weight, bias, *tensors))
+
+
+# folded and reordered weights of fused convolutions, by weight tensor (as _REORDERED), and the count of writes
+# forget_kept was told of (folded weights made before one are not used after it)
+_FOLDED = WeakTensorKeyDictionary()
+_UNSEEN_WRITES = [0]
+
+
+def fused_conv(data, weight, bias, stride, pad, dilate, bn=None, other=None, unary=None):
+    """A convolution with the inference BatchNorm ``bn`` folded into its weight and bias (see _folded_weight), then
+    ``+ other`` and the elementwise ``unary`` = (oneDNN post-op name, scalars, algorithm) applied by oneDNN on the
+    output it writes, as MXNet's ``_sg_mkldnn_conv``. The folded weight is reordered once and kept while the
+    version counters of the weight, bias and BatchNorm arrays are unchanged (MXNet watches the weight and bias only).
+    Call only where ``fused_conv_applies``."""
+    stats = () if bn is None else bn[:4]
+    key = (weight._version, tuple(-1 if t is None else (id(t), t._version) for t in (bias,) + stats),
+           tuple(data.shape), stride, pad, _UNSEEN_WRITES[0]) + (() if bn is None else bn[4:])
+    folded_w, folded_b = _kept(_FOLDED, weight, key, lambda: _reordered_folded(weight, bias, bn, data, stride, pad,
+                                                                                dilate))
+    x = data.contiguous(memory_format=torch.channels_last)
+    unary_attr, scalars, algorithm = unary or ('none', [], '')
+    if other is None:
+        return torch.ops.mkldnn._convolution_pointwise(x, folded_w, folded_b, list(pad), list(stride), list(dilate),
+                                                       1, unary_attr, scalars, algorithm)
+    return torch.ops.mkldnn._convolution_pointwise.binary(
+        x, other.contiguous(memory_format=torch.channels_last), folded_w, folded_b, list(pad), list(stride),
+        list(dilate), 1, 'add', None, None if unary is None else unary_attr, scalars, algorithm or None)
+
+
+def _reordered_folded(weight, bias, bn, data, stride, pad, dilate):
+    w, b = _folded_weight(weight, bias, bn)
+    return (torch.ops.mkldnn._reorder_convolution_weight(w, list(pad), list(stride), list(dilate), 1,
+                                                         list(data.shape)), b)
 
 
 class _Scratch(threading.local):

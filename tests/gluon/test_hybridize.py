@@ -120,12 +120,14 @@ def test_options_accepted_and_gaps_raise():
     net.initialize()
     net.hybridize(static_alloc=True, static_shape=True, inline_limit=5, forward_bulk_size=3, backward_bulk_size=3)
     assert net(mx.nd.ones((1, 4))).shape == (1, 3)
-    with pytest.raises(MXNetNotImplementedError, match="backend='MKLDNN'"):
-        net.hybridize(backend='MKLDNN')
+    with pytest.raises(MXNetNotImplementedError, match="backend='TensorRT'"):
+        net.hybridize(backend='TensorRT')
     with pytest.raises(MXNetNotImplementedError, match='backend options'):
         net.hybridize(backend='inductor', mode='max-autotune')
-    with pytest.raises(MXNetNotImplementedError, match='optimize_for'):
-        net.optimize_for(mx.nd.ones((1, 4)), backend='MKLDNN')
+    with pytest.raises(MXNetNotImplementedError, match="optimize_for.*backend='TensorRT'"):
+        net.optimize_for(mx.nd.ones((1, 4)), backend='TensorRT')
+    with pytest.raises(MXNetValueError, match='Must specify "backend"'):
+        net.optimize_for(mx.nd.ones((1, 4)))
 
 
 @pytest.mark.parametrize('backend', ['eager', 'aot_eager'])

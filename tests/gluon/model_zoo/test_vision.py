@@ -2,7 +2,6 @@
 parameter names, structural keys and shapes of every model, outputs and input gradients of small nets with
 deterministic weights, imperative and hybridized."""
 import gzip
-import importlib.util
 import json
 import os
 
@@ -12,20 +11,14 @@ import pytest
 import mxcompat as mx
 from mxcompat.base import MXNetAssertionError, MXNetValueError
 from mxcompat.gluon.model_zoo import vision
+from tests._fixtures import load_generator
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'model_zoo')
 SLOW = pytest.mark.skipif(not os.environ.get('MXCOMPAT_SLOW_TESTS'),
                           reason='a deep or wide net (tens of seconds); set MXCOMPAT_SLOW_TESTS=1 to run it')
 
 
-def _load_cases():
-    spec = importlib.util.spec_from_file_location('zoo_cases', os.path.join(FIXTURES, 'zoo_cases.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-GEN = _load_cases()
+GEN = load_generator('model_zoo', 'zoo_cases.py')
 with gzip.open(os.path.join(FIXTURES, 'names.json.gz'), 'rt') as _f:
     TABLE = json.load(_f)
 GOLDEN = dict(np.load(os.path.join(FIXTURES, 'outputs.npz')))
