@@ -178,11 +178,11 @@ def _infer_input(size):
 def _resnet_infer_step(mx, size, backend):
     net = mx.gluon.model_zoo.vision.resnet18_v1()
     net.initialize(mx.init.Xavier())
+    x = mx.nd.array(_infer_input(size))
     if backend is None:
         net.hybridize()
-    else:
-        net.hybridize(backend=backend)
-    x = mx.nd.array(_infer_input(size))
+    else:  # as MXNet's backend tutorials call it (without the static flags MXNet's fused graph ran 1.5x slower)
+        net.optimize_for(x, backend=backend, static_alloc=True, static_shape=True)
 
     def step():
         net(x).wait_to_read()
@@ -197,8 +197,8 @@ def _resnet_infer(mx, size):
 
 
 @workload('gluon', name='resnet18_infer_mkldnn', target=1.0,
-          doc="The same inference hybridized with backend='MKLDNN' (MXNet's oneDNN fusion: BatchNorm folded into "
-              'the convolutions, additions and relus as their post-ops)')
+          doc="The same inference after optimize_for(x, backend='MKLDNN', static_alloc=True, static_shape=True) "
+              "(MXNet's oneDNN fusion: BatchNorm folded into the convolutions, additions and relus as post-ops)")
 def _resnet_infer_mkldnn(mx, size):
     return _resnet_infer_step(mx, size, 'MKLDNN')
 
