@@ -447,7 +447,7 @@ def test_hybridize_backend():
     np.testing.assert_array_equal(net(x).asnumpy(), want)
     assert not isinstance(net._cached_op.fn, torch.fx.GraphModule)  # compiled by torch.compile
     with pytest.raises(MXNetNotImplementedError, match='backend'):
-        net.hybridize(backend='MKLDNN')
+        net.hybridize(backend='TensorRT')
 
 
 @pytest.mark.slow

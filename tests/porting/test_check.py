@@ -22,7 +22,7 @@ open('ran.txt', 'w').write('the script was run')
 y = mx.np.ones((2,))
 z = F.no_such_op(nd.ones((2,)))
 q = mx.contrib.quantization.quantize_net
-h = gluon.HybridBlock.optimize_for
+h = mx.autograd.get_symbol
 k = mx.kv.create('dist_async')
 layer = D(3)
 v = nd.ones((2,)).asnumpy()
@@ -66,9 +66,9 @@ def test_unsupported_calls_are_named_with_their_error(tmp_path):
     assert status == check.UNSUPPORTED and "has no attribute 'no_such_op'" in detail
     assert rows[(8, 'nd.ones')] == (check.SUPPORTED, '')
     assert rows[(9, 'mx.contrib.quantization.quantize_net')][0] == check.UNSUPPORTED
-    status, detail = rows[(10, 'gluon.HybridBlock.optimize_for')]
+    status, detail = rows[(10, 'mx.autograd.get_symbol')]
     assert status == check.UNSUPPORTED
-    assert detail.startswith('MXNetNotImplementedError: HybridBlock.optimize_for:') and 'inductor' in detail
+    assert detail.startswith('MXNetNotImplementedError: mx.autograd.get_symbol:') and 'HybridBlock' in detail
     assert rows[(11, 'mx.kv.create')][0] == check.DIFFERENT
     assert rows[(12, 'D')] == (check.SUPPORTED, '')  # a name imported from mxnet.gluon.nn
     assert rows[(5, 'mxnet.gluon.nn.Dense')] == (check.SUPPORTED, '')
@@ -116,7 +116,8 @@ def test_running_a_script_still_works(tmp_path):
 
 
 def test_stub_detection():
-    assert check.resolve('mxnet.gluon.HybridBlock.optimize_for')[0] == check.UNSUPPORTED
+    assert check.resolve('mxnet.autograd.get_symbol')[0] == check.UNSUPPORTED
+    assert check.resolve('mxnet.gluon.HybridBlock.optimize_for')[0] == check.DIFFERENT
     assert check.resolve('mxnet.nd.array') == (check.SUPPORTED, '')
     assert check.resolve('mxnet.random.seed')[0] == check.DIFFERENT
     assert check.resolve('mxnet.gluon.nn.Dense.hybridize')[0] == check.SUPPORTED
