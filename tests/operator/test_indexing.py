@@ -245,8 +245,12 @@ def test_slice_outputs_do_not_alias():
 
 
 # ---- pick of a recorded log_softmax: one backward pass (indexing._PickLogSoftmax) ----------------------------------
-def _fused_calls(monkeypatch):
+def _fused_calls(monkeypatch, min_elements=0):
+    """Count the one-pass Function's calls; log_softmax outputs of ``min_elements`` and more are marked for it
+    (0: all, so these small cases take it)."""
     from mxcompat.operator import indexing
+    from mxcompat.operator import nn as opnn
+    monkeypatch.setattr(opnn, '_FUSED_PICK_MIN', min_elements)
     calls = []
     real = indexing._PickLogSoftmax.forward
 
@@ -321,6 +325,25 @@ def test_pick_of_log_softmax_second_order(monkeypatch):
     np.testing.assert_allclose(gx.asnumpy(), tg.detach().numpy(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(x.grad.asnumpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
     assert calls == [1]
+
+
+@pytest.mark.parametrize('shape', [(64, 10), (2, 1 << 16)])
+def test_pick_of_log_softmax_path_by_size(monkeypatch, shape):
+    # with the default bound, small logits take torch's own gather and log_softmax backward, from 1 << 17 elements
+    # the one-pass Function; both give torch's float64 gradient
+    from mxcompat.operator import nn as opnn
+    calls = _fused_calls(monkeypatch, opnn._FUSED_PICK_MIN)
+    rs = np.random.RandomState(6)
+    a, labels = rs.randn(*shape), rs.randint(0, shape[1], shape[0])
+    x = nd.array(a, dtype='float64')
+    x.attach_grad()
+    with mx.autograd.record():
+        loss = -nd.pick(nd.log_softmax(x), nd.array(labels))
+    loss.backward()
+    want_loss, want_grad = _torch_reference(a, labels, np.ones(shape[0]), 1.0, False)
+    np.testing.assert_allclose(loss.asnumpy(), want_loss, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(x.grad.asnumpy(), want_grad, rtol=1e-12, atol=1e-12)
+    assert calls == ([1] if a.size >= opnn._FUSED_PICK_MIN else [])
 
 
 def test_pick_of_log_softmax_made_a_variable(monkeypatch):
