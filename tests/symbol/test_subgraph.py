@@ -214,3 +214,35 @@ def test_optimize_for_builds_the_graph_without_running_it(tmp_path):
     net.export(str(tmp_path / 'res'))
     ops = {n['op'] for n in json.loads((tmp_path / 'res-symbol.json').read_text())['nodes']}
     assert {'Convolution', 'BatchNorm', 'elemwise_add', 'Activation'} <= ops
+
+
+@pytest.mark.parametrize('name', ['resnet18_v2', 'mobilenetv2_0.25', 'squeezenet1.1'])
+def test_model_zoo_module_inference_fused_and_unfused_agree(name, monkeypatch):
+    """A Module bound for inference fuses the model-zoo graph's chains (pre-activation ResNet, depthwise convolutions
+    left to their operators, convolutions with bias and relu) and agrees with the unfused graph."""
+    net = mx.gluon.model_zoo.vision.get_model(name)
+    net.initialize(mx.init.Xavier())
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (1, 3, 224, 224)))
+    net(x)
+    rs = np.random.RandomState(1)
+    for pname, p in sorted(net.collect_params().items()):
+        if pname.endswith(('running_var', 'gamma')):
+            p.set_data(mx.nd.array(rs.uniform(0.5, 1.5, p.shape)))
+        elif pname.endswith(('running_mean', 'beta')):
+            p.set_data(mx.nd.array(rs.uniform(-0.2, 0.2, p.shape)))
+    sym = net(mx.sym.var('data'))
+    params = {k: v.data() for k, v in net.collect_params().items()}
+    aux_names = set(sym.list_auxiliary_states())
+    outs = {}
+    for backend in ('MKLDNN', 'NONE'):
+        monkeypatch.setenv('MXNET_SUBGRAPH_BACKEND', backend)
+        mod = mx.mod.Module(sym, label_names=None, context=mx.cpu())
+        mod.bind(data_shapes=[('data', x.shape)], for_training=False)
+        mod.set_params({k: v for k, v in params.items() if k not in aux_names},
+                       {k: v for k, v in params.items() if k in aux_names})
+        fused = _fused_nodes(mod._exec_group.execs[0]._run.__self__)
+        assert bool(fused) == (backend == 'MKLDNN')
+        outs[backend] = mod.predict(mx.io.NDArrayIter(x, batch_size=1)).asnumpy()
+    want = outs['NONE']
+    np.testing.assert_allclose(outs['MKLDNN'], want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+    np.testing.assert_array_equal(want, net(x).asnumpy())
