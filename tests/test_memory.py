@@ -1,0 +1,58 @@
+"""Large CPU arrays on transparent huge pages (mxcompat/_memory.py)."""
+import os
+import sys
+
+import pytest
+import torch
+
+import mxcompat as mx
+from mxcompat import _memory
+
+
+def _vm_flags(address):
+    """The VmFlags of the mapping holding ``address`` in /proc/self/smaps."""
+    flags, inside = None, False
+    with open('/proc/self/smaps') as f:
+        for line in f:
+            head = line.split()[0]
+            if '-' in head and not head.endswith(':'):
+                lo, hi = (int(x, 16) for x in head.split('-'))
+                inside = lo <= address < hi
+            elif inside and head == 'VmFlags:':
+                flags = line.split()[1:]
+    return flags
+
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith('linux') or not os.path.exists('/proc/self/smaps'),
+                                reason='madvise and /proc/self/smaps are Linux')
+
+
+def test_zeros_and_copies_keep_values():
+    for shape in ((3, 4), (1 << 20, 5)):  # below and above HUGE_MIN_BYTES
+        z = _memory.zeros(shape, torch.float32, torch.device('cpu'))
+        assert z.shape == shape and z.dtype == torch.float32 and not z.any()
+        v = torch.randn(shape)
+        c = _memory.copy_of(v, torch.device('cpu'))
+        assert c.data_ptr() != v.data_ptr() and torch.equal(c, v)
+
+
+@linux_only
+def test_big_parameter_and_its_momentum_are_advised(monkeypatch):
+    net = mx.gluon.nn.Embedding(1 << 20, 16, sparse_grad=True)  # 64 MB
+    net.initialize(mx.init.Normal(0.01))
+    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9})
+    x = mx.nd.array([[1, 5, 7]])
+    with mx.autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    trainer.step(1)
+    weight = net.weight.data()
+    momentum = trainer._updaters[0].states[0]
+    for arr in (weight, momentum):
+        t = arr._t
+        middle = t.data_ptr() + t.numel() * t.element_size() // 2
+        assert 'hg' in _vm_flags(middle)
+    # with the bound at 0 nothing is advised
+    monkeypatch.setattr(_memory, 'HUGE_MIN_BYTES', 0)
+    t = _memory.zeros((1 << 20, 16), torch.float32, torch.device('cpu'))
+    assert 'hg' not in _vm_flags(t.data_ptr() + t.numel() * 2)
