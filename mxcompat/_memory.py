@@ -1,11 +1,12 @@
 """Large CPU arrays on transparent huge pages.
 
 A big embedding table and its optimizer state are read and written a few scattered rows at a time (a sparse
-gradient's lazy update, a lookup); on 4 KB pages nearly every row costs a TLB miss. On Linux, parameter arrays and
-optimizer states of ``HUGE_MIN_BYTES`` and more are advised ``MADV_HUGEPAGE`` before their pages are first written,
-so the kernel backs them with 2 MB pages where transparent huge pages are enabled (``always`` or ``madvise``).
-Measured on a 1M x 64 float32 table, 2045 rows: gather 54 -> 27 us, row writes (``index_copy_``) 190 -> 100 us,
-row additions (``index_add_``) 160 -> 70 us, one thread. Elsewhere, or when the advice fails, nothing changes.
+gradient's lazy update, a lookup); on 4 KB pages nearly every row costs a TLB miss. On Linux, Gluon parameter
+arrays, ``simple_bind``'s arrays and optimizer states of ``HUGE_MIN_BYTES`` and more are advised ``MADV_HUGEPAGE``
+before their pages are first written, so the kernel backs them with 2 MB pages where transparent huge pages are
+enabled (``always`` or ``madvise``). Measured on a 1M x 64 float32 table, 2045 rows: gather 54 -> 27 us, row writes
+(``index_copy_``) 190 -> 100 us, row additions (``index_add_``) 160 -> 70 us, one thread. Elsewhere, or when the
+advice fails, nothing changes.
 """
 import ctypes
 import ctypes.util

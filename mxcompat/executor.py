@@ -658,8 +658,8 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, 
 
     def zeros(shape, dtype):
         from .base import to_torch_dtype
-        return NDArray._from_tensor(torch.zeros(tuple(shape), dtype=to_torch_dtype(dtype), device=ctx.torch_device),
-                                    ctx)
+        from . import _memory  # (big arrays on huge pages)
+        return NDArray._from_tensor(_memory.zeros(tuple(shape), to_torch_dtype(dtype), ctx.torch_device), ctx)
 
     def sparse_zeros(stype, shape, dtype):
         return _sparse_zeros(stype, tuple(shape), ctx=ctx, dtype=dtype)
