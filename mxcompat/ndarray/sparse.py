@@ -89,8 +89,11 @@ def summed_rows(g):
     torch.ne(ordered[1:], ordered[:-1], out=first[1:])
     segment = torch.cumsum(first, 0) - 1
     distinct = ordered[first]
+    # each entry's row slot, in g's order: the values are added where they are, without a sorted copy of them
+    slot = torch.empty_like(segment)
+    slot[order] = segment
     total = values.new_zeros((distinct.numel(),) + tuple(values.shape[1:]))
-    return distinct, total.index_add_(0, segment, values.index_select(0, order))
+    return distinct, total.index_add_(0, slot, values)
 
 
 def _versions(comps):
