@@ -39,7 +39,7 @@ def _advise_fn():
 
 def _wants_huge(shape, dtype, device):
     return (HUGE_MIN_BYTES > 0 and torch.device(device).type == 'cpu'
-            and math.prod(shape) * torch.empty((), dtype=dtype).element_size() >= HUGE_MIN_BYTES
+            and math.prod(shape) * dtype.itemsize >= HUGE_MIN_BYTES
             and _advise_fn() is not None)
 
 

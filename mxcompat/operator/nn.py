@@ -386,10 +386,16 @@ def _channels_last_weight(data, weight, bias):
                  lambda: weight.detach().contiguous(memory_format=torch.channels_last))
 
 
+def _packed_applies(data, weight, bias, pad, dilate, *tensors):
+    """Whether a weight reordered once can compute this convolution: torch has the operators, no gradient of it (or
+    of ``tensors``) is wanted, and the geometry is one the packed path takes."""
+    return _PACKED_CONV and _no_gradient(data, weight, bias, *tensors) and _packed_geometry(data, weight, pad, dilate)
+
+
 def _packed_conv(data, weight, bias, stride, pad, dilate):
     """The convolution through ``weight`` reordered once for oneDNN (channels-last output), or None where that
     does not apply: a gradient is wanted (see _no_gradient), or torch lacks the operators."""
-    if not _PACKED_CONV or not _no_gradient(data, weight, bias) or not _packed_geometry(data, weight, pad, dilate):
+    if not _packed_applies(data, weight, bias, pad, dilate):
         return None
     reordered = _kept(_REORDERED, weight, (weight._version, tuple(data.shape), stride, pad),  # (no dilation here)
                       lambda: torch.ops.mkldnn._reorder_convolution_weight(
@@ -417,9 +423,8 @@ def _folded_weight(weight, bias, bn):
 def fused_conv_applies(data, weight, bias, stride, pad, dilate, num_group, tensors):
     """Whether the fused convolution (``fused_conv``) computes this call: a 2-D convolution that ``_convolution``
     would run through a reordered weight (``_packed_conv``), with no gradient wanted of it or of ``tensors``."""
-    return (_PACKED_CONV and _channels_last_pays(data, weight, num_group)
-            and not _gemm_conv_pays(data, weight, stride, pad, dilate) and _packed_geometry(data, weight, pad, dilate)
-            and _no_gradient(data, weight, bias, *tensors))
+    return (_channels_last_pays(data, weight, num_group) and not _gemm_conv_pays(data, weight, stride, pad, dilate)
+            and _packed_applies(data, weight, bias, pad, dilate, *tensors))
 
 
 # folded and reordered weights of fused convolutions, by weight tensor (as _REORDERED), and the count of writes
