@@ -35,47 +35,24 @@ def _check_event_handlers(handlers):
     return handlers
 
 
-class TrainBegin(EventHandler):
-    """Subclass and override ``train_begin(estimator, *args, **kwargs)``: called once before training."""
-
-    def train_begin(self, estimator, *args, **kwargs):
-        pass
-
-
-class TrainEnd(EventHandler):
-    """Subclass and override ``train_end(estimator, *args, **kwargs)``: called once after training."""
-
-    def train_end(self, estimator, *args, **kwargs):
-        pass
+def _event_base(name, hook, result, doc):
+    """The base class ``name`` of one fit-loop event: its method ``hook(estimator, *args, **kwargs)`` does nothing
+    and returns ``result``; a handler subclasses it and overrides the method."""
+    def noop(self, estimator, *args, **kwargs):
+        return result
+    noop.__name__, noop.__qualname__ = hook, '%s.%s' % (name, hook)
+    return type(name, (EventHandler,), {'__doc__': doc, '__module__': __name__, hook: noop})
 
 
-class EpochBegin(EventHandler):
-    """Subclass and override ``epoch_begin(estimator, *args, **kwargs)``: called before each epoch."""
-
-    def epoch_begin(self, estimator, *args, **kwargs):
-        pass
-
-
-class EpochEnd(EventHandler):
-    """Subclass and override ``epoch_end(estimator, *args, **kwargs)``; returning True stops training."""
-
-    def epoch_end(self, estimator, *args, **kwargs):
-        return False
-
-
-class BatchBegin(EventHandler):
-    """Subclass and override ``batch_begin(estimator, *args, batch=..., **kwargs)``."""
-
-    def batch_begin(self, estimator, *args, **kwargs):
-        pass
-
-
-class BatchEnd(EventHandler):
-    """Subclass and override ``batch_end(estimator, *args, batch, pred, label, loss, **kwargs)``; returning True
-    ends the epoch (and training, for the fit loop's own stop handlers)."""
-
-    def batch_end(self, estimator, *args, **kwargs):
-        return False
+# (class, method, what the default returns: False for the two whose true result stops training, doc)
+TrainBegin = _event_base('TrainBegin', 'train_begin', None, 'Called once before training.')
+TrainEnd = _event_base('TrainEnd', 'train_end', None, 'Called once after training.')
+EpochBegin = _event_base('EpochBegin', 'epoch_begin', None, 'Called before each epoch.')
+EpochEnd = _event_base('EpochEnd', 'epoch_end', False, 'Called after each epoch; returning True stops training.')
+BatchBegin = _event_base('BatchBegin', 'batch_begin', None, 'Called before each batch (``batch=`` the batch).')
+BatchEnd = _event_base('BatchEnd', 'batch_end', False,
+                       'Called after each batch (``batch``, ``pred``, ``label``, ``loss``); returning True ends the '
+                       'epoch (and training, for the fit loop\'s own stop handlers).')
 
 
 def _every(count, period):
