@@ -284,26 +284,28 @@ def _check_conv(op, data, weight, bias, kernel, num_filter, num_group, no_bias, 
     return bias
 
 
-# On CPU, torch's oneDNN 2-D convolution trains faster on a channels-last (NHWC-strided) weight when both channel
+# On CPU, torch's oneDNN 2-D convolution trains faster on a channels-last (NHWC-strided) weight when the channel
 # counts are large (ResNet-18's training step ~5-10% faster). Its output is then channels-last too; batch norm,
-# activations and additions keep that layout, so the next convolution's input already has it. Few channels gain
-# nothing, and a channels-last activation that reaches Flatten costs more than it saved (the executor CNN, a 32->64
-# convolution, max pooling and Flatten, got ~20% slower: its backward pass mixes layouts), hence the bound on the
-# input channels too. An image stem (at most 4 input channels, as RGB(A) or grey, into 64 or more) is the exception:
-# its own training pass is 25-40% faster channels-last (3->64 at 32x32 and 224x224), and a plain stem feeding a
-# channels-last network made every layout mix at its output copy the activation (ResNet-18's 64x64x32x32 clones,
-# ~2% of the step). Measured for float32 only, so other dtypes keep the plain layout. Only strides differ: values
-# and shapes are the same, and results still read as C-ordered data (asnumpy and save copy in logical order;
-# view-like ops make their results contiguous). 0 turns it off.
+# activations, max pooling and additions keep that layout, so the next convolution's input already has it, and
+# torch's NHWC batch norm and max pooling are much faster than its NCHW ones (a 32x32x32x32 max pooling: 0.5 ms
+# against 6 ms, one thread). A convolution computes channels-last when it has at least _CHANNELS_LAST_MIN_CHANNELS
+# outputs and half that many inputs, or when it is an image stem (at most 4 input channels, as RGB(A) or grey) into
+# at least half that many outputs. A layout mix costs copies: the executor CNN (3->32 and 32->64 convolutions with
+# batch norm and max pooling, then Flatten) got ~20% slower when only its 32->64 convolution computed channels-last,
+# and ~30% faster when both did (session 22); DenseNet's 128->32 convolutions, whose outputs are concatenated,
+# stay plain (all channels-last made its training step slower). Measured for float32 only, so other dtypes keep
+# the plain layout. Only strides differ: values and shapes are the same, and results still read as C-ordered data
+# (asnumpy and save copy in logical order; view-like ops make their results contiguous). 0 turns it off.
 _CHANNELS_LAST_MIN_CHANNELS = 64
 _CHANNELS_LAST_STEM_MAX_IN = 4
 
 
 def _channels_last_pays(data, weight, num_group):
     out_c, in_c = weight.shape[0], weight.shape[1]
-    return (0 < _CHANNELS_LAST_MIN_CHANNELS <= out_c
-            and (in_c >= _CHANNELS_LAST_MIN_CHANNELS or in_c <= _CHANNELS_LAST_STEM_MAX_IN) and weight.dim() == 4
-            and num_group == 1 and data.dtype is torch.float32 and data.device.type == 'cpu')
+    least = _CHANNELS_LAST_MIN_CHANNELS
+    return (0 < least and (out_c >= least and 2 * in_c >= least
+                           or in_c <= _CHANNELS_LAST_STEM_MAX_IN and 2 * out_c >= least)
+            and weight.dim() == 4 and num_group == 1 and data.dtype is torch.float32 and data.device.type == 'cpu')
 
 
 # oneDNN's channels-last convolution is slow when the output has few positions (ResNet's last stage on CIFAR
@@ -312,14 +314,17 @@ def _channels_last_pays(data, weight, num_group):
 # data gradient 46 -> 34 ms (the patch gradients summed back with one strided add per kernel tap), weight gradient
 # 158 -> 78 ms; 256->512 with stride 2 to 4x4: 26 -> 18, 27 -> 19 and 56 -> 34 ms. At 8x8 outputs the forward and
 # data products lose (256->256: 28 -> 50 ms) and from 16x16 up the gather costs more than it saves, hence the bound
-# on output positions. Measured on CPU float32 with channels-last data; 0 turns it off.
+# on output positions. With fewer channels oneDNN wins (32->64 at 4x4, forward and both gradients: 2.0 against
+# 2.9 ms; a 3->32 stem 0.8 against 1.1 ms), so both channel counts must reach _CHANNELS_LAST_MIN_CHANNELS.
+# Measured on CPU float32 with channels-last data; 0 turns it off.
 _GEMM_CONV_MAX_POSITIONS = 16
 
 
 def _gemm_conv_pays(data, weight, stride, pad, dilate):
     # not under tracing (fake or functional tensors, a dispatch mode): graphs that mx.to_torch exports keep aten's
     # convolution
-    if weight.dim() != 4 or data.shape[0] == 0 or any(d != 1 for d in dilate) or not untraced(data):
+    if (weight.dim() != 4 or data.shape[0] == 0 or any(d != 1 for d in dilate) or not untraced(data)
+            or min(weight.shape[0], weight.shape[1]) < _CHANNELS_LAST_MIN_CHANNELS):
         return False
     ho, wo = _conv_out_hw(data, weight, stride, pad)
     return 0 < ho * wo <= _GEMM_CONV_MAX_POSITIONS

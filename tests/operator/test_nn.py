@@ -205,17 +205,36 @@ def test_convolution_cpu_channels_last_fast_path(monkeypatch, tmp_path, fast):
 
 @pytest.mark.parametrize('in_c,out_c,dtype,cl', [(3, 64, 'float32', True), (4, 64, 'float32', True),
                                                  (64, 64, 'float32', True), (64, 128, 'float32', True),
-                                                 (32, 64, 'float32', False), (5, 64, 'float32', False),
-                                                 (3, 32, 'float32', False), (64, 32, 'float32', False),
+                                                 (32, 64, 'float32', True), (31, 64, 'float32', False),
+                                                 (5, 64, 'float32', False), (3, 32, 'float32', True),
+                                                 (4, 32, 'float32', True), (3, 16, 'float32', False),
+                                                 (64, 32, 'float32', False), (128, 32, 'float32', False),
                                                  (3, 64, 'float64', False)])
 def test_convolution_channels_last_choice(in_c, out_c, dtype, cl):
-    # which CPU convolutions compute channels-last (nn._channels_last_pays): 64+ channels in and out, or an image
-    # stem of at most 4 channels into 64+; the values are torch's conv2d either way
+    # which CPU convolutions compute channels-last (nn._channels_last_pays): 64+ outputs from 32+ inputs, or an
+    # image stem of at most 4 channels into 32+; the values are torch's conv2d either way
     rs = np.random.RandomState(5)
     x, w = rs.randn(2, in_c, 6, 5).astype(dtype), rs.randn(out_c, in_c, 3, 3).astype(dtype)
     y = mx.nd.Convolution(mx.nd.array(x, dtype=dtype), mx.nd.array(w, dtype=dtype), kernel=(3, 3), pad=(1, 1),
                           num_filter=out_c, no_bias=True)
     assert (y._t.is_contiguous(memory_format=torch.channels_last) and not y._t.is_contiguous()) == cl
+    want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=1)
+    np.testing.assert_allclose(y.asnumpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize('in_c,out_c,gemm', [(64, 64, True), (32, 64, False), (3, 32, False)])
+def test_convolution_gemm_needs_wide_channels(monkeypatch, in_c, out_c, gemm):
+    # the patch-matrix path (nn._gemm_conv_pays) takes channels-last convolutions with at most 16 output positions
+    # only when both channel counts reach nn._CHANNELS_LAST_MIN_CHANNELS; narrower ones (channels-last since
+    # session 22) stay on oneDNN, which is faster there
+    from mxcompat.operator import nn as nn_ops
+    used, forward = [], nn_ops._GemmConv2d.forward
+    monkeypatch.setattr(nn_ops._GemmConv2d, 'forward',
+                        staticmethod(lambda ctx, *a: used.append('forward') or forward(ctx, *a)))
+    rs = np.random.RandomState(3)
+    x, w = rs.randn(2, in_c, 4, 4).astype(np.float32), rs.randn(out_c, in_c, 3, 3).astype(np.float32)
+    y = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), kernel=(3, 3), pad=(1, 1), num_filter=out_c, no_bias=True)
+    assert bool(used) == gemm and y._t.is_contiguous(memory_format=torch.channels_last)
     want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=1)
     np.testing.assert_allclose(y.asnumpy(), want.numpy(), rtol=1e-4, atol=1e-4)
 
