@@ -296,13 +296,21 @@ def _check_conv(op, data, weight, bias, kernel, num_filter, num_group, no_bias, 
 # stay plain (all channels-last made its training step slower). Measured for float32 only, so other dtypes keep
 # the plain layout. Only strides differ: values and shapes are the same, and results still read as C-ordered data
 # (asnumpy and save copy in logical order; view-like ops make their results contiguous). 0 turns it off.
+# Where a gradient is wanted the bound is divided by _CHANNELS_LAST_TRAINING_DIVISOR: there batch norm and max
+# pooling run backward too, and their NHWC kernels pay from fewer channels (CIFAR ResNet-20, 16-32-64 channels,
+# hybridized training step at batch 64: ~0.75x with every convolution channels-last); for inference, where batch
+# norm is one multiply-add and max pooling of plain data takes strided views (_strided_max_pool2d), the lower bound
+# made SqueezeNet and MobileNet v2 at batch 1 slower. 1 uses one bound for both.
 _CHANNELS_LAST_MIN_CHANNELS = 64
 _CHANNELS_LAST_STEM_MAX_IN = 4
+_CHANNELS_LAST_TRAINING_DIVISOR = 2
 
 
 def _channels_last_pays(data, weight, num_group):
     out_c, in_c = weight.shape[0], weight.shape[1]
     least = _CHANNELS_LAST_MIN_CHANNELS
+    if _gradient_wanted(data, weight):
+        least = -(-least // _CHANNELS_LAST_TRAINING_DIVISOR)
     return (0 < least and (out_c >= least and 2 * in_c >= least
                            or in_c <= _CHANNELS_LAST_STEM_MAX_IN and 2 * out_c >= least)
             and weight.dim() == 4 and num_group == 1 and data.dtype is torch.float32 and data.device.type == 'cpu')
@@ -373,13 +381,17 @@ def _packed_geometry(data, weight, pad, dilate):
         pad[i] < weight.shape[2 + i] <= data.shape[2 + i] for i in range(2))
 
 
+def _gradient_wanted(data, *params):
+    """Whether a gradient of this convolution (of ``data`` or ``params``, Nones skipped) is being recorded, by
+    mxcompat or by torch for an Executor or GluonModule. (mxcompat's eager calls outside ``record()`` run with
+    torch's grad mode on, but their results are cut from torch's graph.)"""
+    return ((_STATE.recording or _STATE.torch_grads) and torch.is_grad_enabled()
+            and (data.requires_grad or any(p is not None and p.requires_grad for p in params)))
+
+
 def _no_gradient(data, *params):
-    """Whether no gradient of this convolution (of ``data`` and ``params``, Nones skipped) is wanted: none is being
-    recorded, by mxcompat or by torch for an Executor or GluonModule, and no tracer runs. (mxcompat's eager calls
-    outside ``record()`` run with torch's grad mode on, but their results are cut from torch's graph.)"""
-    return (not ((_STATE.recording or _STATE.torch_grads) and torch.is_grad_enabled()
-                 and (data.requires_grad or any(p is not None and p.requires_grad for p in params)))
-            and untraced(data))
+    """Whether no gradient of this convolution is wanted (``_gradient_wanted``) and no tracer runs."""
+    return not _gradient_wanted(data, *params) and untraced(data)
 
 
 def _channels_last_weight(data, weight, bias):

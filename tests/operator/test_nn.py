@@ -222,6 +222,31 @@ def test_convolution_channels_last_choice(in_c, out_c, dtype, cl):
     np.testing.assert_allclose(y.asnumpy(), want.numpy(), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize('in_c,out_c,training_cl', [(16, 32, True), (3, 16, True), (15, 32, False),
+                                                    (16, 31, False), (3, 15, False), (32, 64, True)])
+def test_convolution_channels_last_choice_training(in_c, out_c, training_cl):
+    # where a gradient is wanted the bound is halved (nn._CHANNELS_LAST_TRAINING_DIVISOR): 32+ outputs from 16+
+    # inputs, or a stem into 16+; the same convolution without a gradient keeps the inference bound (64 from 32)
+    rs = np.random.RandomState(6)
+    x, w = rs.randn(2, in_c, 6, 5).astype(np.float32), rs.randn(out_c, in_c, 3, 3).astype(np.float32)
+    args = dict(kernel=(3, 3), pad=(1, 1), num_filter=out_c, no_bias=True)
+    data, weight = mx.nd.array(x), mx.nd.array(w)
+
+    def is_cl(y):
+        return y._t.is_contiguous(memory_format=torch.channels_last) and not y._t.is_contiguous()
+    assert is_cl(mx.nd.Convolution(data, weight, **args)) == (out_c >= 64 and in_c >= 32)
+    weight.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Convolution(data, weight, **args)
+    assert is_cl(y) == training_cl
+    y.backward()
+    tw = torch.tensor(w, requires_grad=True)
+    want = torch.nn.functional.conv2d(torch.tensor(x), tw, padding=1)
+    want.backward(torch.ones_like(want))
+    np.testing.assert_allclose(y.asnumpy(), want.detach().numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(weight.grad.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
 @pytest.mark.parametrize('in_c,out_c,gemm', [(64, 64, True), (32, 64, False), (3, 32, False)])
 def test_convolution_gemm_needs_wide_channels(monkeypatch, in_c, out_c, gemm):
     # the patch-matrix path (nn._gemm_conv_pays) takes channels-last convolutions with at most 16 output positions
