@@ -292,8 +292,9 @@ def _check_conv(op, data, weight, bias, kernel, num_filter, num_group, no_bias, 
 # outputs and half that many inputs, or when it is an image stem (at most 4 input channels, as RGB(A) or grey) into
 # at least half that many outputs. A layout mix costs copies: the executor CNN (3->32 and 32->64 convolutions with
 # batch norm and max pooling, then Flatten) got ~20% slower when only its 32->64 convolution computed channels-last,
-# and ~30% faster when both did (session 22); DenseNet's 128->32 convolutions, whose outputs are concatenated,
-# stay plain (all channels-last made its training step slower). Measured for float32 only, so other dtypes keep
+# and ~30% faster when both did (session 22). DenseNet's 128->32 convolutions, whose outputs are concatenated,
+# stay plain for inference; in training they pass the halved bound below (batch 2 at 224: 0.91x; at batch 1 all
+# channels-last made its step 1.23x slower). Measured for float32 only, so other dtypes keep
 # the plain layout. Only strides differ: values and shapes are the same, and results still read as C-ordered data
 # (asnumpy and save copy in logical order; view-like ops make their results contiguous). 0 turns it off.
 # Where a gradient is wanted the bound is divided by _CHANNELS_LAST_TRAINING_DIVISOR: there batch norm and max
