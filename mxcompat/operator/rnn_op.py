@@ -222,7 +222,11 @@ def _rnn(data, parameters, state, state_cell=None, sequence_length=None, **a):
     fn = getattr(torch._VF, _VF_FN[mode])
     if a['projection_size']:
         fn = functools.partial(_quiet, fn)
-    common = (flat, True, a['num_layers'], a['p'], train, a['bidirectional'])
+    # cuDNN keeps what its backward needs only in training mode: where a gradient is wanted outside training
+    # (MXNet allows backward after a predict-mode forward), run cuDNN's training kernel without dropout
+    cudnn_train = train or (data.is_cuda and torch.is_grad_enabled()
+                            and any(t.requires_grad for t in (data, state, state_cell, *flat) if t is not None))
+    common = (flat, True, a['num_layers'], a['p'] if train else 0.0, cudnn_train, a['bidirectional'])
     if seq:
         packed = pack_padded_sequence(data, _lengths(sequence_length, t), enforce_sorted=False)
         if mode == 'lstm':
