@@ -231,6 +231,10 @@ class Executor:
         self._saved = None  # the previous pass's graph goes now: the new one reuses its memory
         prev_train = _ag.set_training(is_train)
         prev_grads, _ag.STATE.torch_grads = _ag.STATE.torch_grads, self._any_track  # backward() differentiates it
+        # operators that make arrays without inputs (zeros for an RNN's begin state, random draws) place them on
+        # the executor's context, as MXNet runs a bound graph on its context
+        default = Context._default_ctx
+        prev_ctx, default.value = default.value, self._ctx
         try:
             # the graph is kept whenever gradients are wanted: MXNet allows backward after forward(is_train=False)
             if self._monitor is not None:
@@ -254,6 +258,7 @@ class Executor:
         finally:
             _ag.set_training(prev_train)
             _ag.STATE.torch_grads = prev_grads
+            default.value = prev_ctx
         if len(outs) != self._nout:  # the inputs of split loss heads follow the outputs
             if self._saved is not None:  # (the whole tuple kept: Lowered.heads indexes into it)
                 self._saved = (ins, outs[:self._nout], outs)
@@ -363,7 +368,8 @@ class Executor:
             if len(out_grads) < len(outs):  # (MXNet uses the first ones of a longer list)
                 raise MXNetValueError('backward: %d out_grads for %d outputs' % (len(out_grads), len(outs)))
             out_grads = out_grads[:len(outs)]
-            heads = [None if g is None else g._t for g in out_grads]
+            # head gradients from another device are copied to the executor's, as MXNet copies them
+            heads = [None if g is None else g._t.to(o.device) for g, o in zip(out_grads, outs)]
             for k, (h, o) in enumerate(zip(heads, outs)):
                 if h is None or h.shape == o.shape or not o.requires_grad:  # (MXNet ignores unused heads)
                     continue

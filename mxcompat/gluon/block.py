@@ -765,6 +765,9 @@ class HybridBlock(Block):
             real = [a for a in flat if a is not None]
         ctx = real[0]._ctx
         tensors = [real[v]._t if is_data else v.data(ctx)._t for is_data, v in op.slots]
+        # the graph runs on its inputs' context: operators without inputs (zeros, random draws) place arrays there
+        default = Context._default_ctx
+        prev_ctx, default.value = default.value, ctx
         try:
             if self._callback is None:
                 outs = op(tensors)
@@ -778,6 +781,8 @@ class HybridBlock(Block):
         except (RuntimeError, ValueError, IndexError, TypeError) as e:
             raise MXNetError('%s (hybridized): %s (input shapes %s)'
                              % (self.name, str(e).splitlines()[0], [a.shape for a in real])) from None
+        finally:
+            default.value = prev_ctx
         outs = [_wrap(t, ctx) for t in outs]
         if self._out_format == 0:
             return outs[0]
