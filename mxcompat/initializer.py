@@ -54,7 +54,7 @@ def _draw(arr, rnd_type, a, b, who):
 def _mean_norm(x):
     """Default statistic for verbose mode: ||x||_2 / sqrt(size), printed like MXNet's float32 scalar."""
     t = _tensor(x, 'Initializer.set_verbosity').detach().to(torch.float32)
-    return str((torch.linalg.vector_norm(t) / math.sqrt(t.numel())).numpy()[()])
+    return str((torch.linalg.vector_norm(t) / math.sqrt(t.numel())).cpu().numpy()[()])
 
 
 # Name dispatch. InitDesc path: (suffix, method), first match wins; the suffix is also the label verbose mode logs.
@@ -318,7 +318,7 @@ class Orthogonal(Initializer):
         if source is None:
             raise MXNetValueError('Orthogonal: rand_type must be "uniform" or "normal", got %r' % self.rand_type)
         rows, cols = arr.shape[0], int(np.prod(arr.shape[1:]))
-        sample = source((rows, cols)).numpy()
+        sample = source((rows, cols)).numpy()  # host: drawn on the CPU
         left, _, right = np.linalg.svd(sample, full_matrices=False)
         # the factor with the sample's own shape: left when rows <= cols, else right
         ortho = left if left.shape == sample.shape else right

@@ -195,6 +195,8 @@ def _dense_hits(pred, label, axis):
     an ``axis`` the numpy path must judge. Scores are reduced by argmax; the int64 indices are compared with the
     labels truncated toward zero, which matches MXNet's int32 comparison for every index below 2**31. Class
     indices given as predictions are truncated to int32 as in MXNet."""
+    if label.device != pred.device:  # a label from the CPU for a prediction on a GPU: compared on the GPU
+        label = label.to(pred.device)
     if pred.shape != label.shape:
         if not -pred.dim() <= axis < pred.dim():
             return None
@@ -432,7 +434,7 @@ class Perplexity(EvalMetric):
             picked = torch.gather(p, axis, idx.reshape(picked_shape).unsqueeze(axis)).squeeze(axis)
             if self.ignore_label is not None:
                 ignore = (lab == self.ignore_label).to(p.dtype)
-                num -= ignore.sum().numpy()[()]
+                num -= ignore.sum().cpu().numpy()[()]
                 picked = picked * (1 - ignore) + ignore
             loss -= _f64(_mx_sum(_mx_log(torch.clamp(picked, min=1e-10))))
             num += picked.numel()
