@@ -5,6 +5,9 @@ import subprocess
 import sys
 
 import pytest
+import torch
+
+import mxcompat as mx
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -31,7 +34,18 @@ def example_output(name):
         return r.stdout, f.read()
 
 
+# One test body on every device there is: ``ctx`` is cpu(0), then gpu(0) where CUDA exists (skipped elsewhere).
+@pytest.fixture(params=['cpu', pytest.param('gpu', marks=pytest.mark.gpu)])
+def ctx(request):
+    return mx.cpu(0) if request.param == 'cpu' else mx.gpu(0)
+
+
 def pytest_collection_modifyitems(config, items):
+    if not torch.cuda.is_available():
+        no_gpu = pytest.mark.skip(reason='needs CUDA (torch.cuda.is_available() is False)')
+        for item in items:
+            if 'gpu' in item.keywords:
+                item.add_marker(no_gpu)
     if oracle_runner() is None:
         skip = pytest.mark.skip(reason='real MXNet 1.9.1 is not installed (run ../shared/oracle/setup.sh)')
         for item in items:

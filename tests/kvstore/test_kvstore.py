@@ -532,3 +532,24 @@ def test_barrier_and_server_commands_are_no_ops_locally():
     kv = mx.kv.create()
     kv._barrier()
     kv._send_command_to_servers(0, 'x')
+
+
+@pytest.mark.parametrize('kind', ['local', 'device', 'nccl'])
+def test_store_on_each_device(ctx, kind):
+    """Values pushed from one device (twice: two 'devices' of one kind) are summed; an optimizer updates the stored
+    weight; pulls land on the puller's device. ``device``/``nccl`` merge where the values are, ``local`` on the CPU."""
+    kv = mx.kv.create(kind)
+    kv.init('w', mx.nd.ones((2, 3)))
+    kv.push('w', [mx.nd.ones((2, 3), ctx=ctx) * 2, mx.nd.ones((2, 3), ctx=ctx) * 3])
+    out = mx.nd.zeros((2, 3), ctx=ctx)
+    kv.pull('w', out=out)
+    assert out.context == ctx and out.asnumpy().tolist() == [[5.0] * 3] * 2
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.1, rescale_grad=1.0))
+    kv.push('w', [mx.nd.ones((2, 3), ctx=ctx), mx.nd.ones((2, 3), ctx=ctx)])
+    kv.pull('w', out=out)
+    # 1.8, as MXNet 1.9.1 prints for this sequence on 'local' and 'device' stores
+    np.testing.assert_allclose(out.asnumpy(), np.full((2, 3), 1.8, np.float32), rtol=1e-6)
+    outs = [mx.nd.zeros((2, 3), ctx=ctx), mx.nd.zeros((2, 3))]
+    kv.pull('w', out=outs)
+    assert [o.context for o in outs] == [ctx, mx.cpu()]
+    assert outs[1].asnumpy().tolist() == outs[0].asnumpy().tolist()

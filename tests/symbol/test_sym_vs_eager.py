@@ -1,12 +1,14 @@
 """For every canonical registry operator: the symbolic result (``mx.sym.<op>``, saved to JSON, loaded, bound and
 run) equals the eager result (``mx.nd.<op>``), forward in predict and training mode, input gradients for float
 inputs, and auxiliary/updated states; ``infer_shape``/``infer_type`` agree with the eager outputs; the op in a
-hybridized HybridBlock gives the eager result. Samples come from tests/operator/op_samples.py; an op without one
+hybridized HybridBlock gives the eager result; each on cpu(0) and, where CUDA exists, on gpu(0), where the eager
+result and gradients must also equal the CPU's (MXNet's check_consistency). Samples come from tests/operator/op_samples.py; an op without one
 is listed in ``NO_SAMPLE`` with the reason, so coverage is visible. Random ops compare shapes and dtypes only.
 Known bugs are listed with what differs and marked xfail(strict=True), so each entry must go once it is fixed.
 """
 import numpy as np
 import pytest
+import torch
 
 import mxcompat as mx
 from mxcompat.operator.registry import REGISTRY
@@ -127,7 +129,7 @@ def _heads(outs):
     return [rs.uniform(-1, 1, o.shape).astype(o.dtype) if _float(o) else None for o in outs]
 
 
-def _same(got, want, what, values=True):
+def _same(got, want, what, values=True, tol=None):
     got, want = list(got), list(want)
     assert len(got) == len(want), '%s: %d vs %d arrays' % (what, len(got), len(want))
     for i, (g, w) in enumerate(zip(got, want)):
@@ -136,15 +138,16 @@ def _same(got, want, what, values=True):
         assert g.shape == w.shape, '%s %d: shape %s (symbol) vs %s (eager)' % (what, i, g.shape, w.shape)
         assert g.dtype == w.dtype, '%s %d: dtype %s (symbol) vs %s (eager)' % (what, i, g.dtype, w.dtype)
         if values:
-            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=1e-5, atol=1e-6,
-                                       equal_nan=True, err_msg='%s %d differs (symbol vs eager)' % (what, i))
+            rtol, atol = (1e-5, 1e-6) if tol is None else tol(w.dtype)
+            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol, atol=atol,
+                                       equal_nan=True, err_msg='%s %d differs' % (what, i))
 
 
 class _Bound:
     """The sample's symbol, saved to MXNet's JSON and loaded back (attributes parsed from their strings), bound to
     fresh copies of the inputs, with gradients for the float arguments of differentiable ops."""
 
-    def __init__(self, name, inputs, attrs):
+    def __init__(self, name, inputs, attrs, ctx):
         sym, self.var_of = _symbol(name, inputs, attrs)
         self.sym = mx.sym.load_json(sym.tojson(remove_amp_cast=False))
         assert (self.sym.list_inputs(), self.sym.list_outputs()) == (sym.list_inputs(), sym.list_outputs())
@@ -158,7 +161,7 @@ class _Bound:
                           and name not in NON_DIFFERENTIABLE)
         self.grad = {n: mx.nd.zeros(a.shape, dtype=a.dtype) for n, a in args.items()
                      if differentiable and _float(a.asnumpy()) and not _refuses_gradient(name, self.var_of[n])}
-        self.ex = self.sym.bind(mx.cpu(), args, args_grad=self.grad or None,
+        self.ex = self.sym.bind(ctx, args, args_grad=self.grad or None,
                                 grad_req={n: 'write' if n in self.grad else 'null' for n in args}, aux_states=aux)
         self.keys = list(range(len(arrays))) if isinstance(arrays, list) else list(arrays)
         self.state = [arrays[k] for k in self.keys]
@@ -199,10 +202,15 @@ def test_symbol_inference(name, index, sample):
 
 
 @pytest.mark.parametrize('name,index,sample', _cases())
-def test_symbol_equals_eager(name, index, sample):
+def test_symbol_equals_eager(name, index, sample, ctx):
+    with ctx:
+        _symbol_equals_eager(name, sample, ctx)
+
+
+def _symbol_equals_eager(name, sample, ctx):
     inputs, attrs = sample
     values = name not in op_samples.RANDOM
-    b = _Bound(name, inputs, attrs)
+    b = _Bound(name, inputs, attrs, ctx)
     # predict mode: no recording, forward(is_train=False)
     arrays = _arrays(inputs)
     eager = _as_list(_call_nd(name, arrays, attrs))
@@ -243,8 +251,13 @@ class _OpBlock(mx.gluon.HybridBlock):
 
 
 @pytest.mark.parametrize('name,index,sample', [c for c in _cases(KNOWN_HYBRID_MISMATCH) if len(c.values[2][0])])
-def test_hybridized_equals_eager(name, index, sample):
+def test_hybridized_equals_eager(name, index, sample, ctx):
     """The op inside a hybridized HybridBlock (one traced, lowered graph), predict mode; ops with inputs."""
+    with ctx:
+        _hybridized_equals_eager(name, sample)
+
+
+def _hybridized_equals_eager(name, sample):
     inputs, attrs = sample
     arrays = _arrays(inputs)
     eager = _as_list(_call_nd(name, arrays, attrs))
@@ -253,6 +266,53 @@ def test_hybridized_equals_eager(name, index, sample):
     fresh = _values(_arrays(inputs))
     _same(_as_list(net(*fresh)), eager, 'hybridized output', name not in op_samples.RANDOM)
     _same(fresh, _values(arrays), 'inputs after the hybridized call', name not in op_samples.RANDOM)
+
+
+# The op on gpu(0) disagreeing with the op on cpu(0): 'op' or 'op#i' -> what differs. xfail(strict=True) on CUDA.
+KNOWN_DEVICE_MISMATCH = {
+}
+
+
+def _device_tol(dtype):
+    # different kernels sum in different orders; TF32 is off for this comparison (see the test)
+    return {np.dtype(np.float16): (1e-2, 1e-3), np.dtype(np.float32): (1e-4, 1e-5)}.get(np.dtype(dtype), (1e-7, 1e-9))
+
+
+def _eager_with_grads(name, inputs, attrs):
+    """Outputs and input gradients (seeded with fixed heads) of the op run eagerly in the current context."""
+    arrays = _arrays(inputs)
+    keys = list(range(len(arrays))) if isinstance(arrays, list) else list(arrays)
+    differentiable = (name not in op_samples.RANDOM and name not in op_samples.STATEFUL
+                      and name not in NON_DIFFERENTIABLE)
+    wanted = [k for k in keys if differentiable and _float(inputs[k]) and not _refuses_gradient(name, k)]
+    for k in wanted:
+        arrays[k].attach_grad()
+    with mx.autograd.record():
+        outs = _as_list(_call_nd(name, arrays, attrs))
+    heads = _heads([o.asnumpy() for o in outs])
+    pairs = [(o, mx.nd.array(h, dtype=h.dtype)) for o, h in zip(outs, heads)
+             if h is not None and o.to_torch().requires_grad]
+    if wanted and pairs:
+        mx.autograd.backward([o for o, _ in pairs], [h for _, h in pairs])
+    grads = [arrays[k].grad for k in wanted if pairs]
+    return outs, grads, _values(arrays)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize('name,index,sample', _cases(KNOWN_DEVICE_MISMATCH))
+def test_gpu_equals_cpu(name, index, sample):
+    """MXNet's check_consistency: outputs, input gradients and updated inputs on gpu(0) equal cpu(0)'s."""
+    inputs, attrs = sample
+    values = name not in op_samples.RANDOM
+    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
+        with mx.cpu(0):
+            want = _eager_with_grads(name, inputs, attrs)
+        with mx.gpu(0):
+            got = _eager_with_grads(name, inputs, attrs)
+    for what, g, w in zip(('output', 'gradient', 'input after the call'), got, want):
+        for a in g:
+            assert a.context == mx.gpu(0), '%s on %s, not gpu(0)' % (what, a.context)
+        _same(g, w, 'gpu vs cpu ' + what, values, _device_tol)
 
 
 def test_every_op_is_sampled_or_listed():
@@ -264,7 +324,7 @@ def test_every_op_is_sampled_or_listed():
     assert not missing, 'ops with neither a sample nor a NO_SAMPLE entry: %s' % missing
     assert not set(NO_SAMPLE) - set(CANONICAL), 'stale NO_SAMPLE entries: %s' % sorted(set(NO_SAMPLE) - set(CANONICAL))
     stale = [k for k in list(KNOWN_MISMATCH) + list(KNOWN_INFER_MISMATCH) + list(KNOWN_HYBRID_MISMATCH)
-             if k.split('#')[0] not in sampled]
+             + list(KNOWN_DEVICE_MISMATCH) if k.split('#')[0] not in sampled]
     assert not stale, 'KNOWN_MISMATCH entries without a sample: %s' % stale
 
 
