@@ -79,9 +79,10 @@ def summed_rows(g):
     rows, values = g._indices()[0], g._values()
     n = rows.numel()
     if rows.device.type == 'cpu' and n and int(rows.max()) < (1 << 62) // max(n, 1):
-        # one key per entry (row, then position): numpy's unstable sort then gives the stable order
-        keys = rows * n + torch.arange(n)
-        order = torch.from_numpy(np.argsort(keys.numpy()))
+        # one key per entry (row, then position): numpy's unstable sort then gives the stable order (a CPU tensor:
+        # CUDA takes torch's sort below, which orders the same)
+        keys = rows * n + torch.arange(n, device=rows.device)
+        order = torch.from_numpy(np.argsort(keys.numpy()))  # host: this branch runs for CPU tensors only
     else:
         order = torch.argsort(rows, stable=True)
     ordered = rows.index_select(0, order)
@@ -185,6 +186,12 @@ class BaseSparseNDArray(NDArray):
         return self._cmp()[0].dtype
 
     @property
+    def _device(self):
+        """The torch device the values live on (the context's): what is assigned into the array goes there."""
+        comps = self._comp
+        return (comps[0] if comps is not None else self._dense).device
+
+    @property
     def data(self):
         """The stored values (an NDArray sharing memory with this array's component)."""
         return NDArray._from_tensor(self._cmp()[0], self._ctx)
@@ -256,7 +263,8 @@ class BaseSparseNDArray(NDArray):
                 raise MXNetValueError('copyto: shape mismatch %s vs %s' % (self.shape, other.shape))
             if other._stype != self._stype:
                 raise MXNetTypeError('copyto does not support destination NDArray stype ' + other._stype)
-            other._assign_comps([c.clone() for c in self._cmp()])
+            dev = other._device  # (the destination's device, as MXNet copies across contexts)
+            other._assign_comps([c.to(dev, copy=True) for c in self._cmp()])
             return other
         if isinstance(other, NDArray):
             return NDArray.copyto(self, other)
@@ -289,16 +297,17 @@ class BaseSparseNDArray(NDArray):
             if value is not self:
                 value.copyto(self)
             return
+        # the values stay on this array's device, whatever the source's
         if isinstance(value, NDArray):
-            t = value._t.detach().to(self._tdtype)
+            t = value._t.detach().to(device=self._device, dtype=self._tdtype)
         elif isinstance(value, numeric_types):
             if self._stype == 'csr':
                 raise MXNetValueError('Assigning numeric types to CSRNDArray is not implemented yet.')
-            t = torch.full(self._shape, value, dtype=self._tdtype, device=self._cmp()[0].device)
+            t = torch.full(self._shape, value, dtype=self._tdtype, device=self._device)
             self._assign_comps((t, torch.arange(self._shape[0], dtype=_I64, device=t.device)))
             return
         elif isinstance(value, (np.ndarray, np.generic, list, tuple)):
-            t = torch.as_tensor(np.asarray(value)).to(self._tdtype)
+            t = torch.as_tensor(np.asarray(value)).to(device=self._device, dtype=self._tdtype)
         else:
             raise MXNetTypeError('%s does not support assignment with %s' % (type(self).__name__, type(value)))
         if tuple(t.shape) != self._shape:
@@ -523,7 +532,10 @@ _CLASSES = {'csr': CSRNDArray, 'row_sparse': RowSparseNDArray}
 
 def _unpickle(stype, shape, comps, dev_type, dev_id):
     ctx = Context(dev_type, dev_id)
-    return _CLASSES[stype]._new([torch.from_numpy(np.array(c)) for c in comps], shape, ctx)
+    ts = [torch.from_numpy(np.array(c)) for c in comps]
+    if ctx.device_type != 'cpu':  # (back on the context's device, as a dense NDArray's unpickling)
+        ts = [t.to(ctx.torch_device) for t in ts]
+    return _CLASSES[stype]._new(ts, shape, ctx)
 
 
 def _from_record(r):
@@ -817,7 +829,7 @@ def _arith(x, other, kind):
     if isinstance(other, numeric_types) and kind in _SCALAR_FNS:
         fn = _SCALAR_FNS[kind]
         td = x._tdtype
-        zero = torch.zeros((), dtype=td)
+        zero = torch.zeros((), dtype=td)  # a host probe of f(0): the storage decision is the same on every device
         from .ndarray import _scalar_for
         s = _scalar_for(zero, other)
         if kind in ('mul', 'rmul', 'div') or bool(fn(zero, s) == 0):
@@ -1062,10 +1074,23 @@ def _dot_sparse(lhs, rhs, ta, tb):
     return NotImplemented
 
 
+_HALF_TYPES = (torch.float16, torch.bfloat16)
+
+
+def _spmm_in_float32(dense):
+    """Whether a sparse product with ``dense`` runs in float32: torch's CUDA sparse kernel has no float16/bfloat16
+    (its CPU kernel has)."""
+    return dense.dtype in _HALF_TYPES and dense.is_cuda
+
+
 def _spmm(data, rows, cols, shape, dense):
     """``S @ dense`` for the sparse matrix S of ``shape`` holding ``data`` at (rows, cols); differentiable in
     ``dense``."""
     if dense.is_floating_point():
+        if _spmm_in_float32(dense):
+            # products and sums in float32, the result cast back (a differentiable round trip: the gradient reaches
+            # ``dense`` in its own dtype)
+            return _spmm(data.float(), rows, cols, shape, dense.float()).to(dense.dtype)
         coo = torch.sparse_coo_tensor(torch.stack([rows, cols]), data, shape, check_invariants=False)
         return torch.sparse.mm(coo, dense)
     out = torch.zeros((shape[0], dense.shape[1]), dtype=dense.dtype, device=dense.device)
@@ -1135,7 +1160,7 @@ def _getnnz(data, axis=None, out=None, name=None):  # noqa: ARG001
         return _op('_contrib_getnnz')(data, axis=axis, out=out)
     _, cols, indptr = data._cmp()
     if axis is None:
-        res = torch.tensor([cols.numel()], dtype=_I64)
+        res = torch.tensor([cols.numel()], dtype=_I64, device=cols.device)
     elif axis in (1, -1):
         res = indptr.diff()
     else:

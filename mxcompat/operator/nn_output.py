@@ -282,7 +282,7 @@ def _ctc_loss(data, label, data_lengths=None, label_lengths=None, *, use_data_le
         dlen = data_lengths.to(torch.int64)
         # steps past a sequence's length take no part (they may hold NaN): keep them out of the softmax too
         steps = torch.arange(t, device=data.device).reshape(t, 1, 1)
-        data = torch.where(steps < dlen.reshape(1, n, 1), data, torch.zeros((), dtype=data.dtype))
+        data = torch.where(steps < dlen.reshape(1, n, 1), data, data.new_zeros(()))
     else:
         dlen = torch.full((n,), t, dtype=torch.int64, device=data.device)
     blank = 0 if blank_label == 'first' else k - 1
