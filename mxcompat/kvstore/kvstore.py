@@ -215,7 +215,7 @@ class KVStore(KVStoreBase):
             return
         stored = self._store[k]
         if merged._t.device != stored._t.device and stored._t.device.type == 'cpu':
-            stored = self._store[k] = NDArray._from_tensor(stored._t.to(merged._t.device), merged.context)
+            stored = self._store[k] = stored.copyto(merged.context)  # (keeps a row_sparse value row_sparse)
         self._updater(self._updater_key(k), merged, stored)
 
     # -- pull ----------------------------------------------------------------------------------------------------
