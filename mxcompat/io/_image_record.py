@@ -83,7 +83,7 @@ def _sat_u8(x):
 def _resize(img, w, h, interp):
     from ..image.image import _resize_tensor
     t = torch.from_numpy(np.require(img if img.ndim == 3 else img[:, :, None], requirements=['C', 'W']))
-    return _resize_tensor(t, int(w), int(h), int(interp)).numpy()
+    return _resize_tensor(t, int(w), int(h), int(interp)).numpy()  # host: from numpy
 
 
 def shorter_edge_to(size, rows, cols):

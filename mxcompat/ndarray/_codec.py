@@ -100,7 +100,7 @@ def _raw_bytes(t):
     if t.numel() == 0:
         return b''
     flat = t.reshape(-1)
-    u8 = flat.view(torch.uint8).numpy()
+    u8 = flat.view(torch.uint8).numpy()  # host: a CPU buffer
     if not _LITTLE and flat.element_size() > 1:
         u8 = u8.view('u%d' % flat.element_size()).byteswap().view(np.uint8)
     return u8.data
@@ -317,10 +317,10 @@ def _read_values(r, flag, shape, what):
     r.need(numel * itemsize, '%s (%d x %s)' % (what, numel, name))
     if tdtype is torch.bool:
         raw = torch.empty(numel, dtype=torch.uint8)
-        r.fill(raw.numpy(), what)
+        r.fill(raw.numpy(), what)  # host: a CPU buffer
         return raw.ne(0).reshape(shape)  # normalise: any non-zero byte is True
     t = torch.empty(numel, dtype=tdtype)
-    u8 = t.view(torch.uint8).numpy()
+    u8 = t.view(torch.uint8).numpy()  # host: a CPU buffer
     r.fill(u8, what)
     if not _LITTLE and itemsize > 1:
         u8.view('u%d' % itemsize).byteswap(inplace=True)

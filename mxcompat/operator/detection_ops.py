@@ -102,7 +102,7 @@ def _box_nms(data, overlap_thresh, valid_thresh, topk, coord_start, score_index,
         boxes = torch.from_numpy(rec[idx, coord_start:coord_start + 4])
         if in_format == 'center':
             boxes = _to_corner(boxes)
-        iou = _iou_matrix(boxes, boxes).numpy()
+        iou = _iou_matrix(boxes, boxes).numpy()  # host: from numpy
         if id_index >= 0 and not force_suppress:
             ids = rec[idx, id_index]
             same = ids[:, None] == ids[None, :]
@@ -283,7 +283,7 @@ def _multibox_target(anchor, label, cls_pred, overlap_threshold, ignore_label, n
         gts = lab[b, :stop[0] if len(stop) else lab.shape[1]]
         if not len(gts):
             continue
-        iou = _iou_matrix(torch.from_numpy(anc), torch.from_numpy(gts[:, 1:5])).numpy()
+        iou = _iou_matrix(torch.from_numpy(anc), torch.from_numpy(gts[:, 1:5])).numpy()  # host: from numpy
         flags, best_gt, best_iou = _match_anchors(iou, overlap_threshold)
         if negative_mining_ratio > 0:
             n_pos = int((flags == 1).sum())
@@ -352,7 +352,7 @@ def _multibox_detection(cls_prob, loc_pred, anchor, clip, threshold, background_
         # the top nkeep records in score order; MXNet leaves the others in place, marked -1
         rec = np.concatenate((rec[order[:nkeep]], rec[nkeep:]), 0)
         rec[nkeep:, 0] = -1
-        iou = _iou_matrix(torch.from_numpy(rec[:nkeep, 2:]), torch.from_numpy(rec[:nkeep, 2:])).numpy()
+        iou = _iou_matrix(torch.from_numpy(rec[:nkeep, 2:]), torch.from_numpy(rec[:nkeep, 2:])).numpy()  # host
         same = np.ones(iou.shape, dtype=bool) if force_suppress else rec[:nkeep, 0][:, None] == rec[:nkeep, 0][None]
         alive = np.zeros(nkeep, dtype=bool)
         alive[_greedy_keep_ge(iou, same, nms_threshold)] = True

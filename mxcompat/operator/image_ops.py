@@ -358,7 +358,7 @@ def _adjust_lighting(x, alpha):
 
 def _random_lighting(x, alpha_std):
     _check_channels('_image_random_lighting', x, (3,))
-    alpha = (torch.randn(3, dtype=torch.float64) * alpha_std).numpy()
+    alpha = (torch.randn(3, dtype=torch.float64) * alpha_std).numpy()  # host: drawn on the CPU
     return _lighting(x, alpha)
 
 

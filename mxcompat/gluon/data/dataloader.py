@@ -124,7 +124,7 @@ class _BatchPickler(pickle.Pickler):
         if type(obj) is NDArray:
             t = obj._t
             if t.device.type == 'cpu' and t.dtype in _NUMPY_DTYPES:
-                return _rebuild_ndarray, (t.detach().contiguous().numpy(), obj._ctx.device_type, obj._ctx.device_id)
+                return _rebuild_ndarray, (t.detach().contiguous().numpy(), obj._ctx.device_type, obj._ctx.device_id)  # host: CPU only
         return NotImplemented
 
 
