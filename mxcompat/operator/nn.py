@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from torch.utils.weak import WeakTensorKeyDictionary
 
 from .. import autograd as _ag
+from .. import kernels
 from ..base import MXNetError, MXNetValueError, parse_bool, unsupported
 from .indexing import recorded, remember_log_softmax, untraced
 from .registry import defop, REQUIRED
@@ -801,12 +802,9 @@ defop('Pooling', _X,
 def _bn_update_hook(mean, invstd, eps, moving_mean, moving_var, momentum):
     # MXNet updates the moving statistics when the gradient reaches BatchNorm (not in the forward pass), with
     # the biased batch variance: run that update from a hook on the output. The variance is recovered from the
-    # kernel's 1/sqrt(var + eps) (in float64) instead of a second pass over the batch.
+    # kernel's 1/sqrt(var + eps) instead of a second pass over the batch (kernels.batch_norm_moving_update).
     def hook(grad):
-        with torch.no_grad():
-            var = invstd.double().pow(-2).sub_(eps).clamp_(min=0)
-            moving_mean.mul_(momentum).add_(mean.to(moving_mean.dtype), alpha=1.0 - momentum)
-            moving_var.mul_(momentum).add_(var.to(moving_var.dtype), alpha=1.0 - momentum)
+        kernels.batch_norm_moving_update(moving_mean, moving_var, mean, invstd, eps, momentum)
         return grad
     return hook
 
@@ -848,8 +846,11 @@ def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_g
     if fix_gamma:  # gamma acts as 1 and receives a zero gradient, as in MXNet
         gamma = gamma * 0 + 1 if gamma.requires_grad else torch.ones_like(gamma)
     x = data.movedim(axis, 1) if axis != 1 else data
+    xshape = x.shape
+    if nd > 5:  # MXNet takes any rank; torch's cuDNN batch norm at most 3 spatial axes: flatten them into one
+        x = x.reshape(xshape[0], c, math.prod(xshape[2:]))
     if _STATE.training and not use_global_stats:
-        out, mean, invstd = torch.native_batch_norm(x, gamma, beta, None, None, True, 0.0, eps)
+        out, mean, invstd = kernels.batch_norm_train(x, gamma, beta, eps)
         if out.requires_grad:
             out.register_hook(_bn_update_hook(mean.detach(), invstd.detach(), eps, moving_mean, moving_var,
                                               momentum))
@@ -860,6 +861,8 @@ def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_g
         out = _BNInference.apply(x, gamma, beta, moving_mean, moving_var, eps)
     if output_mean_var and not (_STATE.training and not use_global_stats):
         mean, invstd = moving_mean.clone(), torch.rsqrt(moving_var + eps)
+    if nd > 5:
+        out = out.reshape(xshape)
     if axis != 1:
         out = out.movedim(1, axis)
     if output_mean_var:
@@ -924,11 +927,16 @@ def _instance_norm(data, gamma, beta, eps):
     if tuple(gamma.shape) != (c,) or tuple(beta.shape) != (c,):
         raise _err('InstanceNorm', 'gamma/beta shapes %s, %s do not match (%d,)'
                    % (tuple(gamma.shape), tuple(beta.shape), c))
-    if math.prod(data.shape[2:]) > 1:
-        return F.instance_norm(data, None, None, gamma, beta, True, 0.0, eps)
-    # torch refuses a single spatial element (its variance is 0 here, so the output is beta, as in MXNet)
-    var, mean = torch.var_mean(data, tuple(range(2, data.dim())), correction=0, keepdim=True)
-    return (data - mean) * torch.rsqrt(var + eps) * _channel_view(gamma, data.dim()) + _channel_view(beta, data.dim())
+    # MXNet takes any rank >= 3; torch's kernels (cuDNN's batch norm under instance_norm) take at most 3 spatial
+    # axes, so the spatial axes are flattened into one: the statistics are over all of them either way
+    x = data.reshape(data.shape[0], c, math.prod(data.shape[2:])) if data.dim() > 3 else data
+    if x.shape[2] > 1:
+        out = F.instance_norm(x, None, None, gamma, beta, True, 0.0, eps)
+    else:
+        # torch refuses a single spatial element (its variance is 0 here, so the output is beta, as in MXNet)
+        var, mean = torch.var_mean(x, 2, correction=0, keepdim=True)
+        out = (x - mean) * torch.rsqrt(var + eps) * _channel_view(gamma, 3) + _channel_view(beta, 3)
+    return out.reshape(data.shape) if out.shape != data.shape else out
 
 
 defop('InstanceNorm', ('data', 'gamma', 'beta'), [('eps', 'float', 1e-3)], _instance_norm,

@@ -40,6 +40,42 @@ def test_instance_norm_single_element_is_beta():
     np.testing.assert_array_equal(out.asnumpy(), np.full((2, 1, 1), 0.25, np.float32))
 
 
+def test_instance_norm_of_any_rank(ctx):
+    # MXNet's test_instance_normalization binds a 7-d input; torch's kernels (cuDNN batch norm under instance_norm)
+    # take at most 5 dims. Values and gradients from MXNet 1.9.1 (x = sin(arange(16)), head gradient cos(arange(16)))
+    shape = (2, 2, 2, 1, 2, 1, 1)
+    x = mx.nd.array(np.sin(np.arange(16)).reshape(shape), ctx=ctx)
+    g, b = mx.nd.array([1.5, -0.5], ctx=ctx), mx.nd.array([0.1, 0.2], ctx=ctx)
+    want = [-1.6413, 1.4567, 1.7064, -1.1217, 0.5383, 0.7002, 0.1558, -0.5943, 2.0671, 0.9593, -0.8757, -1.7508,
+            1.0075, 0.1656, -0.3363, -0.0368]
+    np.testing.assert_allclose(mx.nd.InstanceNorm(x, g, b, eps=1e-3).asnumpy().ravel(), want, atol=1e-4)
+    exe = mx.sym.InstanceNorm(mx.sym.var('x'), name='in', eps=1e-3).simple_bind(ctx, x=shape)
+    exe.forward(is_train=True, x=x, in_gamma=g, in_beta=b)
+    np.testing.assert_allclose(exe.outputs[0].asnumpy().ravel(), want, atol=1e-4)
+    exe.backward(mx.nd.array(np.cos(np.arange(16)).reshape(shape), ctx=ctx))
+    np.testing.assert_allclose(exe.grad_dict['x'].asnumpy().ravel(), [
+        3.2253, 2.125, -1.3485, -4.0018, 0.5976, -0.2467, -0.4745, 0.1236, 0.7367, -0.7938, -0.7567, 0.8138, 0.0434,
+        -0.5731, -0.2292, 0.7589], atol=1e-3)
+    np.testing.assert_allclose(exe.grad_dict['in_gamma'].asnumpy(), [-0.484, -0.0728], atol=1e-3)
+    np.testing.assert_allclose(exe.grad_dict['in_beta'].asnumpy(), [-1.7571, 2.4724], atol=1e-3)
+
+
+@pytest.mark.parametrize('train', [False, True])
+def test_batch_norm_of_six_dims(ctx, train):
+    # MXNet 1.9.1 (x = sin(arange(24)) shaped (2, 3, 2, 1, 2, 1), fix_gamma=False): moving statistics in inference,
+    # the batch's in training
+    x = mx.nd.array(np.sin(np.arange(24)).reshape(2, 3, 2, 1, 2, 1), ctx=ctx)
+    params = [mx.nd.array(v, ctx=ctx) for v in ([1, 2, 3], [0, .5, 1], [.1, .2, .3], [1, 2, 4])]
+    with mx.autograd.record(train_mode=train):
+        out = mx.nd.BatchNorm(x, *params, fix_gamma=False)
+    want = {False: [-0.1, 0.7411, 0.8089, 0.0411, -0.8528, -1.1386, -0.1778, 1.1461, 2.0339, 1.1682, -0.2659, -0.9497,
+                    -0.6363, 0.32, 0.8902, 0.55, -0.1898, -1.1421, -0.8446, 0.4291, 1.9193, 1.8049, 0.5368, -0.7191],
+            True: [-0.86, 0.8346, 0.9712, -0.5758, -0.8268, -1.5754, 0.9413, 4.4095, 4.5302, 2.2543, -1.5156, -3.3134,
+                   -1.9406, -0.0139, 1.135, 0.4496, 0.9099, -1.5846, -0.8053, 2.5313, 4.2289, 3.9281, 0.5945, -2.7071]}
+    assert out.shape == x.shape
+    np.testing.assert_allclose(out.asnumpy().ravel(), want[train], atol=1e-3)
+
+
 # ---- Pooling 'same' -----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize('kw, msg', [
     ({'pad': (0,)}, 'pad parameter'),
