@@ -154,8 +154,10 @@ def _rnn(attrs, data):
 PARAM_SHAPES = {
     'FullyConnected': _fc,
     'Convolution': lambda a, d: _kernel_params(a, d),
+    'Convolution_v1': lambda a, d: _kernel_params(a, d),
     'Deconvolution': lambda a, d: _kernel_params(a, d, deconv=True),
-    '_contrib_SyncBatchNorm': _bn,
+    '_contrib_SyncBatchNorm': _bn, '_contrib_BatchNormWithReLU': _bn,
+    'IdentityAttachKLSparseReg': lambda a, d: {'moving_avg': (d[1],)} if len(d) > 1 else {},
     '_contrib_DeformableConvolution': lambda a, d: _kernel_params(a, d),
     '_contrib_ModulatedDeformableConvolution': lambda a, d: _kernel_params(a, d),
     'BatchNorm': _bn, 'BatchNorm_v1': _bn, 'LayerNorm': _ln, 'InstanceNorm': _in, 'GroupNorm': _gn, 'Embedding': _embed,
@@ -197,9 +199,9 @@ def dim_links(op, params, in_ndims, out_ndims):
     name = op.name
     if not in_ndims or in_ndims[0] is None:
         return []
-    if name in ('FullyConnected', 'Convolution', 'Deconvolution', 'Flatten'):
+    if name in ('FullyConnected', 'Convolution', 'Convolution_v1', 'Deconvolution', 'Flatten'):
         return [((0, 0), (0, 0))]
-    if name == 'Pooling':
+    if name in ('Pooling', 'Pooling_v1'):
         return [((0, 0), (0, 0)), ((0, 1), (0, 1))]
     if name in ('Embedding', '_contrib_SparseEmbedding'):
         return [((0, i), (0, i)) for i in range(in_ndims[0])]
@@ -240,7 +242,8 @@ def _conv_data_from_output(params, data, out):
 
 
 # op name -> rule(params, data shape, output shape) -> data shape with more dimensions known
-DATA_FROM_OUTPUT = {'Convolution': _conv_data_from_output, 'Reshape': reshape_data_from_output,
+DATA_FROM_OUTPUT = {'Convolution': _conv_data_from_output, 'Convolution_v1': _conv_data_from_output,
+                    'Reshape': reshape_data_from_output,
                     'transpose': transpose_data_from_output}
 
 

@@ -1,8 +1,28 @@
 """Generates the ``mx.sym`` operator functions from the operator registry (the same entries as ``mx.nd``)."""
-from ..base import MXNetError, MXNetTypeError
+from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..ndarray.register import SUBMODULES
 from ..operator import registry
 from .symbol import Symbol, make_op_symbol
+
+
+# variadic operators whose input count MXNet bounds below by 1 (``Concat(name='c')`` without num_args raises)
+_AT_LEAST_ONE = frozenset(['Concat', 'add_n', 'stack', 'khatri_rao', '_rnn_param_concat', 'Crop'])
+
+
+def _missing_inputs(op, count, given):
+    """How many inputs of a variadic op called with ``given`` Symbols and ``count`` (its num_args) MXNet creates
+    as variables ``<name>_arg<i>``: ``Concat(name='concat', num_args=2)`` takes concat_arg0 and concat_arg1."""
+    try:
+        n = int(count)
+    except (TypeError, ValueError):
+        return 0  # (the attribute parser reports it)
+    if n < 1 and op.name in _AT_LEAST_ONE:
+        raise MXNetValueError('Operator %s: value %d for Parameter %s should be greater equal to 1'
+                              % (op.name, n, op.key_var_num_args))
+    if given > n:
+        raise MXNetValueError('Operator %s: Incorrect number of arguments, requires %d, provided %d'
+                              % (op.name, n, given))
+    return n - given
 
 
 def make_function(op, func_name):
@@ -20,8 +40,11 @@ def make_function(op, func_name):
                 if not isinstance(a, Symbol):
                     raise MXNetTypeError('Operator %s: input %d must be a Symbol, got %s'
                                          % (op.name, i, type(a).__name__))
-            kwargs.setdefault(op.key_var_num_args, len(args))
+            count = op.key_var_num_args
+            kwargs.setdefault(count, len(args))
             ins = list(args)
+            if op.input_names_fn is None:  # (ops whose count is the number of inputs)
+                ins += [None] * _missing_inputs(op, kwargs[count], len(args))
         else:
             ins = {}
             pos = list(args)

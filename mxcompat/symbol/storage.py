@@ -7,8 +7,9 @@ feature space would not fit in memory (256 rows of 1M features: 1 GB). The graph
 - ``dot(csr, dense)``: the product over the stored entries; the gradient it sends to the dense operand holds the
   rows those entries hit only (a sparse COO tensor), which the executor writes into a row_sparse gradient array or
   adds into a dense one;
-- elementwise operators that map 0 to 0 (``square``, ``sqrt``, ``abs``, scalar multiplication ...): applied to the
-  stored values, giving csr again, as MXNet's csr kernels do.
+- elementwise operators that map 0 to 0 (``square``, ``sqrt``, ``abs``, scalar multiplication ...), and the scatter
+  scalar operators (``_scatter_plus_scalar``, ``_scatter_minus_scalar``): applied to the stored values, giving csr
+  again, as MXNet's csr kernels do.
 
 The executor marks the leaves of arguments with a row_sparse gradient array, so that ``Embedding(sparse_grad=True)``
 and ``contrib.SparseEmbedding`` give them a gradient over the looked-up rows only, as MXNet's executor does.
@@ -98,14 +99,22 @@ def _csr_dot(op_impl, attrs):
 _ZERO_PRESERVING = _sparse._ZERO_PRESERVING | {'_mul_scalar', '_div_scalar'}
 
 
+def _csr_values(op_impl, attrs):
+    """The op applied to the stored values: csr in, csr out."""
+    def call(x):
+        return x.with_data(op_impl(x.data, **attrs))
+    return call, True
+
+
 def _csr_unary(op_impl, attrs):
     scalar = attrs.get('scalar')
     if scalar is not None and (scalar != scalar or scalar in (float('inf'), float('-inf'))):
         return None  # 0 * inf is not 0: the dense path
+    return _csr_values(op_impl, attrs)
 
-    def call(x):
-        return x.with_data(op_impl(x.data, **attrs))
-    return call, True
+
+# MXNet's scatter scalar operators change a csr array's stored values only (0 + 9 stays an unstored 0)
+_STORED_ONLY = frozenset(['_scatter_plus_scalar', '_scatter_minus_scalar'])
 
 
 def sparse_rule(op, attrs, csr_inputs):
@@ -116,6 +125,8 @@ def sparse_rule(op, attrs, csr_inputs):
     elif csr_inputs == (0,) and (op.name in _ZERO_PRESERVING
                                  or (op.name == '_contrib_quadratic' and attrs.get('c') == 0)):
         rule = _csr_unary(op.impl, attrs)
+    elif csr_inputs == (0,) and op.name in _STORED_ONLY:
+        rule = _csr_values(op.impl, attrs)
     else:
         return None
     if rule is None:

@@ -215,6 +215,7 @@ class Symbol:
     """A symbolic graph (one or more outputs)."""
 
     __slots__ = ('_outputs', '__weakref__')
+    __array_priority__ = 1000.0  # numpy defers to our reflected operators, as with MXNet's Symbol
 
     def __init__(self, outputs):
         self._outputs = list(outputs)
@@ -241,6 +242,18 @@ class Symbol:
 
     def __len__(self):
         return len(self._outputs)
+
+    def __array__(self, dtype=None, copy=None):
+        """A Symbol is one numpy object, not a sequence: ``np.repeat([sym1, sym2], 3)`` (MXNet's GPU tests do
+        this) is an object array of Symbols. Without this numpy would descend ``sym[0][0]...`` (each output is a
+        Symbol of length 1) until its dimension limit, an error under numpy >= 1.24; MXNet ran on older numpy,
+        which fell back to an object array there after a deprecation warning."""
+        if dtype is not None and np.dtype(dtype) != np.dtype(object):
+            raise MXNetTypeError('a Symbol has no values: it converts to a numpy object array only, not %s'
+                                 % np.dtype(dtype))
+        out = np.empty((), dtype=object)
+        out[()] = self
+        return out
 
     def __getitem__(self, index):
         if isinstance(index, str):

@@ -399,3 +399,7 @@ class _ScaleCountProp(mx.operator.CustomOpProp):
 add('Custom', ({'data': f(2, 3), 'bias': f(2, 3), 'count': np.zeros(1, np.float32)},
                {'op_type': '_op_samples_scale', 'scale': 2.5}))
 add('_identity_with_attr_like_rhs', ({'lhs': f(2, 3), 'rhs': f(2, 3)}, {}))
+# (after the others: new samples here leave the seeded values of those above unchanged)
+add('_scatter_elemwise_div', ({'lhs': f(2, 3), 'rhs': nonzero(2, 3)}, {}))
+add('_scatter_plus_scalar', ({'data': f(2, 3)}, {'scalar': 1.5}))
+add('_scatter_minus_scalar', ({'data': ints(5, 2, 3, dtype=np.int32)}, {'scalar': 2}))

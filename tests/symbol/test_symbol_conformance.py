@@ -174,3 +174,72 @@ def test_symbol_samplers_attributes_as_mxnet():
     assert len(m.list_outputs()) == 2
     assert json.loads(m.tojson())['nodes'][-1]['attrs'] == {'dtype': 'int32', 'get_prob': 'True'}
     assert 'attrs' not in json.loads(mx.sym.random.normal(x, x).tojson())['nodes'][-1]
+
+
+# ---- symbols as MXNet 1.9's GPU operator tests build them (tests/python/gpu/test_operator_gpu.py) --------------------
+def test_variadic_op_without_inputs_creates_its_arguments():
+    # MXNet 1.9.1: a variadic op given fewer Symbols than num_args makes the rest variables <name>_arg<i>
+    assert mx.sym.Concat(name='concat', num_args=2).list_arguments() == ['concat_arg0', 'concat_arg1']
+    s = mx.sym.ElementWiseSum(name='ews', num_args=3)
+    assert s.list_arguments() == ['ews_arg0', 'ews_arg1', 'ews_arg2']
+    assert s.infer_shape(ews_arg2=(2, 3)) == ([(2, 3)] * 3, [(2, 3)], [])
+    s = mx.sym.Concat(mx.sym.var('a'), num_args=3, name='x2', dim=1)
+    assert s.list_arguments() == ['a', 'x2_arg1', 'x2_arg2']
+    assert s.infer_shape(a=(2, 1), x2_arg1=(2, 2), x2_arg2=(2, 3)) == ([(2, 1), (2, 2), (2, 3)], [(2, 6)], [])
+    exe = mx.sym.Concat(name='concat', num_args=2, dim=0).simple_bind(
+        mx.cpu(), concat_arg0=(1, 2), concat_arg1=(2, 2),
+        type_dict={'concat_arg0': np.float64, 'concat_arg1': np.float64})
+    assert exe.arg_arrays[0].dtype == np.float64 and exe.outputs[0].shape == (3, 2)
+    exe.forward(concat_arg0=np.array([[1, 2]]), concat_arg1=np.array([[3, 4], [5, 6]]))
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [[1, 2], [3, 4], [5, 6]])
+    # the GPU test's form, on cpu
+    ctx_list = [{'ctx': mx.cpu(0), 'concat_arg1': (2, 10), 'concat_arg0': (2, 10),
+                 'type_dict': {'concat_arg0': dt, 'concat_arg1': dt}} for dt in (np.float64, np.float32)]
+    mx.test_utils.check_consistency(mx.sym.Concat(name='concat', num_args=2), ctx_list)
+
+
+def test_variadic_op_input_count_errors():
+    # MXNet 1.9.1: "value 0 for Parameter num_args should be greater equal to 1", and nnvm's "Incorrect number of
+    # arguments, requires 1, provided 2"
+    with pytest.raises(MXNetError, match='greater equal to 1'):
+        mx.sym.Concat(name='c')
+    with pytest.raises(MXNetError, match='requires 1, provided 2'):
+        mx.sym.stack(mx.sym.var('a'), mx.sym.var('b'), num_args=1)
+
+
+def test_legacy_ops_infer_their_parameter_shapes():
+    # MXNet 1.9.1's inferred shapes
+    s = mx.sym.Convolution_v1(num_filter=3, kernel=(3, 3), pad=(1, 1), cudnn_off=True, name='conv')
+    assert s.infer_shape(conv_data=(2, 2, 7, 7)) == ([(2, 2, 7, 7), (3, 2, 3, 3), (3,)], [(2, 3, 7, 7)], [])
+    s = mx.sym.Convolution_v1(num_filter=4, kernel=(2, 2), num_group=2, no_bias=True, name='c2')
+    assert s.infer_shape(c2_data=(2, 6, 5, 5)) == ([(2, 6, 5, 5), (4, 3, 2, 2)], [(2, 4, 4, 4)], [])
+    x = mx.sym.var('x')
+    p = mx.sym.Pooling_v1(mx.sym.Convolution_v1(x, num_filter=4, kernel=(3, 3), pad=(1, 1), name='cv'),
+                          kernel=(2, 2), stride=(2, 2), name='pv')
+    assert p.infer_shape(x=(2, 3, 8, 8)) == ([(2, 3, 8, 8), (4, 3, 3, 3), (4,)], [(2, 4, 4, 4)], [])
+    s = mx.sym.contrib.BatchNormWithReLU(name='bn')
+    assert s.infer_shape(bn_data=(2, 3, 4, 4)) == ([(2, 3, 4, 4), (3,), (3,)], [(2, 3, 4, 4)], [(3,), (3,)])
+    s = mx.sym.IdentityAttachKLSparseReg(name='kl')
+    assert s.infer_shape(kl_data=(2, 3)) == ([(2, 3)], [(2, 3)], [(3,)])
+    # the GPU test compares the legacy and current convolutions bound from the data's shape alone
+    ctx_list = [{'ctx': mx.cpu(0), 'conv_data': (2, 2, 7, 7), 'type_dict': {'conv_data': np.float32}}] * 2
+    syms = [mx.sym.Convolution_v1(num_filter=3, kernel=(3, 3), pad=(1, 1), name='conv'),
+            mx.sym.Convolution(num_filter=3, kernel=(3, 3), pad=(1, 1), name='conv')]
+    mx.test_utils.check_consistency(syms, ctx_list)
+
+
+def test_symbols_are_single_numpy_objects():
+    # MXNet's check_consistency_NxM repeats a list of symbols with np.repeat: with numpy >= 1.24 that needs a Symbol
+    # to be one object, not a sequence of (single-output) Symbols nested to numpy's dimension limit
+    s1, s2 = mx.sym.var('a') + 1, mx.sym.Group([mx.sym.var('b'), mx.sym.var('c')])
+    r = np.repeat([s1, s2], 3)
+    assert r.shape == (6,) and r.dtype == object
+    assert [x is s1 for x in r] == [True] * 3 + [False] * 3 and all(x is s2 for x in r[3:])
+    assert np.asarray(s1).shape == () and np.asarray(s1)[()] is s1
+    with pytest.raises(TypeError):
+        np.asarray(s1, dtype=np.float32)
+    # numpy scalars and arrays defer to the Symbol's operators (MXNet 1.9.1: a Symbol; TypeError "type <class
+    # 'numpy.ndarray'> not supported")
+    assert isinstance(np.float32(2) * s1, mx.sym.Symbol) and isinstance(np.int64(3) - s1, mx.sym.Symbol)
+    with pytest.raises(TypeError, match='not supported'):
+        np.ones(2) * s1
