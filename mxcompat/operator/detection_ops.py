@@ -191,8 +191,8 @@ def _bipartite(data, is_ascend, threshold, topk):
             count += 1
             if 0 < topk < count:  # MXNet stops only once topk is exceeded
                 break
-    return (torch.from_numpy(rmark).to(data.dtype).reshape(data.shape[:-1]),
-            torch.from_numpy(cmark).to(data.dtype).reshape(data.shape[:-2] + (cols_n,)))
+    return (torch.from_numpy(rmark).to(data.device, data.dtype).reshape(data.shape[:-1]),
+            torch.from_numpy(cmark).to(data.device, data.dtype).reshape(data.shape[:-2] + (cols_n,)))
 
 
 defop('_contrib_bipartite_matching', ('data',),

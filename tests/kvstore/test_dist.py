@@ -376,3 +376,29 @@ def test_torchrun_launch(tmp_path):
     assert reports == [('0', '2', '[3.0, 3.0, 3.0]'), ('1', '2', '[3.0, 3.0, 3.0]')], (r.stdout, r.stderr[-3000:])
     # the store destroys the process group it created before the interpreter tears down (gloo can abort otherwise)
     assert r.stdout.count('rank group destroyed at exit: True') == 2, r.stdout
+
+
+_NCCL_WORKER = '''
+import torch.distributed as dist
+import mxcompat as mx
+dist.init_process_group('cpu:gloo,cuda:nccl', init_method='env://')  # (one worker makes no group by itself)
+kv = mx.kv.create('dist_sync')
+ctx = mx.gpu(0)
+kv.init('w', mx.nd.ones((2, 3), ctx=ctx))
+kv.push('w', [mx.nd.ones((2, 3), ctx=ctx) * 2])
+out = mx.nd.zeros((2, 3), ctx=ctx)
+kv.pull('w', out=out)
+print(dist.get_backend(), float(out.asnumpy().sum()), out.context)
+'''
+
+
+@pytest.mark.gpu
+def test_dist_sync_of_cuda_arrays_under_nccl():
+    """One rank per GPU, as torchrun starts it (a fresh process: CUDA cannot be forked), in the script's own
+    gloo + NCCL group: CUDA arrays go through NCCL, the store assigns the pushed sum, pulls land on the GPU."""
+    env = dict(os.environ, RANK='0', LOCAL_RANK='0', WORLD_SIZE='1', LOCAL_WORLD_SIZE='1', MASTER_ADDR='127.0.0.1',
+               MASTER_PORT=str(_free_port()), PYTHONPATH=ROOT)
+    r = subprocess.run([sys.executable, '-c', _NCCL_WORKER], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    backend, total, ctx = r.stdout.split()
+    assert 'nccl' in backend and float(total) == 12.0 and ctx == 'gpu(0)', r.stdout
