@@ -626,41 +626,50 @@ def simple_forward(sym, ctx=None, is_train=False, **inputs):
     return outputs[0] if len(outputs) == 1 else outputs
 
 
-def _storage(api, stype):
-    pass  # EXPERIMENT
-
-
 def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_train=True, dtype=default_dtype()):
     """Central-difference gradient of ``sum(executor.outputs[0])`` with respect to each float argument in
-    ``location`` (name -> numpy array): one pair of forward passes per element."""
+    ``location`` (name -> numpy array): one pair of forward passes per element. Differs from MXNet in speed only:
+    each pass writes the one element it moves into the bound array (on its device) instead of the whole array."""
     assert dtype in (np.float16, np.float32, np.float64)
     grads = {k: np.zeros(v.shape, dtype=dtype) for k, v in location.items()}
     for k, v in location.items():
-        _storage('numeric_grad', executor.arg_dict[k].stype)
         executor.arg_dict[k][:] = mx.nd.array(v, dtype=dtype)
     for k in location:
         location[k] = np.asarray(location[k], order='C')
+    # the auxiliary states are reset before every pass (a training forward moves them), from copies on the device
+    aux = None if aux_states is None else {key: mx.nd.array(val, ctx=executor.aux_dict[key].context, dtype=dtype)
+                                           for key, val in aux_states.items()}
 
-    def run(name, value):
-        executor.arg_dict[name][:] = mx.nd.array(value, dtype=dtype)
-        if aux_states is not None:
-            for key, val in aux_states.items():
-                executor.aux_dict[key][:] = mx.nd.array(val, dtype=dtype)
+    def run():
+        if aux is not None:
+            for key, val in aux.items():
+                val.copyto(executor.aux_dict[key])
         executor.forward(is_train=use_forward_train)
         return executor.outputs[0].asnumpy()
 
     for k, v in location.items():
         if v.dtype.kind != 'f':
             continue
+        arr = executor.arg_dict[k]
+        dense = arr.stype == 'default'
         original = v.copy()
         flat = v.reshape(-1)
         for i in range(flat.size):
-            flat[i] += eps / 2.0
-            f_plus = run(k, v)
-            flat[i] -= eps
-            f_minus = run(k, v)
+            at = np.unravel_index(i, v.shape)
+            for delta in (eps / 2.0, -eps):
+                flat[i] += delta
+                if dense:
+                    arr[at] = flat[i]  # (the one element, cast to the array's dtype as mx.nd.array(v) would)
+                else:
+                    arr[:] = mx.nd.array(v, dtype=dtype)
+                if delta > 0:
+                    f_plus = run()
+                else:
+                    f_minus = run()
             grads[k].reshape(-1)[i] = (f_plus - f_minus).sum() / eps
             flat[i] = original.reshape(-1)[i]
+            if dense:
+                arr[at] = flat[i]
         executor.arg_dict[k][:] = mx.nd.array(original, dtype=dtype)
     return grads
 
@@ -711,7 +720,7 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
         assert isinstance(grad_stype_dict, dict), 'grad_stype_dict must be a dict'
         for k, v in grad_stype_dict.items():
             if k in args_grad and v != 'default':
-                pass  # EXPERIMENT
+                args_grad[k] = args_grad[k].tostype(v)  # a gradient array of that storage type, as MXNet's
 
     executor = out.bind(ctx, grad_req=grad_req, args=location, args_grad=args_grad, aux_states=aux_states)
     if len(executor.arg_arrays) != len(location):
@@ -768,9 +777,9 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     args_grad_npy = {k: np.random.normal(size=np.shape(v)) for k, v in _sorted_items(expected)}
     args_grad_data = {}
     for k, v in args_grad_npy.items():
-        if grad_stypes is not None and grad_stypes.get(k) not in (None, 'default'):
-            pass  # EXPERIMENT
         args_grad_data[k] = mx.nd.array(v, ctx=ctx, dtype=_host(expected[k]).dtype if dtype == 'asnumpy' else dtype)
+        if grad_stypes is not None and grad_stypes.get(k) not in (None, 'default'):
+            args_grad_data[k] = args_grad_data[k].tostype(grad_stypes[k])  # as MXNet's, of that storage type
     if isinstance(grad_req, str):
         grad_req = {k: grad_req for k in sym.list_arguments()}
     elif isinstance(grad_req, (list, tuple)):

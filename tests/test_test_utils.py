@@ -780,3 +780,26 @@ def test_checkers_with_real_mx_sym():
     fc = sym.FullyConnected(sym.Variable('data'), num_hidden=4, name='fc')
     tu.check_numeric_gradient(fc, [np.random.rand(2, 3), np.random.rand(4, 3), np.random.rand(4)], rtol=1e-2,
                               atol=1e-2)
+
+
+def test_symbolic_backward_gradient_arrays_take_the_asked_storage_type():
+    """grad_stypes / grad_stype_dict give gradient arrays of that storage type, as MXNet's helpers do: a dot of a
+    csr by a weight sends the weight a row_sparse gradient."""
+    x, w = mx.sym.var('x', stype='csr'), mx.sym.var('w')
+    sym = mx.sym.dot(x, w)
+    xs = mx.nd.array([[0, 1, 0], [0, 0, 0]]).tostype('csr')
+    ws = np.arange(6, dtype=np.float32).reshape((3, 2))
+    head = np.ones((2, 2), dtype=np.float32)
+    grad_w = np.array([[0, 0], [1, 1], [0, 0]], dtype=np.float32)
+    grads = mx.test_utils.check_symbolic_backward(sym, {'x': xs, 'w': ws}, [head], {'w': grad_w},
+                                                  grad_req={'x': 'null', 'w': 'write'},
+                                                  grad_stypes={'w': 'row_sparse'})
+    assert grads['w'].stype == 'row_sparse'
+    assert grads['w'].asnumpy().tolist() == grad_w.tolist()
+
+
+def test_symbol_functions_drop_out():
+    """MXNet's generated symbol functions accept (and drop) ``out``, as the sparse operator tests pass it."""
+    l, r = mx.sym.var('l'), mx.sym.var('r')
+    s = mx.sym.sparse.elemwise_add(l, r, out=l)
+    assert s.list_arguments() == ['l', 'r']

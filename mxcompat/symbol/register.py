@@ -33,6 +33,7 @@ def make_function(op, func_name):
     def fn(*args, **kwargs):
         name = kwargs.pop('name', None)
         attr = kwargs.pop('attr', None)
+        kwargs.pop('out', None)  # (a symbol has no output array to write: MXNet's symbol functions drop it too)
         if op.variadic:
             if len(args) == 1 and isinstance(args[0], (list, tuple)):
                 args = tuple(args[0])
