@@ -71,7 +71,8 @@ def _adopt(dst, g):
     """Write gradient ``g`` into ``dst`` without copying, by moving ``dst`` onto ``g``'s storage, when nothing else
     can observe the difference: neither tensor shares its storage with another tensor (a view of ``dst`` taken
     earlier would otherwise keep the old values) and both are plain dense tensors of the same kind."""
-    if (_storage_use_count is None or g.numel() < _ADOPT_MIN or g.shape != dst.shape or g.dtype != dst.dtype
+    if (_storage_use_count is None or type(g) is not torch.Tensor  # (a subclass: engine's deferred-error mark)
+            or g.numel() < _ADOPT_MIN or g.shape != dst.shape or g.dtype != dst.dtype
             or g.device != dst.device or g.requires_grad or dst.layout != torch.strided or g.layout != torch.strided):
         return False
     if not (_sole_owner(g) and _sole_owner(dst)):

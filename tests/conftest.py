@@ -34,6 +34,14 @@ def example_output(name):
         return r.stdout, f.read()
 
 
+@pytest.fixture(autouse=True)
+def _raise_deferred_errors():
+    """Each test ends with ``waitall`` (as MXNet's own tests do through ``with_seed``), so an operator error one
+    test left unread cannot surface in the next one through the shared random generator."""
+    yield
+    mx.nd.waitall()
+
+
 # One test body on every device there is: ``ctx`` is cpu(0), then gpu(0) where CUDA exists (skipped elsewhere).
 @pytest.fixture(params=['cpu', pytest.param('gpu', marks=pytest.mark.gpu)])
 def ctx(request):

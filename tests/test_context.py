@@ -84,3 +84,33 @@ def test_deprecated_class_level_default_ctx():
         assert mx.current_context() == mx.cpu(2)
     finally:
         mx.context.Context._default_ctx.value = prev
+
+
+@pytest.mark.gpu
+def test_pinned_memory_and_asynchronous_copies():
+    """cpu_pinned arrays are page-locked where CUDA is; copies from them to a GPU do not block the host;
+    DataLoader(pin_memory=True) batches are pinned; the values arrive intact once waited for."""
+    a = mx.nd.arange(12).reshape((3, 4)).as_in_context(mx.cpu_pinned())
+    assert a.context == mx.cpu_pinned() and a.to_torch().is_pinned()
+    b = a.copyto(mx.cpu_pinned())
+    assert b.to_torch().data_ptr() != a.to_torch().data_ptr()  # copyto copies, also between pinned arrays
+    g = a.as_in_context(mx.gpu(0))
+    g.wait_to_read()
+    assert g.context == mx.gpu(0) and g.asnumpy().tolist() == a.asnumpy().tolist()
+    data = mx.gluon.data.ArrayDataset(mx.nd.arange(8).reshape((4, 2)), mx.nd.arange(4))
+    for x, y in mx.gluon.data.DataLoader(data, batch_size=2, pin_memory=True):
+        assert x.context == mx.cpu_pinned() and x.to_torch().is_pinned()
+        parts = mx.gluon.utils.split_and_load(x, [mx.gpu(0)])
+        mx.nd.waitall()
+        assert parts[0].asnumpy().tolist() == x.asnumpy().tolist()
+
+
+@pytest.mark.gpu
+def test_save_and_load_arrays_that_live_on_a_gpu(tmp_path):
+    f = str(tmp_path / 'arrays.params')
+    dense = mx.nd.arange(6, ctx=mx.gpu(0)).reshape((2, 3))
+    rsp = mx.nd.sparse.row_sparse_array(([[1.0, 2.0]], [1]), shape=(3, 2), ctx=mx.gpu(0))
+    mx.nd.save(f, {'dense': dense, 'rsp': rsp})
+    back = mx.nd.load(f)
+    assert back['dense'].asnumpy().tolist() == dense.asnumpy().tolist()
+    assert back['rsp'].stype == 'row_sparse' and back['rsp'].asnumpy().tolist() == rsp.asnumpy().tolist()

@@ -297,7 +297,7 @@ class NDArray:
             t = t.float()
         if t.is_cuda:
             return t.cpu().numpy()
-        return t.numpy().copy()
+        return t.numpy().copy()  # host: not CUDA
 
     def asscalar(self):
         """The one element as a numpy scalar. Like MXNet, a one-element array of 2 or more dimensions gives back
@@ -329,7 +329,14 @@ class NDArray:
                 ot.copy_(self._t)
             return other
         if isinstance(other, Context):
-            return _wrap(self._t.to(other.torch_device, copy=True), other)
+            t, dev = self._t, other.torch_device
+            if dev.type == 'cuda' and t.device.type == 'cpu':
+                # from page-locked memory the copy is queued on the stream and the host goes on (MXNet's
+                # engine did the same); torch keeps the source alive until the copy has run
+                return _wrap(t.to(dev, copy=True, non_blocking=t.is_pinned()), other)
+            if other.device_typeid == 3 and torch.cuda.is_available():  # cpu_pinned: page-locked where CUDA is
+                return _wrap(torch.empty(t.shape, dtype=t.dtype, pin_memory=True).copy_(t), other)
+            return _wrap(t.to(dev, copy=True), other)
         raise MXNetTypeError('copyto does not support type ' + str(type(other)))
 
     def as_in_context(self, context):
@@ -658,6 +665,8 @@ def _assign(t, k, v):
             t.fill_(v)
     else:
         t[k] = v
+        if type(v) is engine.FailedTensor:  # (torch routes only the target through __torch_function__ here)
+            engine.taint(t, v)
 
 
 _FULL = slice(None)
@@ -907,7 +916,8 @@ def onehot_encode(indices, out):
 
 
 def waitall():
-    """Wait for all pending work to finish."""
+    """Wait for all pending work to finish; raise the first error an operator deferred (see ``engine.py``) that no
+    read has raised yet, and forget the others, as MXNet does."""
     engine.waitall()
 
 

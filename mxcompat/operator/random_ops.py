@@ -5,12 +5,17 @@ Differs from MXNet: numbers come from torch's default generator of the output's 
 ``mx.random.seed``), so a seed reproduces runs here but not MXNet's numbers. Parameters are used in double
 precision (MXNet rounds scalar parameters to float32). ``_random_randint`` with ``low == high`` raises (MXNet
 crashes); ``_random_negative_binomial`` with ``p == 0`` gives torch's Poisson result for an infinite rate.
+
+As in MXNet, bad scalar parameters (``normal(0, -1)``, ``uniform(2, 1)``, ``randint(5, 2)``) are reported when the
+result is read or at ``mx.nd.waitall()``, not at the call (see ``engine.fail``); a bad shape or argument raises at
+the call.
 """
 import math
 
 import numpy as np
 import torch
 
+from .. import engine
 from ..base import MXNetTypeError, MXNetValueError, dtype_name
 from ..context import current_context
 from ..util import is_np_shape
@@ -151,10 +156,17 @@ SAMPLE_INPUTS = {'uniform': ('low', 'high'), 'normal': ('mu', 'sigma'), 'gamma':
                  'generalized_negative_binomial': ('mu', 'alpha')}
 
 
-def _check_params(op, checks, values):
+def _param_error(op, checks, values):
+    """The error MXNet's sampler reports for bad scalar parameters, or None. MXNet checks them when the kernel
+    runs, so the error is deferred (``engine.fail``): it surfaces when the result is read, or at ``waitall``."""
     for ok, msg in checks:
         if not ok(*values):
-            raise op_error(op, '%s (got %s)' % (msg, ', '.join('%g' % v for v in values)))
+            return op_error(op, '%s (got %s)' % (msg, ', '.join('%g' % v for v in values)))
+    return None
+
+
+def _failed(shape, dtype, dev, exc):
+    return engine.fail(torch.zeros(shape, dtype=dtype, device=dev), exc, rng=torch.device(dev))
 
 
 def _out_shape(op, shape):
@@ -185,11 +197,14 @@ def _random_op(name, draw, pspecs, checks):
 
     def impl(shape, ctx, dtype, **params):
         values = [params[p] for p in pnames]
-        _check_params(op, checks, values)
-        shape = _out_shape(op, shape)
+        shape = _out_shape(op, shape)  # (shape inference: an error at the call)
         out_dtype = dtype or torch.float32
+        bad = _param_error(op, checks, values)
+        if bad is not None:
+            return _failed(shape, out_dtype, _dev(ctx), bad)
         dt = _work_dtype(out_dtype)
-        return draw(values, shape, dt, _dev(ctx)).to(out_dtype)
+        r = draw(values, shape, dt, _dev(ctx)).to(out_dtype)
+        return engine.sample_rng(r) if engine.RNG_FAILURES else r
 
     defop(op, (), pspecs + [('shape', 'shape', ()), ('ctx', _ctx, None), ('dtype', _FLOAT_DTYPE, None)], impl,
           infer=_sampled_infer(op, torch.float32),
@@ -198,11 +213,14 @@ def _random_op(name, draw, pspecs, checks):
 
     def like(data, **params):
         values = [params[p] for p in pnames]
-        _check_params(op + '_like', checks, values)
         if not data.is_floating_point():
             raise op_error(op + '_like', 'This operation only support floating point types, not %s'
                            % dtype_name(data.dtype), MXNetTypeError)
-        return draw(values, tuple(data.shape), _work_dtype(data.dtype), data.device).to(data.dtype)
+        bad = _param_error(op + '_like', checks, values)
+        if bad is not None:
+            return _failed(tuple(data.shape), data.dtype, data.device, bad)
+        r = draw(values, tuple(data.shape), _work_dtype(data.dtype), data.device).to(data.dtype)
+        return engine.sample_rng(r) if engine.RNG_FAILURES else r
 
     defop(op + '_like', ('data',), pspecs, like,
           infer=lambda shapes, dtypes, attrs: ([tuple(shapes[0])], [dtypes[0]]),
@@ -231,7 +249,8 @@ def _sample_op(name, draw, inputs):
         dt = _work_dtype(torch.float64 if torch.float64 in (out_dtype, params[0].dtype) else out_dtype)
         # each parameter's samples fill one contiguous block of `shape`: view params as p.shape + (1,) * len(shape)
         ps = [p.detach().to(dt).reshape(tuple(p.shape) + (1,) * n_extra) for p in params]
-        return draw(ps, full, dt, params[0].device).to(out_dtype)
+        r = draw(ps, full, dt, params[0].device).to(out_dtype)
+        return engine.sample_rng(r) if engine.RNG_FAILURES else r
 
     def infer(shapes, dtypes, attrs):
         metas = [torch.empty(s, dtype=d, device='meta') for s, d in zip(shapes, dtypes)]
@@ -251,12 +270,14 @@ for _name, (_draw, _pspecs, _checks) in DISTRIBUTIONS.items():
 # ---- randint ---------------------------------------------------------------------------------------------------------
 def _randint(low, high, shape, ctx, dtype):
     op = '_random_randint'
-    if high < low:
-        raise op_error(op, 'low must be less or equal to high in uniform distribution (got low=%d, high=%d)'
-                       % (low, high))
+    shape = _out_shape(op, shape)
+    if high < low:  # (deferred, as the parameter checks above)
+        return _failed(shape, dtype or torch.int32, _dev(ctx), op_error(
+            op, 'low must be less or equal to high in uniform distribution (got low=%d, high=%d)' % (low, high)))
     if high == low:
         raise op_error(op, 'high must be greater than low (got low=high=%d)' % low)
-    return torch.randint(low, high, _out_shape(op, shape), dtype=dtype or torch.int32, device=_dev(ctx))
+    r = torch.randint(low, high, shape, dtype=dtype or torch.int32, device=_dev(ctx))
+    return engine.sample_rng(r) if engine.RNG_FAILURES else r
 
 
 defop('_random_randint', (), [('low', _strict_int, REQUIRED), ('high', _strict_int, REQUIRED), ('shape', 'shape', ()),
@@ -350,13 +371,16 @@ def _sample_unique_zipfian(range_max, shape):
     if len(shape) != 2:
         raise op_error(op, 'shape must be 2-D (batch size, samples per batch), got %s' % (tuple(shape),))
     batch, n = shape
-    if n > range_max:
-        raise op_error(op, 'Number of samples cannot exceed the number of possible classes (%d > %d)'
+    if n > range_max:  # (a check of the kernel: deferred, as the samplers' parameter checks)
+        exc = op_error(op, 'Number of samples cannot exceed the number of possible classes (%d > %d)'
                        % (n, range_max))
+        return (engine.fail(torch.zeros(shape, dtype=torch.int64), exc, rng=torch.device('cpu')),
+                engine.fail(torch.zeros((batch,), dtype=torch.int64), exc, rng=torch.device('cpu')))
     log_range = math.log(range_max)
     rows = [_unique_zipfian_row(n, log_range) for _ in range(batch)]
     samples = torch.stack([r[0] for r in rows]) if rows else torch.empty((0, n), dtype=torch.int64)
-    return samples, torch.tensor([r[1] for r in rows], dtype=torch.int64)
+    out = samples, torch.tensor([r[1] for r in rows], dtype=torch.int64)
+    return engine.sample_rng(out) if engine.RNG_FAILURES else out
 
 
 defop('_sample_unique_zipfian', (), [('range_max', 'int', REQUIRED), ('shape', 'shape', ())], _sample_unique_zipfian,
