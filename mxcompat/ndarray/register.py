@@ -26,15 +26,29 @@ def _finish(op, res, arrays, attrs, out):
         if op.view:
             res = _fresh(res, arrays)
         if out is not None:
-            return _write_out(out, res)
+            return _write_out(out, res) if type(out) is NDArray else _write_outs(op, out, (res,))
         return _wrap(res, ctx)
     res = [_fresh(r, arrays) for r in res] if op.view else res
     if out is not None:
-        outs = out if isinstance(out, (list, tuple)) else [out]
-        for o, r in zip(outs, res):
-            _write_out(o, r)
-        return out
+        return _write_outs(op, out, res)
     return [_wrap(r, ctx) for r in res]
+
+
+def _write_outs(op, out, res):
+    """MXNet's ``out=``: an NDArray, or a list/tuple of them, one per output (a one-output op takes either form);
+    each result is written into its array and ``out`` is returned as given."""
+    if isinstance(out, NDArray):
+        outs = (out,)
+    elif isinstance(out, (list, tuple)):
+        outs = out
+    else:
+        raise MXNetTypeError('Operator %s: out must be an NDArray or a list of NDArrays, got %s'
+                             % (op.name, type(out).__name__))
+    if len(outs) != len(res):
+        raise MXNetError('Operator %s expects %d outputs, but got %d instead (out=)' % (op.name, len(res), len(outs)))
+    for o, r in zip(outs, res):
+        _write_out(o, r)
+    return out
 
 
 def _fresh(r, arrays):
@@ -49,7 +63,7 @@ def _fresh(r, arrays):
 
 def _write_out(out, r):
     if not isinstance(out, NDArray):
-        raise MXNetTypeError('out must be an NDArray, got %s' % type(out))
+        raise MXNetTypeError('out must be an NDArray, got %s' % type(out).__name__)
     t = out._t
     if tuple(t.shape) != tuple(r.shape):
         raise MXNetError('out: shape %s does not match the result shape %s' % (tuple(t.shape), tuple(r.shape)))

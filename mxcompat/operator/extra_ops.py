@@ -406,7 +406,7 @@ defop('amp_multicast', ('*data',), [('num_outputs', 'int', REQUIRED), ('cast_nar
       _amp_multicast, num_outputs=lambda a: a['num_outputs'], count='num_outputs',
       input_names=lambda a: ['data_%d' % i for i in range(a['num_outputs'])],
       doc='Cast the float32/float16/bfloat16 inputs to the widest (narrowest with cast_narrow) type among them.')
-defop('amp_cast', ('data',), [('dtype', 'dtype', REQUIRED)], _amp_cast,
+defop('amp_cast', ('data',), [('dtype', 'dtype', REQUIRED)], _amp_cast, same_shape='*',
       doc='Cast float32/float16/bfloat16 data to dtype; data of other dtypes is returned unchanged.')
 
 

@@ -235,3 +235,59 @@ def test_init_fp16_on_cpu(tmp_path_factory):
         return np.random.RandomState(seed).randint(-4, 5, size=shape) * scale
     want = arr((2, 4), 0.5, 5) @ arr((3, 4), 0.25, 6).T + arr((3,), 0.25, 7)
     np.testing.assert_allclose(arrays['nd_fc_val'], want, rtol=1e-3)
+
+
+# ---- amp_cast in shape inference (no amp.init needed) ---------------------------------------------------------------
+def test_amp_cast_passes_shapes_both_ways():
+    # amp.init puts an amp_cast on every input of a cast op, parameters included: their shapes must come back
+    # through it for deferred initialization (MXNet's amp_cast has ElemwiseShape; all oracle-checked)
+    data, w, b = mx.sym.var('data'), mx.sym.var('w'), mx.sym.var('b')
+    fc = mx.sym.FullyConnected(mx.sym.amp_cast(data, dtype='float16'), mx.sym.amp_cast(w, dtype='float16'),
+                               mx.sym.amp_cast(b, dtype='float16'), num_hidden=8)
+    assert fc.infer_shape(data=(2, 5)) == ([(2, 5), (8, 5), (8,)], [(2, 8)], [])
+    bn = mx.sym.BatchNorm(mx.sym.amp_cast(data, dtype='float32'), mx.sym.amp_cast(mx.sym.var('g'), dtype='float32'),
+                          mx.sym.amp_cast(mx.sym.var('be'), dtype='float32'), name='bn')
+    assert bn.infer_shape(data=(2, 3, 4)) == ([(2, 3, 4), (3,), (3,)], [(2, 3, 4)], [(3,), (3,)])
+    s = mx.sym.elemwise_add(mx.sym.amp_cast(data, dtype='float16'), mx.sym.var('z'))
+    assert s.infer_shape(z=(3, 4)) == ([(3, 4), (3, 4)], [(3, 4)], [])
+
+
+def test_amp_multicast_gives_shapes_forward_only():
+    # Known gap: MXNet's amp_multicast links input i and output i both ways (MXNet infers z as (3, 4) here);
+    # mxcompat's symbol inference links inputs to output 0 only, so shapes pass forward through it but not back.
+    # Move this test out when symbol/infer.py learns per-output links.
+    data = mx.sym.var('data')
+    m = mx.sym.amp_multicast(data, mx.sym.var('z'), num_outputs=2)
+    assert mx.sym.elemwise_add(m[0], m[1]).infer_shape_partial(data=(3, 4)) == ([(3, 4), ()], [()], [])
+    assert mx.sym.elemwise_add(m[0], m[1]).infer_shape(data=(3, 4), z=(3, 4)) == ([(3, 4)] * 2, [(3, 4)], [])
+
+
+# ---- after amp.init, deferred parameter shapes (tests/contrib/amp_deferred_scenarios.py, in a subprocess) ----------
+HERE = os.path.dirname(os.path.abspath(__file__))
+_DEFERRED = {}
+
+
+def _deferred(target):
+    if target not in _DEFERRED:
+        env = dict(os.environ, MXCOMPAT='1', PYTHONPATH=os.pathsep.join([ROOT, os.environ.get('PYTHONPATH', '')]))
+        out = subprocess.run([sys.executable, os.path.join(HERE, 'amp_deferred_scenarios.py'), target], check=True,
+                             env=env, timeout=600, capture_output=True, text=True).stdout
+        _DEFERRED[target] = json.loads(out)
+    with open(os.path.join(HERE, 'amp_deferred_mxnet.json')) as f:
+        return _DEFERRED[target], json.load(f)[target]
+
+
+@pytest.mark.parametrize('target', ['float16', 'bfloat16'])
+def test_deferred_shapes_after_amp_init_match_mxnet(target):
+    # Dense/Conv2D/BatchNorm without input sizes, eager and hybridized: the parameters get MXNet's shapes (float32)
+    # and the outputs the target dtype; under bfloat16 the values and a training step with loss scaling match too
+    ours, gold = _deferred(target)
+    assert sorted(ours) == sorted(gold)
+    for k, want in gold.items():
+        if k.endswith('_out') or k.startswith(('grad_', 'weight_', 'scaled_loss_')):  # values
+            np.testing.assert_allclose(np.array(ours[k], np.float64), np.array(want, np.float64), rtol=1e-2,
+                                       atol=1e-2, err_msg=k)
+        else:
+            assert ours[k] == want, k
+    assert ours['mlp_hybrid_dtype'] == ours['conv_hybrid_dtype'] == target
+    assert ['mlp_dense0_weight', [8, 75], 'float32'] in ours['mlp_hybrid_params']

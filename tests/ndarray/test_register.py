@@ -143,3 +143,78 @@ def test_recorded_calls_keep_the_graph():
         y = nd.sum(nd.Activation(x, act_type='relu'), axis=0)
     y.backward()
     np.testing.assert_array_equal(x.grad.asnumpy(), [1, 0, 1])
+
+
+# ---- out= (MXNet's _imperative_invoke: an NDArray or a list/tuple of them, returned as given) ------------------------
+@pytest.mark.parametrize('wrap', [lambda a: a, lambda a: [a], lambda a: (a,)], ids=['array', 'list', 'tuple'])
+def test_out_of_a_one_output_op_is_an_array_or_a_one_item_list(wrap):
+    dst = nd.zeros((2,))
+    out = wrap(dst)
+    r = nd.exp(nd.array([0.0, 1.0]), out=out)
+    assert r is out  # (oracle-checked: the object passed comes back, list and tuple included)
+    np.testing.assert_allclose(dst.asnumpy(), [1, np.e], rtol=1e-6)
+
+
+def test_out_list_of_a_multi_output_op_takes_one_array_per_output():
+    p, q = nd.zeros((2, 1)), nd.zeros((2, 1))
+    out = [p, q]
+    assert nd.split(nd.array([[0, 1], [2, 3]]), num_outputs=2, axis=1, out=out) is out
+    assert p.asnumpy().tolist() == [[0], [2]] and q.asnumpy().tolist() == [[1], [3]]
+
+
+@pytest.mark.parametrize('call', [
+    lambda: nd.split(nd.ones((2, 2)), num_outputs=2, axis=1, out=nd.zeros((2, 1))),
+    lambda: nd.split(nd.ones((2, 2)), num_outputs=2, axis=1, out=[nd.zeros((2, 1))]),
+    lambda: nd.split(nd.ones((2, 2)), num_outputs=2, axis=1, out=[nd.zeros((2, 1))] * 3),
+    lambda: nd.exp(nd.ones((2,)), out=[nd.zeros((2,))] * 2),
+], ids=['array-for-2', 'list-of-1-for-2', 'list-of-3-for-2', 'list-of-2-for-1'])
+def test_out_count_must_match_the_outputs(call):
+    with pytest.raises(MXNetError, match='expects . outputs, but got . instead'):  # (MXNet: MXNetError too)
+        call()
+
+
+def test_out_of_another_type_raises():
+    with pytest.raises(MXNetTypeError, match='out must be an NDArray or a list of NDArrays, got ndarray'):
+        nd.exp(nd.ones((2,)), out=np.zeros(2))
+
+
+def _adamw_groups(n):
+    w = [nd.array([1.0, 2.0, 3.0]), nd.array([[0.5, -1.0]])][:n]
+    g = [nd.array([0.5, -0.5, 1.0]), nd.array([[1.0, 2.0]])][:n]
+    return w, g, [nd.zeros(x.shape) for x in w], [nd.zeros(x.shape) for x in w]
+
+
+# values from MXNet 1.9.1 (the same calls under the oracle). AdamW agrees to about 2e-6: MXNet rounds 1 - beta to
+# float32 (its moments come out 0.050000012 where these are 0.05)
+ADAMW_W = [[0.6837703, 2.3162298, 2.6837702], [[0.15877023, -1.2662299]]]
+LAMB_W = [[0.7833051681518555, 2.2102582454681396, 2.7790138721466064], [[0.42035090923309326, -1.0784603357315063]]]
+
+
+@pytest.mark.parametrize('n', [1, 2])
+def test_multi_update_wrappers_write_a_list_out(n):
+    w, g, m, v = _adamw_groups(n)
+    r = nd.contrib.multi_adamw_update(w, g, m, v, 1.0, lrs=[0.1, 0.2][:n], wds=[0.0, 0.1][:n], etas=[1.0, 0.5][:n],
+                                      out=w)
+    assert r is w
+    for got, want in zip(w, ADAMW_W):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5)
+    w, g, m, v = _adamw_groups(n)
+    r = nd.contrib.multi_lamb_update(w, g, m, v, step_count=[1] * n, lrs=[0.1] * n, wds=[0.01] * n, out=w)
+    assert r is w
+    for got, want in zip(w, LAMB_W):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    w, g, m, v = _adamw_groups(2)
+    with pytest.raises(MXNetError, match='expects 2 outputs, but got 1'):
+        nd.contrib.multi_adamw_update(w, g, m, v, 1.0, lrs=[0.1, 0.2], wds=[0.0, 0.1], etas=[1.0, 0.5], out=w[:1])
+
+
+def test_multi_mp_adamw_update_with_one_weight_writes_the_float16_copy():
+    # (GluonNLP's test_bert_adam: _multi_mp_adamw_update with one weight and out=[weight])
+    w16 = [nd.array([1.0, 2.0, 3.0], dtype='float16')]
+    w32 = [nd.array([1.0, 2.0, 3.0])]
+    g16 = [nd.array([0.5, -0.5, 1.0], dtype='float16')]
+    r = nd.contrib.multi_mp_adamw_update(w16, g16, [nd.zeros((3,))], [nd.zeros((3,))], w32, 1.0, lrs=[0.1],
+                                         wds=[0.0], etas=[1.0], out=w16)
+    assert r is w16 and w16[0].dtype == np.float16
+    assert w16[0].asnumpy().tolist() == [0.68359375, 2.31640625, 2.68359375]
+    np.testing.assert_allclose(w32[0].asnumpy(), ADAMW_W[0], rtol=1e-5, atol=1e-5)
