@@ -1,5 +1,5 @@
 """Test-wide helpers. Tests marked `oracle` run only where the real MXNet 1.9.1 is already installed
-(../shared/oracle/setup.sh puts it in $MXNET_ORACLE or ~/.mxnet-oracle), or where MXCOMPAT_MXRUN names a runner."""
+(tools/oracle/setup.sh puts it in $MXNET_ORACLE or ~/.mxnet-oracle), or where MXCOMPAT_MXRUN names a runner."""
 import os
 import subprocess
 import sys
@@ -18,7 +18,7 @@ def oracle_runner():
     if explicit:
         return explicit if os.path.exists(explicit) else None
     env = os.environ.get('MXNET_ORACLE') or os.path.join(os.path.expanduser('~'), '.mxnet-oracle')
-    mxrun = os.path.join(ROOT, '..', 'shared', 'oracle', 'mxrun')
+    mxrun = os.path.join(ROOT, 'tools', 'oracle', 'mxrun')
     if os.path.exists(os.path.join(env, 'bin', 'python')) and os.path.exists(mxrun):
         return mxrun
     return None
@@ -55,7 +55,7 @@ def pytest_collection_modifyitems(config, items):
             if 'gpu' in item.keywords:
                 item.add_marker(no_gpu)
     if oracle_runner() is None:
-        skip = pytest.mark.skip(reason='real MXNet 1.9.1 is not installed (run ../shared/oracle/setup.sh)')
+        skip = pytest.mark.skip(reason='real MXNet 1.9.1 is not installed (run tools/oracle/setup.sh)')
         for item in items:
             if 'oracle' in item.keywords:
                 item.add_marker(skip)

@@ -3,7 +3,7 @@ against the MXNet 1.9.1 API and run on both real MXNet and mxcompat (MXCOMPAT=1 
 the process, so each target runs in a process of its own:
 
     python amp_deferred_scenarios.py TARGET      prints the results (a JSON dict) for TARGET float16 or bfloat16
-    /work/shared/oracle/mxrun tests/contrib/amp_deferred_scenarios.py --gen
+    tools/oracle/mxrun tests/contrib/amp_deferred_scenarios.py --gen
                                                  rewrites amp_deferred_mxnet.json beside it from real MXNet
 
 MXNet's CPU build cannot run float16 FullyConnected/Convolution (it raises when the result is read), so under
