@@ -80,7 +80,8 @@ def _block(step, sync, number):
 
 def _versions(side, mod):
     import numpy
-    out = {'python': platform.python_version(), 'numpy': numpy.__version__, side: mod.__version__}
+    out = {'python': platform.python_version(), 'numpy': numpy.__version__,
+           side: getattr(mod, '__mxcompat_version__', mod.__version__)}  # (mxcompat's __version__ is MXNet's API)
     if 'torch' in sys.modules:
         torch = sys.modules['torch']
         out['torch'] = torch.__version__

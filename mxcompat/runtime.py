@@ -1,17 +1,28 @@
-"""``mx.runtime``: which features are available, with MXNet 1.9's feature names.
+"""``mx.runtime``: which features are available, with MXNet 1.9.1's feature names.
 
-Differs from MXNet: there is no compiled library to ask, so each feature reports what this torch build and machine
-provide: CUDA/CUDNN/NCCL from torch's CUDA runtime, MKLDNN/OPENMP/LAPACK/BLAS_* from torch's build, CPU_* and F16C
-from the CPU's flags. Features mxcompat does not provide (CUDA_RTC, TENSORRT, OPENCV, CAFFE, PROFILER, DIST_KVSTORE,
-CXX14, INT64_TENSOR_SIZE, SIGNAL_HANDLER, DEBUG, TVM_OP, JEMALLOC, SSE) report False.
+Differs from MXNet: there is no compiled library to ask, so each feature reports what this torch build, this
+machine and mxcompat provide, rather than how a libmxnet was compiled:
+
+* CUDA, CUDNN, NCCL: torch can use them here (``torch.cuda.is_available()``, and with it
+  ``torch.backends.cudnn.is_available()`` / ``torch.distributed.is_nccl_available()``).
+* OPENMP, MKLDNN, LAPACK, BLAS_*: torch's build (``torch.backends``, ``torch.__config__``); DEBUG: torch is a
+  debug build.
+* CPU_* and F16C: the CPU's own flags (torch picks its kernels for the CPU at run time; MXNet reports the flags it
+  was compiled with).
+* DIST_KVSTORE: ``dist_*`` kvstores run on ``torch.distributed`` where it is available; INT64_TENSOR_SIZE: arrays
+  index with 64-bit sizes (torch's); PROFILER: ``mx.profiler`` works (on ``torch.profiler``); OPENCV: ``mx.image``
+  can decode, encode and resize images (Pillow is installed: mxcompat's image functions use it, not OpenCV).
+* Not provided, so False: CUDA_RTC, TENSORRT, SSE (MXNet's own SSE build switch), JEMALLOC, CAFFE, CXX14,
+  SIGNAL_HANDLER (no crash handler is installed), TVM_OP.
 """
 import collections
+import importlib.util
 import platform
 import re
 
 __all__ = ['Feature', 'feature_list', 'Features']
 
-# MXNet 1.9's feature names, in its order.
+# MXNet 1.9.1's feature names, in its order.
 _NAMES = ('CUDA', 'CUDNN', 'NCCL', 'CUDA_RTC', 'TENSORRT', 'CPU_SSE', 'CPU_SSE2', 'CPU_SSE3', 'CPU_SSE4_1',
           'CPU_SSE4_2', 'CPU_SSE4A', 'CPU_AVX', 'CPU_AVX2', 'OPENMP', 'SSE', 'F16C', 'JEMALLOC', 'BLAS_OPEN',
           'BLAS_ATLAS', 'BLAS_MKL', 'BLAS_APPLE', 'LAPACK', 'MKLDNN', 'OPENCV', 'CAFFE', 'PROFILER', 'DIST_KVSTORE',
@@ -56,35 +67,41 @@ def _cpu_flags():
     return set()
 
 
-def _blas():
-    import torch
-    found = re.search(r'BLAS_INFO=(\w+)', torch.__config__.show())
+def _blas(config):
+    found = re.search(r'BLAS_INFO=(\w+)', config)
     info = found.group(1).lower() if found else ''
     return {'BLAS_MKL': info == 'mkl', 'BLAS_OPEN': info in ('open', 'openblas'), 'BLAS_ATLAS': info == 'atlas',
             'BLAS_APPLE': info in ('accelerate', 'veclib')}
 
 
+def _installed(module):
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _detect():
     import torch
+    import torch.distributed as dist
+    config = torch.__config__.show()
     cuda = torch.cuda.is_available()
-    nccl = False
-    if cuda:
-        try:
-            import torch.distributed as dist
-            nccl = dist.is_available() and dist.is_nccl_available()
-        except ImportError:
-            nccl = False
-    found = {'CUDA': cuda, 'CUDNN': cuda and torch.backends.cudnn.is_available(), 'NCCL': nccl,
+    dist_ok = dist.is_available()
+    found = {'CUDA': cuda, 'CUDNN': cuda and torch.backends.cudnn.is_available(),
+             'NCCL': cuda and dist_ok and dist.is_nccl_available(),
              'OPENMP': torch.backends.openmp.is_available(), 'MKLDNN': torch.backends.mkldnn.is_available(),
-             'LAPACK': bool(getattr(torch._C, 'has_lapack', False))}
-    found.update(_blas())
+             'LAPACK': bool(getattr(torch._C, 'has_lapack', False)),
+             'DEBUG': 'BUILD_TYPE=Debug' in config,
+             'DIST_KVSTORE': dist_ok, 'INT64_TENSOR_SIZE': True, 'PROFILER': True,
+             'OPENCV': _installed('PIL')}
+    found.update(_blas(config))
     flags = _cpu_flags()
     found.update({k: flag in flags for k, flag in _CPU_FLAGS.items()})
     return found
 
 
 def feature_list():
-    """A list of :class:`Feature`, one per MXNet 1.9 feature name, in MXNet's order."""
+    """A list of :class:`Feature`, one per MXNet 1.9.1 feature name, in MXNet's order."""
     found = _detect()
     return [Feature(name, found.get(name, False)) for name in _NAMES]
 
