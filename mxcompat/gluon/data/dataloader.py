@@ -19,6 +19,18 @@ Differs from MXNet:
   (what MXNet raises).
 * Batching samples of different shapes or types raises ``MXNetValueError``/``MXNetTypeError`` naming the
   shapes; MXNet fails inside ``nd.stack`` or with a ``KeyError`` for object arrays.
+
+MXNet's module-level helpers that libraries build on are here with MXNet's signatures: ``ForkingPickler``
+(``multiprocessing``'s, with a reducer for NDArrays registered as MXNet does: an NDArray pickled by it travels as a
+numpy buffer and comes back on ``cpu_shared(0)``, where MXNet passes a shared-memory handle), ``_worker_initializer``
+/ ``_worker_fn`` (a ``multiprocessing.Pool`` worker that batchifies from the dataset given to the initializer and
+returns the ``ForkingPickler`` bytes), ``_thread_worker_initializer`` / ``_thread_worker_fn``, ``_as_in_context``,
+``default_batchify_fn`` / ``default_mp_batchify_fn`` and ``_MultiWorkerIter``. ``_MultiWorkerIter(worker_pool,
+batchify_fn, batch_sampler, pin_memory, pin_device_id, worker_fn, prefetch, dataset, data_loader, timeout)`` keeps
+MXNet's attributes (``_data_buffer`` of pending results by send index, ``_sent_idx``, ``_rcvd_idx``, ``_iter``,
+``_push_next``), so subclasses written for MXNet (GluonCV's ``_RandomTransformMultiWorkerIter``) work: given a
+``multiprocessing.Pool`` or ``ThreadPool`` it runs ``worker_fn`` there as MXNet does; given the DataLoader's own
+workers it hands them the sample indices.
 """
 import collections
 import io
@@ -26,6 +38,7 @@ import itertools
 import multiprocessing
 import multiprocessing.connection
 import multiprocessing.pool
+import multiprocessing.reduction
 import os
 import pickle
 import random
@@ -38,9 +51,12 @@ import torch
 
 from . import sampler as _sampler
 from ... import ndarray as nd
-from ...base import MXNetError, MXNetValueError, MXNetTypeError, MXNetAssertionError
+from ...base import MXNetError, MXNetValueError, MXNetTypeError, MXNetAssertionError, unsupported
 from ...context import Context, cpu_pinned
 from ...ndarray.ndarray import NDArray, _wrap
+from ...util import set_np
+
+ForkingPickler = multiprocessing.reduction.ForkingPickler  # MXNet re-exports it here (GluonNLP imports it)
 
 __all__ = ['DataLoader']
 
@@ -124,8 +140,56 @@ class _BatchPickler(pickle.Pickler):
         if type(obj) is NDArray:
             t = obj._t
             if t.device.type == 'cpu' and t.dtype in _NUMPY_DTYPES:
-                return _rebuild_ndarray, (t.detach().contiguous().numpy(), obj._ctx.device_type, obj._ctx.device_id)  # host: CPU only
+                arr = t.detach().contiguous().numpy()  # host: CPU only
+                return _rebuild_ndarray, (arr, obj._ctx.device_type, obj._ctx.device_id)
         return NotImplemented
+
+
+def rebuild_ndarray(array):
+    """An NDArray on ``cpu_shared(0)`` from the numpy array ``reduce_ndarray`` sent (MXNet's takes a shared-memory
+    handle instead)."""
+    return _wrap(torch.from_numpy(array), _CPU_SHARED)
+
+
+def reduce_ndarray(data):
+    """``ForkingPickler``'s reducer for NDArray: its values as a numpy buffer, rebuilt on ``cpu_shared(0)`` as MXNet
+    rebuilds its shared-memory arrays. Dtypes numpy lacks (bfloat16) use the NDArray's own pickle."""
+    t = data._t.detach()
+    if t.dtype in _NUMPY_DTYPES:
+        return rebuild_ndarray, (t.cpu().numpy(),)
+    return data.__reduce__()
+
+
+ForkingPickler.register(NDArray, reduce_ndarray)
+
+_worker_dataset = None  # the dataset of a multiprocessing.Pool worker made with _worker_initializer
+
+
+def _worker_initializer(dataset, active_shape, active_array):
+    """A ``multiprocessing.Pool`` initializer (MXNet's): keeps ``dataset`` for ``_worker_fn`` and sets the NumPy
+    semantics flags of the parent."""
+    global _worker_dataset
+    _worker_dataset = dataset
+    set_np(shape=active_shape, array=active_array)
+
+
+def _thread_worker_initializer(active_shape, active_array):
+    """A ``ThreadPool`` initializer (MXNet's): sets the NumPy semantics flags of the parent."""
+    set_np(shape=active_shape, array=active_array)
+
+
+def _worker_fn(samples, batchify_fn, dataset=None):
+    """MXNet's pool worker function: the batch of ``samples`` from the initializer's dataset (``dataset`` is
+    ignored), as ``ForkingPickler`` bytes (``pickle.loads`` reads them)."""
+    batch = batchify_fn([_worker_dataset[i] for i in samples])
+    buf = io.BytesIO()
+    ForkingPickler(buf, pickle.HIGHEST_PROTOCOL).dump(batch)
+    return buf.getvalue()
+
+
+def _thread_worker_fn(samples, batchify_fn, dataset):
+    """MXNet's thread-pool worker function: the batch of ``samples`` from ``dataset``."""
+    return batchify_fn([dataset[i] for i in samples])
 
 
 class _RemoteTraceback(Exception):
@@ -182,6 +246,7 @@ class _ProcessWorkers:
         methods = multiprocessing.get_all_start_methods()
         mpctx = multiprocessing.get_context('fork' if 'fork' in methods else None)
         seed = torch.initial_seed() + 1000003 * next(_POOL_COUNT)
+        self.batchify_fn = batchify_fn
         self._procs, self._tasks, self._results = [], [], []
         self._conn_index = {}
         self._done = {}  # task id -> (ok, batch or (error, remote traceback))
@@ -310,10 +375,6 @@ class _ProcessWorkers:
             pass
 
 
-def _thread_batch(samples, batchify_fn, dataset):
-    return batchify_fn([dataset[i] for i in samples])
-
-
 class _ThreadWorkers:
     """``thread_pool=True``: a ``ThreadPool`` whose threads build batches directly."""
 
@@ -321,14 +382,14 @@ class _ThreadWorkers:
 
     def __init__(self, num_workers, dataset, batchify_fn):
         self._pool = multiprocessing.pool.ThreadPool(num_workers)
-        self._dataset, self._batchify_fn = dataset, batchify_fn
+        self._dataset, self.batchify_fn = dataset, batchify_fn
         self._pending = {}
         self._next_tid = 0
 
     def submit(self, samples):
         tid = self._next_tid
         self._next_tid += 1
-        self._pending[tid] = self._pool.apply_async(_thread_batch, (samples, self._batchify_fn, self._dataset))
+        self._pending[tid] = self._pool.apply_async(_thread_worker_fn, (samples, self.batchify_fn, self._dataset))
         return tid
 
     def get(self, tid, timeout):
@@ -353,18 +414,50 @@ class _ThreadWorkers:
             pass
 
 
-class _MultiWorkerIter:
-    """One epoch over the workers: keeps ``prefetch`` + 1 batches in flight and returns them in sampler order.
-    It holds the workers (not the loader), so they outlive a deleted loader while the iteration goes on."""
+class _Task:
+    """A batch handed to the DataLoader's own workers, read as a ``multiprocessing`` AsyncResult is."""
 
-    def __init__(self, workers, batch_sampler, pin_memory=False, pin_device_id=0, prefetch=0, timeout=120):
-        self._workers, self._timeout = workers, timeout
+    __slots__ = ('workers', 'tid')
+
+    def __init__(self, workers, tid):
+        self.workers, self.tid = workers, tid
+
+    def get(self, timeout=None):
+        return self.workers.get(self.tid, 120 if timeout is None else timeout)
+
+
+class _MultiWorkerIter:
+    """One epoch over a worker pool: keeps ``prefetch`` + 1 batches in flight and returns them in sampler order.
+
+    MXNet's signature and attributes. ``worker_pool`` is the DataLoader's own workers (which are handed the sample
+    indices and batchify them with their own ``batchify_fn``), or a ``multiprocessing.Pool``/``ThreadPool`` on which
+    ``worker_fn(indices, batchify_fn, dataset)`` runs, as in MXNet (its result is ``pickle.loads``-ed when
+    ``dataset`` is None). It holds the pool, so the workers outlive a deleted loader while the iteration goes on.
+    """
+
+    def __init__(self, worker_pool, batchify_fn, batch_sampler, pin_memory=False, pin_device_id=0,
+                 worker_fn=_worker_fn, prefetch=0, dataset=None, data_loader=None, timeout=120):
+        self._worker_pool = worker_pool
+        self._batchify_fn = batchify_fn
         self._batch_sampler = batch_sampler
-        self._pin_to = cpu_pinned(pin_device_id) if pin_memory else None
+        self._data_buffer = {}  # send index -> pending batch (``get(timeout)``)
+        self._rcvd_idx = 0
+        self._sent_idx = 0
         self._iter = iter(batch_sampler)
-        self._sent = []  # task ids in sampler order, not yet returned
-        while len(self._sent) < prefetch and self._push_next():
-            pass
+        self._worker_fn = worker_fn
+        self._pin_memory = pin_memory
+        self._pin_device_id = pin_device_id
+        self._dataset = dataset
+        self._data_loader = data_loader
+        self._timeout = timeout
+        self._own = isinstance(worker_pool, (_ProcessWorkers, _ThreadWorkers))
+        if self._own and (worker_fn not in (_worker_fn, _thread_worker_fn)
+                          or batchify_fn is not worker_pool.batchify_fn):
+            raise unsupported('gluon.data.dataloader._MultiWorkerIter', 'a worker_fn or batchify_fn other than '
+                              "the DataLoader's on the DataLoader's own workers",
+                              'pass a multiprocessing.Pool (or ThreadPool) as worker_pool to run them')
+        for _ in range(prefetch):
+            self._push_next()
 
     def __len__(self):
         return len(self._batch_sampler)
@@ -373,27 +466,53 @@ class _MultiWorkerIter:
         return self
 
     def _push_next(self):
-        """Hand the next batch of indices to the workers; False once the sampler is exhausted."""
+        """Hand the next batch of indices to the workers."""
         indices = next(self._iter, None)
         if indices is None:
-            return False
-        self._sent.append(self._workers.submit(indices))
-        return True
+            return
+        if self._own:
+            pending = _Task(self._worker_pool, self._worker_pool.submit(indices))
+        else:
+            pending = self._worker_pool.apply_async(self._worker_fn, (indices, self._batchify_fn, self._dataset))
+        self._data_buffer[self._sent_idx] = pending
+        self._sent_idx += 1
 
     def __next__(self):
         self._push_next()  # keep the pipeline full before waiting on the oldest batch
-        if not self._sent:
+        if self._rcvd_idx == self._sent_idx:
             raise StopIteration
-        batch = self._workers.get(self._sent.pop(0), self._timeout)
-        return batch if self._pin_to is None else _as_in_context(batch, self._pin_to)
+        pending = self._data_buffer.pop(self._rcvd_idx)
+        self._rcvd_idx += 1
+        if isinstance(pending, _Task):
+            batch = pending.get(self._timeout)
+        else:
+            batch = self._get_from_pool(pending)
+        if self._pin_memory:
+            batch = _as_in_context(batch, cpu_pinned(self._pin_device_id))
+        return batch
+
+    def _get_from_pool(self, pending):
+        # a multiprocessing pool, as MXNet reads it: a timeout raises (DataLoaderTimeoutError is also
+        # multiprocessing's TimeoutError); another error terminates the pool, then raises
+        try:
+            batch = pending.get(self._timeout)
+        except multiprocessing.TimeoutError:
+            raise DataLoaderTimeoutError(
+                'DataLoader: a worker did not deliver a batch within timeout=%s seconds. The transform may be too '
+                'slow (raise `timeout`).' % self._timeout) from None
+        except Exception:
+            self._worker_pool.terminate()
+            raise
+        return pickle.loads(batch) if self._dataset is None else batch
 
     next = __next__
 
     def __del__(self):
-        if not self._sent:
-            return
+        # batches of the DataLoader's own workers not read: their results are thrown away when they arrive
         try:
-            self._workers.drop(self._sent)
+            tids = [t.tid for t in self._data_buffer.values() if isinstance(t, _Task)]
+            if tids:
+                self._worker_pool.drop(tids)
         except Exception:  # noqa: BLE001,S110 (interpreter shutdown)
             pass
 
@@ -469,10 +588,14 @@ class DataLoader:
         if not self._num_workers:
             return self._local_batches()
         pool = self._worker_pool
-        if pool is None or pool.broken is not None:
+        if pool is None or getattr(pool, 'broken', None) is not None:
             self._worker_pool = self._start_pool()  # a worker died in an earlier epoch: start afresh
-        return _MultiWorkerIter(self._worker_pool, self._batch_sampler, pin_memory=self._pin_memory,
-                                pin_device_id=self._pin_device_id, prefetch=self._prefetch, timeout=self._timeout)
+        # (MXNet also passes data_loader=self, to keep its pool alive: the iterator holds the workers itself)
+        return _MultiWorkerIter(self._worker_pool, self._batchify_fn, self._batch_sampler,
+                                pin_memory=self._pin_memory, pin_device_id=self._pin_device_id,
+                                worker_fn=_thread_worker_fn if self._thread_pool else _worker_fn,
+                                prefetch=self._prefetch, dataset=self._dataset if self._thread_pool else None,
+                                timeout=self._timeout)
 
     def refresh(self):
         """Start a new epoch's iterator now (prefetching begins)."""
