@@ -647,7 +647,10 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     if not isinstance(name, string_types):
         raise MXNetTypeError('Expect a string for variable `name`')
     attr = AttrScope.current.get(attr)
-    attr = {} if attr is None else {_hide_key(k): v for k, v in attr.items()}
+    for v in (attr or {}).values():  # (as MXNet's _set_attr: var's attr= takes strings only, unlike an op's)
+        if not isinstance(v, string_types):
+            raise MXNetValueError('Set Attr only accepts string values')
+    attr = {} if attr is None else {_hide_key(k): str(v) for k, v in attr.items()}
     if shape is not None:
         attr['__shape__'] = str(shape)
     if lr_mult is not None:
@@ -686,15 +689,16 @@ def Group(symbols, create_fn=Symbol):
 
 def make_op_symbol(op, hint, inputs, attrs, name, input_names=None, attr=None):
     """Create an op node; missing parameter inputs become variables named ``<name>_<input>``. ``attr`` (the
-    functions' ``attr=`` dict) joins the attribute scope's, so the implicit variables carry it too."""
-    for k, v in (attr or {}).items():
-        if not isinstance(v, string_types):
-            raise MXNetValueError('Set Attr only accepts string values')
-    attr_scope = {_hide_key(k): v for k, v in AttrScope.current.get(attr).items()}
+    functions' ``attr=`` dict, any values) joins the attribute scope's, so the implicit variables carry it too."""
+    # MXNet adds the scope's and ``attr``'s entries to the operator's own arguments, over them, and stores each
+    # value as str(value): attr={'__init__': mx.init.Xavier()} keeps the object's str(), {'lr_mult': 2} is '2'
+    # and {'num_hidden': 5} replaces num_hidden (var's attr= and _set_attr take strings only)
+    extra = {_hide_key(k): str(v) for k, v in AttrScope.current.get(attr).items()}
     # an explicit None is kept ('None', as MXNet writes it)
     str_attrs = {_hide_key(k): _attr_str(v) for k, v in attrs.items()}
+    str_attrs.update(extra)
     node_name = NameManager.current.get(name, hint)
-    node = _Node(op, node_name, dict(attr_scope, **str_attrs))
+    node = _Node(op, node_name, str_attrs)
     params = node.params()  # validates the attributes now, as MXNet does when the symbol is created
     names = input_names or op.input_names(params, len(inputs) if op.variadic else None)
     ins = []
