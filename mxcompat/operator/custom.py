@@ -129,9 +129,9 @@ def get_all_registered_operators():
 
 OperatorArguments = collections.namedtuple('OperatorArguments', ['narg', 'names', 'types'])
 
-_KIND_TYPES = {'int': 'int', 'float': 'float', 'bool': 'boolean', 'str': 'string', 'shape': 'Shape(tuple)',
-               'tuple': 'Shape(tuple)', 'floats': 'tuple of <float>', 'axis': 'Shape or None', 'int?': 'int or None',
-               'bool?': 'boolean or None', 'float?': 'float or None', 'any': 'string'}
+_KIND_TYPES = {'int': 'int', 'float': 'float', 'float32': 'float', 'bool': 'boolean', 'str': 'string',
+               'shape': 'Shape(tuple)', 'tuple': 'Shape(tuple)', 'floats': 'tuple of <float>', 'axis': 'Shape or None',
+               'int?': 'int or None', 'bool?': 'boolean or None', 'float?': 'float or None', 'any': 'string'}
 
 
 def _arg_type(op, name):

@@ -159,13 +159,20 @@ defop('Cast', _X, [('dtype', 'dtype', REQUIRED)], _cast, aliases=('cast',), doc=
 
 
 def _clip(data, a_min, a_max):
-    if not data.is_floating_point():
-        a_min, a_max = int(a_min), int(a_max)
-    return torch.clamp(data, a_min, a_max)
+    # MXNet compares each element with the float32 bounds in C++'s promoted type (float64 for float64 data,
+    # float32 for the others, integers included) and writes the bound cast to the data's dtype: with
+    # a_min > a_max an element above a_max becomes a_max and one below a_min a_min, a NaN bound clips nothing on
+    # its side. torch.clamp gives the same for float32/float64 data and ordered bounds.
+    if data.dtype in (torch.float32, torch.float64) and a_min <= a_max:
+        return torch.clamp(data, a_min, a_max)
+    cmp = data if data.dtype == torch.float64 else data.to(torch.float32)
+    hi = data.new_full((), a_max, dtype=torch.float32).to(data.dtype)
+    lo = data.new_full((), a_min, dtype=torch.float32).to(data.dtype)
+    return torch.where(cmp > a_max, hi, torch.where(cmp < a_min, lo, data))
 
 
-defop('clip', _X, [('a_min', 'float', REQUIRED), ('a_max', 'float', REQUIRED)], _clip,
-      doc='Clip values to [a_min, a_max].', same_shape='*')
+defop('clip', _X, [('a_min', 'float32', REQUIRED), ('a_max', 'float32', REQUIRED)], _clip,
+      doc='Clip values to [a_min, a_max] (float32 bounds, as MXNet takes them).', same_shape='*')
 
 
 # ---- binary ---------------------------------------------------------------------------------------------------

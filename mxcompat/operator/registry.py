@@ -8,6 +8,7 @@ import torch
 
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, parse_bool, parse_tuple, parse_float_tuple,
                     parse_optional_int, parse_optional_float, parse_int_or_tuple, to_torch_dtype, unsupported)
+from ._float32 import parse_float32
 
 __all__ = ['OpDef', 'defop', 'get', 'REGISTRY', 'REQUIRED']
 
@@ -48,7 +49,7 @@ def _parse_int(v):
 
 # Attribute kinds, by the name an op definition uses for them.
 PARSERS = {
-    'int': _parse_int, 'float': _parse_float, 'bool': parse_bool, 'str': _parse_str,
+    'int': _parse_int, 'float': _parse_float, 'float32': parse_float32, 'bool': parse_bool, 'str': _parse_str,
     'shape': parse_tuple, 'tuple': parse_tuple, 'floats': parse_float_tuple, 'axis': parse_int_or_tuple,
     'int?': parse_optional_int, 'bool?': _parse_optional_bool, 'float?': parse_optional_float, 'dtype': to_torch_dtype,
     'dtype?': _parse_dtype_or_none, 'any': lambda v: v,

@@ -188,3 +188,122 @@ def test_scatter_ops_on_row_sparse_compute_stored_rows_only():
         assert got.stype == 'row_sparse'
         np.testing.assert_array_equal(got.indices.asnumpy(), [0, 2, 3])
         np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+
+
+# ---- clip: float32 bounds parsed as MXNet parses them, compared in C++'s promoted type -----------------------------
+INF, NAN = float('inf'), float('nan')
+F32 = [1, 5, -2, 1e38, -3e38]
+# (dtype, data, a_min, a_max, what MXNet 1.9.1 returns, or None where it raises 'Out of range value' / a format
+# error); CLIP_SCRIPT prints the same table from real MXNet (the oracle test)
+CLIP_CASES = [
+    ('float32', F32, 0, '3.4028235e+38', [1, 5, 0, 9.999999680285692e+37, 0]),  # Keras-MXNet's string bound
+    ('float32', [INF, -INF, NAN, 3.4e38, -3.4e38], '-3.4028235e+38', '3.4028235e+38',
+     [INF, -INF, NAN, 3.3999999521443642e+38, -3.3999999521443642e+38]),  # those bounds parse as +-inf
+    ('float32', [INF, -INF, 3.4e38], -3.4028234663852886e+38, 3.4028234663852886e+38, [INF, -INF, 3.4e38]),
+    ('float32', [1], '1e38', '1e38', [1.0000000694406173e+38]),  # (a_min = a_max: the parsed value itself)
+    ('float32', [1], '3e38', '3e38', [3.0000002083218518e+38]),
+    ('float32', [1], '1e-20', '1e-20', [9.999999682655225e-21]),
+    ('float32', [1], '1.2e-38', '1.2e-38', [1.199999978106707e-38]),
+    ('float32', [1], '123456789012', '123456789012', [123456790528.0]),
+    ('float32', [1], '1e11', '1e11', [99999997952.0]),
+    ('float32', [1], '3402823.5e32', '3402823.5e32', [INF]),
+    ('float32', [1], '-99e37', '-99e37', [-INF]),
+    ('float32', [1, 5, -2], -5, 2 ** 70, [0, 0, -2]),  # MXNet's integer part wraps at 2**64
+    ('float32', [1, 5, -2], '+2', '5.', [2, 5, 2]),
+    ('float32', [1, 5, -2], ' 2', '2f', [2, 2, 2]),
+    ('float32', F32, 3, 1, [3, 1, 3, 1, 3]),  # a_min > a_max
+    ('float32', F32, 0, 'nan', [1, 5, 0, 1e38, 0]),  # a NaN bound clips nothing
+    ('float32', F32, 0, 0.1, [0.10000000149011612, 0.10000000149011612, 0, 0.10000000149011612, 0]),
+    ('float64', [1, 16777217, -2, 1e300], 0, 16777217, [1, 16777216, 0, 16777216]),
+    ('float64', [1, 16777217, -2, 1e300], 0, '16777217.5', [1, 16777216, 0, 16777216]),
+    ('float64', [1, 16777217, -2, 1e300], 0, 0.1, [0.10000000149011612, 0.10000000149011612, 0, 0.10000000149011612]),
+    ('int32', [1, 5, -2, 2 ** 31 - 1, 16777217], 0, '3.4028235e+38', [1, 5, 0, 2 ** 31 - 1, 16777217]),
+    ('int32', [1, 5, -2, 2 ** 31 - 1, 16777217], 0, 2.5, [1, 2, 0, 2, 2]),
+    ('int32', [1, 5, -2, 2 ** 31 - 1, 16777217], 0, 16777217, [1, 5, 0, 16777216, 16777217]),  # compared in float32
+    ('int32', [1, 5, -2, 2 ** 31 - 1, 16777217], 0, 'inf', [1, 5, 0, 2 ** 31 - 1, 16777217]),
+    ('int64', [1, 5, -2, 2 ** 40 + 1], 0, 2 ** 40, [1, 5, 0, 2 ** 40 + 1]),
+    ('uint8', [1, 5, 200], 0, 300, [1, 5, 200]),
+    ('uint8', [1, 5, 200], 0, 2.5, [1, 2, 2]),
+    ('float16', [1, 5, 60000], 0, 70000, [1, 5, 60000]),
+    ('float16', [1, 5, 60000], 0, 2.0001, [1, 2, 2]),
+    ('float32', [1], 0, '1e39', None),
+    ('float32', [1], 0, 1e39, None),
+    ('float32', [1], 0, '99e37', None),  # beyond float32 as a decimal
+    ('float32', [1], 0, '3.40282357e+38', None),
+    ('float32', [1], 0, '1e-38', None),  # below float32's normal range
+    ('float32', [1], 0, '1e-40', None),
+    ('float32', [1], 0, '2x', None),
+    ('float32', [1], 0, '2 ', None),
+    ('float32', [1], 0, '0x10', None),
+    ('float32', [1], 0, '', None),
+    ('float32', [1], 0, True, None),
+    ('float32', [1], 0, 'infin', None),
+]
+
+
+def _clip_result(mod, dtype, data, a_min, a_max):
+    try:
+        return mod.nd.clip(mod.nd.array(data, dtype=dtype), a_min, a_max).asnumpy().astype(np.float64).tolist()
+    except mod.base.MXNetError:
+        return None
+
+
+@pytest.mark.parametrize('dtype, data, a_min, a_max, want', CLIP_CASES)
+def test_clip_bounds_and_comparisons_as_mxnet(dtype, data, a_min, a_max, want):
+    got = _clip_result(mx, dtype, data, a_min, a_max)
+    if want is None:
+        assert got is None
+        with pytest.raises(ValueError, match='a_max'):  # (MXNetValueError: also an MXNetError, as MXNet raises)
+            mx.nd.clip(mx.nd.array(data, dtype=dtype), a_min, a_max)
+    else:
+        np.testing.assert_array_equal(np.array(got), np.array(want, dtype=dtype).astype(np.float64))
+
+
+def test_clip_string_bounds_in_symbols_and_gradient():
+    x = mx.nd.array([1, 5, -2, 3e38, INF])
+    s = mx.sym.clip(mx.sym.var('d'), a_min=0, a_max='3.4028235e+38')
+    assert s.list_attr() == {'a_min': '0', 'a_max': '3.4028235e+38'}
+    want = np.array([1, 5, 0, 3e38, INF], dtype=np.float32)  # a_max parses as +inf: inf is not clipped
+    np.testing.assert_array_equal(s.eval(d=x)[0].asnumpy(), want)
+    np.testing.assert_array_equal(mx.sym.load_json(s.tojson()).eval(d=x)[0].asnumpy(), want)
+    with pytest.raises(mx.base.MXNetError, match='a_max'):  # MXNet refuses it when the symbol is made
+        mx.sym.clip(mx.sym.var('d'), a_min=0, a_max=1e39)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.clip(x, 0, '3.4028235e+38')
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [1, 1, 0, 1, 1])  # MXNet 1.9.1's clip gradient
+
+
+CLIP_SCRIPT = r'''
+import json, sys
+import numpy as np
+import mxnet as mx
+cases = json.loads(sys.argv[1])
+out = []
+for dtype, data, a_min, a_max, _ in cases:
+    float('0')  # (clears the C library's range flag, which MXNet's parser reads: each case as in a fresh process)
+    try:
+        out.append(mx.nd.clip(mx.nd.array(data, dtype=dtype), a_min, a_max).asnumpy().astype(np.float64).tolist())
+    except mx.base.MXNetError:
+        out.append(None)
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.oracle
+def test_clip_table_is_what_mxnet_returns(tmp_path):
+    import subprocess
+    from tests.conftest import oracle_runner
+    script = tmp_path / 'clip.py'
+    script.write_text(CLIP_SCRIPT)
+    # (json carries 2 ** 70 and True as they are; inf/nan as Infinity/NaN)
+    r = subprocess.run([oracle_runner(), str(script), json.dumps(CLIP_CASES)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    theirs = json.loads(r.stdout.strip().splitlines()[-1])
+    for case, want in zip(CLIP_CASES, theirs):
+        got = _clip_result(mx, *case[:4])
+        assert (got is None) == (want is None), case
+        if want is not None:
+            np.testing.assert_array_equal(np.array(got), np.array(want), err_msg=str(case))
