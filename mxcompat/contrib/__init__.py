@@ -1,8 +1,10 @@
 """``mx.contrib``: the legacy ``contrib.autograd`` API, ``contrib.nd``/``contrib.sym`` (the registry's
 ``_contrib_*`` operators), ``contrib.io`` (``DataLoaderIter``), ``contrib.svrg_optimization`` (``SVRGModule``) and
-``contrib.text`` (vocabulary and token embeddings), ``contrib.amp`` (mixed precision; its graph conversions raise);
-``onnx``, ``quantization`` and ``tensorboard`` raise ``MXNetNotImplementedError`` when used."""
-from . import autograd, amp  # noqa: F401
+``contrib.text`` (vocabulary and token embeddings), ``contrib.amp`` (mixed precision; its graph conversions raise),
+``contrib.quantization`` (``quant``: its functions raise); ``onnx`` and ``tensorboard`` raise
+``MXNetNotImplementedError`` when used."""
+from . import autograd, amp, quantization  # noqa: F401
+from . import quantization as quant  # noqa: F401
 from . import io, svrg_optimization, text  # noqa: F401
 from ..ndarray import contrib as ndarray  # noqa: F401
 from ..ndarray import contrib as nd  # noqa: F401
@@ -10,7 +12,6 @@ from ..symbol import contrib as symbol  # noqa: F401
 from ..symbol import contrib as sym  # noqa: F401
 
 _MISSING = {'onnx': 'ONNX import and export (mxcompat.porting converts MXNet files to torch, and torch.onnx exports)',
-            'quantization': 'INT8 quantization of symbols and Gluon blocks',
             'tensorboard': 'the LogMetricsCallback for TensorBoard'}
 
 

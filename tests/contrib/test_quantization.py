@@ -1,0 +1,57 @@
+"""mx.contrib.quantization: imports with MXNet 1.9.1's public functions, each of which raises naming itself (INT8
+quantization is a known gap)."""
+import inspect
+import subprocess
+
+import pytest
+
+import mxcompat as mx
+from mxcompat.base import MXNetNotImplementedError
+from tests.conftest import oracle_runner
+
+# MXNet 1.9.1's public functions in mxnet.contrib.quantization (ORACLE_SCRIPT prints them)
+MXNET_FUNCTIONS = ['calib_graph', 'combine_histogram', 'quantize_graph', 'quantize_model', 'quantize_model_mkldnn',
+                   'quantize_net', 'quantize_net_v2']
+
+
+def test_module_imports_with_mxnets_functions():
+    import mxcompat.contrib.quantization as q
+    from mxcompat.contrib import quantization
+    assert quantization is q and mx.contrib.quantization is q
+    assert sorted(q.__all__) == MXNET_FUNCTIONS
+    assert all(inspect.isfunction(getattr(q, n)) for n in MXNET_FUNCTIONS)
+
+
+def test_star_import_through_the_mxnet_alias():
+    # GluonCV's scripts and model-zoo tests: from mxnet.contrib.quantization import *
+    mx.install_alias()
+    scope = {}
+    exec('from mxnet.contrib.quantization import *', scope)  # noqa: S102
+    assert sorted(k for k in scope if not k.startswith('__')) == MXNET_FUNCTIONS
+
+
+@pytest.mark.parametrize('name', MXNET_FUNCTIONS)
+def test_calling_a_function_raises_naming_it(name):
+    import mxcompat.contrib.quantization as q
+    with pytest.raises(MXNetNotImplementedError, match=r'mx\.contrib\.quantization\.%s: .*int8' % name) as e:
+        getattr(q, name)(mx.gluon.nn.Dense(2), quantized_dtype='auto')
+    assert isinstance(e.value, NotImplementedError)
+
+
+def test_gluoncv_style_call_fails_at_the_call():
+    from mxcompat.contrib.quantization import quantize_net
+    net = mx.gluon.nn.HybridSequential()
+    with pytest.raises(MXNetNotImplementedError, match='quantize_net'):
+        quantize_net(net, quantized_dtype='auto', exclude_layers=None, calib_data=None, calib_mode='none')
+
+
+ORACLE_SCRIPT = ('import inspect, mxnet.contrib.quantization as q\n'
+                 'print(sorted(n for n in dir(q) if not n.startswith("_") and inspect.isfunction(getattr(q, n))'
+                 ' and getattr(q, n).__module__ == q.__name__))')
+
+
+@pytest.mark.oracle
+def test_function_names_are_mxnets():
+    r = subprocess.run([oracle_runner(), '-c', ORACLE_SCRIPT], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == repr(MXNET_FUNCTIONS)
