@@ -2,7 +2,8 @@
 
 A big embedding table and its optimizer state are read and written a few scattered rows at a time (a sparse
 gradient's lazy update, a lookup); on 4 KB pages nearly every row costs a TLB miss. On Linux, Gluon parameter
-arrays, ``simple_bind``'s arrays and optimizer states of ``HUGE_MIN_BYTES`` and more are advised ``MADV_HUGEPAGE``
+arrays, ``simple_bind``'s arrays and optimizer states of ``kernels.config.huge_page_min_bytes`` and more (0 turns
+the advice off, as do the CPU fast paths off: see ``mxcompat.kernels``) are advised ``MADV_HUGEPAGE``
 before their pages are first written, so the kernel backs them with 2 MB pages where transparent huge pages are
 enabled (``always`` or ``madvise``). Measured on a 1M x 64 float32 table, 2045 rows: gather 54 -> 27 us, row writes
 (``index_copy_``) 190 -> 100 us, row additions (``index_add_``) 160 -> 70 us, one thread. Elsewhere, or when the
@@ -15,9 +16,10 @@ import sys
 
 import torch
 
-__all__ = ['zeros', 'copy_of', 'HUGE_MIN_BYTES']
+from .kernels import config
 
-HUGE_MIN_BYTES = 16 << 20  # 0 turns the advice off
+__all__ = ['zeros', 'copy_of']
+
 _MADV_HUGEPAGE = 14
 _PAGE = 1 << 21
 _madvise = []  # [libc madvise or None], resolved on first use
@@ -38,8 +40,9 @@ def _advise_fn():
 
 
 def _wants_huge(shape, dtype, device):
-    return (HUGE_MIN_BYTES > 0 and torch.device(device).type == 'cpu'
-            and math.prod(shape) * dtype.itemsize >= HUGE_MIN_BYTES
+    least = config.huge_page_min_bytes
+    return (least > 0 and config.cpu_fast_paths and torch.device(device).type == 'cpu'
+            and math.prod(shape) * dtype.itemsize >= least
             and _advise_fn() is not None)
 
 

@@ -28,7 +28,7 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith('linux') or not os.p
 
 
 def test_zeros_and_copies_keep_values():
-    for shape in ((3, 4), (1 << 20, 5)):  # below and above HUGE_MIN_BYTES
+    for shape in ((3, 4), (1 << 20, 5)):  # below and above kernels.config.huge_page_min_bytes
         z = _memory.zeros(shape, torch.float32, torch.device('cpu'))
         assert z.shape == shape and z.dtype == torch.float32 and not z.any()
         v = torch.randn(shape)
@@ -37,7 +37,7 @@ def test_zeros_and_copies_keep_values():
 
 
 @linux_only
-def test_big_parameter_and_its_momentum_are_advised(monkeypatch):
+def test_big_parameter_and_its_momentum_are_advised():
     net = mx.gluon.nn.Embedding(1 << 20, 16, sparse_grad=True)  # 64 MB
     net.initialize(mx.init.Normal(0.01))
     trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9})
@@ -52,7 +52,8 @@ def test_big_parameter_and_its_momentum_are_advised(monkeypatch):
         t = arr._t
         middle = t.data_ptr() + t.numel() * t.element_size() // 2
         assert 'hg' in _vm_flags(middle)
-    # with the bound at 0 nothing is advised
-    monkeypatch.setattr(_memory, 'HUGE_MIN_BYTES', 0)
-    t = _memory.zeros((1 << 20, 16), torch.float32, torch.device('cpu'))
-    assert 'hg' not in _vm_flags(t.data_ptr() + t.numel() * 2)
+    # with the bound at 0, or the CPU fast paths off, nothing is advised
+    for fields in (dict(huge_page_min_bytes=0), dict(cpu_fast_paths=False)):
+        with mx.kernels.policy(**fields):
+            t = _memory.zeros((1 << 20, 16), torch.float32, torch.device('cpu'))
+        assert 'hg' not in _vm_flags(t.data_ptr() + t.numel() * 2)

@@ -20,14 +20,13 @@ from collections import OrderedDict
 import numpy as np
 import torch
 
-from .. import _memory, autograd, initializer
+from .. import _memory, autograd, initializer, kernels
 from ..autograd import STATE as _AG
 from ..base import MXNetError, MXNetAssertionError, MXNetValueError, MXNetTypeError, unsupported
 from ..context import Context, cpu, current_context
 from ..ndarray import ndarray as _nd
 from ..ndarray import sparse as _sparse
 from ..ndarray.ndarray import NDArray
-from ..operator.nn import forget_kept
 from ..symbol import Symbol
 from .. import symbol as _symbol
 from ..util import _np_shape_level
@@ -394,7 +393,7 @@ class Parameter:
                     # parameter reads the new value at backward, as MXNet's does (spectral norm's power iteration
                     # sets its vector under autograd.pause() after using it), instead of failing torch's check
                     arr._t.data.copy_(value)
-                    forget_kept(arr._t)
+                    kernels.forget_kept(arr._t)
                 else:  # sparse storage keeps compressed parts keyed on the version counter
                     arr._t.copy_(value)
 

@@ -19,6 +19,7 @@ from ..context import Context, current_context
 from .ndarray import NDArray, _wrap, _device_ctx
 from .register import _UNSET as _NULL
 from .. import autograd as _ag
+from .. import kernels
 
 __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray', 'csr_matrix', 'row_sparse_array', 'array',
            'zeros', 'empty', 'cast_storage', 'add', 'subtract', 'multiply', 'divide']
@@ -72,19 +73,13 @@ def _rsp_to_dense(data, indices, shape):
 
 def summed_rows(g):
     """The rows a sparse COO gradient ``g`` holds (sorted, distinct) and their summed values, the entries of a row
-    added in their order in ``g``. (torch's ``coalesce`` does the same; on CPU its sort took ~4x numpy's, half of a
-    sparse linear model's step.)"""
+    added in their order in ``g``. (torch's ``coalesce`` does the same, with a slower CPU sort: see
+    ``kernels.stable_argsort``.)"""
     if g.is_coalesced():
         return g.indices()[0], g.values()
     rows, values = g._indices()[0], g._values()
     n = rows.numel()
-    if rows.device.type == 'cpu' and n and int(rows.max()) < (1 << 62) // max(n, 1):
-        # one key per entry (row, then position): numpy's unstable sort then gives the stable order (a CPU tensor:
-        # CUDA takes torch's sort below, which orders the same)
-        keys = rows * n + torch.arange(n, device=rows.device)
-        order = torch.from_numpy(np.argsort(keys.numpy()))  # host: this branch runs for CPU tensors only
-    else:
-        order = torch.argsort(rows, stable=True)
+    order = kernels.stable_argsort(rows)
     ordered = rows.index_select(0, order)
     first = torch.ones(n, dtype=torch.bool, device=rows.device)
     torch.ne(ordered[1:], ordered[:-1], out=first[1:])

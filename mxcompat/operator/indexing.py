@@ -6,10 +6,10 @@ Differs from MXNet, only where MXNet 1.9.1 reads or writes out of bounds: Sequen
 sort/argsort/topk keep their input order (a stable sort).
 """
 import torch
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 from torch.utils.weak import WeakTensorKeyDictionary
 
 from ..base import MXNetIndexError, MXNetTypeError, dtype_name, to_torch_dtype, unsupported
+from ..kernels import recorded, untraced
 from .registry import defop, REQUIRED
 from .shape_ops import check_axis, op_error
 
@@ -74,18 +74,6 @@ def _slice(data, begin, end, step):
         return _SliceRegion.apply(data, key, tuple(flips))
     out = data[key]
     return torch.flip(out, flips) if flips else out
-
-
-def untraced(t):
-    """Whether ``t`` is a plain tensor outside tracing (no fake or functional tensor, no dispatch mode, no
-    torch.compile): the condition for the operators' own kernels and backward functions, so that graphs
-    mx.to_torch exports and graphs hybridize(backend=...) compiles keep aten's ops."""
-    return type(t) is torch.Tensor and not torch.compiler.is_compiling() and _get_current_dispatch_mode() is None
-
-
-def recorded(t):
-    """Whether ``t`` is recorded by autograd and untraced: the condition for the one-pass backward functions."""
-    return t.requires_grad and torch.is_grad_enabled() and untraced(t)
 
 
 class _SliceRegion(torch.autograd.Function):

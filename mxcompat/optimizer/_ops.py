@@ -12,6 +12,8 @@ import functools
 import numpy as np
 import torch
 
+from .. import kernels
+
 _NP = {torch.float16: np.float16, torch.float64: np.float64}
 
 
@@ -89,8 +91,8 @@ def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, c
         else:
             g_alpha = -(lr_t * _par(T, rescale_grad))
         ms = None if moms is None else [moms[i] for i in idx]
-        if ms is not None and not decay and clip_gradient < 0 and weights32 is None and _fusable(ws, gs, ms, g_alpha):
-            _fused_mom_step(ws, gs, ms, _f(T, momentum), float(g_alpha))
+        if ms is not None and not decay and clip_gradient < 0 and weights32 is None:
+            kernels.sgd_mom_step(ws, gs, ms, _f(T, momentum), float(g_alpha))
         elif ms is not None:
             torch._foreach_mul_(ms, _f(T, momentum))
             if decay:
@@ -103,27 +105,6 @@ def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, c
             torch._foreach_add_(ws, gs, alpha=float(g_alpha))
         if weights32 is not None:
             torch._foreach_copy_([weights[i] for i in idx], ws)
-
-
-def _fusable(ws, gs, ms, g_alpha):
-    """Whether torch's one-pass CPU SGD kernel can run ``mom = momentum * mom + g_alpha * g; w += mom`` on these
-    tensors: dense contiguous float32/float64 CPU tensors (the kernel walks all three as flat arrays), and
-    ``g_alpha`` exact through the kernel's ``1 - dampening``."""
-    c = float(g_alpha)
-    if 1.0 - (1.0 - c) != c:
-        return False
-    dtype = ws[0].dtype
-    return dtype in (torch.float32, torch.float64) and all(
-        t.device.type == 'cpu' and t.dtype == dtype and t.layout == torch.strided and t.is_contiguous()
-        for t in (*ws, *gs, *ms))
-
-
-def _fused_mom_step(ws, gs, ms, momentum, g_alpha):
-    # torch's fused SGD computes buf = buf * momentum + g * (1 - dampening); w -= lr * buf. With dampening
-    # 1 - g_alpha and lr -1 that is MXNet's sgd_mom_update without weight decay, term for term, in one pass over
-    # each tensor instead of three foreach passes (a third of the memory traffic).
-    torch._fused_sgd_(ws, gs, ms, weight_decay=0.0, momentum=momentum, lr=-1.0, dampening=1.0 - g_alpha,
-                      nesterov=False, maximize=False, is_first_step=False)
 
 
 def nag_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
@@ -300,9 +281,10 @@ def lamb_update(weight, grad, mean, var, lr, wd, t, beta1=0.9, beta2=0.999, epsi
 
 def multi_sum_sq(arrays):
     """multi_sum_sq: the sum of squares of each array, as a float32 tensor of shape (len(arrays),). As in MXNet,
-    float16 values are squared in float16 and summed in float32."""
-    return torch.stack([(a * a).float().sum() if a.dtype is torch.float16 else a.float().square().sum()
-                        for a in arrays])
+    float16 values are squared in float16 and summed in float32 on the CPU, and squared in float32 on a GPU
+    (MXNet's CUDA kernel casts each value to float first)."""
+    return torch.stack([(a * a).float().sum() if a.dtype is torch.float16 and not a.is_cuda
+                        else a.float().square().sum() for a in arrays])
 
 
 def multi_lars(lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad=1.0):

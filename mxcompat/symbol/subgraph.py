@@ -8,18 +8,19 @@ that, and a final activation (``Activation`` relu/sigmoid/tanh, ``LeakyReLU`` le
 one ``_sg_mkldnn_conv``, each link taken only when the previous result has no other reader. The folding changes
 the results in their last bits, as it does in MXNet.
 
-Here the chain becomes one node that runs ``operator.nn.fused_conv`` (the folded weight reordered once for oneDNN,
+Here the chain becomes one node that runs ``kernels.fused_conv`` (the folded weight reordered once for oneDNN,
 the addition and activation applied as oneDNN post-ops) where that path applies, and otherwise (a gradient is
 recorded, training-mode BatchNorm, a geometry the packed convolution does not take) runs the original operators in
 turn, so the fused graph stays correct for any call. ``MXNET_DISABLE_MKLDNN_CONV_OPT`` and
 ``MXNET_DISABLE_MKLDNN_FUSE_CONV_BN`` / ``_CONV_SUM`` / ``_CONV_RELU`` turn the pass or its links off, as in
-MXNet. Softrelu activations, which torch's oneDNN post-ops lack, stay separate operators.
+MXNet. Softrelu activations, which torch's oneDNN post-ops lack, stay separate operators. With the CPU fast paths
+or ``kernels.config.packed_conv`` off (see ``mxcompat.kernels``) nothing is fused.
 """
 import os
 
 import torch
 
-from .. import _profstate
+from .. import _profstate, kernels
 from ..autograd import STATE as _STATE
 from ..operator import nn as _nn
 
@@ -71,7 +72,7 @@ def _flag(name):
 def executor_backend():
     """Whether an inference-only Executor fuses its convolutions: MXNet's default subgraph backend is ``MKLDNN`` in
     its oneDNN builds (torch's CPU build has oneDNN); ``MXNET_SUBGRAPH_BACKEND=NONE`` turns it off."""
-    backend = os.environ.get('MXNET_SUBGRAPH_BACKEND', 'MKLDNN' if _nn._PACKED_CONV else '')
+    backend = os.environ.get('MXNET_SUBGRAPH_BACKEND', 'MKLDNN' if kernels.cpu.ONEDNN_CONV else '')
     return backend == 'MKLDNN'
 
 
@@ -103,18 +104,18 @@ class _FusedConv:
         other = rest[4 if bn is not None else 0] if self.add_fn is not None else None
         stride, pad, dilate = self.geometry
         if (bn is None or self.global_stats or not _STATE.training) and data.dim() == 4 and \
-                _nn.fused_conv_applies(data, weight, bias, stride, pad, dilate, self.num_group,
-                                       () if bn is None else bn) and \
+                kernels.fused_conv_applies(data, weight, bias, stride, pad, dilate, self.num_group,
+                                           () if bn is None else bn, recording=_nn._recording()) and \
                 (other is None or self._fits(other, data, weight)):
             folded = None if bn is None else tuple(bn) + self.bn_attrs
             # after an addition torch's oneDNN convolution takes relu only: other activations run on its result
             after = other is not None and self.unary is not None and self.unary[0] != 'relu'
             unary = None if after else self.unary
             if _PROF.symbolic:  # while mx.profiler runs: one range named as MXNet's fused operator
-                out = _profstate.run('_sg_mkldnn_conv', _nn.fused_conv, data, weight, bias, stride, pad, dilate,
+                out = _profstate.run('_sg_mkldnn_conv', kernels.fused_conv, data, weight, bias, stride, pad, dilate,
                                      folded, other, unary)
             else:
-                out = _nn.fused_conv(data, weight, bias, stride, pad, dilate, folded, other, unary)
+                out = kernels.fused_conv(data, weight, bias, stride, pad, dilate, folded, other, unary)
             return self.act_fn(out) if after else out
         return self._unfused(data, weight, bias, bn, other)
 
@@ -122,7 +123,7 @@ class _FusedConv:
         """Whether the addend has the convolution output's shape and dtype (else the addition raises MXNet's error
         in the unfused path)."""
         stride, pad, _ = self.geometry
-        out = (data.shape[0], weight.shape[0]) + _nn._conv_out_hw(data, weight, stride, pad)
+        out = (data.shape[0], weight.shape[0]) + kernels.cpu.conv_out_hw(data, weight, stride, pad)
         return tuple(other.shape) == out and other.dtype == data.dtype and other.device == data.device
 
     def _unfused(self, data, weight, bias, bn, other):
@@ -136,9 +137,10 @@ class _FusedConv:
 
 def fuse_convolutions(gm):
     """A copy of the lowered module ``gm`` with MXNet's oneDNN convolution chains fused (see the module docstring),
-    or ``gm`` itself when none qualifies or ``MXNET_DISABLE_MKLDNN_CONV_OPT`` is set."""
+    or ``gm`` itself when none qualifies, ``MXNET_DISABLE_MKLDNN_CONV_OPT`` is set or ``kernels.onednn_fusion()``
+    is false."""
     no_bn, no_sum, no_act = (_flag('MXNET_DISABLE_MKLDNN_FUSE_CONV_' + k) for k in ('BN', 'SUM', 'RELU'))
-    if not _nn._PACKED_CONV or _flag('MXNET_DISABLE_MKLDNN_CONV_OPT') or (no_bn and no_sum and no_act):
+    if not kernels.onednn_fusion() or _flag('MXNET_DISABLE_MKLDNN_CONV_OPT') or (no_bn and no_sum and no_act):
         return gm
     graph = torch.fx.Graph()
     graph.output(graph.graph_copy(gm.graph, {}))

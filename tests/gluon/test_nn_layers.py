@@ -163,9 +163,8 @@ def test_batchnorm_cast_keeps_float32_and_relu_variant():
 @pytest.mark.parametrize('hybridize', [False, True], ids=['eager', 'hybrid'])
 def test_conv_channels_last_fast_path_trains_like_contiguous(monkeypatch, tmp_path, hybridize):
     # A residual conv block with 64 channels takes the CPU channels-last convolution path (see
-    # mxcompat/operator/nn.py _channels_last_pays); with the path off the same training step gives the same numbers.
+    # mxcompat/kernels/cpu.py channels_last_pays); with the path off the same training step gives the same numbers.
     # Parameters stay plain contiguous arrays and their files hold the same bytes.
-    from mxcompat.operator import nn as nn_ops
 
     class Block(nn.HybridBlock):
         def __init__(self, **kwargs):
@@ -183,7 +182,7 @@ def test_conv_channels_last_fast_path_trains_like_contiguous(monkeypatch, tmp_pa
     x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (2, 64, 5, 4)))
     runs = {}
     for fast in (True, False):
-        monkeypatch.setattr(nn_ops, '_CHANNELS_LAST_MIN_CHANNELS', 64 if fast else 0)
+        monkeypatch.setattr(mx.kernels.config, 'channels_last_min_channels', 64 if fast else 0)
         mx.random.seed(7)
         net = Block(prefix='b_')
         net.initialize(mx.init.Xavier())

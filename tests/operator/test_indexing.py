@@ -249,8 +249,7 @@ def _fused_calls(monkeypatch, min_elements=0):
     """Count the one-pass Function's calls; log_softmax outputs of ``min_elements`` and more are marked for it
     (0: all, so these small cases take it)."""
     from mxcompat.operator import indexing
-    from mxcompat.operator import nn as opnn
-    monkeypatch.setattr(opnn, '_FUSED_PICK_MIN', min_elements)
+    monkeypatch.setattr(mx.kernels.config, 'fused_pick_min_elements', min_elements)
     calls = []
     real = indexing._PickLogSoftmax.forward
 
@@ -331,8 +330,8 @@ def test_pick_of_log_softmax_second_order(monkeypatch):
 def test_pick_of_log_softmax_path_by_size(monkeypatch, shape):
     # with the default bound, small logits take torch's own gather and log_softmax backward, from 1 << 17 elements
     # the one-pass Function; both give torch's float64 gradient
-    from mxcompat.operator import nn as opnn
-    calls = _fused_calls(monkeypatch, opnn._FUSED_PICK_MIN)
+    bound = mx.kernels.config.fused_pick_min_elements
+    calls = _fused_calls(monkeypatch, bound)
     rs = np.random.RandomState(6)
     a, labels = rs.randn(*shape), rs.randint(0, shape[1], shape[0])
     x = nd.array(a, dtype='float64')
@@ -343,7 +342,7 @@ def test_pick_of_log_softmax_path_by_size(monkeypatch, shape):
     want_loss, want_grad = _torch_reference(a, labels, np.ones(shape[0]), 1.0, False)
     np.testing.assert_allclose(loss.asnumpy(), want_loss, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(x.grad.asnumpy(), want_grad, rtol=1e-12, atol=1e-12)
-    assert calls == ([1] if a.size >= opnn._FUSED_PICK_MIN else [])
+    assert calls == ([1] if a.size >= bound else [])
 
 
 def test_pick_of_log_softmax_made_a_variable(monkeypatch):

@@ -10,6 +10,8 @@ import torch
 
 import mxcompat as mx
 from mxcompat.base import MXNetError, MXNetNotImplementedError, MXNetValueError
+from mxcompat import kernels
+from mxcompat.kernels import cpu as kernels_cpu
 from mxcompat.operator import registry
 
 _spec = importlib.util.spec_from_file_location(
@@ -167,10 +169,9 @@ def test_convolution_channels_last_equals_channels_first():
 @pytest.mark.parametrize('fast', [True, False], ids=['channels_last_weight', 'contiguous'])
 def test_convolution_cpu_channels_last_fast_path(monkeypatch, tmp_path, fast):
     # With enough channels in and out a CPU 2-D convolution computes on a channels-last weight
-    # (nn._CHANNELS_LAST_MIN_CHANNELS; 0 turns it off). Same values and gradients either way; what users see stays
-    # C-ordered.
-    from mxcompat.operator import nn as nn_ops
-    monkeypatch.setattr(nn_ops, '_CHANNELS_LAST_MIN_CHANNELS', 3 if fast else 0)
+    # (kernels.config.channels_last_min_channels; 0 turns it off). Same values and gradients either way; what users
+    # see stays C-ordered.
+    monkeypatch.setattr(kernels.config, 'channels_last_min_channels', 3 if fast else 0)
     rs = np.random.RandomState(3)
     x, w, b = rs.randn(2, 3, 7, 6), rs.randn(8, 3, 3, 3), rs.randn(8)
     w2 = rs.randn(8, 8, 1, 1)
@@ -211,8 +212,8 @@ def test_convolution_cpu_channels_last_fast_path(monkeypatch, tmp_path, fast):
                                                  (64, 32, 'float32', False), (128, 32, 'float32', False),
                                                  (3, 64, 'float64', False)])
 def test_convolution_channels_last_choice(in_c, out_c, dtype, cl):
-    # which CPU convolutions compute channels-last (nn._channels_last_pays): 64+ outputs from 32+ inputs, or an
-    # image stem of at most 4 channels into 32+; the values are torch's conv2d either way
+    # which CPU convolutions compute channels-last (kernels.cpu.channels_last_pays): 64+ outputs from 32+ inputs, or
+    # an image stem of at most 4 channels into 32+; the values are torch's conv2d either way
     rs = np.random.RandomState(5)
     x, w = rs.randn(2, in_c, 6, 5).astype(dtype), rs.randn(out_c, in_c, 3, 3).astype(dtype)
     y = mx.nd.Convolution(mx.nd.array(x, dtype=dtype), mx.nd.array(w, dtype=dtype), kernel=(3, 3), pad=(1, 1),
@@ -225,8 +226,9 @@ def test_convolution_channels_last_choice(in_c, out_c, dtype, cl):
 @pytest.mark.parametrize('in_c,out_c,training_cl', [(16, 32, True), (3, 16, True), (15, 32, False),
                                                     (16, 31, False), (3, 15, False), (32, 64, True)])
 def test_convolution_channels_last_choice_training(in_c, out_c, training_cl):
-    # where a gradient is wanted the bound is halved (nn._CHANNELS_LAST_TRAINING_DIVISOR): 32+ outputs from 16+
-    # inputs, or a stem into 16+; the same convolution without a gradient keeps the inference bound (64 from 32)
+    # where a gradient is wanted the bound is halved (kernels.config.channels_last_training_divisor): 32+ outputs
+    # from 16+ inputs, or a stem into 16+; the same convolution without a gradient keeps the inference bound (64
+    # from 32)
     rs = np.random.RandomState(6)
     x, w = rs.randn(2, in_c, 6, 5).astype(np.float32), rs.randn(out_c, in_c, 3, 3).astype(np.float32)
     args = dict(kernel=(3, 3), pad=(1, 1), num_filter=out_c, no_bias=True)
@@ -249,12 +251,11 @@ def test_convolution_channels_last_choice_training(in_c, out_c, training_cl):
 
 @pytest.mark.parametrize('in_c,out_c,gemm', [(64, 64, True), (32, 64, False), (3, 32, False)])
 def test_convolution_gemm_needs_wide_channels(monkeypatch, in_c, out_c, gemm):
-    # the patch-matrix path (nn._gemm_conv_pays) takes channels-last convolutions with at most 16 output positions
-    # only when both channel counts reach nn._CHANNELS_LAST_MIN_CHANNELS; narrower ones (channels-last since
-    # session 22) stay on oneDNN, which is faster there
-    from mxcompat.operator import nn as nn_ops
-    used, forward = [], nn_ops._GemmConv2d.forward
-    monkeypatch.setattr(nn_ops._GemmConv2d, 'forward',
+    # the patch-matrix path (kernels.cpu._gemm_conv_pays) takes channels-last convolutions with at most 16 output
+    # positions only when both channel counts reach kernels.config.channels_last_min_channels; narrower ones
+    # (channels-last from 32 channels) stay on oneDNN, which is faster there
+    used, forward = [], kernels_cpu._GemmConv2d.forward
+    monkeypatch.setattr(kernels_cpu._GemmConv2d, 'forward',
                         staticmethod(lambda ctx, *a: used.append('forward') or forward(ctx, *a)))
     rs = np.random.RandomState(3)
     x, w = rs.randn(2, in_c, 4, 4).astype(np.float32), rs.randn(out_c, in_c, 3, 3).astype(np.float32)
@@ -274,15 +275,14 @@ def test_convolution_gemm_needs_wide_channels(monkeypatch, in_c, out_c, gemm):
 ])
 def test_convolution_gemm(monkeypatch, fast, shape, kernel, stride, pad, no_bias):
     # A channels-last CPU convolution with at most 16 output positions runs as matrix products over the input
-    # patches (nn._GEMM_CONV_MAX_POSITIONS; 0 turns it off). Values (with and without autograd), all gradients,
-    # grad_req='add' and second-order gradients equal torch's conv2d in float64.
-    from mxcompat.operator import nn as nn_ops
-    monkeypatch.setattr(nn_ops, '_CHANNELS_LAST_MIN_CHANNELS', 3)
-    monkeypatch.setattr(nn_ops, '_GEMM_CONV_MAX_POSITIONS', 16 if fast else 0)
-    used, forward, backward = [], nn_ops._GemmConv2d.forward, nn_ops._GemmConv2d.backward
-    monkeypatch.setattr(nn_ops._GemmConv2d, 'forward',
+    # patches (kernels.config.gemm_conv_max_positions; 0 turns it off). Values (with and without autograd), all
+    # gradients, grad_req='add' and second-order gradients equal torch's conv2d in float64.
+    monkeypatch.setattr(kernels.config, 'channels_last_min_channels', 3)
+    monkeypatch.setattr(kernels.config, 'gemm_conv_max_positions', 16 if fast else 0)
+    used, forward, backward = [], kernels_cpu._GemmConv2d.forward, kernels_cpu._GemmConv2d.backward
+    monkeypatch.setattr(kernels_cpu._GemmConv2d, 'forward',
                         staticmethod(lambda ctx, *a: used.append('forward') or forward(ctx, *a)))
-    monkeypatch.setattr(nn_ops._GemmConv2d, 'backward',
+    monkeypatch.setattr(kernels_cpu._GemmConv2d, 'backward',
                         staticmethod(lambda ctx, g: used.append('backward') or backward(ctx, g)))
     rs = np.random.RandomState(7)
     k = 8
@@ -383,30 +383,26 @@ def _recorded_conv_keeps_nothing(x, w0, args, table):
     np.testing.assert_allclose(fresh.grad.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
-def test_convolution_inference_reuses_the_reordered_weight(monkeypatch):
+def test_convolution_inference_reuses_the_reordered_weight():
     # Outside autograd recording, a channels-last CPU convolution runs on a weight oneDNN reordered once and kept on
     # the weight tensor while its version counter and the call's geometry are unchanged; results are those of the
     # plain path (to the last bits). Any in-place write (assignment, set_data, a Trainer step) makes the next call
     # reorder again; recorded calls (and their gradients) take the plain path.
-    from mxcompat.operator import nn as nn_ops
     rs = np.random.RandomState(11)
     x, w0 = mx.nd.array(rs.randn(2, 64, 9, 9)), rs.randn(64, 64, 3, 3)
     weight = mx.nd.array(w0)
     args = dict(kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
 
     def plain():
-        monkeypatch.setattr(nn_ops, '_PACKED_CONV', False)
-        try:
+        with kernels.policy(packed_conv=False):
             return mx.nd.Convolution(x, weight, **args).asnumpy()
-        finally:
-            monkeypatch.undo()
 
     def close(a, b):  # oneDNN may pick another algorithm for a reordered weight: the last bits may differ
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-6 * np.abs(b).max())
 
     y = mx.nd.Convolution(x, weight, **args)
     assert y._t.is_contiguous(memory_format=torch.channels_last)
-    packed = nn_ops._REORDERED[weight._t][1]
+    packed = kernels_cpu._REORDERED[weight._t][1]
     # nothing is attached to the weight tensor: it still pickles, saves and deep-copies (an opaque oneDNN tensor
     # would not)
     import copy
@@ -417,14 +413,14 @@ def test_convolution_inference_reuses_the_reordered_weight(monkeypatch):
     assert torch.equal(pickle.loads(pickle.dumps(weight._t)), weight._t)
     close(y.asnumpy(), plain())
     np.testing.assert_array_equal(mx.nd.Convolution(x, weight, **args).asnumpy(), y.asnumpy())
-    assert nn_ops._REORDERED[weight._t][1] is packed  # reused
+    assert kernels_cpu._REORDERED[weight._t][1] is packed  # reused
     weight[:] = weight * 0.5
     halved = mx.nd.Convolution(x, weight, **args).asnumpy()
-    assert nn_ops._REORDERED[weight._t][1] is not packed
+    assert kernels_cpu._REORDERED[weight._t][1] is not packed
     close(halved, plain())
     np.testing.assert_allclose(halved, 0.5 * y.asnumpy(), rtol=1e-5, atol=1e-5)
     # a recorded call computes the gradient on the plain path and leaves no reordered weight behind
-    _recorded_conv_keeps_nothing(x, w0, args, nn_ops._REORDERED)
+    _recorded_conv_keeps_nothing(x, w0, args, kernels_cpu._REORDERED)
     # a Gluon layer between Trainer steps: inference sees each step's weight
     net = mx.gluon.nn.Conv2D(64, 3, padding=1, in_channels=64)
     net.initialize()
@@ -437,9 +433,8 @@ def test_convolution_inference_reuses_the_reordered_weight(monkeypatch):
         trainer.step(1)
         after = net(x).asnumpy()
         assert not np.array_equal(before, after)
-        monkeypatch.setattr(nn_ops, '_PACKED_CONV', False)
-        close(after, net(x).asnumpy())
-        monkeypatch.undo()
+        with kernels.policy(packed_conv=False):
+            close(after, net(x).asnumpy())
         tensors = [a.to_torch().detach().double() for a in (x, net.weight.data(), net.bias.data())]
         want = torch.nn.functional.conv2d(*tensors, padding=1).numpy()
         np.testing.assert_allclose(after, want, rtol=0, atol=1e-5 * np.abs(want).max())
@@ -449,7 +444,6 @@ def test_convolution_inference_path_keeps_gradients_torch_needs():
     # Eager calls outside record() take the reordered weight (their results are cut from torch's graph anyway);
     # an Executor bound with gradients and a Gluon block run as a torch module differentiate with torch's
     # autograd while mxcompat is not recording, so their convolutions keep the plain path and the gradients.
-    from mxcompat.operator import nn as nn_ops
     rs = np.random.RandomState(12)
     x, w = rs.randn(2, 64, 9, 9).astype(np.float32), rs.randn(64, 64, 3, 3).astype(np.float32)
     tw = torch.tensor(w, requires_grad=True)
@@ -459,7 +453,7 @@ def test_convolution_inference_path_keeps_gradients_torch_needs():
     net.initialize()
     net.weight.set_data(mx.nd.array(w))
     net(mx.nd.array(x))  # eager, outside record()
-    assert net.weight.data()._t in nn_ops._REORDERED
+    assert net.weight.data()._t in kernels_cpu._REORDERED
     module = net.as_torch_module(mx.nd.array(x))
     (module(torch.tensor(x)) ** 2).sum().backward()
     np.testing.assert_allclose(next(module.parameters()).grad.numpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-2)
@@ -496,21 +490,20 @@ def test_convolution_gemm_inference_keeps_the_channels_last_weight():
     # The patch-product path's channels-last copy of the weight is kept, outside recording, while the weight's
     # version counter is unchanged (batch-1 inference spent longer copying it than multiplying); a write makes a
     # new copy, and recorded calls differentiate through their own copy.
-    from mxcompat.operator import nn as nn_ops
     rs = np.random.RandomState(14)
     x, w0 = mx.nd.array(rs.randn(1, 64, 4, 4)), rs.randn(64, 64, 3, 3)
     weight = mx.nd.array(w0)
     args = dict(kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
     want = torch.nn.functional.conv2d(x.to_torch(), torch.tensor(w0, dtype=torch.float32), padding=1).numpy()
     y = mx.nd.Convolution(x, weight, **args)
-    kept = nn_ops._CHANNELS_LAST[weight._t][1]
+    kept = kernels_cpu._CHANNELS_LAST[weight._t][1]
     np.testing.assert_allclose(mx.nd.Convolution(x, weight, **args).asnumpy(), y.asnumpy(), rtol=0, atol=0)
-    assert nn_ops._CHANNELS_LAST[weight._t][1] is kept
+    assert kernels_cpu._CHANNELS_LAST[weight._t][1] is kept
     np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-4, atol=1e-3)
     weight[:] = -weight
     np.testing.assert_allclose(mx.nd.Convolution(x, weight, **args).asnumpy(), -want, rtol=1e-4, atol=1e-3)
-    assert nn_ops._CHANNELS_LAST[weight._t][1] is not kept
-    _recorded_conv_keeps_nothing(x, w0, args, nn_ops._CHANNELS_LAST)
+    assert kernels_cpu._CHANNELS_LAST[weight._t][1] is not kept
+    _recorded_conv_keeps_nothing(x, w0, args, kernels_cpu._CHANNELS_LAST)
 
 
 def test_convolution_gemm_from_threads():
@@ -543,17 +536,17 @@ def test_convolution_gemm_from_threads():
 
 
 def test_convolution_gemm_scratch_is_bounded(monkeypatch):
-    # patch matrices over nn._SCRATCH_MAX_BYTES are allocated for the call only, not kept in the thread's buffer
+    # patch matrices over kernels.config.scratch_max_bytes are allocated for the call only, not kept in the thread's
+    # buffer
     import threading
-    from mxcompat.operator import nn as nn_ops
-    monkeypatch.setattr(nn_ops, '_SCRATCH_MAX_BYTES', 1024)
+    monkeypatch.setattr(kernels.config, 'scratch_max_bytes', 1024)
     rs = np.random.RandomState(5)
     x, w = rs.randn(2, 64, 4, 4), rs.randn(64, 64, 3, 3)
     seen = {}
 
     def run():
         y = mx.nd.Convolution(mx.nd.array(x), mx.nd.array(w), kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
-        seen['y'], seen['kept'] = y.asnumpy(), nn_ops._SCRATCH.buf
+        seen['y'], seen['kept'] = y.asnumpy(), kernels_cpu._SCRATCH.buf
     thread = threading.Thread(target=run)
     thread.start()
     thread.join()

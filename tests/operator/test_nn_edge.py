@@ -103,7 +103,7 @@ def test_same_pooling_shape_is_ceil_of_size_over_stride():
     np.testing.assert_array_equal(out.asnumpy(), x[..., 1::2])
 
 
-# ---- max pooling of plain data without a gradient (nn._strided_max_pool2d) ----------------------------------------
+# ---- max pooling of plain data without a gradient (kernels.cpu._strided_max_pool2d) ----------------------------------
 @pytest.mark.parametrize('shape', [(2, 3, 7, 9), (4, 6, 24, 24), (1, 1, 5, 5)])
 @pytest.mark.parametrize('kernel,stride', [((1, 1), (1, 1)), ((2, 2), (2, 2)), ((3, 3), (2, 2)), ((2, 3), (1, 2)),
                                            ((3, 2), (3, 1))])
@@ -111,22 +111,21 @@ def test_same_pooling_shape_is_ceil_of_size_over_stride():
 def test_max_pooling_without_gradient_equals_torch_kernel(monkeypatch, shape, kernel, stride, convention):
     # outside recording, an unpadded 2-D max pooling of plain data is the maximum of strided views: the same values
     # as torch's kernel, ties and NaN included; recorded calls (and windows past the data) keep torch's kernel
-    from mxcompat.operator import nn as nn_ops
+    from mxcompat.kernels import cpu
     rs = np.random.RandomState(sum(shape) + kernel[0] * 7 + stride[1])
     x = rs.randn(*shape).astype(np.float32)
     x[x < 0.3] = 0  # ties, as after relu
     x.flat[rs.randint(x.size)] = np.nan
     data = mx.nd.array(x)
     args = dict(kernel=kernel, stride=stride, pool_type='max', pooling_convention=convention)
-    calls, fast = [], nn_ops._strided_max_pool2d
-    monkeypatch.setattr(nn_ops, '_strided_max_pool2d', lambda *a: calls.append(1) or fast(*a))
+    calls, fast = [], cpu._strided_max_pool2d
+    monkeypatch.setattr(cpu, '_strided_max_pool2d', lambda *a: calls.append(1) or fast(*a))
     ours = mx.nd.Pooling(data, **args).asnumpy()
-    monkeypatch.setattr(nn_ops, '_STRIDED_MAX_POOL', False)
-    theirs = mx.nd.Pooling(data, **args).asnumpy()
+    with mx.kernels.policy(strided_max_pool=False):
+        theirs = mx.nd.Pooling(data, **args).asnumpy()
     np.testing.assert_array_equal(ours, theirs)
     fits = all((o - 1) * s + k <= n for o, s, k, n in zip(ours.shape[2:], stride, kernel, shape[2:]))
     assert bool(calls) == fits
-    monkeypatch.setattr(nn_ops, '_STRIDED_MAX_POOL', True)
     data.attach_grad()
     with mx.autograd.record():
         y = mx.nd.Pooling(data, **args)

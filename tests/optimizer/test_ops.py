@@ -5,6 +5,7 @@ import pytest
 import torch
 from torch.profiler import profile, ProfilerActivity
 
+from mxcompat.kernels import cpu
 from mxcompat.optimizer import _ops
 
 SHAPES = [(37, 29), (13,), (8, 8), (1,)]  # tails that are not a multiple of the vector width
@@ -65,7 +66,7 @@ def test_sgd_mom_keeps_the_per_term_path(case):
 
 def test_fusable_rejects_a_coefficient_the_kernel_cannot_carry_exactly():
     t = [torch.zeros(3)]
-    assert _ops._fusable(t, t, t, np.float32(-0.05 / 64))
-    assert not _ops._fusable(t, t, t, -0.05 / 64)  # a float64 coefficient that 1 - (1 - c) would round
+    assert cpu.fused_sgd_applies(t, t, t, np.float32(-0.05 / 64))
+    assert not cpu.fused_sgd_applies(t, t, t, -0.05 / 64)  # a float64 coefficient that 1 - (1 - c) would round
     h = [torch.zeros(3, dtype=torch.float16)]
-    assert not _ops._fusable(h, h, h, -0.5)
+    assert not cpu.fused_sgd_applies(h, h, h, -0.5)

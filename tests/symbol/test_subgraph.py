@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 
 import mxcompat as mx
-from mxcompat import autograd, gluon
-from mxcompat.operator import nn as opnn
+from mxcompat import autograd, gluon, kernels
 from mxcompat.symbol.subgraph import _FusedConv
 from tests._fixtures import load_generator
 
 FIX = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'subgraph')
-pytestmark = pytest.mark.skipif(not opnn._PACKED_CONV, reason="this torch build has no oneDNN convolution fusion")
+pytestmark = pytest.mark.skipif(not kernels.cpu.ONEDNN_CONV, reason="this torch build has no oneDNN convolution fusion")
 
 
 GEN = load_generator('subgraph', 'gen_subgraph.py')

@@ -4,7 +4,8 @@ inputs, and auxiliary/updated states; ``infer_shape``/``infer_type`` agree with 
 hybridized HybridBlock gives the eager result; each on cpu(0) and, where CUDA exists, on gpu(0), where the eager
 result and gradients must also equal the CPU's (MXNet's check_consistency). Samples come from
 tests/operator/op_samples.py; an op without one is listed in ``NO_SAMPLE`` with the reason, so coverage is
-visible. Random ops compare shapes and dtypes only. Known bugs are listed with what differs and marked xfail(strict=True), so each entry must go once it is fixed.
+visible. Random ops compare shapes and dtypes only. Known bugs are listed with what differs and marked
+xfail(strict=True), so each entry must go once it is fixed.
 """
 import numpy as np
 import pytest

@@ -1,0 +1,401 @@
+"""CPU rules: which kernel computes an operator on CPU tensors, each with what was measured for it.
+
+- 2-D float32 convolutions with enough channels compute channels-last (``channels_last_pays``); those with few
+  output positions run as matrix products over the input patches (``_GemmConv2d``); inference ones run on a weight
+  reordered once for oneDNN and kept (``_packed_conv``), and oneDNN subgraph chains fold BatchNorm into that weight
+  (``fused_conv``);
+- unpadded 2-D max pooling without a gradient is the maximum of strided views (``max_pool2d``);
+- SGD with momentum runs torch's one-pass kernel (``fused_sgd_mom_step``); a sparse gradient's rows sort in numpy
+  (``stable_argsort``).
+
+The functions here take CPU tensors with ``config.cpu_fast_paths`` on: ``mxcompat.kernels`` checks both and calls
+them. Every rule leaves values as torch's own kernel gives them, up to floating-point rounding. The forms of a
+weight kept for inference live in tables keyed weakly by the weight tensor: ``clear()`` empties them all,
+``forget_kept(weight)`` one weight's.
+"""
+import math
+import threading
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.utils.weak import WeakTensorKeyDictionary
+
+from ._policy import config
+from ._tracing import recorded, untraced
+
+__all__ = ['ONEDNN_CONV', 'channels_last_pays', 'conv2d', 'conv_out_hw', 'fused_conv', 'fused_conv_applies',
+           'max_pool2d', 'fused_sgd_applies', 'fused_sgd_mom_step', 'stable_argsort', 'forget_kept', 'clear']
+
+# whether this torch build has oneDNN's reordered-weight and fused (pointwise post-op) convolutions
+ONEDNN_CONV = hasattr(torch.ops.mkldnn, '_convolution_pointwise') and torch.backends.mkldnn.is_available()
+
+
+def _gradient_wanted(recording, data, *params):
+    """Whether a gradient of this convolution (of ``data`` or ``params``, Nones skipped) is being recorded:
+    ``recording`` says whether autograd records this call at all (mxcompat's record(), or torch's autograd for an
+    Executor or GluonModule; mxcompat's eager calls outside ``record()`` run with torch's grad mode on, but their
+    results are cut from torch's graph)."""
+    return (recording and torch.is_grad_enabled()
+            and (data.requires_grad or any(p is not None and p.requires_grad for p in params)))
+
+
+def _no_gradient(recording, data, *params):
+    """Whether no gradient of this convolution is wanted (``_gradient_wanted``) and no tracer runs."""
+    return not _gradient_wanted(recording, data, *params) and untraced(data)
+
+
+# ---- 2-D convolution ----------------------------------------------------------------------------------------------
+# On CPU, torch's oneDNN 2-D convolution trains faster on a channels-last (NHWC-strided) weight when the channel
+# counts are large (ResNet-18's training step ~5-10% faster). Its output is then channels-last too; batch norm,
+# activations, max pooling and additions keep that layout, so the next convolution's input already has it, and
+# torch's NHWC batch norm and max pooling are much faster than its NCHW ones (a 32x32x32x32 max pooling: 0.5 ms
+# against 6 ms, one thread). A convolution computes channels-last when it has at least
+# config.channels_last_min_channels outputs and half that many inputs, or when it is an image stem (at most
+# config.channels_last_stem_max_in input channels, as RGB(A) or grey) into at least half that many outputs. A layout
+# mix costs copies: the executor CNN (3->32 and 32->64 convolutions with batch norm and max pooling, then Flatten)
+# got ~20% slower when only its 32->64 convolution computed channels-last, and ~30% faster when both did.
+# DenseNet's 128->32 convolutions, whose outputs are concatenated, stay plain for inference; in training they pass
+# the halved bound below (batch 2 at 224: 0.91x; at batch 1 all channels-last made its step 1.23x slower). Measured
+# for float32 only, so other dtypes keep the plain layout. Only strides differ: values and shapes are the same, and
+# results still read as C-ordered data (asnumpy and save copy in logical order; view-like ops make their results
+# contiguous). 0 turns it off.
+# Where a gradient is wanted the bound is divided by config.channels_last_training_divisor: there batch norm and max
+# pooling run backward too, and their NHWC kernels pay from fewer channels (CIFAR ResNet-20, 16-32-64 channels,
+# hybridized training step at batch 64: ~0.75x with every convolution channels-last); for inference, where batch
+# norm is one multiply-add and max pooling of plain data takes strided views (_strided_max_pool2d), the lower bound
+# made SqueezeNet and MobileNet v2 at batch 1 slower. 1 uses one bound for both.
+def channels_last_pays(data, weight, num_group, recording):
+    """Whether this 2-D convolution of CPU data computes channels-last (see above)."""
+    out_c, in_c = weight.shape[0], weight.shape[1]
+    least = config.channels_last_min_channels
+    if _gradient_wanted(recording, data, weight):
+        least = -(-least // config.channels_last_training_divisor)
+    return (0 < least and (out_c >= least and 2 * in_c >= least
+                           or in_c <= config.channels_last_stem_max_in and 2 * out_c >= least)
+            and weight.dim() == 4 and num_group == 1 and data.dtype is torch.float32)
+
+
+# oneDNN's channels-last convolution is slow when the output has few positions (ResNet's last stage on CIFAR
+# thumbnails). There all three products of a 2-D convolution run as plain matrix products over the gathered input
+# patches (im2col, channels fastest). Batch 64, one thread, ResNet-18's 512->512 3x3 on 4x4 maps: forward 48 -> 34 ms,
+# data gradient 46 -> 34 ms (the patch gradients summed back with one strided add per kernel tap), weight gradient
+# 158 -> 78 ms; 256->512 with stride 2 to 4x4: 26 -> 18, 27 -> 19 and 56 -> 34 ms. At 8x8 outputs the forward and
+# data products lose (256->256: 28 -> 50 ms) and from 16x16 up the gather costs more than it saves, hence the bound
+# on output positions (config.gemm_conv_max_positions). With fewer channels oneDNN wins (32->64 at 4x4, forward and
+# both gradients: 2.0 against 2.9 ms; a 3->32 stem 0.8 against 1.1 ms), so both channel counts must reach
+# config.channels_last_min_channels. Measured on CPU float32 with channels-last data; 0 turns it off.
+def _gemm_conv_pays(data, weight, stride, pad, dilate):
+    # not under tracing (fake or functional tensors, a dispatch mode): graphs that mx.to_torch exports keep aten's
+    # convolution
+    if (weight.dim() != 4 or data.shape[0] == 0 or any(d != 1 for d in dilate) or not untraced(data)
+            or min(weight.shape[0], weight.shape[1]) < config.channels_last_min_channels):
+        return False
+    ho, wo = conv_out_hw(data, weight, stride, pad)
+    return 0 < ho * wo <= config.gemm_conv_max_positions
+
+
+def conv_out_hw(data, weight, stride, pad):
+    """The output height and width of an undilated 2-D convolution."""
+    return tuple(1 + (data.shape[i] + 2 * pad[i - 2] - weight.shape[i]) // stride[i - 2] for i in (2, 3))
+
+
+# Inference with an unchanged weight (no gradient recorded): oneDNN reorders a plain weight into its own blocked
+# layout at every call, after the channels-last copy above; at batch 1 that is most of the time of ResNet's wide
+# layers (512->512 3x3 on 7x7: 13 ms, 1.5 ms with the weight reordered once). MXNet's oneDNN operators keep the
+# reordered weight while the array is unchanged; here it is kept for the weight tensor (``_REORDERED``), keyed by
+# its version counter (which every in-place write bumps: optimizers, set_data, out=, assignment) and the call's
+# input shape, stride and padding. As in MXNet, a write that bypasses the array (through DLPack) is not seen
+# (``forget_kept`` is told of the ones mxcompat makes). config.packed_conv = False turns it off.
+#
+# The forms of a weight kept for inference, by weight tensor, held weakly and by identity: nothing is attached to
+# the tensor itself, so pickling, saving or deep-copying it carries none of them (an opaque oneDNN tensor cannot be).
+_REORDERED = WeakTensorKeyDictionary()
+_CHANNELS_LAST = WeakTensorKeyDictionary()
+# folded and reordered weights of fused convolutions, by weight tensor (as _REORDERED), and the count of writes
+# forget_kept was told of (folded weights made before one are not used after it)
+_FOLDED = WeakTensorKeyDictionary()
+_UNSEEN_WRITES = [0]
+
+
+def _kept(table, weight, key, make):
+    """``make()``, kept in ``table`` for ``weight`` while ``key`` (its version counter first) is unchanged."""
+    hit = table.get(weight)
+    if hit is None or hit[0] != key:
+        hit = table[weight] = (key, make())
+    return hit[1]
+
+
+def forget_kept(weight):
+    """Drop what is kept for ``weight``: for a write its version counter does not see."""
+    _REORDERED.pop(weight, None)
+    _CHANNELS_LAST.pop(weight, None)
+    _FOLDED.pop(weight, None)
+    # a fused convolution's folded weight also depends on BatchNorm arrays, which this write may have been to
+    _UNSEEN_WRITES[0] += 1
+
+
+def clear():
+    """Drop every kept form of every weight, and the calling thread's scratch buffer (other threads keep theirs
+    until their next call that needs a bigger one)."""
+    _REORDERED.clear()
+    _CHANNELS_LAST.clear()
+    _FOLDED.clear()
+    _UNSEEN_WRITES[0] += 1
+    _SCRATCH.buf = None
+
+
+def _packed_geometry(data, weight, pad, dilate):
+    """The layouts the reordered-weight path is used for: a nonempty batch, no dilation, padding smaller than the
+    kernel and a map at least as big as the kernel. (With a 1x1 kernel, stride 2, padding 1 and dilation 2 on a
+    6x1 map, oneDNN's kernel with a bias corrupted the heap: the process crashed at exit.)"""
+    return data.shape[0] > 0 and all(d == 1 for d in dilate) and all(
+        pad[i] < weight.shape[2 + i] <= data.shape[2 + i] for i in range(2))
+
+
+def _channels_last_weight(data, weight, bias, recording):
+    """``weight`` in channels-last strides; without a gradient wanted, the copy is kept (``_CHANNELS_LAST``) while
+    the weight's version counter is unchanged (it took longer than the matrix products of a batch-1 inference)."""
+    if not _no_gradient(recording, data, weight, bias):
+        return weight.contiguous(memory_format=torch.channels_last)
+    return _kept(_CHANNELS_LAST, weight, weight._version,
+                 lambda: weight.detach().contiguous(memory_format=torch.channels_last))
+
+
+def _packed_applies(data, weight, bias, pad, dilate, recording, *tensors):
+    """Whether a weight reordered once can compute this convolution: torch has the operators, no gradient of it (or
+    of ``tensors``) is wanted, and the geometry is one the packed path takes."""
+    return (config.packed_conv and ONEDNN_CONV and _no_gradient(recording, data, weight, bias, *tensors)
+            and _packed_geometry(data, weight, pad, dilate))
+
+
+def _packed_conv(data, weight, bias, stride, pad, dilate, recording):
+    """The convolution through ``weight`` reordered once for oneDNN (channels-last output), or None where that
+    does not apply: a gradient is wanted (see _no_gradient), or torch lacks the operators."""
+    if not _packed_applies(data, weight, bias, pad, dilate, recording):
+        return None
+    reordered = _kept(_REORDERED, weight, (weight._version, tuple(data.shape), stride, pad),  # (no dilation here)
+                      lambda: torch.ops.mkldnn._reorder_convolution_weight(
+                          weight.detach(), list(pad), list(stride), list(dilate), 1, list(data.shape)))
+    return torch.ops.mkldnn._convolution_pointwise(
+        data.contiguous(memory_format=torch.channels_last), reordered, None if bias is None else bias.detach(),
+        list(pad), list(stride), list(dilate), 1, 'none', [], '')
+
+
+def conv2d(data, weight, bias, stride, pad, dilate, num_group, recording):
+    """``F.conv2d`` of NCHW CPU data through the rules above: channels-last, patch products or a packed weight
+    where they pay, else torch's kernel."""
+    if channels_last_pays(data, weight, num_group, recording):
+        if _gemm_conv_pays(data, weight, stride, pad, dilate):
+            return _GemmConv2d.apply(data, _channels_last_weight(data, weight, bias, recording), bias, stride, pad)
+        out = _packed_conv(data, weight, bias, stride, pad, dilate, recording)
+        if out is not None:
+            return out
+        weight = weight.contiguous(memory_format=torch.channels_last)
+    return F.conv2d(data, weight, bias, stride, pad, dilate, num_group)
+
+
+# ---- oneDNN convolution fusion (MXNet's _sg_mkldnn_conv) ------------------------------------------------------------
+def _folded_weight(weight, bias, bn):
+    """``weight`` and ``bias`` with the inference BatchNorm ``bn`` = (gamma, beta, mean, var, eps, fix_gamma) folded
+    in, as MXNet's oneDNN convolution fusion folds them (per channel ``alpha = gamma / sqrt(var + eps)``, computed in
+    double and rounded to float: ``weight * alpha``, ``beta + alpha * (bias - mean)``)."""
+    weight = weight.detach()
+    bias = None if bias is None else bias.detach()
+    if bn is None:
+        return weight, bias
+    gamma, beta, mean, var, eps, fix_gamma = bn
+    scale = torch.ones_like(var, dtype=torch.float64) if fix_gamma else gamma.detach().double()
+    alpha = (scale / torch.sqrt(var.detach().double() + eps)).to(weight.dtype)
+    shift = mean.detach() if bias is None else mean.detach() - bias
+    return weight * alpha.view(-1, *[1] * (weight.dim() - 1)), beta.detach() - alpha * shift
+
+
+def fused_conv_applies(data, weight, bias, stride, pad, dilate, num_group, tensors, recording):
+    """Whether the fused convolution (``fused_conv``) computes this call: a 2-D convolution that ``conv2d`` would
+    run through a reordered weight (``_packed_conv``), with no gradient wanted of it or of ``tensors``."""
+    return (channels_last_pays(data, weight, num_group, recording)
+            and not _gemm_conv_pays(data, weight, stride, pad, dilate)
+            and _packed_applies(data, weight, bias, pad, dilate, recording, *tensors))
+
+
+def fused_conv(data, weight, bias, stride, pad, dilate, bn=None, other=None, unary=None):
+    """A convolution with the inference BatchNorm ``bn`` folded into its weight and bias (see _folded_weight), then
+    ``+ other`` and the elementwise ``unary`` = (oneDNN post-op name, scalars, algorithm) applied by oneDNN on the
+    output it writes, as MXNet's ``_sg_mkldnn_conv``. The folded weight is reordered once and kept while the
+    version counters of the weight, bias and BatchNorm arrays are unchanged (MXNet watches the weight and bias only).
+    Call only where ``fused_conv_applies``."""
+    stats = () if bn is None else bn[:4]
+    key = (weight._version, tuple(-1 if t is None else (id(t), t._version) for t in (bias,) + stats),
+           tuple(data.shape), stride, pad, _UNSEEN_WRITES[0]) + (() if bn is None else bn[4:])
+    folded_w, folded_b = _kept(_FOLDED, weight, key, lambda: _reordered_folded(weight, bias, bn, data, stride, pad,
+                                                                                dilate))
+    x = data.contiguous(memory_format=torch.channels_last)
+    unary_attr, scalars, algorithm = unary or ('none', [], '')
+    if other is None:
+        return torch.ops.mkldnn._convolution_pointwise(x, folded_w, folded_b, list(pad), list(stride), list(dilate),
+                                                       1, unary_attr, scalars, algorithm)
+    return torch.ops.mkldnn._convolution_pointwise.binary(
+        x, other.contiguous(memory_format=torch.channels_last), folded_w, folded_b, list(pad), list(stride),
+        list(dilate), 1, 'add', None, None if unary is None else unary_attr, scalars, algorithm or None)
+
+
+def _reordered_folded(weight, bias, bn, data, stride, pad, dilate):
+    w, b = _folded_weight(weight, bias, bn)
+    return (torch.ops.mkldnn._reorder_convolution_weight(w, list(pad), list(stride), list(dilate), 1,
+                                                         list(data.shape)), b)
+
+
+# ---- the patch-product (GEMM) convolution -----------------------------------------------------------------------
+class _Scratch(threading.local):
+    """One buffer per thread for a convolution's transient patch matrices, as MXNet's operators reuse the engine's
+    temp-space resource. A fresh 19 MB matrix (512-channel 3x3 patches of a 4x4 map, batch 64) is mapped anew by
+    malloc at each call, and its page faults took longer (~27 ms) than the gather itself. Matrices over
+    config.scratch_max_bytes are allocated for the call only, so the buffer kept stays bounded."""
+    buf = None
+
+
+_SCRATCH = _Scratch()
+
+
+def _scratch(shape, like):
+    """An uninitialized tensor of ``shape`` in this thread's reused buffer, or a fresh one when the gradient graph
+    is being recorded (create_graph) or it would be too big to keep."""
+    numel = math.prod(shape)
+    if torch.is_grad_enabled() or numel * like.element_size() > config.scratch_max_bytes:
+        return like.new_empty(shape)
+    buf = _SCRATCH.buf
+    if buf is None or buf.numel() < numel or buf.dtype != like.dtype or buf.device != like.device:
+        with torch.inference_mode(False):
+            buf = _SCRATCH.buf = torch.empty(numel, dtype=like.dtype, device=like.device)
+    return buf[:numel].view(shape)
+
+
+def _patches(data, kh, kw, stride, pad, ho, wo):
+    """The input patches under each output position, as a (N*ho*wo, kh*kw*C) matrix (channels fastest) in the
+    thread's scratch buffer: use it before the next call."""
+    x = F.pad(data.permute(0, 2, 3, 1), (0, 0, pad[1], pad[1], pad[0], pad[0]))
+    sn, sh, sw, sc = x.stride()
+    n, c = data.shape[0], data.shape[1]
+    out = _scratch((n, ho, wo, kh, kw, c), data)
+    out.copy_(x.as_strided((n, ho, wo, kh, kw, c), (sn, sh * stride[0], sw * stride[1], sh, sw, sc)))
+    return out.view(n * ho * wo, kh * kw * c)
+
+
+def _weight_rows(weight):
+    """The weight as a (num_filter, kh*kw*C) matrix, channels fastest (a view of a channels-last weight)."""
+    return weight.permute(0, 2, 3, 1).reshape(weight.shape[0], -1)
+
+
+class _GemmConv2d(torch.autograd.Function):
+    """A 2-D convolution (no dilation, one group) computed as matrix products over the input patches."""
+
+    @staticmethod
+    def forward(ctx, data, weight, bias, stride, pad):
+        ctx.save_for_backward(data, weight)
+        ctx.conv = (stride, pad, bias is not None)
+        n, (kh, kw) = data.shape[0], weight.shape[2:]
+        ho, wo = conv_out_hw(data, weight, stride, pad)
+        cols = _patches(data, kh, kw, stride, pad, ho, wo)
+        w_t = _weight_rows(weight).t()
+        # a tensor of its own in channels-last strides, not a view of the product: a hybridized graph may write into
+        # it in place (a residual addition), which autograd forbids on views a Function returns
+        out = torch.empty((n, weight.shape[0], ho, wo), dtype=data.dtype, device=data.device,
+                          memory_format=torch.channels_last)
+        rows = out.permute(0, 2, 3, 1).view(n * ho * wo, -1)
+        if bias is None:
+            torch.mm(cols, w_t, out=rows)
+        else:
+            torch.addmm(bias, cols, w_t, out=rows)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        data, weight = ctx.saved_tensors
+        stride, pad, has_bias = ctx.conv
+        need_data, need_weight, need_bias = ctx.needs_input_grad[:3]
+        n, k, ho, wo = grad.shape
+        c, kh, kw = weight.shape[1:]
+        rows = grad.permute(0, 2, 3, 1).reshape(n * ho * wo, k)
+        g_data = g_weight = g_bias = None
+        if need_data:
+            w_rows = _weight_rows(weight)
+            taps = rows @ w_rows if torch.is_grad_enabled() else torch.mm(  # create_graph records it
+                rows, w_rows, out=_scratch((n * ho * wo, kh * kw * c), grad))
+            taps = taps.view(n, ho, wo, kh, kw, c)
+            h, w = data.shape[2:]
+            padded = grad.new_zeros(n, h + 2 * pad[0], w + 2 * pad[1], c)
+            for i in range(kh):
+                for j in range(kw):
+                    padded[:, i:i + stride[0] * ho:stride[0], j:j + stride[1] * wo:stride[1]] += taps[:, :, :, i, j]
+            g_data = padded[:, pad[0]:pad[0] + h, pad[1]:pad[1] + w].permute(0, 3, 1, 2)
+        if need_weight:
+            g_weight = (rows.t() @ _patches(data, kh, kw, stride, pad, ho, wo)).view(k, kh, kw, c).permute(0, 3, 1, 2)
+        if need_bias and has_bias:
+            g_bias = rows.sum(0)
+        return g_data, g_weight, g_bias, None, None
+
+
+# ---- max pooling --------------------------------------------------------------------------------------------------
+# torch's CPU max pooling of plain (NCHW) data takes one scalar pass per window with index bookkeeping: 6 ms for
+# 32x32x32x32 in 2x2 windows, one thread, where its channels-last kernel takes 0.5. Without a gradient to record
+# (inference), an unpadded 2-D max pooling is instead the elementwise maximum of its kernel's strided views of the
+# input: 1.1 ms there, 0.25 against 1.1-1.4 ms for LeNet's 64x6x24x24. The same values (a maximum is exact, and NaN
+# propagates as in torch's kernel). config.strided_max_pool = False turns it off.
+def max_pool2d(x, kernel, stride, pad, ceil_mode):
+    """``torch.max_pool2d(x, kernel, stride, pad, 1, ceil_mode)`` of CPU data, as strided views where that applies:
+    an unpadded, unrecorded, untraced, contiguous floating-point input whose windows all lie inside it."""
+    if (config.strided_max_pool and x.is_floating_point() and not any(pad) and not recorded(x) and untraced(x)
+            and x.is_contiguous() and x.numel() > 0):
+        # torch's output size without padding (its ceil-mode rule drops a last window starting past the input: none
+        # does where all windows fit)
+        outs = [(x.shape[2 + i] - kernel[i] + (stride[i] - 1 if ceil_mode else 0)) // stride[i] + 1 for i in range(2)]
+        if all((outs[i] - 1) * stride[i] + kernel[i] <= x.shape[2 + i] for i in range(2)):
+            return _strided_max_pool2d(x, kernel, stride, outs)
+    return torch.max_pool2d(x, kernel, stride, pad, 1, ceil_mode)
+
+
+def _strided_max_pool2d(x, k, s, outs):
+    ho, wo = outs
+    views = [x[:, :, i:i + (ho - 1) * s[0] + 1:s[0], j:j + (wo - 1) * s[1] + 1:s[1]]
+             for i in range(k[0]) for j in range(k[1])]
+    if len(views) == 1:
+        return views[0].clone()
+    out = torch.maximum(views[0], views[1])
+    for v in views[2:]:
+        torch.maximum(out, v, out=out)
+    return out
+
+
+# ---- optimizer and sparse helpers ---------------------------------------------------------------------------------
+def fused_sgd_applies(ws, gs, ms, g_alpha):
+    """Whether torch's one-pass CPU SGD kernel can run ``mom = momentum * mom + g_alpha * g; w += mom`` on these
+    tensors: dense contiguous float32/float64 CPU tensors (the kernel walks all three as flat arrays), and
+    ``g_alpha`` exact through the kernel's ``1 - dampening``."""
+    c = float(g_alpha)
+    if 1.0 - (1.0 - c) != c:
+        return False
+    dtype = ws[0].dtype
+    return config.fused_sgd and dtype in (torch.float32, torch.float64) and all(
+        t.device.type == 'cpu' and t.dtype == dtype and t.layout == torch.strided and t.is_contiguous()
+        for t in (*ws, *gs, *ms))
+
+
+def fused_sgd_mom_step(ws, gs, ms, momentum, g_alpha):
+    """``mom = momentum * mom + g_alpha * g; w += mom`` where ``fused_sgd_applies``: torch's fused SGD computes
+    ``buf = buf * momentum + g * (1 - dampening); w -= lr * buf``, which with dampening ``1 - g_alpha`` and lr -1 is
+    that step term for term, in one pass over each tensor instead of three multi-tensor passes (a third of the
+    memory traffic; an MLP's parameter set 150 -> 55-120 us per update)."""
+    torch._fused_sgd_(ws, gs, ms, weight_decay=0.0, momentum=momentum, lr=-1.0, dampening=1.0 - g_alpha,
+                      nesterov=False, maximize=False, is_first_step=False)
+
+
+def stable_argsort(keys):
+    """``torch.argsort(keys, stable=True)`` of a 1-D non-negative int64 CPU tensor. One key per entry (key, then
+    position) makes numpy's unstable sort give the stable order; torch's CPU sort took ~4x numpy's (half of a sparse
+    linear model's step). torch's sort where the packed keys would overflow int64."""
+    n = keys.numel()
+    if not config.numpy_argsort or not n or int(keys.max()) >= (1 << 62) // max(n, 1):
+        return torch.argsort(keys, stable=True)
+    packed = keys * n + torch.arange(n, device=keys.device)
+    return torch.from_numpy(np.argsort(packed.numpy()))  # host: this function takes CPU tensors only

@@ -1,0 +1,135 @@
+"""mxcompat.kernels: the switch (config, policy, MXCOMPAT_CPU_FAST_PATHS), the CPU rules off giving torch's own ops,
+the kept weights (clear, forget_kept), standard_layout, and the layer's imports."""
+import ast
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import mxcompat as mx
+from mxcompat import kernels
+from mxcompat.kernels import cpu
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONV = dict(kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
+
+
+def _is_channels_last(t):
+    return t.is_contiguous(memory_format=torch.channels_last) and not t.is_contiguous()
+
+
+def test_config_fields_and_checks():
+    fields = kernels.config.as_dict()
+    assert fields['channels_last_min_channels'] == 64 and fields['gemm_conv_max_positions'] == 16
+    assert fields['packed_conv'] is True and fields['strided_max_pool'] is True
+    assert 'channels_last_min_channels=64' in repr(kernels.config)
+    assert all('``%s``' % name in kernels.Config.__doc__ for name in fields)  # each field is documented
+    with pytest.raises(AttributeError, match='no field .*packed_convs.*its fields are'):
+        kernels.config.packed_convs = False
+    with pytest.raises(TypeError, match='packed_conv takes True or False'):
+        kernels.config.packed_conv = 'no'
+    with pytest.raises(TypeError, match='takes an integer'):
+        kernels.config.gemm_conv_max_positions = 1.5
+    with pytest.raises(ValueError, match='channels_last_training_divisor takes an integer >= 1, got 0'):
+        kernels.config.channels_last_training_divisor = 0
+    assert kernels.config.as_dict() == fields
+
+
+def test_policy_sets_fields_for_the_block_only():
+    before = kernels.config.as_dict()
+    with kernels.policy(cpu_fast_paths=False, gemm_conv_max_positions=0) as cfg:
+        assert cfg is kernels.config and not cfg.cpu_fast_paths and cfg.gemm_conv_max_positions == 0
+    assert kernels.config.as_dict() == before
+    with pytest.raises(RuntimeError):
+        with kernels.policy(strided_max_pool=False):
+            raise RuntimeError
+    assert kernels.config.as_dict() == before
+    # a bad field changes nothing, not even the good ones given with it
+    with pytest.raises(AttributeError):
+        with kernels.policy(packed_conv=False, no_such_field=1):
+            pass
+    assert kernels.config.as_dict() == before
+
+
+def test_cpu_fast_paths_off_gives_torch_own_ops():
+    rs = np.random.RandomState(0)
+    x, w = rs.randn(2, 64, 8, 8).astype(np.float32), rs.randn(64, 64, 3, 3).astype(np.float32)
+    data, weight = mx.nd.array(x), mx.nd.array(w)
+    assert _is_channels_last(mx.nd.Convolution(data, weight, **CONV)._t)
+    want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=1)
+    pooled = torch.max_pool2d(want, (2, 2), (2, 2))
+    fresh = mx.nd.array(w)
+    with kernels.policy(cpu_fast_paths=False):
+        assert not kernels.onednn_fusion()
+        y = mx.nd.Convolution(data, fresh, **CONV)
+        p = mx.nd.Pooling(y, kernel=(2, 2), stride=(2, 2), pool_type='max')
+    assert y._t.is_contiguous() and fresh._t not in cpu._REORDERED
+    assert torch.equal(y._t, want) and torch.equal(p._t, pooled)  # torch's own kernels, to the bit
+
+
+def test_environment_turns_the_cpu_fast_paths_off():
+    code = ('import mxcompat as mx\n'
+            'y = mx.nd.Convolution(mx.nd.ones((1, 64, 8, 8)), mx.nd.ones((64, 64, 3, 3)), kernel=(3, 3), pad=(1, 1),'
+            ' num_filter=64, no_bias=True)\n'
+            'print(mx.kernels.config.cpu_fast_paths, y.to_torch(internal=True).is_contiguous())\n')
+    for value, want in (('0', 'False True'), ('1', 'True False')):
+        env = dict(os.environ, MXCOMPAT_CPU_FAST_PATHS=value, PYTHONPATH=ROOT)
+        out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == want.split()
+
+
+def test_meta_tensors_take_torch_ops():
+    # shape inference runs the ops on meta tensors: no CPU rule applies there
+    x, w = torch.empty(2, 64, 8, 8, device='meta'), torch.empty(64, 64, 3, 3, device='meta')
+    y = kernels.conv2d(x, w, None, (1, 1), (1, 1), (1, 1), 1, recording=False)
+    assert y.device.type == 'meta' and y.shape == (2, 64, 8, 8) and y.is_contiguous()
+    assert kernels.max_pool2d(y, (2, 2), (2, 2), (0, 0), False).shape == (2, 64, 4, 4)
+
+
+def test_clear_and_forget_kept():
+    rs = np.random.RandomState(1)
+    x = mx.nd.array(rs.randn(1, 64, 9, 9))
+    weights = [mx.nd.array(rs.randn(64, 64, 3, 3)) for _ in range(2)]
+    small = mx.nd.array(rs.randn(1, 64, 4, 4))  # the patch-product path keeps a channels-last weight
+    want = [mx.nd.Convolution(x, w, **CONV).asnumpy() for w in weights]
+    mx.nd.Convolution(small, weights[0], **CONV).wait_to_read()
+    if cpu.ONEDNN_CONV:
+        assert all(w._t in cpu._REORDERED for w in weights)
+    assert weights[0]._t in cpu._CHANNELS_LAST
+    kernels.forget_kept(weights[0]._t)
+    assert weights[0]._t not in cpu._REORDERED and weights[0]._t not in cpu._CHANNELS_LAST
+    assert weights[1]._t in cpu._REORDERED or not cpu.ONEDNN_CONV
+    kernels.clear()
+    assert not len(cpu._REORDERED) and not len(cpu._CHANNELS_LAST) and not len(cpu._FOLDED)
+    for w, y in zip(weights, want):  # kept again on the next call, same values
+        np.testing.assert_array_equal(mx.nd.Convolution(x, w, **CONV).asnumpy(), y)
+
+
+def test_standard_layout():
+    t = torch.arange(24.).reshape(1, 2, 3, 4)
+    assert kernels.standard_layout(t) is t
+    cl = t.contiguous(memory_format=torch.channels_last)
+    out = kernels.standard_layout(cl)
+    assert out.is_contiguous() and torch.equal(out, t) and out.view(-1).shape == (24,)
+
+
+def test_the_layer_imports_only_torch_and_itself():
+    # kernels/ sits under operator/: torch, numpy and the standard library, and its own modules; never ndarray,
+    # symbol, gluon or operator
+    folder = os.path.join(ROOT, 'mxcompat', 'kernels')
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith('.py'):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level <= 1 or node.module == 'base', (name, node.module)
+                assert node.level or node.module.split('.')[0] in ('torch', 'numpy'), (name, node.module)
+            elif isinstance(node, ast.Import):
+                assert all(a.name.split('.')[0] in sys.stdlib_module_names | {'torch', 'numpy'}
+                           for a in node.names), name
