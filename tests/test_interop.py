@@ -437,6 +437,26 @@ def test_zero_copy_both_ways():
     assert d._t.data_ptr() == t.data_ptr()
 
 
+def test_to_torch_is_standard_layout_after_a_channels_last_convolution():
+    # a 64-channel CPU convolution computes channels-last (mxcompat.kernels); the tensor a user gets is C-ordered,
+    # as with 16 channels, so t.view(-1) works, and it still shares memory with the array
+    x = mx.nd.ones((1, 64, 6, 6))
+    y = mx.nd.Convolution(x, mx.nd.ones((64, 64, 3, 3)), kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
+    assert not y.to_torch(internal=True).is_contiguous()  # (the layout the kernel chose)
+    want = y.asnumpy()
+    t = y.to_torch()
+    assert t.is_contiguous() and t.view(-1).shape == (64 * 36,)
+    t[0, 0, 0, 0] = -1.0
+    assert y.asnumpy()[0, 0, 0, 0] == -1.0 and (y.asnumpy().ravel()[1:] == want.ravel()[1:]).all()
+    assert torch.from_dlpack(y).is_contiguous()
+    with mx.autograd.record():  # a recorded result re-laid out keeps its gradient path
+        x.attach_grad()
+        z = mx.nd.Convolution(x, mx.nd.ones((64, 64, 3, 3)), kernel=(3, 3), num_filter=64, no_bias=True)
+    assert z.to_torch().is_contiguous()
+    z.backward()
+    assert x.grad.asnumpy().sum() > 0
+
+
 def test_hybridize_backend():
     net, x = _net('mlp')
     want = net(x).asnumpy()

@@ -10,6 +10,7 @@ import torch
 
 from .. import autograd as _ag
 from .. import engine
+from .. import kernels
 from .. import _profstate
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
                     to_np_dtype, dtype_name)
@@ -200,9 +201,21 @@ class NDArray:
         a._ctx = ctx
         return a
 
-    def to_torch(self):
-        """The underlying ``torch.Tensor`` (no copy). mxcompat only."""
-        return self._t
+    def to_torch(self, internal=False):
+        """The underlying ``torch.Tensor``, sharing memory with the array. mxcompat only. It is in the standard
+        (C-contiguous) layout: where a kernel chose another for speed (channels-last convolution results on CPU),
+        the array is re-laid out first, so it still shares memory with what it hands out (a leaf with an attached
+        gradient gets a copy instead). ``internal=True`` gives the tensor as it is."""
+        return self._t if internal else self._standard()
+
+    def _standard(self):
+        t = self._t
+        if t.is_contiguous():
+            return t
+        if t.is_leaf and t.requires_grad:  # (re-laying out a leaf would cut it from its gradient)
+            return kernels.standard_layout(t)
+        t = self._t = kernels.standard_layout(t)
+        return t
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -216,7 +229,7 @@ class NDArray:
         return func(*unwrap(args), **{k: unwrap(v) for k, v in (kwargs or {}).items()})
 
     def __dlpack__(self, *args, **kwargs):
-        return self._t.detach().__dlpack__(*args, **kwargs)
+        return self._standard().detach().__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
         return self._t.__dlpack_device__()
@@ -381,10 +394,10 @@ class NDArray:
         _ag.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     def to_dlpack_for_read(self):
-        return torch.utils.dlpack.to_dlpack(self._t.detach())
+        return torch.utils.dlpack.to_dlpack(self._standard().detach())
 
     def to_dlpack_for_write(self):
-        return torch.utils.dlpack.to_dlpack(self._t.detach())
+        return torch.utils.dlpack.to_dlpack(self._standard().detach())
 
     # -- printing, hashing, pickling ------------------------------------------------------------------------------
     def __repr__(self):
