@@ -34,6 +34,30 @@ def example_output(name):
         return r.stdout, f.read()
 
 
+def run_both(script_text, tmp_path, name='script.py'):
+    """(mxcompat's, real MXNet 1.9.1's) completed processes of one script run under each (an ``oracle`` test)."""
+    script = tmp_path / name
+    script.write_text(script_text)
+    ours = subprocess.run([sys.executable, '-m', 'mxcompat', str(script)], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=ROOT), timeout=300)
+    theirs = subprocess.run([oracle_runner(), str(script)], capture_output=True, text=True, timeout=300)
+    assert ours.returncode == 0, ours.stderr
+    assert theirs.returncode == 0, theirs.stderr
+    return ours, theirs
+
+
+def same_on_devices(run, ctx, rtol=1e-4, atol=1e-5):
+    """``run(ctx)`` (a dict of arrays), with cuDNN's TF32 off; on a GPU also ``run(cpu(0))``, which it must equal."""
+    import numpy as np
+    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):  # (cuDNN's TF32 rounds at 1e-3)
+        got = run(ctx)
+    if ctx.device_type == 'gpu':
+        want = run(mx.cpu())
+        for k in want:
+            np.testing.assert_allclose(got[k], want[k], rtol=rtol, atol=atol, err_msg=k)
+    return got
+
+
 @pytest.fixture(autouse=True)
 def _raise_deferred_errors():
     """Each test ends with ``waitall`` (as MXNet's own tests do through ``with_seed``), so an operator error one

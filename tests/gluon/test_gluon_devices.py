@@ -2,9 +2,9 @@
 Parameters start from fixed arrays (initializers draw from each device's own generator); data comes from numpy."""
 import numpy as np
 import pytest
-import torch
 
 import mxcompat as mx
+from tests.conftest import same_on_devices
 from mxcompat import autograd, gluon
 from mxcompat.gluon import nn, rnn
 
@@ -14,16 +14,6 @@ def _fix_params(net, ctx, seed=0):
     for name, p in sorted(net.collect_params().items()):
         p.set_data(mx.nd.array(rs.uniform(-0.2, 0.2, p.shape)))
     assert all(p.list_ctx() == [ctx] for p in net.collect_params().values())
-
-
-def _compare(run, ctx, rtol=1e-4, atol=1e-5):
-    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):  # (cuDNN's TF32 rounds at 1e-3)
-        got = run(ctx)
-    if ctx.device_type == 'gpu':
-        want = run(mx.cpu())
-        for k in want:
-            np.testing.assert_allclose(got[k], want[k], rtol=rtol, atol=atol, err_msg=k)
-    return got
 
 
 def _train(net, ctx, x, y, steps, optimizer, opt_args, hybridize):
@@ -62,7 +52,7 @@ def test_mlp(ctx, hybridize):
             net = nn.HybridSequential()
             net.add(nn.Dense(32, activation='relu'), nn.Dense(3))
         return _train(net, c, x, y, 6, 'sgd', {'learning_rate': 0.2, 'momentum': 0.9}, hybridize)
-    res = _compare(run, ctx)
+    res = same_on_devices(run, ctx)
     assert res['losses'][-1] < res['losses'][0]
 
 
@@ -76,7 +66,7 @@ def test_cnn_with_batchnorm(ctx, hybridize):
             net.add(nn.Conv2D(8, 3, padding=1), nn.BatchNorm(), nn.Activation('relu'), nn.MaxPool2D(2),
                     nn.Conv2D(16, 3), nn.GlobalAvgPool2D(), nn.Dense(3))
         return _train(net, c, x, y, 4, 'adam', {'learning_rate': 0.01}, hybridize)
-    res = _compare(run, ctx, rtol=1e-3, atol=1e-4)
+    res = same_on_devices(run, ctx, rtol=1e-3, atol=1e-4)
     assert np.isfinite(res['losses']).all()
 
 
@@ -126,7 +116,7 @@ def test_fused_rnn_layers(ctx, kind, hybridize):
         out['losses'] = np.array(losses)
         out['input_grad'] = inp.grad.asnumpy()
         return out
-    res = _compare(run, ctx, rtol=1e-3, atol=1e-5)
+    res = same_on_devices(run, ctx, rtol=1e-3, atol=1e-5)
     assert res['losses'][-1] < res['losses'][0]
 
 
@@ -146,4 +136,4 @@ def test_rnn_layer_begin_state_and_sequence_length(ctx):
         out.backward()
         assert out.context == c and all(s.context == c for s in new)
         return {'out': out.asnumpy(), 'h': new[0].asnumpy(), 'grad': inp.grad.asnumpy()}
-    _compare(run, ctx, rtol=1e-4, atol=1e-5)
+    same_on_devices(run, ctx, rtol=1e-4, atol=1e-5)

@@ -2,9 +2,9 @@
 Weights start from fixed arrays (initializers draw from each device's own generator); data comes from numpy."""
 import numpy as np
 import pytest
-import torch
 
 import mxcompat as mx
+from tests.conftest import same_on_devices
 
 
 def _mlp():
@@ -23,16 +23,6 @@ def _data(n=64, d=8, classes=4, seed=1):
     x = rs.randn(n, d).astype(np.float32)
     y = (np.abs(x[:, :classes]).argmax(1)).astype(np.float32)
     return x, y
-
-
-def _compare(run, ctx, rtol=1e-4, atol=1e-5):
-    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):  # (cuDNN's TF32 rounds at 1e-3)
-        got = run(ctx)
-    if ctx.device_type == 'gpu':
-        want = run(mx.cpu())
-        for k in want:
-            np.testing.assert_allclose(got[k], want[k], rtol=rtol, atol=atol, err_msg=k)
-    return got
 
 
 def _module_fit(ctx):
@@ -54,7 +44,7 @@ def _module_fit(ctx):
 
 
 def test_module_fit(ctx):
-    res = _compare(_module_fit, ctx)
+    res = same_on_devices(_module_fit, ctx)
     acc, ce = res['scores'][:, 0], res['scores'][:, 1]
     assert ce[-1] < ce[0] and acc[-1] >= acc[0]
 
@@ -71,7 +61,7 @@ def _perplexity(ctx):
 
 
 def test_metrics_read_labels_from_another_device(ctx):
-    _compare(_perplexity, ctx)
+    same_on_devices(_perplexity, ctx)
 
 
 def _executor_steps(ctx):
@@ -94,7 +84,7 @@ def _executor_steps(ctx):
 
 
 def test_bound_executor_steps(ctx):
-    res = _compare(_executor_steps, ctx)
+    res = same_on_devices(_executor_steps, ctx)
     assert res['losses'][-1] < res['losses'][0]
 
 
@@ -114,7 +104,7 @@ def _unrolled_lstm(ctx):
 
 
 def test_unrolled_cell_begin_state_on_the_executor_device(ctx):
-    _compare(_unrolled_lstm, ctx)
+    same_on_devices(_unrolled_lstm, ctx)
 
 
 @pytest.mark.gpu

@@ -4,17 +4,14 @@ arguments, over them, and any value is stored as ``str(value)`` (GluonCV's SSD f
 ``attr={'__init__': mx.init.Xavier(...)}``); ``var(attr=...)``, ``Symbol._set_attr`` and ``AttrScope`` take strings
 only; ``var(init=...)`` stores an initializer's ``dumps()``."""
 import json
-import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import mxcompat as mx
 from mxcompat.base import MXNetError
-from tests.conftest import ROOT, oracle_runner
+from tests.conftest import run_both
 
 XAVIER = mx.init.Xavier(rnd_type='gaussian', factor_type='out', magnitude=2)
 
@@ -135,13 +132,7 @@ run('set_attr', lambda: d._set_attr(foo=1))
 
 @pytest.mark.oracle
 def test_script_prints_what_mxnet_prints(tmp_path):
-    script = tmp_path / 'attr_values.py'
-    script.write_text(SCRIPT)
-    ours = subprocess.run([sys.executable, '-m', 'mxcompat', str(script)], cwd=ROOT, capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=ROOT), timeout=300)
-    theirs = subprocess.run([oracle_runner(), str(script)], capture_output=True, text=True, timeout=300)
-    assert ours.returncode == 0, ours.stderr
-    assert theirs.returncode == 0, theirs.stderr
+    ours, theirs = run_both(SCRIPT, tmp_path, 'attr_values.py')
 
     def same_objects(text):  # an initializer's str() names its module and address
         return re.sub(r'<(?:mxnet|mxcompat)\.initializer\.(\w+) object at 0x[0-9a-f]+>', r'<\1>', text)

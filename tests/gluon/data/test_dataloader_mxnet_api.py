@@ -8,10 +8,7 @@ import io
 import multiprocessing
 import multiprocessing.pool
 import multiprocessing.reduction
-import os
 import pickle
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -20,7 +17,7 @@ import mxcompat as mx
 from mxcompat.base import MXNetNotImplementedError
 from mxcompat.gluon import data as gdata
 from mxcompat.gluon.data import dataloader as dl
-from tests.conftest import ROOT, oracle_runner
+from tests.conftest import run_both
 
 # MXNet 1.9.1's signatures (inspect.signature there; worker_fn's default is the module's _worker_fn)
 SIGNATURES = {
@@ -210,11 +207,5 @@ for tp_ in (False, True):
 
 @pytest.mark.oracle
 def test_script_prints_what_mxnet_prints(tmp_path):
-    script = tmp_path / 'dataloader_api.py'
-    script.write_text(SCRIPT)
-    ours = subprocess.run([sys.executable, '-m', 'mxcompat', str(script)], cwd=ROOT, capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=ROOT), timeout=300)
-    theirs = subprocess.run([oracle_runner(), str(script)], capture_output=True, text=True, timeout=300)
-    assert ours.returncode == 0, ours.stderr
-    assert theirs.returncode == 0, theirs.stderr
+    ours, theirs = run_both(SCRIPT, tmp_path, 'dataloader_api.py')
     assert ours.stdout == theirs.stdout
