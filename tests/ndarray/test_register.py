@@ -184,8 +184,8 @@ def _adamw_groups(n):
     return w, g, [nd.zeros(x.shape) for x in w], [nd.zeros(x.shape) for x in w]
 
 
-# values from MXNet 1.9.1 (the same calls under the oracle). AdamW agrees to about 2e-6: MXNet rounds 1 - beta to
-# float32 (its moments come out 0.050000012 where these are 0.05)
+# values from MXNet 1.9.1 (the same calls under the oracle). AdamW agrees to about 2e-6: MXNet rounds the term
+# 1 - beta to float32 (its moments come out 0.050000012 where these are 0.05)
 ADAMW_W = [[0.6837703, 2.3162298, 2.6837702], [[0.15877023, -1.2662299]]]
 LAMB_W = [[0.7833051681518555, 2.2102582454681396, 2.7790138721466064], [[0.42035090923309326, -1.0784603357315063]]]
 
