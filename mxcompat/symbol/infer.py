@@ -176,6 +176,14 @@ def _shape_step(n, shp, typ):
             for i in same:
                 changed |= _put(shp, keys[i], merged, 'input %s of %s' % (names[i], n.name))
             changed |= _put(shp, out_keys[0], merged, 'output of %s' % n.name)
+    for i, o in opinfo.same_shape_pairs(n.op, len(keys), len(out_keys)):  # input i <-> output i, both ways
+        known = shp.get(keys[i]) if shp.get(keys[i]) is not None else shp.get(out_keys[o])
+        if known is not None:
+            for key in (keys[i], out_keys[o]):
+                if shp.get(key) is not None:
+                    known = _merge(known, shp[key], '%s %s' % (n.op.name, n.name))
+            changed |= _put(shp, keys[i], known, 'input %s of %s' % (names[i], n.name))
+            changed |= _put(shp, out_keys[o], known, 'output %d of %s' % (o, n.name))
     in_shapes = [shp.get(k) for k in keys]
     if all(s is not None for s in in_shapes) and all(_complete(in_shapes[i]) for i in
                                                       _NEEDS_COMPLETE.get(n.op.name, ()) if i < len(in_shapes)):

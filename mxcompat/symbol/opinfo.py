@@ -187,6 +187,17 @@ SAME_SHAPE = {name: ('data',) for name in (
     'LogisticRegressionOutput', 'MAERegressionOutput', 'MakeLoss', 'BlockGrad', 'identity', '_copy')}
 
 
+# ops whose input i always has output i's shape (amp_multicast casts each input to its own output)
+SAME_SHAPE_PAIRS = frozenset(['amp_multicast'])
+
+
+def same_shape_pairs(op, n_inputs, n_outputs):
+    """Pairs (input i, output i) of always-equal shapes."""
+    if op.name not in SAME_SHAPE_PAIRS:
+        return []
+    return [(i, i) for i in range(min(n_inputs, n_outputs))]
+
+
 def same_shape_inputs(op, names):
     spec = op.same_shape if op.same_shape is not None else SAME_SHAPE.get(op.name)
     if spec is None:

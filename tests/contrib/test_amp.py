@@ -252,14 +252,16 @@ def test_amp_cast_passes_shapes_both_ways():
     assert s.infer_shape(z=(3, 4)) == ([(3, 4), (3, 4)], [(3, 4)], [])
 
 
-def test_amp_multicast_gives_shapes_forward_only():
-    # Known gap: MXNet's amp_multicast links input i and output i both ways (MXNet infers z as (3, 4) here);
-    # mxcompat's symbol inference links inputs to output 0 only, so shapes pass forward through it but not back.
-    # Move this test out when symbol/infer.py learns per-output links.
+def test_amp_multicast_links_each_input_to_its_output():
+    # shapes pass through amp_multicast both ways, pair by pair (values printed by MXNet 1.9.1)
     data = mx.sym.var('data')
     m = mx.sym.amp_multicast(data, mx.sym.var('z'), num_outputs=2)
-    assert mx.sym.elemwise_add(m[0], m[1]).infer_shape_partial(data=(3, 4)) == ([(3, 4), ()], [()], [])
-    assert mx.sym.elemwise_add(m[0], m[1]).infer_shape(data=(3, 4), z=(3, 4)) == ([(3, 4)] * 2, [(3, 4)], [])
+    s = mx.sym.elemwise_add(m[0], m[1])
+    assert s.infer_shape_partial(data=(3, 4)) == ([(3, 4), (3, 4)], [(3, 4)], [])
+    assert s.infer_shape(data=(3, 4)) == ([(3, 4), (3, 4)], [(3, 4)], [])
+    m3 = mx.sym.amp_multicast(data, mx.sym.var('z'), mx.sym.var('w'), num_outputs=3)
+    assert mx.sym.Group([m3[0], m3[2] + 1]).infer_shape_partial(w=(5,)) == ([(), (), (5,)], [(), (5,)], [])
+    assert m3.infer_shape_partial(z=(2, 2)) == ([(), (2, 2), ()], [(), (2, 2), ()], [])
 
 
 # ---- after amp.init, deferred parameter shapes (tests/contrib/amp_deferred_scenarios.py, in a subprocess) ----------
