@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import autograd as _ag
-from .. import kernels
+from .. import engine, kernels
 from ..base import MXNetError, MXNetValueError, parse_bool, unsupported
 from .indexing import recorded, remember_log_softmax
 from .registry import defop, REQUIRED
@@ -690,12 +690,15 @@ def _dropout(data, p, mode, axes, cudnn_off):
     if p >= 1:  # MXNet scales the zero mask by 1/(1-p) = inf: every output (and gradient) is NaN
         return data * torch.tensor(float('nan'), dtype=data.dtype, device=data.device)
     if not axes:
-        return F.dropout(data, p, True)
-    shape = list(data.shape)
-    for a in axes:
-        shape[a] = 1
-    keep = torch.empty(shape, dtype=data.dtype, device=data.device).bernoulli_(1.0 - p)
-    return data * keep / (1.0 - p)
+        out = F.dropout(data, p, True)
+    else:
+        shape = list(data.shape)
+        for a in axes:
+            shape[a] = 1
+        keep = torch.empty(shape, dtype=data.dtype, device=data.device).bernoulli_(1.0 - p)
+        out = data * keep / (1.0 - p)
+    # the mask draws from the device's generator, which carries a failed sampler's deferred error (engine.fail)
+    return engine.sample_rng(out) if engine.RNG_FAILURES else out
 
 
 defop('Dropout', _X, [('p', 'float', 0.5), ('mode', 'str', 'training'), ('axes', 'shape', ()),
