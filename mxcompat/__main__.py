@@ -3,6 +3,8 @@ import os
 import runpy
 import sys
 
+from .porting import numpy2
+
 USAGE = """usage: python -m mxcompat script.py [args ...]   (runs an `import mxnet` script on mxcompat)
        python -m mxcompat check [--json] script.py [...]   (static porting report; runs nothing)
        python -m mxcompat convert model-symbol.json model-0000.params -o model.pt [--onnx | --export]"""
@@ -33,8 +35,25 @@ def main(argv=None):
     install_alias(force=True)
     sys.argv = argv
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    runpy.run_path(script, run_name='__main__')
+    try:
+        runpy.run_path(script, run_name='__main__')
+    except Exception as e:
+        hint = numpy2.runtime_hint(e, script)
+        if hint:
+            _after_traceback(hint)
+        raise
     return 0
+
+
+def _after_traceback(line):
+    """Print ``line`` to stderr right after the interpreter prints the uncaught exception's traceback (the traceback
+    and the exit status stay Python's own)."""
+    previous = sys.excepthook
+
+    def hook(*exc_info):
+        previous(*exc_info)
+        print(line, file=sys.stderr)
+    sys.excepthook = hook
 
 
 if __name__ == '__main__':

@@ -4,6 +4,8 @@ Parses the scripts (never runs them), finds every MXNet API they name through ``
 (``mx.nd.foo``, ``from mxnet.gluon import nn`` then ``nn.Dense`` ...) and looks each one up in mxcompat at report time:
 ``supported``, ``supported-with-differences`` (with the difference), or ``unsupported`` (with the error it will
 raise). Methods called on objects (``x.asnumpy()``) cannot be resolved statically and are not reported.
+It also lists the NumPy-2 hazards in the script's own code (``np.int``, ``'%f' % l.mean().asnumpy()`` ...; see
+``numpy2.py``), each with its fix.
 """
 import ast
 import importlib
@@ -15,6 +17,7 @@ import textwrap
 import types
 
 from ..base import MXNetError
+from . import numpy2
 
 SUPPORTED, DIFFERENT, UNSUPPORTED = 'supported', 'supported-with-differences', 'unsupported'
 
@@ -116,10 +119,15 @@ def _is_namespace(path):
                                    'util', 'recordio', 'lr_scheduler', 'callback', 'model', 'profiler', 'context')
 
 
-def find_uses(path):
-    """The MXNet API uses in the file at ``path`` (raises SyntaxError for a file that does not parse)."""
+def _parse(path):
     with open(path, encoding='utf-8') as f:
-        tree = ast.parse(f.read(), path)
+        return ast.parse(f.read(), path)
+
+
+def find_uses(path, tree=None):
+    """The MXNet API uses in the file at ``path`` (raises SyntaxError for a file that does not parse)."""
+    if tree is None:
+        tree = _parse(path)
     finder = _Finder(path)
     finder.visit(tree)
     # one entry per use; imports are recorded before the attribute chains that use them
@@ -189,11 +197,13 @@ def resolve(api):
 # ---- report -----------------------------------------------------------------------------------------------------
 def check(paths):
     """{'uses': [...], 'errors': [...], 'summary': {...}, 'verdict': str} for the scripts at ``paths``."""
-    rows, errors = [], []
+    rows, errors, hazards = [], [], []
     cache = {}
     for path in paths:
         try:
-            uses = find_uses(path)
+            tree = _parse(path)
+            uses = find_uses(path, tree)
+            hazards += numpy2.find_hazards(tree, path)
         except (OSError, SyntaxError, UnicodeDecodeError) as e:
             errors.append({'file': path, 'error': '%s: %s' % (type(e).__name__, e)})
             continue
@@ -215,7 +225,15 @@ def check(paths):
                    % (counts[DIFFERENT], apis[DIFFERENT], counts[SUPPORTED]))
     else:
         verdict = 'verdict: should run -- all %d MXNet API use(s) supported' % counts[SUPPORTED]
-    return {'files': list(paths), 'uses': rows, 'errors': errors, 'summary': counts, 'verdict': verdict}
+    if hazards and not errors:
+        if counts[UNSUPPORTED]:
+            verdict += '; and %d NumPy-2 hazard(s) in the script' % len(hazards)
+        else:
+            verdict = ("verdict: fails under NumPy 2 -- %d NumPy-2 hazard(s) in the script (fix them, or pip install "
+                       "'numpy<2'); MXNet API: %d use(s) supported, %d with differences"
+                       % (len(hazards), counts[SUPPORTED], counts[DIFFERENT]))
+    return {'files': list(paths), 'uses': rows, 'numpy2': hazards, 'errors': errors, 'summary': counts,
+            'verdict': verdict}
 
 
 def format_text(report):
@@ -225,6 +243,8 @@ def format_text(report):
         if r['detail']:
             text += ' (%s)' % r['detail'] if r['status'] == DIFFERENT else ': %s' % r['detail']
         lines.append(text)
+    for h in report['numpy2']:
+        lines.append('%s:%d  %s  numpy2: %s' % (h['file'], h['line'], h['name'], h['fix']))
     for e in report['errors']:
         lines.append('%s  error: %s' % (e['file'], e['error']))
     lines.append(report['verdict'])
@@ -235,7 +255,8 @@ USAGE = 'usage: python -m mxcompat check [--json] script.py [more.py ...]'
 
 
 def main(argv):
-    """Print the report; exit status 0 when nothing is unsupported, 1 otherwise, 2 for bad usage or files."""
+    """Print the report; exit status 0 when nothing is unsupported and no NumPy-2 hazard is found, 1 otherwise, 2 for
+    bad usage or files."""
     args = list(argv)
     as_json = '--json' in args
     paths = [a for a in args if a != '--json']
@@ -250,4 +271,4 @@ def main(argv):
     print(json.dumps(report, indent=1) if as_json else format_text(report))
     if report['errors']:
         return 2
-    return 1 if report['summary'][UNSUPPORTED] else 0
+    return 1 if report['summary'][UNSUPPORTED] or report['numpy2'] else 0
