@@ -497,6 +497,7 @@ def _zoo_names():
     return _ZOO_FAMILIES
 
 
+@pytest.mark.slow
 def test_model_zoo_architectures_reload_without_mxcompat(tmp_path):
     from mxcompat.gluon.model_zoo import vision
     expected = {}
