@@ -18,6 +18,7 @@ import types
 
 from ..base import MXNetError
 from . import numpy2
+from ._ast import attribute_chain
 
 SUPPORTED, DIFFERENT, UNSUPPORTED = 'supported', 'supported-with-differences', 'unsupported'
 
@@ -54,18 +55,6 @@ class _Use:
         self.file, self.line, self.col, self.name, self.api = file, line, col, name, api
 
 
-def _chain(node):
-    """['mx', 'nd', 'foo'] for the expression ``mx.nd.foo`` (None when it does not start with a plain name)."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return parts[::-1]
-    return None
-
-
 class _Finder(ast.NodeVisitor):
     def __init__(self, filename):
         self.filename = filename
@@ -98,7 +87,7 @@ class _Finder(ast.NodeVisitor):
             self.add(node, path, path)
 
     def visit_Attribute(self, node):
-        parts = _chain(node)
+        parts = attribute_chain(node)
         if parts and parts[0] in self.alias:
             self.add(node, '.'.join(parts), '.'.join([self.alias[parts[0]]] + parts[1:]))
             return  # the inner parts of this chain are not uses of their own

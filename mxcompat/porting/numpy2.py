@@ -12,6 +12,8 @@ import ast
 import re
 import string
 
+from ._ast import attribute_chain
+
 # numpy attribute -> the fix. NumPy 2 raises AttributeError for each.
 REMOVED = {
     'int': 'the builtin int (or np.int64)',
@@ -40,17 +42,6 @@ FROMSTRING_FIX = ('np.frombuffer(data, dtype=...) (add .copy() if the result is 
 # a %-format conversion; '*' widths take an argument each, which this does not follow (such a format is skipped)
 _PERCENT = re.compile(r'%(\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])')
 _NUMERIC = set('diouxXeEfFgGcn%b')
-
-
-def _chain(node):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return parts[::-1]
-    return None
 
 
 def _src(node, width=60):
@@ -128,14 +119,14 @@ class _Finder(ast.NodeVisitor):
             self._alias(node, a.name, 'from numpy import %s' % a.name)
 
     def visit_Attribute(self, node):
-        parts = _chain(node)
+        parts = attribute_chain(node)
         if parts and len(parts) == 2 and parts[0] in self.numpy:
             self._alias(node, parts[1], '.'.join(parts))
             return
         self.generic_visit(node)
 
     def _numpy_func(self, func):
-        parts = _chain(func)
+        parts = attribute_chain(func)
         if parts and len(parts) == 2 and parts[0] in self.numpy:
             return parts[1]
         if parts and len(parts) == 1:
