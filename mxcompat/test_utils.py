@@ -654,18 +654,20 @@ def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_trai
         dense = arr.stype == 'default'
         original = v.copy()
         flat = v.reshape(-1)
+
+        def put(i, at, value):
+            flat[i] = value
+            if dense:
+                arr[at] = value  # (the one element, cast to the array's dtype as mx.nd.array(v) would)
+            else:
+                arr[:] = mx.nd.array(v, dtype=dtype)
+
         for i in range(flat.size):
             at = np.unravel_index(i, v.shape)
-            for delta in (eps / 2.0, -eps):
-                flat[i] += delta
-                if dense:
-                    arr[at] = flat[i]  # (the one element, cast to the array's dtype as mx.nd.array(v) would)
-                else:
-                    arr[:] = mx.nd.array(v, dtype=dtype)
-                if delta > 0:
-                    f_plus = run()
-                else:
-                    f_minus = run()
+            put(i, at, flat[i] + eps / 2.0)
+            f_plus = run()
+            put(i, at, flat[i] - eps)  # (from the stored, rounded value, as MXNet's helper steps)
+            f_minus = run()
             grads[k].reshape(-1)[i] = (f_plus - f_minus).sum() / eps
             flat[i] = original.reshape(-1)[i]
             if dense:
