@@ -1,11 +1,9 @@
 """``mx.util``: NumPy-semantics switches, GPU queries, small decorators and environment helpers.
 
 NumPy shape semantics (``set_np_shape``, ``np_shape``, ``use_np_shape``) work as in MXNet: per-thread or
-global, read by symbol shape inference and symbol JSON. Differs from MXNet: NumPy ARRAY semantics are not
-implemented (``is_np_array()`` is always False); turning them on (``set_np()``, ``set_np(array=True)``, entering
-``np_array(True)``, or calling a function decorated with ``use_np``/``use_np_array``) raises
-``MXNetNotImplementedError`` naming the call; decorating itself never fails, so modules that decorate at import
-time still import. GPU queries use torch; ``getenv``/``setenv`` use ``os.environ`` (there is no C runtime).
+global, read by symbol shape inference and symbol JSON. NumPy array semantics (``set_np``, ``np_array``,
+``use_np``) make Gluon work with ``mx.np.ndarray``. GPU queries use torch; ``getenv``/``setenv`` use
+``os.environ`` (there is no C runtime).
 """
 import contextlib
 import functools
@@ -13,14 +11,13 @@ import inspect
 import os
 import threading
 
-from .base import MXNetValueError, unsupported
+from .base import MXNetValueError
 
 __all__ = ['makedirs', 'get_gpu_count', 'get_gpu_memory', 'set_np_shape', 'is_np_shape', 'np_shape', 'use_np_shape',
            'set_module', 'np_array', 'is_np_array', 'use_np_array', 'use_np', 'np_ufunc_legal_option',
            'wrap_np_unary_func', 'wrap_np_binary_func', 'set_np', 'reset_np', 'get_cuda_compute_capability',
-           'getenv', 'setenv']
-
-_WHY_NP = 'mxcompat has no mx.np.ndarray (Gluon and operators create mx.nd.NDArray)'
+           'getenv', 'setenv', 'set_np_default_dtype', 'is_np_default_dtype', 'np_default_dtype',
+           'use_np_default_dtype']
 
 # ufunc keyword arguments MXNet's numpy-compatible functions accept, with the only values they support.
 _np_ufunc_default_kwargs = {'where': True, 'casting': 'same_kind', 'order': 'K', 'dtype': None, 'subok': True}
@@ -153,63 +150,100 @@ def use_np_shape(func):
     return _decorate(func, np_shape, 'use_np_shape')
 
 
-# ---- NumPy array semantics: always off ------------------------------------------------------------------------
+# ---- NumPy array semantics ---------------------------------------------------------------------------------
+# ``set_np()`` turns them on for the process; ``np_array(active)`` scopes override that in one thread. With them on,
+# Gluon creates ``mx.np.ndarray`` parameters and outputs. NumPy default dtypes (float64, int64 for creation
+# functions) are a separate process-wide switch, as in MXNet.
+_np_array_global = [False]
+_np_array_local = threading.local()
+_np_default_dtype = [False]
+
 
 class _NumpyArrayScope(object):
-    """``with np_array(active):``; entering with ``active=True`` raises."""
-
-    _current = threading.local()
+    """``with np_array(active):`` NumPy array semantics on or off in this thread inside the block."""
 
     def __init__(self, is_np_array):  # noqa: F811
-        self._old_scope = None
-        self._is_np_array = is_np_array
+        self._is_np_array = bool(is_np_array)
+        self._old = None
 
     def __enter__(self):
-        if self._is_np_array:
-            raise unsupported('mx.util.np_array(True)', 'NumPy array semantics', _WHY_NP)
+        self._old = getattr(_np_array_local, 'value', None)
+        _np_array_local.value = self._is_np_array
         return self
 
     def __exit__(self, ptype, value, trace):
-        pass
+        _np_array_local.value = self._old
 
 
 def np_array(active=True):
-    """A scope for NumPy array semantics; only ``np_array(False)`` (a no-op) can be entered."""
+    """A scope with NumPy array semantics on (``active=True``) or off in this thread."""
     return _NumpyArrayScope(active)
 
 
 def is_np_array():
-    """Always False: Gluon creates ``mx.nd.NDArray`` (there is no ``mx.np.ndarray``)."""
-    return False
+    """Whether NumPy array semantics are on: Gluon then creates ``mx.np.ndarray`` parameters and outputs."""
+    local = getattr(_np_array_local, 'value', None)
+    return _np_array_global[0] if local is None else local
 
 
 def use_np_array(func):
-    """Decorator: calling the result raises (NumPy array semantics are not supported); decorating works."""
+    """Decorator: the function (or every method and property of the class) runs inside ``np_array(True)``."""
     return _decorate(func, np_array, 'use_np_array')
 
 
 def use_np(func):
-    """``use_np_shape(use_np_array(func))``: decorating works, calling raises (NumPy arrays are not supported)."""
+    """``use_np_shape(use_np_array(func))``."""
     return use_np_shape(use_np_array(func))
 
 
 def _set_np_array(active):
-    if active:
-        raise unsupported('mx.util.set_np(array=True)', 'NumPy array semantics', _WHY_NP)
-    return False
+    prev = is_np_array()
+    _np_array_global[0] = bool(active)
+    _np_array_local.value = None
+    return prev
 
 
-def set_np(shape=True, array=True):
-    """Set NumPy shape and array semantics; ``array=True`` raises (mxcompat has no ``mx.np.ndarray``)."""
+def set_np(shape=True, array=True, dtype=False):
+    """Turn NumPy shape and array semantics on or off (``dtype=True``: NumPy's float64/int64 default dtypes for
+    creation functions, off by default as in MXNet)."""
     if not shape and array:
         raise ValueError('NumPy Shape semantics is required in using NumPy array semantics.')
     _set_np_array(array)
     set_np_shape(shape)
+    set_np_default_dtype(dtype)
 
 
 def reset_np():
-    """Deactivate NumPy shape and array semantics."""
-    set_np(shape=False, array=False)
+    """Deactivate NumPy shape, array and default-dtype semantics."""
+    set_np(shape=False, array=False, dtype=False)
+
+
+def set_np_default_dtype(is_np_default_dtype=True):
+    """Whether creation functions default to NumPy's float64 (True) or MXNet's float32 (False); returns the
+    previous state."""
+    prev = _np_default_dtype[0]
+    _np_default_dtype[0] = bool(is_np_default_dtype)
+    return prev
+
+
+def is_np_default_dtype():
+    """Whether creation functions default to float64 (``set_np(dtype=True)``)."""
+    return _np_default_dtype[0]
+
+
+@contextlib.contextmanager
+def np_default_dtype(active=True):
+    """A ``with`` scope with NumPy default dtypes on (``active=True``) or off."""
+    before = set_np_default_dtype(active)
+    try:
+        yield
+    finally:
+        set_np_default_dtype(before)
+
+
+def use_np_default_dtype(func):
+    """Decorator: the function (or every method of the class) runs inside ``np_default_dtype(True)``."""
+    return _decorate(func, np_default_dtype, 'use_np_default_dtype')
 
 
 def set_module(module):

@@ -1,5 +1,5 @@
-"""mx.util: NumPy shape semantics on/off (array semantics unsupported); GPU and environment helpers; ufunc
-keyword checks as MXNet 1.9.1."""
+"""mx.util: NumPy shape, array and default-dtype semantics on/off; GPU and environment helpers; ufunc keyword
+checks as MXNet 1.9.1."""
 import json
 import os
 
@@ -9,7 +9,6 @@ import torch
 
 import mxcompat as mx
 from mxcompat import util
-from mxcompat.base import MXNetNotImplementedError
 
 GOLD = json.load(open(os.path.join(os.path.dirname(__file__), 'fixtures', 'test_utils', 'test_utils.json')))
 
@@ -29,18 +28,28 @@ def test_legacy_semantics_are_the_state():
 @pytest.fixture(autouse=True)
 def _legacy_after():
     yield
-    util.set_np_shape(0)
+    util.reset_np()
 
 
-@pytest.mark.parametrize('call, name', [
-    (lambda: util.set_np(), 'set_np'),
-    (lambda: util.set_np(shape=True, array=True), 'set_np'),
-    (lambda: util.np_array(True).__enter__(), 'np_array'),
-])
-def test_turning_numpy_array_semantics_on_raises(call, name):
-    with pytest.raises(MXNetNotImplementedError, match=r'mx\.util\.%s.*NumPy' % name):
-        call()
-    assert not util.is_np_shape() and not util.is_np_array()  # nothing was switched on half-way
+def test_numpy_array_semantics_switch_on_and_off():
+    util.set_np()
+    assert util.is_np_shape() and util.is_np_array() and not util.is_np_default_dtype()
+    with util.np_array(False):
+        assert not util.is_np_array()
+        with util.np_array(True):
+            assert util.is_np_array()
+    assert util.is_np_array()
+    util.reset_np()
+    assert not util.is_np_shape() and not util.is_np_array()
+    util.set_np(dtype=True)
+    assert util.is_np_default_dtype()
+    util.reset_np()
+    assert not util.is_np_default_dtype()
+
+    @util.use_np
+    def inside():
+        return util.is_np_shape(), util.is_np_array()
+    assert inside() == (True, True) and not util.is_np_array()
 
 
 def test_numpy_shape_semantics_switch_on_and_off():
@@ -61,10 +70,10 @@ def test_set_np_array_without_shape_is_a_value_error_like_mxnet():
         util.set_np(shape=False, array=True)
 
 
-def test_use_np_shape_runs_in_the_scope_and_use_np_raises_when_called():
+def test_use_np_shape_and_use_np_array_run_in_their_scopes():
     @util.use_np
     def f(x):
-        return x
+        return x, util.is_np_array(), util.is_np_shape()
 
     @util.use_np_shape
     class Block:
@@ -81,13 +90,11 @@ def test_use_np_shape_runs_in_the_scope_and_use_np_raises_when_called():
 
     @util.use_np_array
     def g():
-        return 3
+        return util.is_np_array()
 
     assert f.__name__ == 'f'
     assert Block().v and Block().value and Block.make() and not util.is_np_shape()
-    for call in (lambda: f(1), g):
-        with pytest.raises(MXNetNotImplementedError, match='NumPy'):
-            call()
+    assert f(1) == (1, True, True) and g() is True and not util.is_np_array()
     with pytest.raises(TypeError, match='use_np_shape can only decorate'):
         util.use_np_shape(3)
 

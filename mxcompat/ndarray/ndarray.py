@@ -360,6 +360,14 @@ class NDArray:
 
     as_in_ctx = as_in_context
 
+    def as_np_ndarray(self):
+        """This array as an ``mx.np.ndarray`` sharing its memory."""
+        from ..numpy.multiarray import _as_np  # (mx.np is a layer above: imported on first use)
+        return _as_np(self)
+
+    def as_nd_ndarray(self):
+        return self
+
     def tostype(self, stype):
         if stype == 'default':
             return self

@@ -293,6 +293,11 @@ def _given(names, values):
 
 
 def _sparse_dispatch(name, arrays, attrs, out):
+    # (reached for every NDArray subclass: an mx.np array here is a legacy operator given a NumPy array)
+    for a in arrays:
+        if getattr(a, '_np_array', False):
+            raise MXNetTypeError('Operator %s: this mx.nd operator takes legacy NDArrays, got an mx.np.ndarray '
+                                 '(convert it with as_nd_ndarray(), or use the mx.np / mx.npx function)' % name)
     from . import sparse
     return sparse.dispatch(name, arrays, attrs, out)
 

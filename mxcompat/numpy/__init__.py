@@ -1,18 +1,33 @@
-"""``mx.np``: MXNet's NumPy-compatible array interface is not supported by mxcompat (it implements the legacy
-``mx.nd`` semantics only). The module imports, so scripts that merely import it keep working; using any name in it
-raises ``MXNetNotImplementedError`` naming it. ``mx.np.ndarray`` exists as a class with no instances, so
-``isinstance(x, mx.np.ndarray)`` checks answer False, as they would for every legacy NDArray in MXNet."""
-from ..base import unsupported
+"""``mx.np``: MXNet 1.9.1's NumPy-compatible interface on torch tensors.
 
+``mx.np.ndarray`` is a subclass of ``mx.nd.NDArray`` with NumPy semantics (see ``multiarray``); the functions
+compute natively on torch (so autograd records them) with MXNet's dtype rules. A name of MXNet's ``mx.np`` that
+is not provided raises ``MXNetNotImplementedError`` naming it.
+"""
+import numpy as _onp
 
-class ndarray:  # noqa: N801 (MXNet's name)
-    """Stands for MXNet's ``mx.np.ndarray``; mxcompat never creates one."""
+from ..base import unsupported as _unsupported
+from .multiarray import *  # noqa: F401,F403
+from .multiarray import ndarray  # noqa: F401
+from ._op import *  # noqa: F401,F403
+from ._manip import *  # noqa: F401,F403
 
-    def __new__(cls, *args, **kwargs):
-        raise unsupported('mx.np.ndarray', 'NumPy-style arrays', 'use mx.nd.NDArray (legacy semantics)')
+# dtypes and constants are NumPy's own objects, as in MXNet
+bool_ = _onp.bool_
+bool = _onp.bool_  # noqa: A001 (MXNet's name)
+int8, uint8, int32, int64 = _onp.int8, _onp.uint8, _onp.int32, _onp.int64
+float16, float32, float64 = _onp.float16, _onp.float32, _onp.float64
+pi, e, euler_gamma = _onp.pi, _onp.e, _onp.euler_gamma
+inf = PINF = _onp.inf
+NINF = -_onp.inf
+nan = NAN = NaN = _onp.nan
+PZERO, NZERO = 0.0, -0.0
+newaxis = None
+finfo, iinfo = _onp.finfo, _onp.iinfo
+set_printoptions = _onp.set_printoptions
 
 
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
-    raise unsupported('mx.np.' + name, 'the NumPy-compatible interface', 'use the legacy mx.nd API')
+    raise _unsupported('mx.np.' + name, 'this function of the NumPy-compatible interface')

@@ -1,0 +1,483 @@
+"""The shape, joining, splitting, indexing, sorting and searching functions of ``mx.np``."""
+import numbers
+
+import numpy as _np
+import torch
+
+from ..base import MXNetValueError
+from ..ndarray.ndarray import NDArray
+from .multiarray import ndarray, _np_wrap, _operand, _reshape, promote
+from ._op import _tensor, _ctx_of, _finish
+
+__all__ = ['reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'expand_dims', 'squeeze', 'broadcast_to',
+           'broadcast_arrays', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'concatenate', 'stack', 'hstack', 'vstack',
+           'dstack', 'column_stack', 'row_stack', 'append', 'split', 'array_split', 'hsplit', 'vsplit', 'dsplit',
+           'tile', 'repeat', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'diag', 'diagonal', 'diagflat', 'trace',
+           'tril', 'triu', 'where', 'nonzero', 'argwhere', 'flatnonzero', 'take', 'sort', 'argsort', 'unique',
+           'copy', 'shape', 'ndim', 'size', 'resize', 'delete', 'insert']
+
+
+def _ts(name, arrays):
+    """The tensors of a sequence of arrays, promoted to one dtype (MXNet's rule)."""
+    if isinstance(arrays, NDArray):
+        arrays = list(arrays)
+    ts = [_tensor(name, a) for a in arrays]
+    if not ts:
+        raise MXNetValueError('%s: need at least one array' % name)
+    dt = ts[0].dtype
+    for t in ts[1:]:
+        dt = promote(dt, t.dtype)
+    dev = ts[0].device
+    return [t.to(device=dev, dtype=dt) for t in ts]
+
+
+def reshape(a, newshape, order='C'):
+    """NumPy's ``reshape`` (``order='C'`` only): a view where the data allow one."""
+    if order != 'C':
+        raise NotImplementedError('mx.np.reshape: order=%r is not supported (MXNet: only C)' % order)
+    a = a if isinstance(a, ndarray) else _np_wrap(_tensor('reshape', a), _ctx_of(a))
+    return _reshape(a, (newshape,) if isinstance(newshape, numbers.Integral) else newshape)
+
+
+def ravel(x, order='C'):
+    """The flattened array (a view where possible)."""
+    if order != 'C':
+        raise NotImplementedError('mx.np.ravel: order=%r is not supported (MXNet: only C)' % order)
+    return _np_wrap(_tensor('ravel', x).reshape(-1), _ctx_of(x))
+
+
+def transpose(a, axes=None):
+    """Permute the axes (reversed when ``axes`` is None)."""
+    t = _tensor('transpose', a)
+    perm = tuple(range(t.dim() - 1, -1, -1)) if axes is None else tuple(int(x) for x in axes)
+    return _np_wrap(t.permute(*perm), _ctx_of(a))
+
+
+def swapaxes(a, axis1, axis2):
+    """Interchange two axes."""
+    return _np_wrap(_tensor('swapaxes', a).transpose(axis1, axis2), _ctx_of(a))
+
+
+def moveaxis(a, source, destination):
+    """Move axes to new positions."""
+    return _np_wrap(torch.movedim(_tensor('moveaxis', a), source, destination), _ctx_of(a))
+
+
+def expand_dims(a, axis):
+    """Insert a length-1 axis at ``axis`` (an int or a tuple of ints)."""
+    t = _tensor('expand_dims', a)
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    nd = t.dim() + len(axes)
+    for ax in sorted(x % nd for x in axes):
+        t = t.unsqueeze(ax)
+    return _np_wrap(t, _ctx_of(a))
+
+
+def squeeze(x, axis=None):
+    """Remove length-1 axes (``axis``: only those, which must have length 1)."""
+    a = x if isinstance(x, ndarray) else _np_wrap(_tensor('squeeze', x), _ctx_of(x))
+    return a.squeeze(axis)
+
+
+def broadcast_to(array, shape):  # noqa: A002
+    """A read-only broadcast view of ``array`` (here a copy: a written-to broadcast view would alias)."""
+    t = _tensor('broadcast_to', array)
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    try:
+        return _np_wrap(t.expand(shape).contiguous(), _ctx_of(array))
+    except RuntimeError:
+        raise MXNetValueError('operands could not be broadcast together with remapped shapes [original->remapped]: '
+                              '%s and requested shape %s' % (tuple(t.shape), shape)) from None
+
+
+def broadcast_arrays(*args):
+    """The arrays broadcast against each other."""
+    ts = [_tensor('broadcast_arrays', a) for a in args]
+    return [_np_wrap(t.contiguous(), _ctx_of(a)) for t, a in zip(torch.broadcast_tensors(*ts), args)]
+
+
+def _atleast(name, fn):
+    def f(*arys):
+        res = [_np_wrap(fn(_tensor(name, a)), _ctx_of(a)) for a in arys]
+        return res[0] if len(res) == 1 else res
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = 'NumPy\'s ``%s``.' % name
+    return f
+
+
+atleast_1d = _atleast('atleast_1d', torch.atleast_1d)
+atleast_2d = _atleast('atleast_2d', torch.atleast_2d)
+atleast_3d = _atleast('atleast_3d', torch.atleast_3d)
+
+
+def concatenate(seq, axis=0, out=None):
+    """Join arrays along an existing axis (``axis=None``: flattened first)."""
+    ts = _ts('concatenate', seq)
+    if axis is None:
+        ts, axis = [t.reshape(-1) for t in ts], 0
+    try:
+        r = torch.cat(ts, dim=int(axis))
+    except (RuntimeError, IndexError) as e:
+        raise MXNetValueError('concatenate: shapes %s do not fit along axis %s (%s)'
+                              % ([tuple(t.shape) for t in ts], axis, str(e).splitlines()[0])) from None
+    return _finish(r, _ctx_of(*seq), out)
+
+
+def stack(arrays, axis=0, out=None):
+    """Join arrays of one shape along a new axis."""
+    arrays = list(arrays)
+    ts = _ts('stack', arrays)
+    try:
+        r = torch.stack(ts, dim=int(axis))
+    except RuntimeError:
+        raise MXNetValueError('stack: all input arrays must have the same shape, got %s'
+                              % [tuple(t.shape) for t in ts]) from None
+    return _finish(r, _ctx_of(*arrays), out)
+
+
+def _joiner(name, prep, axis):
+    def f(tup):
+        tup = list(tup)
+        ts = [prep(t) for t in _ts(name, tup)]
+        return _np_wrap(torch.cat(ts, dim=axis(ts)), _ctx_of(*tup))
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = 'NumPy\'s ``%s``.' % name
+    return f
+
+
+hstack = _joiner('hstack', torch.atleast_1d, lambda ts: 0 if ts[0].dim() == 1 else 1)
+vstack = _joiner('vstack', torch.atleast_2d, lambda ts: 0)
+row_stack = vstack
+dstack = _joiner('dstack', torch.atleast_3d, lambda ts: 2)
+column_stack = _joiner('column_stack', lambda t: t.reshape(-1, 1) if t.dim() < 2 else t, lambda ts: 1)
+
+
+def append(arr, values, axis=None):
+    """``arr`` with ``values`` appended (flattened when ``axis`` is None)."""
+    return concatenate([arr, values], axis=axis)
+
+
+def _split_points(n, indices_or_sections, name, even):
+    if isinstance(indices_or_sections, numbers.Integral):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise MXNetValueError('%s: number sections must be larger than 0.' % name)
+        if even and n % k:
+            raise MXNetValueError('array split does not result in an equal division')
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+        pts, acc = [], 0
+        for s in sizes[:-1]:
+            acc += s
+            pts.append(acc)
+        return pts
+    return [int(i) for i in indices_or_sections]
+
+
+def _splitter(name, even, axis_of=None):
+    def f(ary, indices_or_sections, axis=0):
+        t = _tensor(name, ary)
+        ax = axis_of(t) if axis_of is not None else int(axis)
+        n = t.shape[ax]
+        pts = _split_points(n, indices_or_sections, name, even)
+        bounds = [0] + [builtins_min(builtins_max(p if p >= 0 else p + n, 0), n) for p in pts] + [n]
+        ctx = _ctx_of(ary)
+        return [_np_wrap(t.narrow(ax, lo, builtins_max(hi - lo, 0)), ctx) for lo, hi in zip(bounds[:-1],
+                                                                                            bounds[1:])]
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = 'NumPy\'s ``%s``.' % name
+    return f
+
+
+builtins_min, builtins_max = min, max
+split = _splitter('split', True)
+array_split = _splitter('array_split', False)
+
+
+def hsplit(ary, indices_or_sections):
+    """Split along axis 1 (axis 0 for 1-D arrays)."""
+    t = _tensor('hsplit', ary)
+    return split(ary, indices_or_sections, axis=1 if t.dim() > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """Split along axis 0."""
+    return split(ary, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    """Split along axis 2."""
+    return split(ary, indices_or_sections, axis=2)
+
+
+def tile(A, reps):
+    """Repeat ``A`` by ``reps`` along each axis."""
+    t = _tensor('tile', A)
+    reps = (reps,) if isinstance(reps, numbers.Integral) else tuple(reps)
+    return _np_wrap(torch.tile(t, reps), _ctx_of(A))
+
+
+def repeat(a, repeats, axis=None):
+    """Repeat elements (of the flattened array when ``axis`` is None)."""
+    t = _tensor('repeat', a)
+    if isinstance(repeats, NDArray):
+        repeats = repeats._t
+    elif not isinstance(repeats, numbers.Integral):
+        repeats = torch.as_tensor(repeats, device=t.device)
+    if axis is None:
+        return _np_wrap(torch.repeat_interleave(t.reshape(-1), repeats), _ctx_of(a))
+    return _np_wrap(torch.repeat_interleave(t, repeats, dim=int(axis)), _ctx_of(a))
+
+
+def flip(m, axis=None, out=None):
+    """Reverse the order of elements along ``axis`` (all axes when None)."""
+    t = _tensor('flip', m)
+    dims = tuple(range(t.dim())) if axis is None else ((axis,) if isinstance(axis, numbers.Integral) else axis)
+    return _finish(torch.flip(t, dims), _ctx_of(m), out)
+
+
+def fliplr(m):
+    """Flip along axis 1."""
+    return flip(m, 1)
+
+
+def flipud(m):
+    """Flip along axis 0."""
+    return flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    """Roll elements along ``axis`` (the flattened array when None)."""
+    t = _tensor('roll', a)
+    if axis is None:
+        return _np_wrap(torch.roll(t.reshape(-1), shift).reshape(t.shape), _ctx_of(a))
+    return _np_wrap(torch.roll(t, shift, axis), _ctx_of(a))
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes``."""
+    return _np_wrap(torch.rot90(_tensor('rot90', m), k, list(axes)), _ctx_of(m))
+
+
+def diag(v, k=0):
+    """The ``k``-th diagonal of a 2-D array, or a 2-D array with 1-D ``v`` on it."""
+    t = _tensor('diag', v)
+    if t.dim() not in (1, 2):
+        raise MXNetValueError('diag: input must be 1- or 2-d, got shape %s' % (tuple(t.shape),))
+    return _np_wrap(torch.diag(t, k), _ctx_of(v))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal of the ``axis1``/``axis2`` planes (as the last axis)."""
+    return _np_wrap(torch.diagonal(_tensor('diagonal', a), offset, axis1, axis2).contiguous(), _ctx_of(a))
+
+
+def diagflat(v, k=0):
+    """A 2-D array with the flattened input on diagonal ``k``."""
+    return _np_wrap(torch.diagflat(_tensor('diagflat', v), k), _ctx_of(v))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, out=None):
+    """The sum along a diagonal."""
+    t = torch.diagonal(_tensor('trace', a), offset, axis1, axis2).sum(-1)
+    return _finish(t, _ctx_of(a), out)
+
+
+def tril(m, k=0):
+    """The lower triangle (of the last two axes)."""
+    return _np_wrap(torch.tril(_tensor('tril', m), k), _ctx_of(m))
+
+
+def triu(m, k=0):
+    """The upper triangle (of the last two axes)."""
+    return _np_wrap(torch.triu(_tensor('triu', m), k), _ctx_of(m))
+
+
+def where(condition, x=None, y=None):
+    """Elements of ``x`` where ``condition`` holds, else of ``y``; with only ``condition``, ``nonzero``."""
+    if x is None and y is None:
+        return nonzero(condition)
+    c = _tensor('where', condition)
+    tx = x._t if isinstance(x, NDArray) else None
+    ty = y._t if isinstance(y, NDArray) else None
+    if tx is None and ty is None:  # two scalars: a float32 result, as MXNet's
+        tx = torch.tensor(x, dtype=torch.float32, device=c.device)
+        ty = torch.tensor(y, dtype=torch.float32, device=c.device)
+    elif tx is None:
+        tx = _operand('where', x, like=ty) if not isinstance(x, numbers.Number) else \
+            torch.tensor(x, dtype=ty.dtype, device=ty.device)
+    elif ty is None:
+        ty = _operand('where', y, like=tx) if not isinstance(y, numbers.Number) else \
+            torch.tensor(y, dtype=tx.dtype, device=tx.device)
+    if tx.dtype is not ty.dtype:
+        dt = promote(tx.dtype, ty.dtype)
+        tx, ty = tx.to(dt), ty.to(dt)
+    return _np_wrap(torch.where(c.bool() if c.dtype is not torch.bool else c, tx, ty), _ctx_of(condition, x, y))
+
+
+def nonzero(a):
+    """The indices of the nonzero elements, one int64 array per axis."""
+    t = _tensor('nonzero', a)
+    ctx = _ctx_of(a)
+    return tuple(_np_wrap(i, ctx) for i in torch.nonzero(t if t.dim() else t.reshape(1), as_tuple=True))
+
+
+def argwhere(a):
+    """The indices of the nonzero elements, grouped by element (shape ``(N, a.ndim)``)."""
+    return _np_wrap(torch.argwhere(_tensor('argwhere', a)), _ctx_of(a))
+
+
+def flatnonzero(a):
+    """The indices of the nonzero elements of the flattened array."""
+    return _np_wrap(torch.nonzero(_tensor('flatnonzero', a).reshape(-1)).reshape(-1), _ctx_of(a))
+
+
+def take(a, indices, axis=None, mode='raise', out=None):
+    """Elements of ``a`` at ``indices`` (of the flattened array when ``axis`` is None); ``mode`` 'raise',
+    'wrap' or 'clip'."""
+    t = _tensor('take', a)
+    idx = _operand('take', indices, like=t).long() if not isinstance(indices, numbers.Integral) else \
+        torch.tensor(int(indices), device=t.device)
+    src = t.reshape(-1) if axis is None else t
+    ax = 0 if axis is None else int(axis) % builtins_max(t.dim(), 1)
+    n = src.shape[ax]
+    if mode == 'wrap':
+        idx = torch.remainder(idx, n)
+    elif mode == 'clip':
+        idx = idx.clamp(0, n - 1)
+    elif mode == 'raise':
+        if idx.numel() and (bool((idx >= n).any()) or bool((idx < -n).any())):
+            raise IndexError('take: index out of bounds for axis %d with size %d' % (ax, n))
+        idx = torch.where(idx < 0, idx + n, idx)
+    else:
+        raise MXNetValueError("take: mode must be 'raise', 'wrap' or 'clip', got %r" % (mode,))
+    r = torch.index_select(src, ax, idx.reshape(-1))
+    r = r.reshape(src.shape[:ax] + idx.shape + src.shape[ax + 1:])
+    return _finish(r, _ctx_of(a), out)
+
+
+def sort(a, axis=-1, kind=None, order=None):
+    """Sorted copy (``axis=None``: of the flattened array); stable."""
+    if order is not None:
+        raise NotImplementedError('mx.np.sort: order= is not supported')
+    t = _tensor('sort', a)
+    if axis is None:
+        t, axis = t.reshape(-1), 0
+    return _np_wrap(torch.sort(t, dim=int(axis), stable=True).values, _ctx_of(a))
+
+
+def argsort(a, axis=-1, kind=None, order=None):
+    """Indices that sort ``a`` (int64; stable)."""
+    if order is not None:
+        raise NotImplementedError('mx.np.argsort: order= is not supported')
+    t = _tensor('argsort', a)
+    if axis is None:
+        t, axis = t.reshape(-1), 0
+    return _np_wrap(torch.argsort(t, dim=int(axis), stable=True), _ctx_of(a))
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    """The sorted unique elements (of the flattened array, or along ``axis``), with indices, inverse and counts
+    as asked."""
+    t = _tensor('unique', ar)
+    ctx = _ctx_of(ar)
+    flat = t.reshape(-1) if axis is None else t
+    dim = None if axis is None else int(axis)
+    vals, inverse, counts = torch.unique(flat, sorted=True, return_inverse=True, return_counts=True, dim=dim)
+    res = [_np_wrap(vals, ctx)]
+    if return_index:
+        # the first occurrence of each unique value: the smallest position mapped to it
+        n = inverse.shape[0]
+        pos = torch.arange(n, device=t.device)
+        first = torch.full((vals.shape[0] if dim is None else vals.shape[dim],), n, dtype=torch.int64,
+                           device=t.device)
+        first = first.scatter_reduce(0, inverse, pos, reduce='amin')
+        res.append(_np_wrap(first, ctx))
+    if return_inverse:
+        res.append(_np_wrap(inverse, ctx))
+    if return_counts:
+        res.append(_np_wrap(counts, ctx))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def copy(a):
+    """A copy of ``a``."""
+    return _np_wrap(_tensor('copy', a).clone(), _ctx_of(a))
+
+
+def shape(a):
+    """The shape of ``a``."""
+    return tuple(a.shape) if isinstance(a, NDArray) else _np.shape(a)
+
+
+def ndim(a):
+    """The number of axes of ``a``."""
+    return a.ndim if isinstance(a, NDArray) else _np.ndim(a)
+
+
+def size(a, axis=None):
+    """The number of elements (along ``axis``)."""
+    if isinstance(a, NDArray):
+        return a.size if axis is None else a.shape[axis]
+    return _np.size(a, axis)
+
+
+def resize(a, new_shape):
+    """``a`` repeated or cut to ``new_shape`` (NumPy's ``resize``)."""
+    t = _tensor('resize', a).reshape(-1)
+    shape = (new_shape,) if isinstance(new_shape, numbers.Integral) else tuple(new_shape)
+    n = int(_np.prod(shape))
+    if t.numel() == 0:
+        return _np_wrap(torch.zeros(shape, dtype=t.dtype, device=t.device), _ctx_of(a))
+    reps = -(-n // t.numel())
+    return _np_wrap(t.repeat(reps)[:n].reshape(shape), _ctx_of(a))
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (an index, slice or index array) along ``axis``."""
+    t = _tensor('delete', arr)
+    if axis is None:
+        t, axis = t.reshape(-1), 0
+    n = t.shape[axis]
+    keep = torch.ones(n, dtype=torch.bool, device=t.device)
+    if isinstance(obj, slice):
+        keep[obj] = False
+    else:
+        idx = _operand('delete', obj, like=t).long() if not isinstance(obj, numbers.Integral) else \
+            torch.tensor([int(obj)], device=t.device)
+        keep[idx] = False
+    return _np_wrap(t[(slice(None),) * axis + (keep,)], _ctx_of(arr))
+
+
+def insert(arr, obj, values, axis=None):
+    """``values`` inserted before index ``obj`` along ``axis`` (scalar ``obj`` only)."""
+    t = _tensor('insert', arr)
+    if axis is None:
+        t, axis = t.reshape(-1), 0
+    if not isinstance(obj, numbers.Integral):
+        raise NotImplementedError('mx.np.insert: only an integer obj is supported')
+    v = _operand('insert', values, like=t).to(t.dtype) if not isinstance(values, numbers.Number) else \
+        torch.tensor(values, dtype=t.dtype, device=t.device)
+    axis = int(axis) % t.dim()
+    shape = list(t.shape)
+    shape[axis] = 1
+    v = v.reshape([1] * (t.dim() - v.dim()) + list(v.shape)) if v.dim() < t.dim() else v
+    if v.shape[axis] != 1 and v.dim() == t.dim():
+        shape[axis] = v.shape[axis]
+    v = v.expand(shape) if v.dim() == t.dim() else v.reshape(shape)
+    i = int(obj) % (t.shape[axis] + 1) if obj < 0 else int(obj)
+    parts = [t.narrow(axis, 0, i), v, t.narrow(axis, i, t.shape[axis] - i)]
+    return _np_wrap(torch.cat(parts, dim=axis), _ctx_of(arr))
+
+
+def _sort_method(self, axis=-1, kind=None, order=None):
+    """Sort in place, as NumPy's ``ndarray.sort`` does."""
+    r = sort(self, axis, kind, order)
+    with torch.no_grad():
+        self._t.copy_(r._t)
+
+
+for _fn in (repeat, take, argsort, nonzero, diagonal, trace, tile):
+    setattr(ndarray, _fn.__name__, _fn)
+ndarray.sort = _sort_method
+del _fn

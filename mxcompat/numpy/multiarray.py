@@ -1,0 +1,638 @@
+"""``mx.np.ndarray``: MXNet's NumPy-compatible array, a subclass of ``NDArray`` over the same ``torch.Tensor``.
+
+Its semantics are MXNet 1.9.1's NumPy interface, not legacy ``mx.nd``'s: creation functions default to float32
+(float64 after ``npx.set_np(dtype=True)``), reductions and scalar indexing give 0-d arrays, zero-size arrays are
+allowed, binary operators broadcast and promote mixed dtypes (MXNet's table, which differs from NumPy's in places:
+``int64 + float32`` is float32, ``uint8 + int8`` int32), a Python scalar takes the array's dtype (``int32 * 2.5``
+multiplies by 2), true division of integers gives float32, and comparisons give bool. An ``mx.np`` and an ``mx.nd``
+array in one operator raise ``TypeError`` as in MXNet.
+"""
+import numbers
+
+import numpy as _np
+import torch
+
+from .. import autograd as _ag
+from ..base import MXNetValueError, MXNetIndexError, to_torch_dtype, to_np_dtype
+from ..context import Context, current_context
+from ..ndarray.ndarray import NDArray, _has_neg_step, _positive_steps
+from ..ndarray.register import _write_out
+from ..util import is_np_default_dtype
+
+__all__ = ['ndarray', 'array', 'empty', 'empty_like', 'zeros', 'zeros_like', 'ones', 'ones_like', 'full',
+           'full_like', 'arange', 'linspace', 'logspace', 'eye', 'identity', 'meshgrid', 'indices']
+
+_STATE = _ag.STATE
+_object_new = object.__new__
+_SCALARS = (numbers.Number, _np.generic)
+
+
+def _default_float():
+    return torch.float64 if is_np_default_dtype() else torch.float32
+
+
+def _ctx(ctx):
+    if ctx is None:
+        return current_context()
+    if isinstance(ctx, str):
+        name, _, rest = ctx.partition('(')
+        return Context(name, int(rest.rstrip(')') or 0))
+    return ctx
+
+
+def _np_wrap(t, ctx):
+    """A new ``mx.np.ndarray`` around tensor ``t`` (outside ``autograd.record()`` without a graph)."""
+    if t.requires_grad and not _STATE.recording:
+        t = t.detach()
+    a = _object_new(ndarray)
+    a._t = t
+    a._ctx = ctx
+    return a
+
+
+def _as_np(x):
+    """``x`` (an ``NDArray`` of any kind) as an ``mx.np.ndarray`` sharing its tensor."""
+    if type(x) is ndarray:
+        return x
+    return _np_wrap(x._t, x._ctx)
+
+
+def _legacy_error(name, x):
+    return TypeError('Operator `%s`: received a legacy mx.nd.NDArray where an mx.np.ndarray is expected; call '
+                     '`as_np_ndarray()` on it first (MXNet does not mix the two array types)' % name)
+
+
+def _operand(name, x, like=None):
+    """The tensor of an operand of an ``mx.np`` function: an ``mx.np.ndarray``, or anything ``np.array`` takes
+    (a host NumPy array keeps its dtype; lists and scalars default to float32). ``like``: the other operand's
+    tensor, whose device a converted value goes to."""
+    if type(x) is ndarray:
+        return x._t
+    if isinstance(x, NDArray):
+        if isinstance(x, ndarray):
+            return x._t
+        raise _legacy_error(name, x)
+    dev = like.device if like is not None else current_context().torch_device
+    return _host_tensor(x, None, dev)
+
+
+def _host_tensor(obj, dtype, dev, copy=False):
+    """A tensor from a Python / NumPy value: NumPy arrays and NumPy scalars keep their dtype, everything else
+    defaults to float32 (MXNet's ``np.array``). ``copy``: never share a NumPy array's buffer."""
+    if isinstance(obj, torch.Tensor):
+        t = obj
+    elif isinstance(obj, (_np.ndarray, _np.generic)):
+        a = _np.asarray(obj)
+        if a.dtype.kind not in 'biuf':
+            raise TypeError('mx.np.array: cannot create an array from a NumPy array of dtype %s' % a.dtype)
+        t = torch.from_numpy(_np.ascontiguousarray(a))
+    else:
+        a = _np.asarray(_host_value(obj))
+        if a.dtype.kind not in 'biuf':
+            raise TypeError('mx.np.array: cannot create an array from %r' % (obj,))
+        if dtype is None:
+            if not is_np_default_dtype():
+                dtype = torch.float32
+            elif a.dtype.kind == 'f':
+                dtype = torch.float64
+            else:
+                dtype = torch.bool if a.dtype.kind == 'b' else torch.int64
+        t = torch.from_numpy(a)
+        copy = False
+    td = t.dtype if dtype is None else to_torch_dtype(dtype)
+    return t.to(device=dev, dtype=td, copy=copy)
+
+
+def _host_value(obj):
+    """Nested lists/tuples whose items may be ``mx.np`` arrays, as host values."""
+    if isinstance(obj, NDArray):
+        return obj.asnumpy()
+    if isinstance(obj, (list, tuple)) and any(isinstance(o, (NDArray, list, tuple)) for o in obj):
+        return [_host_value(o) for o in obj]
+    return obj
+
+
+# ---- dtype promotion (MXNet 1.9.1's, measured on it) ----------------------------------------------------------
+def promote(a, b):
+    """The result dtype of a binary arithmetic op on arrays of torch dtypes ``a`` and ``b``: bool gives way to
+    anything, a float beats any integer (keeping its own width: ``int64 + float16`` is float16), two floats or two
+    integers give the wider, and uint8 with int8 gives int32."""
+    if a is b:
+        return a
+    if a is torch.bool:
+        return b
+    if b is torch.bool:
+        return a
+    fa, fb = a.is_floating_point, b.is_floating_point
+    if fa and not fb:
+        return a
+    if fb and not fa:
+        return b
+    if not fa and {a, b} == {torch.uint8, torch.int8}:
+        return torch.int32
+    return a if a.itemsize >= b.itemsize else b
+
+
+def _scalar_dtype(t):
+    """The dtype of ``array (op) python scalar``: the array's, except bool arrays, which give int64."""
+    return torch.int64 if t.dtype is torch.bool else t.dtype
+
+
+def _cast_scalar(s, dtype):
+    """A Python scalar as MXNet casts it to the array's dtype before the op (``int32 * 2.5`` multiplies by 2)."""
+    if isinstance(s, _np.generic):
+        s = s.item()
+    if dtype.is_floating_point:
+        return float(s)
+    if dtype is torch.bool:
+        return bool(s)
+    return int(s)
+
+
+# ---- the array ----------------------------------------------------------------------------------------------------
+class ndarray(NDArray):  # noqa: N801 (MXNet's name)
+    """MXNet's NumPy-compatible array (``mx.np.ndarray``); an ``NDArray`` over the same kind of tensor."""
+
+    __slots__ = ()
+    _np_array = True  # (legacy operators refuse these arrays)
+
+    def __init__(self, shape=None, dtype=None, ctx=None):
+        # ``np.ndarray(shape)`` allocates, as NumPy's constructor does; from a tensor (mxcompat's NDArray(t) form)
+        if isinstance(shape, torch.Tensor):
+            super().__init__(shape, ctx)
+            return
+        ctx = _ctx(ctx)
+        shape = () if shape is None else ((shape,) if isinstance(shape, numbers.Integral) else tuple(shape))
+        self._t = torch.empty(shape, dtype=to_torch_dtype(dtype) if dtype is not None else _default_float(),
+                              device=ctx.torch_device)
+        self._ctx = ctx
+
+    # -- properties ------------------------------------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return _np.dtype(to_np_dtype(self._t.dtype))
+
+    @property
+    def T(self):
+        return _np_wrap(self._t.permute(*range(self._t.dim() - 1, -1, -1)), self._ctx)
+
+    @property
+    def itemsize(self):
+        return self._t.element_size()
+
+    @property
+    def nbytes(self):
+        return self._t.element_size() * self._t.numel()
+
+    @property
+    def strides(self):
+        return tuple(s * self._t.element_size() for s in self._t.stride())
+
+    @property
+    def grad(self):
+        g = NDArray.grad.fget(self)
+        return None if g is None else _as_np(g)
+
+    @property
+    def device(self):
+        return self._ctx
+
+    # -- conversion ------------------------------------------------------------------------------------------------
+    def as_nd_ndarray(self):
+        """This array as a legacy ``mx.nd.NDArray`` sharing its memory."""
+        return NDArray._from_tensor(self._t, self._ctx)
+
+    def as_np_ndarray(self):
+        return self
+
+    def item(self, *args):
+        """The element as a Python scalar (NumPy's ``item``)."""
+        return self.asnumpy().item(*args)
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def asscalar(self):
+        raise AttributeError('mxnet.numpy.ndarray object has no attribute asscalar; use item()')
+
+    def astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):  # noqa: ARG002 (NumPy's)
+        """A copy converted to ``dtype`` (``copy=False`` and the same dtype: ``self``)."""
+        td = to_torch_dtype(dtype) if dtype is not None else _default_float()
+        if not copy and td is self._t.dtype:
+            return self
+        return _np_wrap(self._t.to(td, copy=True), self._ctx)
+
+    def copy(self, order='C'):  # noqa: ARG002
+        return _np_wrap(self._t.clone(), self._ctx)
+
+    def copyto(self, other):
+        if isinstance(other, Context):
+            return _as_np(NDArray.copyto(self, other))
+        if isinstance(other, NDArray) and not isinstance(other, ndarray):
+            raise TypeError('copyto does not support type ' + str(type(other)))
+        return NDArray.copyto(self, other)
+
+    def as_in_context(self, context):
+        if self._ctx == context:
+            return self
+        return self.copyto(context)
+
+    as_in_ctx = as_in_context
+    to_device = as_in_context
+
+    def detach(self):
+        return _np_wrap(self._t.detach(), self._ctx)
+
+    def tostype(self, stype):
+        if stype != 'default':
+            raise MXNetValueError('mx.np.ndarray.tostype: only the default storage type exists, got %r' % (stype,))
+        return self
+
+    def __array__(self, dtype=None, copy=None):  # noqa: ARG002
+        a = self.asnumpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    # -- printing --------------------------------------------------------------------------------------------------
+    def __repr__(self):
+        host = self.asnumpy()
+        text = repr(host)
+        default = _np.float64 if is_np_default_dtype() else _np.float32
+        if 'dtype=' in text:
+            if host.dtype == default:  # numpy names float32, MXNet leaves its default dtype out
+                text = text[:text.rindex(',')] + ')'
+        elif host.dtype != default and host.dtype != _np.bool_:  # numpy leaves float64/int64 out, MXNet does not
+            text = text[:-1] + ', dtype=%s)' % host.dtype
+        if self._ctx.device_type != 'cpu':
+            text = text[:-1] + ', ctx=%s)' % self._ctx
+        return text
+
+    def __str__(self):
+        text = str(self.asnumpy())
+        return text if self._ctx.device_type == 'cpu' else '%s @%s' % (text, self._ctx)
+
+    def __format__(self, spec):
+        if self._t.dim() == 0:
+            return format(self.item(), spec)
+        return format(str(self), spec)
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'mxnet.numpy.ndarray'")
+
+    def __reduce__(self):
+        fn, args, state = NDArray.__reduce__(self)
+        return (ndarray, (None,), state)
+
+    # -- Python protocol -------------------------------------------------------------------------------------------
+    def __iter__(self):
+        if self._t.dim() == 0:
+            raise TypeError('iteration over a 0-d array')
+        for i in range(self._t.shape[0]):
+            yield _np_wrap(self._t[i], self._ctx)
+
+    def __bool__(self):
+        n = self._t.numel()
+        if n == 1:
+            return bool(self._t.reshape(()).item())
+        if n == 0:
+            raise MXNetValueError('The truth value of an empty array is ambiguous.')
+        raise MXNetValueError('The truth value of an ndarray with more than one element is ambiguous.')
+
+    def _scalar(self, kind):
+        if self._t.numel() != 1:
+            raise TypeError('only size-1 arrays can be converted to Python scalars')
+        return kind(self._t.reshape(()).item())
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __index__(self):
+        if self._t.dtype.is_floating_point or self._t.dtype is torch.bool or self._t.numel() != 1:
+            raise TypeError('only integer scalar arrays can be converted to a scalar index')
+        return int(self._t.reshape(()).item())
+
+    def __complex__(self):
+        return self._scalar(complex)
+
+    # -- indexing --------------------------------------------------------------------------------------------------
+    def __getitem__(self, key):
+        t = self._t
+        if type(key) is int:
+            n = t.shape[0] if t.dim() else 0
+            if not -n <= key < n:
+                raise MXNetIndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
+            return _np_wrap(t[key], self._ctx)
+        flips = None
+        if _has_neg_step(key):
+            key, flips = _positive_steps(key, t.shape)
+        k = _np_index(key, t)
+        try:
+            r = t[k]
+        except IndexError as e:
+            raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
+        except (RuntimeError, TypeError) as e:
+            raise MXNetIndexError('ndarray of shape %s: invalid index %r (%s)' % (self.shape, key, e)) from None
+        if flips:
+            r = r.flip(flips)
+        return _np_wrap(r, self._ctx)
+
+    def __setitem__(self, key, value):
+        t = self._t
+        if isinstance(value, NDArray):
+            if not isinstance(value, ndarray):
+                raise _legacy_error('__setitem__', value)
+            v = value._t.to(device=t.device, dtype=t.dtype)
+        elif isinstance(value, _SCALARS):
+            v = _cast_scalar(value, t.dtype)
+        else:
+            v = _host_tensor(value, t.dtype, t.device)
+        if _has_neg_step(key):
+            key, flips = _positive_steps(key, t.shape)
+            v = v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=t.dtype, device=t.device)
+            v = v.expand(t[key].shape).flip(flips)
+        k = _np_index(key, t)
+        try:
+            if t.requires_grad and not _STATE.recording:
+                with torch.no_grad():
+                    t[k] = v
+            else:
+                t[k] = v
+        except IndexError as e:
+            raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
+        except RuntimeError as e:
+            raise MXNetValueError('ndarray of shape %s: cannot assign a value of shape %s at index %r (%s)'
+                                  % (self.shape, tuple(getattr(v, 'shape', ())), key,
+                                     str(e).splitlines()[0])) from None
+
+    # -- shape -----------------------------------------------------------------------------------------------------
+    def reshape(self, *args, **kwargs):
+        """NumPy's ``reshape`` (``order='C'`` only); gives a view where the data allow one, as NumPy does."""
+        order = kwargs.pop('order', 'C')
+        if 'newshape' in kwargs or 'shape' in kwargs:
+            args = (kwargs.pop('newshape', None) or kwargs.pop('shape'),)
+        if kwargs:
+            raise TypeError('reshape() got unexpected keyword argument(s) %s' % sorted(kwargs))
+        if order != 'C':
+            raise NotImplementedError('mx.np.ndarray.reshape: order=%r is not supported (MXNet: only C)' % order)
+        shape = args[0] if len(args) == 1 and not isinstance(args[0], numbers.Integral) else args
+        return _reshape(self, shape)
+
+    def flatten(self, order='C'):  # noqa: ARG002
+        return _np_wrap(self._t.reshape(-1).clone(), self._ctx)
+
+    def ravel(self, order='C'):  # noqa: ARG002
+        return _np_wrap(self._t.reshape(-1), self._ctx)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], numbers.Integral)):
+            axes = axes[0]
+        if not axes:
+            return self.T
+        return _np_wrap(self._t.permute(*[int(a) for a in axes]), self._ctx)
+
+    def squeeze(self, axis=None):
+        t = self._t
+        if axis is None:
+            return _np_wrap(t.squeeze(), self._ctx)
+        axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+        for a in axes:
+            if t.shape[a] != 1:
+                raise MXNetValueError('cannot select an axis to squeeze out which has size not equal to one')
+        return _np_wrap(t.squeeze(tuple(axes)) if axes else t, self._ctx)
+
+    def swapaxes(self, axis1, axis2):
+        return _np_wrap(self._t.transpose(axis1, axis2), self._ctx)
+
+    def __len__(self):
+        if self._t.dim() == 0:
+            raise TypeError('len() of unsized object')
+        return self._t.shape[0]
+
+
+def _np_index(key, t):
+    """An ``mx.np`` index as a torch one: arrays (ours, NumPy's, lists) of integers or bools become tensors."""
+    if type(key) in (int, slice) or key is None or key is Ellipsis:
+        return key
+    if isinstance(key, tuple):
+        return tuple(_np_index(k, t) for k in key)
+    if isinstance(key, NDArray):
+        k = key._t
+        return k if k.dtype is torch.bool else k.long()
+    if isinstance(key, (list, _np.ndarray)):
+        a = _np.asarray(key)
+        if a.dtype.kind == 'b':
+            return torch.as_tensor(a, device=t.device)
+        if a.dtype.kind not in 'iu':
+            raise MXNetIndexError('only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and '
+                                  'integer or boolean arrays are valid indices, got %r' % (key,))
+        return torch.as_tensor(a, device=t.device).long()
+    if isinstance(key, _np.integer):
+        return int(key)
+    if isinstance(key, (bool, _np.bool_)):
+        return bool(key)
+    if isinstance(key, float):
+        raise MXNetIndexError('only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer '
+                              'or boolean arrays are valid indices, got %r' % (key,))
+    return key
+
+
+def _reshape(a, shape):
+    shape = tuple(int(s) for s in shape)
+    try:
+        return _np_wrap(a._t.reshape(shape), a._ctx)
+    except RuntimeError:
+        raise MXNetValueError('cannot reshape array of size %d into shape %s' % (a._t.numel(), shape)) from None
+
+
+# ---- creation -----------------------------------------------------------------------------------------------------
+def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
+    """A new array (always a copy). Lists and Python scalars default to float32 (float64 after
+    ``npx.set_np(dtype=True)``); ``mx.np``/``mx.nd`` arrays and NumPy arrays keep their dtype."""
+    if isinstance(object, NDArray):
+        t = object._t.detach()
+        ctx = object._ctx if ctx is None else _ctx(ctx)
+        td = t.dtype if dtype is None else to_torch_dtype(dtype)
+        return _np_wrap(t.to(device=ctx.torch_device, dtype=td, copy=True), ctx)
+    ctx = _ctx(ctx)
+    return _np_wrap(_host_tensor(object, dtype, ctx.torch_device, copy=True), ctx)
+
+
+def _dtype_or_default(dtype):
+    return _default_float() if dtype is None else to_torch_dtype(dtype)
+
+
+def _shape_arg(shape):
+    if isinstance(shape, numbers.Integral):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def _check_order(name, order):
+    if order not in ('C', None):
+        raise NotImplementedError('mx.np.%s: order=%r is not supported (MXNet: only C)' % (name, order))
+
+
+def empty(shape, dtype=None, order='C', ctx=None):
+    """An uninitialized array (float32 by default)."""
+    _check_order('empty', order)
+    ctx = _ctx(ctx)
+    return _np_wrap(torch.empty(_shape_arg(shape), dtype=_dtype_or_default(dtype), device=ctx.torch_device), ctx)
+
+
+def zeros(shape, dtype=None, order='C', ctx=None):
+    """An array of zeros (float32 by default)."""
+    _check_order('zeros', order)
+    ctx = _ctx(ctx)
+    return _np_wrap(torch.zeros(_shape_arg(shape), dtype=_dtype_or_default(dtype), device=ctx.torch_device), ctx)
+
+
+def ones(shape, dtype=None, order='C', ctx=None):
+    """An array of ones (float32 by default)."""
+    _check_order('ones', order)
+    ctx = _ctx(ctx)
+    return _np_wrap(torch.ones(_shape_arg(shape), dtype=_dtype_or_default(dtype), device=ctx.torch_device), ctx)
+
+
+def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):
+    """An array filled with ``fill_value`` (float32 by default; an array ``fill_value`` broadcasts and gives its
+    dtype, a bool one gives bool)."""
+    _check_order('full', order)
+    if isinstance(fill_value, NDArray):
+        ctx = fill_value._ctx if ctx is None else _ctx(ctx)
+        td = fill_value._t.dtype if dtype is None else to_torch_dtype(dtype)
+        t = fill_value._t.to(device=ctx.torch_device, dtype=td).expand(_shape_arg(shape)).clone()
+    else:
+        ctx = _ctx(ctx)
+        if dtype is None:
+            td = torch.bool if isinstance(fill_value, (bool, _np.bool_)) else _default_float()
+        else:
+            td = to_torch_dtype(dtype)
+        t = torch.full(_shape_arg(shape), _cast_scalar(fill_value, td), dtype=td, device=ctx.torch_device)
+    return _write(out, t) if out is not None else _np_wrap(t, ctx)
+
+
+def _like(name, make, a, dtype, ctx):
+    if not isinstance(a, NDArray):
+        a = array(a)
+    ctx = a._ctx if ctx is None else _ctx(ctx)
+    td = a._t.dtype if dtype is None else to_torch_dtype(dtype)
+    return _np_wrap(make(tuple(a._t.shape), dtype=td, device=ctx.torch_device), ctx)
+
+
+def empty_like(prototype, dtype=None, order='C', subok=False, shape=None, ctx=None):  # noqa: ARG001
+    """An uninitialized array of ``prototype``'s shape and dtype."""
+    return _like('empty_like', torch.empty, prototype, dtype, ctx)
+
+
+def zeros_like(a, dtype=None, order='C', ctx=None, out=None):  # noqa: ARG001
+    """Zeros of ``a``'s shape and dtype."""
+    r = _like('zeros_like', torch.zeros, a, dtype, ctx)
+    return _write(out, r._t) if out is not None else r
+
+
+def ones_like(a, dtype=None, order='C', ctx=None, out=None):  # noqa: ARG001
+    """Ones of ``a``'s shape and dtype."""
+    r = _like('ones_like', torch.ones, a, dtype, ctx)
+    return _write(out, r._t) if out is not None else r
+
+
+def full_like(a, fill_value, dtype=None, order='C', ctx=None, out=None):  # noqa: ARG001
+    """``fill_value`` in ``a``'s shape and dtype."""
+    if not isinstance(a, NDArray):
+        a = array(a)
+    ctx = a._ctx if ctx is None else _ctx(ctx)
+    td = a._t.dtype if dtype is None else to_torch_dtype(dtype)
+    t = torch.full(tuple(a._t.shape), _cast_scalar(fill_value, td), dtype=td, device=ctx.torch_device)
+    return _write(out, t) if out is not None else _np_wrap(t, ctx)
+
+
+def arange(start, stop=None, step=1, dtype=None, ctx=None):
+    """Evenly spaced values in ``[start, stop)`` (float32 by default, as MXNet; NumPy infers int64)."""
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise MXNetValueError('arange: step must not be zero')
+    ctx = _ctx(ctx)
+    td = _dtype_or_default(dtype) if dtype is not None or not is_np_default_dtype() else (
+        torch.int64 if all(isinstance(v, numbers.Integral) for v in (start, stop, step)) else torch.float64)
+    # computed in float64 on the host, as NumPy does, then cast: the values equal NumPy's for the same dtype
+    host = _np.arange(start, stop, step, dtype=_np.float64 if td.is_floating_point else None)
+    return _np_wrap(torch.from_numpy(host).to(device=ctx.torch_device, dtype=td), ctx)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
+    """``num`` evenly spaced samples over ``[start, stop]`` (float32 by default)."""
+    if isinstance(start, NDArray) or isinstance(stop, NDArray):
+        raise NotImplementedError('mx.np.linspace: array start/stop are not supported (MXNet: scalars only)')
+    if int(num) < 0:
+        raise MXNetValueError('linspace: number of samples, %d, must be non-negative.' % num)
+    ctx = _ctx(ctx)
+    td = _dtype_or_default(dtype)
+    host, step = _np.linspace(start, stop, int(num), endpoint=endpoint, retstep=True, dtype=_np.float64, axis=axis)
+    r = _np_wrap(torch.from_numpy(host).to(device=ctx.torch_device, dtype=td), ctx)
+    return (r, step) if retstep else r
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
+    """``base ** linspace(start, stop, num)`` (float32 by default)."""
+    ctx = _ctx(ctx)
+    host = _np.logspace(start, stop, int(num), endpoint=endpoint, base=base, dtype=_np.float64, axis=axis)
+    return _np_wrap(torch.from_numpy(host).to(device=ctx.torch_device, dtype=_dtype_or_default(dtype)), ctx)
+
+
+def eye(N, M=None, k=0, dtype=None, ctx=None, **kwargs):
+    """A 2-D array with ones on diagonal ``k`` (float32 by default)."""
+    if kwargs.get('order', 'C') != 'C':
+        raise NotImplementedError('mx.np.eye: order=%r is not supported' % kwargs['order'])
+    ctx = _ctx(ctx)
+    M = N if M is None else M
+    t = torch.zeros((int(N), int(M)), dtype=_dtype_or_default(dtype), device=ctx.torch_device)
+    t.diagonal(int(k)).fill_(1)
+    return _np_wrap(t, ctx)
+
+
+def identity(n, dtype=None, ctx=None):
+    """The ``n x n`` identity (float32 by default)."""
+    return eye(n, dtype=dtype, ctx=ctx)
+
+
+def meshgrid(*xi, **kwargs):
+    """Coordinate matrices from coordinate vectors (``indexing`` 'xy' or 'ij'; ``sparse``, ``copy``)."""
+    indexing = kwargs.pop('indexing', 'xy')
+    sparse = kwargs.pop('sparse', False)
+    kwargs.pop('copy', True)
+    if kwargs:
+        raise TypeError('meshgrid() got unexpected keyword argument(s) %s' % sorted(kwargs))
+    if indexing not in ('xy', 'ij'):
+        raise MXNetValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    ts = [_operand('meshgrid', x).reshape(-1) for x in xi]
+    ctx = next((x._ctx for x in xi if isinstance(x, NDArray)), current_context())
+    if sparse:
+        n = len(ts)
+        outs = []
+        for i, t in enumerate(ts):
+            shape = [1] * n
+            shape[i] = -1
+            if indexing == 'xy' and n > 1 and i < 2:
+                shape[0], shape[1] = shape[1], shape[0]
+            outs.append(t.reshape(shape))
+        return [_np_wrap(t, ctx) for t in outs]
+    return [_np_wrap(t.contiguous(), ctx) for t in torch.meshgrid(*ts, indexing=indexing)]
+
+
+def indices(dimensions, dtype=None, ctx=None):
+    """The indices of a grid of shape ``dimensions`` (int32 by default: MXNet's dtype)."""
+    ctx = _ctx(ctx)
+    td = torch.int32 if dtype is None else to_torch_dtype(dtype)
+    grids = torch.meshgrid(*[torch.arange(d, device=ctx.torch_device) for d in dimensions], indexing='ij')
+    t = torch.stack(grids) if grids else torch.empty((0,), device=ctx.torch_device)
+    return _np_wrap(t.to(td), ctx)
+
+
+def _write(out, t):
+    """MXNet's ``out=``: write ``t`` into the ``mx.np.ndarray`` ``out`` (same shape) and return ``out``."""
+    if not isinstance(out, ndarray):
+        raise TypeError('out must be an mx.np.ndarray, got %s' % type(out).__name__)
+    return _write_out(out, t)

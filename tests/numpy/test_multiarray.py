@@ -1,0 +1,48 @@
+"""mx.np.ndarray: the array class, its dtype rules, printing, indexing and the np/nd boundary."""
+import numpy as onp
+import pytest
+
+import mxcompat as mx
+from mxcompat import np
+
+
+def test_np_is_mx_numpy_and_ndarray_subclasses_ndarray():
+    assert mx.np is mx.numpy and mx.npx is mx.numpy_extension
+    assert issubclass(np.ndarray, mx.nd.NDArray)
+    assert not isinstance(mx.nd.ones((2,)), np.ndarray)
+
+
+def test_defaults_and_zero_d():
+    a = np.array([[1, 2], [3, 4]])
+    assert a.dtype == onp.float32 and isinstance(a, np.ndarray)
+    assert a.sum().shape == () and a[0, 1].shape == () and a[0].shape == (2,)
+    assert repr(a) == 'array([[1., 2.],\n       [3., 4.]])'
+    assert repr(np.array([1, 2], dtype='int32')) == 'array([1, 2], dtype=int32)'
+    assert repr(np.zeros((0, 3))) == 'array([], shape=(0, 3))'
+
+
+def test_mixing_np_and_nd_raises_type_error():
+    a = np.ones((2,))
+    with pytest.raises(TypeError):
+        a + mx.nd.ones((2,))
+    with pytest.raises(TypeError):
+        mx.nd.ones((2,)) + a
+
+
+def test_as_nd_and_as_np_share_memory():
+    a = np.zeros((2,))
+    b = a.as_nd_ndarray()
+    b[:] = 3
+    assert a.tolist() == [3.0, 3.0] and type(b) is mx.nd.NDArray
+    c = b.as_np_ndarray()
+    c[0] = 5
+    assert b.asnumpy().tolist() == [5.0, 3.0] and isinstance(c, np.ndarray)
+
+
+def test_autograd_through_np():
+    x = np.array([1., 2., 3.])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = (x * x).sum()
+    y.backward()
+    assert isinstance(x.grad, np.ndarray) and x.grad.tolist() == [2., 4., 6.]
