@@ -448,7 +448,7 @@ def average(a, axis=None, weights=None, returned=False, out=None):
     return (r, _np_wrap(scl.contiguous(), _ctx_of(a))) if returned else r
 
 
-# ---- products ----------------------------------------------------------------------------------------------------------
+# ---- products --------------------------------------------------------------------------------------------------------
 def dot(a, b, out=None):
     """NumPy's ``dot``: scalars multiply, 1-D with 1-D is the inner product, N-D with 1-D contracts the last
     axis, N-D with M-D the last axis of ``a`` with the second-to-last of ``b``."""
