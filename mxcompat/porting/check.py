@@ -142,6 +142,13 @@ def _stub_message(obj):
     call = stmts[0].exc
     if getattr(call.func, 'id', getattr(call.func, 'attr', None)) != 'unsupported':
         return None
+    if not all(isinstance(a, ast.Constant) for a in call.args):
+        try:  # (the body only raises: calling it gives the message with its names filled in)
+            obj()
+        except MXNetError as e:
+            return '%s: %s' % (type(e).__name__, e)
+        except TypeError:
+            pass  # (it needs arguments: the message's literal parts below)
     parts = [a.value if isinstance(a, ast.Constant) else '...' for a in call.args]
     while len(parts) < 2:
         parts.append('...')
