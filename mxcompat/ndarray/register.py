@@ -79,20 +79,13 @@ def _input_error(op, name, value):
     return MXNetTypeError('Operator %s: input %s must be an NDArray, got %s' % (op.name, name, type(value).__name__))
 
 
-def make_function(op, func_name=None):
-    """Build the ``mx.nd`` function for an OpDef: inputs positional or by name, then attributes."""
-    inputs = op.inputs
-    n_in = len(inputs)
-    param_names = op.param_names
-    impl = op.impl
-    parse = op.parse_attrs
-    name = func_name or op.name
-    sparse_name = name  # (the functions' own ``name`` argument shadows ``name``)
+def cached_parser(parse):
+    """``parse`` (an OpDef's ``parse_attrs``) with its results cached, keyed by the call's (name, value) pairs and
+    the values' types (1, 1.0 and True are equal keys): scripts call an op with the same few settings. Callers
+    never change the dict returned."""
     cache = {}
 
     def parse_cached(kwargs):
-        # Parsed attributes keyed by the call's (name, value) pairs and the values' types (1, 1.0 and True are
-        # equal keys): scripts call an op with the same few settings. Callers never change the dict returned.
         try:
             if len(kwargs) == 1:  # (the usual call: one attribute, the cheapest key)
                 (k, v), = kwargs.items()
@@ -108,6 +101,19 @@ def make_function(op, func_name=None):
                 cache.clear()
             cache[key] = attrs
         return attrs
+    return parse_cached
+
+
+def make_function(op, func_name=None):
+    """Build the ``mx.nd`` function for an OpDef: inputs positional or by name, then attributes."""
+    inputs = op.inputs
+    n_in = len(inputs)
+    param_names = op.param_names
+    impl = op.impl
+    parse = op.parse_attrs
+    name = func_name or op.name
+    sparse_name = name  # (the functions' own ``name`` argument shadows ``name``)
+    parse_cached = cached_parser(parse)
 
     if op.variadic:
         def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001 (name is MXNet's, unused for NDArrays)

@@ -1,23 +1,15 @@
-"""``mx.npx``: MXNet's NumPy-extension operators are not supported by mxcompat (legacy ``mx.nd`` only); the
-module imports, and using any name in it raises ``MXNetNotImplementedError`` naming it. ``set_np``/``reset_np``/
-``is_np_shape``/``is_np_array`` are ``mx.util``'s: NumPy shape semantics work, NumPy array semantics raise."""
-from ..base import unsupported
-from .. import util as _util
+"""``mx.npx``: MXNet 1.9.1's NumPy-extension namespace.
 
-
-def set_np(shape=True, array=True, dtype=False):
-    """``mx.util.set_np``; ``dtype=True`` (NumPy default dtypes) raises, as does ``array=True``."""
-    if dtype:
-        raise unsupported('mx.npx.set_np', 'dtype=True', 'NumPy default dtypes are not implemented')
-    _util.set_np(shape=shape, array=array)
-
-
-reset_np = _util.reset_np
-is_np_array = _util.is_np_array
-is_np_shape = _util.is_np_shape
-
-
-def __getattr__(name):
-    if name.startswith('__'):
-        raise AttributeError(name)
-    raise unsupported('mx.npx.' + name, 'the NumPy-extension interface', 'use the legacy mx.nd API')
+The neural-network and other operators (``npx.fully_connected``, ``npx.convolution``, ``npx.softmax`` ...) are the
+operator registry's definitions behind ``mx.nd`` taking ``mx.np`` arrays (see ``_op``); ``npx.reshape``,
+``npx.nonzero`` and ``npx.constraint_check`` are MXNet's npx-only operators. Also the semantics switches
+(``set_np``/``reset_np``/``is_np_array``/``is_np_shape``), the contexts, ``waitall``, ``save``/``load`` (MXNet's
+file format), ``npx.random`` and ``npx.image``. A name MXNet's ``npx`` does not have raises ``AttributeError``.
+"""
+from ..context import Context, cpu, gpu, cpu_pinned, num_gpus, gpu_memory_info, current_context  # noqa: F401
+from ..util import is_np_shape, is_np_array, set_np, reset_np, get_cuda_compute_capability  # noqa: F401
+from ..ndarray.ndarray import waitall  # noqa: F401
+from . import _op  # noqa: F401
+from ._op import *  # noqa: F401,F403
+from . import image, random, utils  # noqa: F401
+from .utils import save, load  # noqa: F401
