@@ -370,11 +370,13 @@ def test_environment():
         tu.environment('A', 'b', 'c').__enter__()
 
 
-def test_discard_stderr():
+def test_discard_stderr(capfd):
     with tu.discard_stderr():
-        os.write(2, b'')
-        print('hidden', file=sys.stderr)
-    print('visible', file=sys.stderr)
+        os.write(sys.stderr.fileno(), b'hidden at the descriptor\n')
+        print('hidden', file=sys.stderr, flush=True)
+    print('visible', file=sys.stderr, flush=True)
+    err = capfd.readouterr().err
+    assert 'visible' in err and 'hidden' not in err
 
 
 def test_platform_helpers():

@@ -207,9 +207,9 @@ def test_single_pushed_array_is_kept_by_reference_as_in_mxnet():
 
 def test_empty_key_lists_are_no_ops():
     kv = mx.kv.create()
-    kv.push([], [])
-    kv.pull([], out=[])
-    kv.init([], [])
+    kv.init(0, mx.nd.ones(SHAPE))
+    assert kv.push([], []) is None and kv.pull([], out=[]) is None and kv.init([], []) is None
+    assert_all(pulled(kv, 0), 1)
 
 
 # -- pushpull / broadcast ------------------------------------------------------------------------------------------
@@ -530,8 +530,9 @@ def test_server_and_scheduler_roles_exit_cleanly(monkeypatch, capsys):
 
 def test_barrier_and_server_commands_are_no_ops_locally():
     kv = mx.kv.create()
-    kv._barrier()
-    kv._send_command_to_servers(0, 'x')
+    kv.init(0, mx.nd.ones(SHAPE))
+    assert kv._barrier() is None and kv._send_command_to_servers(0, 'x') is None
+    assert_all(pulled(kv, 0), 1)
 
 
 @pytest.mark.parametrize('kind', ['local', 'device', 'nccl'])
