@@ -11,6 +11,7 @@ from .multiarray import *  # noqa: F401,F403
 from .multiarray import ndarray  # noqa: F401
 from ._op import *  # noqa: F401,F403
 from ._manip import *  # noqa: F401,F403
+from . import random  # noqa: F401
 
 # dtypes and constants are NumPy's own objects, as in MXNet
 bool_ = _onp.bool_

@@ -1,0 +1,368 @@
+"""``mx.np.random``: MXNet 1.9.1's NumPy-style samplers.
+
+Distribution parameters are Python numbers or ``mx.np`` arrays (which broadcast against each other and against
+``size``; gradients reach array parameters of the reparameterized samplers, as in MXNet); results are float32
+unless ``dtype`` says otherwise, 0-d when neither ``size`` nor an array parameter gives a shape.
+
+Where MXNet's NumPy sampler shares the legacy one's kernel (``randint``, ``shuffle``) it is the registry operator
+behind ``mx.nd.random``. The others transform draws taken from the registry's ``_random_uniform`` /
+``_random_normal`` / gamma / multinomial operators, with MXNet's formulas (``exponential`` is ``-scale * log(u)``,
+``gumbel`` ``loc - scale * log(-log(u))`` ...), so they follow ``mx.random.seed``. Differs from MXNet: MXNet draws
+these from another engine than ``mx.nd.random``'s (its single ``mshadow::Random`` one), so for more than 64 values,
+and for ``normal``, ``gamma``, ``choice`` and ``multinomial`` in general, the numbers after a seed are not MXNet's
+(see docs/differences.md).
+"""
+import math
+import numbers
+
+import numpy as _onp
+import torch
+
+from ..base import MXNetError, MXNetTypeError, MXNetValueError, to_torch_dtype
+from ..context import current_context
+from ..ndarray.ndarray import NDArray
+from ..operator.registry import REGISTRY
+from .multiarray import ndarray, _np_wrap, _write, _ctx, _legacy_error
+
+__all__ = ['randint', 'uniform', 'normal', 'choice', 'rand', 'multinomial', 'multivariate_normal', 'logistic',
+           'gumbel', 'shuffle', 'randn', 'gamma', 'beta', 'chisquare', 'exponential', 'lognormal', 'weibull',
+           'pareto', 'power', 'rayleigh']
+
+_FLOAT_DTYPES = (torch.float16, torch.float32, torch.float64)
+
+
+# ---- parameters, shapes, draws ------------------------------------------------------------------------------------
+def _param(fname, pname, v):
+    """A distribution parameter: a Python float, or the tensor of an ``mx.np`` array."""
+    if isinstance(v, ndarray):
+        return v._t
+    if isinstance(v, (numbers.Real, _onp.generic)) and not isinstance(v, (bool, _onp.bool_)):
+        return float(v)
+    # (MXNet: an invalid parameter format, an MXNetError; for a legacy array, the TypeError of mx.np functions)
+    raise MXNetTypeError('mx.np.random.%s: %s must be a number or an mx.np.ndarray, got %s%s'
+                         % (fname, pname, type(v).__name__, ' (a legacy mx.nd.NDArray: call as_np_ndarray() on '
+                            'it first)' if isinstance(v, NDArray) else ''))
+
+
+def _size(size):
+    if size is None:
+        return None
+    shape = (int(size),) if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
+    if any(s < 0 for s in shape):
+        raise MXNetValueError('mx.np.random: negative dimensions are not allowed in size %s' % (shape,))
+    return shape
+
+
+def _out_shape(params, size):
+    """``size``, or the parameters' broadcast shape without one (MXNet treats ``size=()`` as no size)."""
+    shapes = [tuple(p.shape) for p in params if isinstance(p, torch.Tensor)]
+    try:
+        bshape = tuple(torch.broadcast_shapes(*shapes)) if shapes else ()
+        size = _size(size)
+        if not size:
+            return bshape
+        if tuple(torch.broadcast_shapes(bshape, size)) != size:
+            raise RuntimeError
+    except RuntimeError:
+        raise MXNetValueError('mx.np.random: operands could not be broadcast together with shapes %s and size %s'
+                              % (' '.join(str(s) for s in shapes), size)) from None
+    return size
+
+
+def _context(ctx, params):
+    if ctx is not None:
+        return _ctx(ctx)
+    for p in params:
+        if isinstance(p, NDArray):
+            return p._ctx
+    return current_context()
+
+
+def _draw(opname, shape, ctx, **attrs):
+    """Float32 draws of ``shape`` from registry operator ``opname`` (``_random_uniform`` / ``_random_normal``)."""
+    n = math.prod(shape)
+    if n == 0:
+        return torch.empty(shape, dtype=torch.float32, device=ctx.torch_device)
+    return REGISTRY[opname].impl(shape=(n,), ctx=ctx, dtype=torch.float32, **attrs).reshape(shape)
+
+
+def _uniform01(shape, ctx):
+    return _draw('_random_uniform', shape, ctx, low=0.0, high=1.0)
+
+
+def _standard_normal(shape, ctx):
+    return _draw('_random_normal', shape, ctx, loc=0.0, scale=1.0)
+
+
+def _float_dtype(fname, dtype):
+    if dtype is None:
+        return torch.float32
+    td = to_torch_dtype(dtype)
+    if td not in _FLOAT_DTYPES:
+        raise MXNetValueError("mx.np.random.%s: invalid dtype %r; valid values are 'float16', 'float32', "
+                              "'float64'" % (fname, dtype))
+    return td
+
+
+def _check(fname, value, strict, what):
+    """MXNet's parameter checks (ValueError): ``value`` > 0 (``strict``) or >= 0, for a number or an array."""
+    if isinstance(value, torch.Tensor):
+        bad = bool((value <= 0).any() if strict else (value < 0).any())
+    else:
+        bad = value <= 0 if strict else value < 0
+    if bad:
+        raise MXNetValueError('mx.np.random.%s: expect %s %s 0' % (fname, what, '>' if strict else '>='))
+
+
+def _sample(fname, base, fn, args, size, dtype=None, ctx=None, out=None):
+    """Draws of ``base`` (uniform or normal) of the output shape, turned into samples by ``fn(draws, *params)``
+    (MXNet's formula for the distribution), cast to ``dtype``."""
+    params = [_param(fname, k, v) for k, v in args]
+    ctx = _context(ctx, [v for _, v in args])
+    td = _float_dtype(fname, dtype)
+    if out is not None:
+        size = out.shape
+    shape = _out_shape(params, size)
+    r = fn(base(shape, ctx), *params)
+    r = r.expand(shape) if tuple(r.shape) != shape else r
+    r = r.to(td)
+    return _write(out, r) if out is not None else _np_wrap(r, ctx)
+
+
+# ---- the samplers -------------------------------------------------------------------------------------------------
+def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, out=None):
+    """Samples from ``[low, high)``; ``low``/``high`` numbers or arrays."""
+    return _sample('uniform', _uniform01, lambda u, lo, hi: lo + u * (hi - lo), (('low', low), ('high', high)),
+                   size, dtype, ctx, out)
+
+
+def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
+    """Samples from N(loc, scale**2) (``scale`` >= 0, else ValueError)."""
+    _check('normal', _param('normal', 'scale', scale), False, 'scale')
+    return _sample('normal', _standard_normal, lambda z, m, s: m + z * s, (('loc', loc), ('scale', scale)),
+                   size, dtype, ctx, out)
+
+
+def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None):
+    """``exp(normal(mean, sigma))``."""
+    r = normal(mean, sigma, size=size, dtype=dtype, ctx=ctx)
+    t = torch.exp(r._t)
+    return _write(out, t) if out is not None else _np_wrap(t, r._ctx)
+
+
+def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None):
+    """Samples ``loc + scale * log(u / (1 - u))`` (``scale`` >= 0)."""
+    _check('logistic', _param('logistic', 'scale', scale), False, 'scale')
+    return _sample('logistic', _uniform01, lambda u, m, s: m + (torch.log(u) - torch.log1p(-u)) * s,
+                   (('loc', loc), ('scale', scale)), size, None, ctx, out)
+
+
+def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, out=None):
+    """Samples ``loc - scale * log(-log(u))`` (``scale`` >= 0)."""
+    _check('gumbel', _param('gumbel', 'scale', scale), False, 'scale')
+    return _sample('gumbel', _uniform01, lambda u, m, s: m - torch.log(-torch.log(u)) * s,
+                   (('loc', loc), ('scale', scale)), size, None, ctx, out)
+
+
+def exponential(scale=1.0, size=None, ctx=None, out=None):
+    """Samples ``-scale * log(u)`` (``scale`` >= 0)."""
+    _check('exponential', _param('exponential', 'scale', scale), False, 'scale')
+    return _sample('exponential', _uniform01, lambda u, s: -torch.log(u) * s, (('scale', scale),), size, None,
+                   ctx, out)
+
+
+def rayleigh(scale=1.0, size=None, ctx=None, out=None):
+    """Samples ``scale * sqrt(-2 log(u))`` (``scale`` >= 0)."""
+    _check('rayleigh', _param('rayleigh', 'scale', scale), False, 'scale')
+    return _sample('rayleigh', _uniform01, lambda u, s: torch.sqrt(-2 * torch.log(u)) * s, (('scale', scale),),
+                   size, None, ctx, out)
+
+
+def weibull(a, size=None, ctx=None, out=None):
+    """Samples ``(-log(u)) ** (1 / a)`` (``a`` > 0)."""
+    _check('weibull', _param('weibull', 'a', a), True, 'a')
+    return _sample('weibull', _uniform01, lambda u, k: torch.pow(-torch.log(u), 1.0 / k), (('a', a),), size,
+                   None, ctx, out)
+
+
+def pareto(a, size=None, ctx=None, out=None):
+    """Samples ``exp(-log(u) / a) - 1`` (Lomax, as NumPy's; ``a`` > 0)."""
+    _check('pareto', _param('pareto', 'a', a), True, 'a')
+    return _sample('pareto', _uniform01, lambda u, k: torch.exp(-torch.log(u) / k) - 1, (('a', a),), size, None,
+                   ctx, out)
+
+
+def power(a, size=None):
+    """Samples ``(1 - u) ** (1 / a)`` (``a`` > 0)."""
+    _check('power', _param('power', 'a', a), True, 'a')
+    return _sample('power', _uniform01, lambda u, k: torch.pow(1 - u, 1.0 / k), (('a', a),), size)
+
+
+def gamma(shape, scale=1.0, size=None, dtype=None, ctx=None, out=None):
+    """Samples Gamma(shape, scale) (both > 0) with the registry's gamma sampler (no gradient)."""
+    _check('gamma', _param('gamma', 'shape', shape), True, 'shape')
+    _check('gamma', _param('gamma', 'scale', scale), True, 'scale')
+    return _sample('gamma', _gamma_base(shape), lambda g, k, s: g * s, (('shape', shape), ('scale', scale)),
+                   size, dtype, ctx, out)
+
+
+def _gamma_base(alpha):
+    """Standard gamma draws of the output shape for shape parameter ``alpha`` (a number or an array)."""
+    def base(shape, ctx):
+        n = math.prod(shape)
+        if n == 0:
+            return torch.empty(shape, dtype=torch.float32, device=ctx.torch_device)
+        if not isinstance(alpha, NDArray):
+            return REGISTRY['_random_gamma'].impl(alpha=float(alpha), beta=1.0, shape=(n,), ctx=ctx,
+                                                  dtype=torch.float32).reshape(shape)
+        a = alpha._t.detach().to(torch.float32).expand(shape).reshape(n)
+        return REGISTRY['_sample_gamma'].impl(a, torch.ones_like(a), shape=(), dtype=torch.float32).reshape(shape)
+    return base
+
+
+def beta(a, b, size=None, dtype=None, ctx=None):
+    """Samples Beta(a, b) as ``X / (X + Y)`` of two float64 gamma samples, as MXNet."""
+    x = gamma(a, 1, size=size, dtype='float64', ctx=ctx)
+    y = gamma(b, 1, size=size, dtype='float64', ctx=ctx)
+    return _np_wrap((x._t / (x._t + y._t)).to(_float_dtype('beta', dtype)), x._ctx)
+
+
+def chisquare(df, size=None, dtype=None, ctx=None):
+    """MXNet 1.9.1's ``chisquare``: ``gamma(df / 2, 1 / 2)``, so its mean is ``df / 4``, not NumPy's ``df``
+    (MXNet's scale, kept)."""
+    return gamma(df / 2, 1 / 2, size=size, dtype=dtype, ctx=ctx)
+
+
+def rand(*size, **kwargs):
+    """Uniform [0, 1) samples of shape ``size``."""
+    return uniform(0, 1, size=tuple(size), **kwargs)
+
+
+def randn(*size, **kwargs):
+    """Standard normal samples of shape ``size``."""
+    return normal(0, 1, size=tuple(size), **kwargs)
+
+
+def randint(low, high=None, size=None, dtype=None, ctx=None, out=None):
+    """Integers from ``[low, high)`` (``[0, low)`` without ``high``), int64 by default; the registry's
+    ``_random_randint`` (``mx.nd.random.randint``'s operator, as in MXNet). ``low``/``high`` are integers."""
+    if high is None:
+        low, high = 0, low
+    for v in (low, high):
+        if isinstance(v, NDArray) or not isinstance(v, (numbers.Integral, _onp.integer)):
+            raise MXNetValueError('mx.np.random.randint: low and high must be integers, got %r' % (v,))
+    ctx = _ctx(ctx)
+    shape = _size(size) or ()
+    td = torch.int64 if dtype is None else to_torch_dtype(dtype)
+    if td not in (torch.int32, torch.int64):
+        raise MXNetValueError("mx.np.random.randint: invalid dtype %r; valid values are 'int32', 'int64'" % (dtype,))
+    n = math.prod(shape)
+    op = REGISTRY['_random_randint']
+    if n == 0:
+        t = torch.empty(shape, dtype=td, device=ctx.torch_device)
+    else:
+        t = op.impl(low=int(low), high=int(high), shape=(n,), ctx=ctx, dtype=td).reshape(shape)
+    return _write(out, t) if out is not None else _np_wrap(t, ctx)
+
+
+def shuffle(x):
+    """Shuffles ``x`` in place along its first axis (the registry's ``_shuffle``, as in MXNet)."""
+    if not isinstance(x, ndarray):
+        raise TypeError('mx.np.random.shuffle: x must be an mx.np.ndarray, got %s' % type(x).__name__)
+    r = REGISTRY['_shuffle'].impl(x._t)
+    with torch.no_grad():
+        x._t.copy_(r)
+
+
+def multinomial(n, pvals, size=None):
+    """Counts of ``n`` draws over the categories of ``pvals`` (a list or an ``mx.np`` array; the last category
+    takes what the others leave, as NumPy's); int64, shape ``size + (len(pvals),)``. The draws are the registry's
+    ``_sample_multinomial`` category indices."""
+    if isinstance(pvals, ndarray):
+        p = pvals._t.detach()
+        ctx = pvals._ctx
+    else:
+        if isinstance(pvals, NDArray):
+            raise _legacy_error('np.random.multinomial', pvals)
+        if isinstance(pvals, _onp.ndarray):
+            raise MXNetValueError('mx.np.random.multinomial: a NumPy array pvals is not supported (as MXNet)')
+        if any(isinstance(v, (list, tuple)) for v in pvals):
+            raise MXNetValueError('mx.np.random.multinomial: object too deep for desired array')
+        ctx = current_context()
+        p = torch.tensor([float(v) for v in pvals], dtype=torch.float64, device=ctx.torch_device)
+    if p.dim() != 1:
+        raise MXNetValueError('mx.np.random.multinomial: object too deep for desired array')
+    k = p.shape[0]
+    # MXNet's check: each running sum (in the array's dtype, float64 for a list) at most 1; what the
+    # probabilities leave goes to the last category
+    total = float(torch.cumsum(p, 0).max()) if k else 0.0
+    if total > 1.0 + 1e-12:
+        raise MXNetError('mx.np.random.multinomial: the probabilities sum to %g > 1.0' % total)
+    p = p.to(torch.float64)
+    head = float(p[:-1].sum()) if k else 0.0
+    p = torch.cat([p[:-1], p.new_tensor([max(0.0, 1.0 - head)])]).to(torch.float32)
+    shape = _size(size) or ()
+    m, n = math.prod(shape), int(n)
+    counts = torch.zeros((m, k), dtype=torch.int64, device=p.device)
+    if m and n:
+        idx = REGISTRY['_sample_multinomial'].impl(p, shape=(m, n), get_prob=False, dtype=torch.int32)
+        counts.scatter_add_(1, idx.long().clamp(max=k - 1), torch.ones((m, n), dtype=torch.int64, device=p.device))
+    return _np_wrap(counts.reshape(shape + (k,)), ctx)
+
+
+def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
+    """Samples from ``range(a)`` (an int ``a``) or from the elements of the 1-D array ``a``, with probabilities
+    ``p`` (an ``mx.np`` array) if given; with replacement, the draws are the registry's ``_random_randint`` (or
+    ``_sample_multinomial`` with ``p``) operators; without, a torch permutation."""
+    if isinstance(a, ndarray):
+        if a.ndim != 1:
+            raise MXNetValueError('mx.np.random.choice: a must be 1-dimensional')
+        n, ctx = a.shape[0], a._ctx
+    else:
+        n, ctx = int(a), _ctx(ctx)
+    if p is not None and not isinstance(p, ndarray):
+        if isinstance(p, NDArray):
+            raise _legacy_error('np.random.choice', p)
+        raise MXNetError('mx.np.random.choice: p must be an mx.np.ndarray, got %s (as MXNet)' % type(p).__name__)
+    shape = _size(size) or ()
+    m = math.prod(shape)
+    dev = ctx.torch_device
+    if m == 0:
+        idx = torch.empty((0,), dtype=torch.int64, device=dev)
+    elif replace:
+        if p is None:
+            idx = REGISTRY['_random_randint'].impl(low=0, high=n, shape=(m,), ctx=ctx, dtype=torch.int64)
+        else:
+            idx = REGISTRY['_sample_multinomial'].impl(p._t.detach().to(torch.float32), shape=(m,),
+                                                        get_prob=False, dtype=torch.int32).long().clamp(max=n - 1)
+    else:
+        if m > n:
+            raise MXNetValueError('mx.np.random.choice: cannot take a larger sample than the population (%d > %d) '
+                                  'without replacement' % (m, n))
+        if p is None:
+            idx = torch.randperm(n, device=dev)[:m]
+        else:
+            idx = torch.multinomial(p._t.detach().to(torch.float32), m, replacement=False)
+    idx = idx.reshape(shape)
+    r = a._t[idx] if isinstance(a, ndarray) else idx
+    return _write(out, r) if out is not None else _np_wrap(r, ctx)
+
+
+def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
+    """Samples from N(mean, cov) with official NumPy's sampler on the host, as MXNet 1.9.1 does (it falls back
+    to NumPy: the numbers come from NumPy's global generator); float32 results on ``mean``'s context."""
+    if check_valid is not None:
+        raise NotImplementedError('mx.np.random.multivariate_normal: check_valid is not supported (as MXNet)')
+    if tol is not None:
+        raise NotImplementedError('mx.np.random.multivariate_normal: tol is not supported (as MXNet)')
+    ctx = mean._ctx if isinstance(mean, ndarray) else current_context()
+    host = _onp.random.multivariate_normal(_host(mean), _host(cov), size=_size(size))
+    return _np_wrap(torch.from_numpy(_onp.asarray(host, dtype=_onp.float32)).to(ctx.torch_device), ctx)
+
+
+def _host(x):
+    if isinstance(x, ndarray):
+        return x.asnumpy()
+    if isinstance(x, NDArray):
+        raise _legacy_error('np.random.multivariate_normal', x)
+    return _onp.asarray(x)
