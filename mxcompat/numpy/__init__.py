@@ -11,6 +11,10 @@ from .multiarray import *  # noqa: F401,F403
 from .multiarray import ndarray  # noqa: F401
 from ._op import *  # noqa: F401,F403
 from ._manip import *  # noqa: F401,F403
+from ._function_base import *  # noqa: F401,F403
+from . import fallback  # noqa: F401
+from .fallback import *  # noqa: F401,F403
+from . import _dispatch  # noqa: F401 (binds ndarray.__array_function__ / __array_ufunc__)
 from . import random  # noqa: F401
 
 # dtypes and constants are NumPy's own objects, as in MXNet

@@ -6,7 +6,7 @@ import torch
 
 from ..base import MXNetValueError
 from ..ndarray.ndarray import NDArray
-from .multiarray import ndarray, _np_wrap, _operand, _reshape, promote
+from .multiarray import ndarray, _np_wrap, _operand, _reshape, promote, _ctx, array
 from ._op import _tensor, _ctx_of, _finish
 
 __all__ = ['reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'expand_dims', 'squeeze', 'broadcast_to',
@@ -14,7 +14,8 @@ __all__ = ['reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'expand_dims
            'dstack', 'column_stack', 'row_stack', 'append', 'split', 'array_split', 'hsplit', 'vsplit', 'dsplit',
            'tile', 'repeat', 'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'diag', 'diagonal', 'diagflat', 'trace',
            'tril', 'triu', 'where', 'nonzero', 'argwhere', 'flatnonzero', 'take', 'sort', 'argsort', 'unique',
-           'copy', 'shape', 'ndim', 'size', 'resize', 'delete', 'insert']
+           'copy', 'shape', 'ndim', 'size', 'resize', 'delete', 'insert', 'unravel_index', 'diag_indices_from',
+           'shares_memory', 'may_share_memory', 'genfromtxt']
 
 
 def _ts(name, arrays):
@@ -283,14 +284,22 @@ def trace(a, offset=0, axis1=0, axis2=1, out=None):
     return _finish(t, _ctx_of(a), out)
 
 
-def tril(m, k=0):
-    """The lower triangle (of the last two axes)."""
-    return _np_wrap(torch.tril(_tensor('tril', m), k), _ctx_of(m))
+def _triangle(name, fn):
+    def f(m, k=0):
+        t = _tensor(name, m)
+        if t.dim() == 0:
+            raise MXNetValueError('%s: the input must have at least one axis' % name)
+        if t.dim() == 1:  # NumPy's rule: a vector is the row of a square matrix
+            t = t.expand(t.shape[0], t.shape[0])
+        return _np_wrap(fn(t, int(k)), _ctx_of(m))
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = ('The %s triangle of the last two axes, below/above diagonal ``k`` (a 1-D input is the row of a '
+                 'square matrix, as in NumPy).' % ('lower' if name == 'tril' else 'upper'))
+    return f
 
 
-def triu(m, k=0):
-    """The upper triangle (of the last two axes)."""
-    return _np_wrap(torch.triu(_tensor('triu', m), k), _ctx_of(m))
+tril = _triangle('tril', torch.tril)
+triu = _triangle('triu', torch.triu)
 
 
 def where(condition, x=None, y=None):
@@ -441,7 +450,7 @@ def delete(arr, obj, axis=None):
     n = t.shape[axis]
     keep = torch.ones(n, dtype=torch.bool, device=t.device)
     if isinstance(obj, slice):
-        keep[obj] = False
+        keep[torch.tensor(range(*obj.indices(n)), dtype=torch.int64, device=t.device)] = False
     else:
         idx = _operand('delete', obj, like=t).long() if not isinstance(obj, numbers.Integral) else \
             torch.tensor([int(obj)], device=t.device)
@@ -468,6 +477,93 @@ def insert(arr, obj, values, axis=None):
     i = int(obj) % (t.shape[axis] + 1) if obj < 0 else int(obj)
     parts = [t.narrow(axis, 0, i), v, t.narrow(axis, i, t.shape[axis] - i)]
     return _np_wrap(torch.cat(parts, dim=axis), _ctx_of(arr))
+
+
+def unravel_index(indices, shape, order='C'):  # noqa: ARG001
+    """The coordinates in an array of ``shape`` of the flat ``indices`` (a tuple of arrays of the indices' dtype;
+    a Python integer gives NumPy's tuple of integers). ``order='F'`` raises, as in MXNet."""
+    if order != 'C':
+        raise NotImplementedError("mx.np.unravel_index: order=%r is not supported (MXNet: only 'C')" % (order,))
+    if isinstance(indices, numbers.Integral):
+        return _np.unravel_index(indices, shape)
+    t = _tensor('unravel_index', indices)
+    if t.is_floating_point() or t.dtype is torch.bool:
+        raise TypeError('mx.np.unravel_index: indices must be integers, got %s' % indices.dtype)
+    dims = (shape,) if isinstance(shape, numbers.Integral) else tuple(int(d) for d in shape)
+    n = int(_np.prod(dims))
+    if t.numel() and (int(t.min()) < 0 or int(t.max()) >= n):
+        raise MXNetValueError('unravel_index: index out of bounds for an array of size %d' % n)
+    out, rest = [], t
+    for d in reversed(dims):
+        out.append(torch.remainder(rest, d))
+        rest = torch.div(rest, d, rounding_mode='floor')
+    ctx = _ctx_of(indices)
+    return tuple(_np_wrap(o, ctx) for o in reversed(out))
+
+
+def diag_indices_from(arr):
+    """The indices of the main diagonal of ``arr`` (all axes of one length): one int64 array per axis."""
+    t = _tensor('diag_indices_from', arr)
+    if t.dim() < 2:
+        raise MXNetValueError('diag_indices_from: input array must be at least 2-d')
+    if any(s != t.shape[0] for s in t.shape):
+        raise MXNetValueError('diag_indices_from: all dimensions of input must be of equal length, got %s'
+                              % (tuple(t.shape),))
+    ctx = _ctx_of(arr)
+    return tuple(_np_wrap(torch.arange(t.shape[0], device=t.device), ctx) for _ in range(t.dim()))
+
+
+def _byte_span(t):
+    """(storage address, first byte, one past the last byte) of the elements of ``t``."""
+    size = t.element_size()
+    lo = hi = t.storage_offset()
+    for n, st in zip(t.shape, t.stride()):
+        (lo, hi) = (lo + (n - 1) * st, hi) if st < 0 else (lo, hi + (n - 1) * st)
+    return t.untyped_storage().data_ptr(), lo * size, (hi + 1) * size
+
+
+def _overlap(a, b, exact):
+    ta, tb = _tensor('shares_memory', a), _tensor('shares_memory', b)
+    if ta.numel() == 0 or tb.numel() == 0 or ta.device != tb.device:
+        return False
+    pa, la, ha = _byte_span(ta)
+    pb, lb, hb = _byte_span(tb)
+    if pa != pb or ha <= lb or hb <= la:
+        return False
+    if not exact or ta.is_contiguous() and tb.is_contiguous():
+        return True
+    # strided views may interleave: compare the byte ranges of their elements
+    def starts(t):
+        off = torch.zeros((), dtype=torch.int64, device=t.device)
+        for d, (n, st) in enumerate(zip(t.shape, t.stride())):
+            shape = [1] * t.dim()
+            shape[d] = n
+            off = off + (torch.arange(n, device=t.device) * st).reshape(shape)
+        return (off.reshape(-1) + t.storage_offset()) * t.element_size()
+    sa, sb = starts(ta), starts(tb)
+    ea, eb = ta.element_size(), tb.element_size()
+    sb_sorted = torch.sort(sb).values
+    # an element of a overlaps one of b when some b start lies in (start_a - eb, start_a + ea)
+    i = torch.searchsorted(sb_sorted, sa - eb, right=True)
+    hit = (i < sb_sorted.numel()) & (sb_sorted[i.clamp(max=sb_sorted.numel() - 1)] < sa + ea)
+    return bool(hit.any())
+
+
+def shares_memory(a, b, max_work=None):  # noqa: ARG001 (NumPy's)
+    """Whether ``a`` and ``b`` have an element in common in memory (exact)."""
+    return _overlap(a, b, True)
+
+
+def may_share_memory(a, b, max_work=None):  # noqa: ARG001
+    """Whether the memory spans of ``a`` and ``b`` overlap (NumPy's bounds check)."""
+    return _overlap(a, b, False)
+
+
+def genfromtxt(*args, **kwargs):
+    """Official NumPy's ``genfromtxt``, the table as an ``mx.np`` array (keeping NumPy's dtype) on ``ctx``."""
+    ctx = _ctx(kwargs.pop('ctx', None))
+    ret = _np.genfromtxt(*args, **kwargs)
+    return array(ret, dtype=ret.dtype, ctx=ctx)
 
 
 def _sort_method(self, axis=-1, kind=None, order=None):

@@ -10,7 +10,7 @@ import operator
 import numpy as _np
 import torch
 
-from ..base import MXNetValueError, to_torch_dtype
+from ..base import MXNetValueError, MXNetTypeError, to_torch_dtype
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _broadcast_error
 from ..util import _check_ufunc_kwargs
@@ -28,7 +28,13 @@ def _ctx_of(*xs):
 
 
 def _finish(r, ctx, out):
-    return _write(out, r) if out is not None else _np_wrap(r, ctx)
+    if out is None:
+        return _np_wrap(r, ctx)
+    if isinstance(out, ndarray) and out._t.dtype is not r.dtype:
+        # MXNet infers the output's dtype and refuses an out= array of another one
+        raise MXNetTypeError('out= array of dtype %s given for a result of dtype %s'
+                             % (out.dtype, _np.dtype(str(r.dtype)[6:])))
+    return _write(out, r)
 
 
 def _tensor(name, x):
@@ -236,7 +242,16 @@ def around(x, decimals=0, out=None, **kwargs):
     if isinstance(x, _SCALARS):
         return _np.around(x, decimals)
     t = _tensor('around', x)
-    r = torch.round(t, decimals=decimals) if t.is_floating_point() else t.clone()
+    if t.is_floating_point():
+        r = torch.round(t, decimals=decimals) if decimals else torch.round(t)
+    elif decimals >= 0 or t.dtype is torch.bool:
+        r = t.clone()
+    else:  # integers to a power of ten: MXNet rounds halves toward zero (25 -> 20, 35 -> 30, -25 -> -20)
+        unit = 10 ** (-decimals)
+        q = torch.div(t, unit, rounding_mode='trunc')
+        rem = t - q * unit
+        q = q + torch.where(rem.abs() * 2 > unit, torch.sign(rem), torch.zeros_like(rem))
+        r = q * unit
     return _finish(r, _ctx_of(x), out)
 
 
@@ -281,13 +296,18 @@ def _check_where(name, where, initial=None):
         raise NotImplementedError('mx.np.%s: initial= is not supported (MXNet 1.9.1 has no initial)' % name)
 
 
+def _acc_dtype(t):
+    """The result dtype of ``sum``/``prod``/``cumsum`` without ``dtype=``: the input's, bool gives float32."""
+    return _default_float() if t.dtype is torch.bool else t.dtype
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
-    """Sum over ``axis``; integer arrays keep their dtype (bool gives int64), as in MXNet 1.9.1 (NumPy widens
-    to int64)."""
+    """Sum over ``axis``; integer arrays keep their dtype and bool gives float32, as in MXNet 1.9.1 (NumPy
+    gives int64 for both)."""
     _check_where('sum', where, initial)
     t = _tensor('sum', a)
     dim = _axes(axis, t.dim())
-    td = to_torch_dtype(dtype) if dtype is not None else (torch.int64 if t.dtype is torch.bool else t.dtype)
+    td = to_torch_dtype(dtype) if dtype is not None else _acc_dtype(t)
     if dim == ():
         r = t.to(td, copy=True)
     elif dim is None and not keepdims:
@@ -298,11 +318,11 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """Product over ``axis`` (integer arrays keep their dtype, bool gives int64)."""
+    """Product over ``axis`` (integer arrays keep their dtype, bool gives float32, as in MXNet 1.9.1)."""
     _check_where('prod', where, initial)
     t = _tensor('prod', a)
     dim = _axes(axis, t.dim())
-    td = to_torch_dtype(dtype) if dtype is not None else (torch.int64 if t.dtype is torch.bool else t.dtype)
+    td = to_torch_dtype(dtype) if dtype is not None else _acc_dtype(t)
     r = t.to(td)
     if dim is None:
         r = torch.prod(r)
@@ -336,13 +356,18 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
 def _moment(name, fn):
     def f(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
         t = _tensor(name, a)
-        td = to_torch_dtype(dtype) if dtype is not None else (t.dtype if t.is_floating_point()
-                                                              else _default_float())
+        td = to_torch_dtype(dtype) if dtype is not None else t.dtype
         dim = _axes(axis, t.dim())
-        r = fn(t.to(td), dim=dim, correction=ddof, keepdim=keepdims)
-        return _finish(r, _ctx_of(a), out)
+        # integers are computed in float64 and the result truncated to the dtype, as MXNet does
+        work = t.to(td if td.is_floating_point else torch.float64)
+        if dim == ():
+            r = torch.zeros_like(work)
+        else:
+            r = fn(work, dim=dim, correction=ddof, keepdim=keepdims)
+        return _finish(r.to(td), _ctx_of(a), out)
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = 'NumPy\'s ``%s`` (``ddof`` as NumPy); integer arrays give float32.' % name
+    f.__doc__ = ('NumPy\'s ``%s`` (``ddof`` as NumPy); integer arrays keep their dtype (the result truncated), as '
+                 'in MXNet 1.9.1.' % name)
     return f
 
 
@@ -413,13 +438,23 @@ def _logical_reduce(name, fn):
 
 all = _logical_reduce('all', torch.all)  # noqa: A001
 any = _logical_reduce('any', torch.any)  # noqa: A001
+sometrue = _logical_reduce('sometrue', torch.any)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum (over the flattened array when ``axis`` is None); integer arrays keep their dtype."""
     t = _tensor('cumsum', a)
-    td = to_torch_dtype(dtype) if dtype is not None else (torch.int64 if t.dtype is torch.bool else t.dtype)
-    r = torch.cumsum(t.reshape(-1) if axis is None else t, dim=0 if axis is None else int(axis), dtype=td)
+    td = to_torch_dtype(dtype) if dtype is not None else _acc_dtype(t)
+    src, dim = (t.reshape(-1), 0) if axis is None else (t, int(axis))
+    if td is torch.float16 and src.shape[dim] > 1:
+        # MXNet (and NumPy) round every partial sum to float16; torch accumulates in float32
+        steps = src.to(td).unbind(dim)
+        acc = [steps[0]]
+        for x in steps[1:]:
+            acc.append(acc[-1] + x)
+        r = torch.stack(acc, dim)
+    else:
+        r = torch.cumsum(src, dim=dim, dtype=td)
     return _finish(r, _ctx_of(a), out)
 
 

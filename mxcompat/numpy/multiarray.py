@@ -85,7 +85,7 @@ def _host_tensor(obj, dtype, dev, copy=False):
         a = _np.asarray(obj)
         if a.dtype.kind not in 'biuf':
             raise TypeError('mx.np.array: cannot create an array from a NumPy array of dtype %s' % a.dtype)
-        t = torch.from_numpy(_np.ascontiguousarray(a))
+        t = torch.from_numpy(a if a.flags.c_contiguous else a.copy(order="C"))  # (ascontiguousarray makes 0-d 1-d)
     else:
         a = _np.asarray(_host_value(obj))
         if a.dtype.kind not in 'biuf':
@@ -588,6 +588,8 @@ def eye(N, M=None, k=0, dtype=None, ctx=None, **kwargs):
         raise NotImplementedError('mx.np.eye: order=%r is not supported' % kwargs['order'])
     ctx = _ctx(ctx)
     M = N if M is None else M
+    if N < 0 or M < 0:
+        raise MXNetValueError('eye: N and M must be non-negative, got %s and %s' % (N, M))
     t = torch.zeros((int(N), int(M)), dtype=_dtype_or_default(dtype), device=ctx.torch_device)
     t.diagonal(int(k)).fill_(1)
     return _np_wrap(t, ctx)
