@@ -16,6 +16,7 @@ from . import fallback  # noqa: F401
 from .fallback import *  # noqa: F401,F403
 from . import _dispatch  # noqa: F401 (binds ndarray.__array_function__ / __array_ufunc__)
 from . import random  # noqa: F401
+from . import linalg  # noqa: F401
 
 # dtypes and constants are NumPy's own objects, as in MXNet
 bool_ = _onp.bool_

@@ -13,7 +13,7 @@ import numpy as _np
 import torch
 
 from .. import autograd as _ag
-from ..base import MXNetValueError, MXNetIndexError, to_torch_dtype, to_np_dtype
+from ..base import MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, _has_neg_step, _positive_steps
 from ..ndarray.register import _write_out
@@ -60,6 +60,20 @@ def _as_np(x):
 def _legacy_error(name, x):
     return TypeError('Operator `%s`: received a legacy mx.nd.NDArray where an mx.np.ndarray is expected; call '
                      '`as_np_ndarray()` on it first (MXNet does not mix the two array types)' % name)
+
+
+class NotAnArrayError(MXNetTypeError, AssertionError):
+    """A non-array input of an operator MXNet generates from its registry (``mx.npx`` operators, ``np.linalg``):
+    MXNet's generated functions assert their inputs, so the error is an AssertionError as well as a TypeError."""
+
+
+def _array_input(name, x):
+    """The tensor of input ``x`` of an operator taking ``mx.np`` arrays only (no lists or scalars, as MXNet)."""
+    if isinstance(x, ndarray):
+        return x._t
+    if isinstance(x, NDArray):
+        raise _legacy_error(name, x)
+    raise NotAnArrayError('Operator `%s`: input must be an mx.np.ndarray, got %s' % (name, type(x).__name__))
 
 
 def _operand(name, x, like=None):

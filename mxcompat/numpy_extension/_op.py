@@ -15,7 +15,7 @@ from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray
 from ..ndarray.register import _fresh, _op_error, _UNSET, cached_parser
-from ..numpy.multiarray import ndarray, _np_wrap, _write
+from ..numpy.multiarray import ndarray, _np_wrap, _write, NotAnArrayError
 from ..operator import registry as _registry
 
 # npx name -> the registry operator MXNet aliases it to (``.add_alias("_npx_<name>")`` in MXNet's sources)
@@ -58,16 +58,12 @@ OPS = {
     'topk': 'topk',
 }
 
-class _NotAnArrayError(MXNetTypeError, AssertionError):
-    """A non-array input of an npx operator (MXNet's generated functions assert it: an AssertionError)."""
-
-
 def _not_np(qual, name, value):
     if isinstance(value, NDArray):
         return TypeError('Operator `%s`: input %s is a legacy mx.nd.NDArray; npx operators take mx.np.ndarray '
                          '(call as_np_ndarray() on it first)' % (qual, name))
-    return _NotAnArrayError('Operator `%s`: input %s must be an mx.np.ndarray, got %s'
-                            % (qual, name, type(value).__name__))
+    return NotAnArrayError('Operator `%s`: input %s must be an mx.np.ndarray, got %s'
+                           % (qual, name, type(value).__name__))
 
 
 def _wrap_outputs(op, res, arrays, ctx, out):

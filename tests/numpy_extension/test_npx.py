@@ -9,6 +9,7 @@ import pytest
 import mxcompat as mx
 from mxcompat import np, npx
 from tests._fixtures import FIXTURES, load_generator
+from tests.numpy._golden import check_record
 
 CASES = load_generator('npx', 'npx_cases.py')
 GOLD = json.load(open(os.path.join(FIXTURES, 'npx', 'npx.json')))
@@ -36,18 +37,7 @@ def test_known_differences(name):
 
 @pytest.mark.parametrize('name', sorted(set(GOLD) - set(KNOWN)))
 def test_golden(name):
-    gold, ours = GOLD[name], _ours()[name]
-    if 'error' in gold:
-        assert 'error' in ours, 'MXNet raised %s, mxcompat gave %s' % (gold['error'], ours)
-        assert set(gold['error']) <= set(ours['error'])
-        return
-    assert 'error' not in ours, ours
-    assert len(ours['outputs']) == len(gold['outputs'])
-    assert ours.get('single') == gold.get('single')
-    for o, g in zip(ours['outputs'], gold['outputs']):
-        assert (o['shape'], o['dtype'], o['type']) == (g['shape'], g['dtype'], g['type'])
-        onp.testing.assert_allclose(onp.array(o['values'], dtype='float64'), onp.array(g['values']),
-                                    rtol=1e-4, atol=1e-4)
+    check_record(GOLD[name], _ours()[name])
 
 
 def test_every_case_recorded():

@@ -1,0 +1,22 @@
+"""Comparing a case record made under mxcompat with the one MXNet 1.9.1 made (the ``record_all`` files under
+tests/fixtures/npx, np_linalg, np_array): the same error kinds, or the same outputs (type, shape, dtype, values)."""
+import numpy as onp
+
+
+def check_record(gold, ours, values=True, rtol=1e-4, atol=1e-4, keys=('single', 'container')):
+    """Assert that record ``ours`` matches ``gold``: where MXNet raised, mxcompat raises an error of at least the
+    same kinds; otherwise the same container (``keys``), and per output the same type, shape, dtype and (with
+    ``values``) values within the tolerances."""
+    if 'error' in gold:
+        assert 'error' in ours, 'MXNet raised %s, mxcompat gave %s' % (gold['error'], ours)
+        assert set(gold['error']) <= set(ours['error']), (gold['error'], ours['error'])
+        return
+    assert 'error' not in ours, ours
+    for k in keys:
+        assert ours.get(k) == gold.get(k), k
+    assert len(ours['outputs']) == len(gold['outputs'])
+    for o, g in zip(ours['outputs'], gold['outputs']):
+        assert (o['type'], o['shape'], o['dtype']) == (g['type'], g['shape'], g['dtype'])
+        if values:
+            onp.testing.assert_allclose(onp.array(o['values'], dtype='float64'), onp.array(g['values']),
+                                        rtol=rtol, atol=atol)
