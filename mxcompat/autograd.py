@@ -191,6 +191,11 @@ def _heads(heads, head_grads):
     ts, gs = [], []
     for h, g in zip(heads, head_grads):
         t = h._t
+        zero_inputs = getattr(t, '_mx_zero_grad_inputs', None) if not t.requires_grad else None
+        if zero_inputs is not None:  # (see keep_in_graph) a head whose gradients are zeros
+            ts.append(sum((i * 0).sum() for i in zero_inputs))
+            gs.append(torch.ones((), dtype=ts[-1].dtype, device=ts[-1].device))
+            continue
         if not t.requires_grad:
             raise MXNetError('Cannot differentiate node because it is not in a computational graph. You need to '
                              'set is_recording to true or use autograd.record() to save computational graphs for '
@@ -199,6 +204,15 @@ def _heads(heads, head_grads):
         ts.append(t)
         gs.append(torch.ones_like(t) if g is None else g._t.to(t.dtype))
     return ts, gs
+
+
+def keep_in_graph(result, *inputs):
+    """Keep ``result`` (a tensor torch's autograd cannot carry: a comparison's bool result) in the recorded graph
+    of ``inputs`` with zero gradients, as MXNet records such operators: ``backward`` from it writes zeros to the
+    variables behind ``inputs`` instead of raising 'not in a computational graph'."""
+    if STATE.recording:
+        result._mx_zero_grad_inputs = tuple(i for i in inputs if i.requires_grad)
+    return result
 
 
 _engine_run_backward = getattr(getattr(torch.autograd, 'graph', None), '_engine_run_backward', None)

@@ -10,6 +10,7 @@ import operator
 import numpy as _np
 import torch
 
+from .. import autograd as _ag
 from ..base import MXNetValueError, MXNetTypeError, to_torch_dtype
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _broadcast_error
@@ -89,6 +90,8 @@ def _binary(name, fn, kind, scalar_fn, out_bool=False):
             r = fn(a, b)
         except RuntimeError as e:
             raise _broadcast_error(name, a, b, e) from None
+        if (a.requires_grad or b.requires_grad) and not r.requires_grad:  # (a comparison's bool result)
+            _ag.keep_in_graph(r, a, b)
         return _finish(r, ctx, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` with MXNet 1.9.1\'s dtype rules (see ``mx.np.ndarray``).' % name
@@ -102,7 +105,10 @@ def _scalar_op(name, fn, kind, t, s, scalar_first):
     if kind != 'same' and t.dtype is not dt:
         t = t.to(dt)
     v = torch.tensor(_cast_scalar(s, t.dtype), dtype=t.dtype, device=t.device)
-    return fn(v, t) if scalar_first else fn(t, v)
+    r = fn(v, t) if scalar_first else fn(t, v)
+    if t.requires_grad and not r.requires_grad:
+        _ag.keep_in_graph(r, t)
+    return r
 
 
 def _fmod(a, b):

@@ -229,14 +229,24 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     def asscalar(self):
         raise AttributeError('mxnet.numpy.ndarray object has no attribute asscalar; use item()')
 
-    def astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):  # noqa: ARG002 (NumPy's)
-        """A copy converted to ``dtype`` (``copy=False`` and the same dtype: ``self``)."""
+    def astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):
+        """A copy converted to ``dtype`` (``copy=False`` and the same dtype: ``self``); as MXNet, ``order`` 'K' or
+        'C', ``casting`` 'unsafe' and ``subok`` True only (ValueError otherwise)."""
+        if order not in (None, 'K', 'C'):
+            raise MXNetValueError("astype: order must be either 'K' or 'C', got %r" % (order,))
+        if casting != 'unsafe':
+            raise MXNetValueError("astype: casting must be 'unsafe', got %r" % (casting,))
+        if not subok:
+            raise MXNetValueError('astype: subok must be True')
         td = to_torch_dtype(dtype) if dtype is not None else _default_float()
         if not copy and td is self._t.dtype:
             return self
         return _np_wrap(self._t.to(td, copy=True), self._ctx)
 
-    def copy(self, order='C'):  # noqa: ARG002
+    def copy(self, order='C'):
+        """A copy (``order='C'`` only, NotImplementedError otherwise, as MXNet)."""
+        if order != 'C':
+            raise NotImplementedError("mx.np.ndarray.copy: only order='C' is supported, got %r" % (order,))
         return _np_wrap(self._t.clone(), self._ctx)
 
     def copyto(self, other):
@@ -282,12 +292,15 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 
     def __str__(self):
         text = str(self.asnumpy())
-        return text if self._ctx.device_type == 'cpu' else '%s @%s' % (text, self._ctx)
+        return text if self._ctx.device_type == 'cpu' or self._t.dim() == 0 else '%s @%s' % (text, self._ctx)
 
     def __format__(self, spec):
+        """A 0-d array formats as its element; others only with an empty spec (TypeError otherwise, as MXNet)."""
         if self._t.dim() == 0:
             return format(self.item(), spec)
-        return format(str(self), spec)
+        if spec:
+            raise TypeError('Cannot format mxnet.numpy.ndarray with format_spec %r' % spec)
+        return str(self)
 
     def __hash__(self):
         raise TypeError("unhashable type: 'mxnet.numpy.ndarray'")

@@ -293,15 +293,17 @@ def multinomial(n, pvals, size=None):
     if p.dim() != 1:
         raise MXNetValueError('mx.np.random.multinomial: object too deep for desired array')
     k = p.shape[0]
+    shape = _size(size) or ()
+    if k == 0:
+        return _np_wrap(torch.zeros(shape + (0,), dtype=torch.int64, device=p.device), ctx)
     # MXNet's check: each running sum (in the array's dtype, float64 for a list) at most 1; what the
     # probabilities leave goes to the last category
-    total = float(torch.cumsum(p, 0).max()) if k else 0.0
+    total = float(torch.cumsum(p, 0).max())
     if total > 1.0 + 1e-12:
         raise MXNetError('mx.np.random.multinomial: the probabilities sum to %g > 1.0' % total)
     p = p.to(torch.float64)
-    head = float(p[:-1].sum()) if k else 0.0
+    head = float(p[:-1].sum())
     p = torch.cat([p[:-1], p.new_tensor([max(0.0, 1.0 - head)])]).to(torch.float32)
-    shape = _size(size) or ()
     m, n = math.prod(shape), int(n)
     counts = torch.zeros((m, k), dtype=torch.int64, device=p.device)
     if m and n:

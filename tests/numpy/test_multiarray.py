@@ -46,3 +46,29 @@ def test_autograd_through_np():
         y = (x * x).sum()
     y.backward()
     assert isinstance(x.grad, np.ndarray) and x.grad.tolist() == [2., 4., 6.]
+
+
+def test_format_copy_astype_rules():
+    a = np.array([onp.pi])
+    assert '{}'.format(a) == str(a.asnumpy()) and '{:0.3g}'.format(np.array(onp.pi)) == '3.14'
+    with pytest.raises(TypeError):
+        '{:30}'.format(a)
+    with pytest.raises(NotImplementedError):
+        a.copy(order='F')
+    for kwargs in ({'order': 'F'}, {'casting': 'same_kind'}, {'subok': False}):
+        with pytest.raises(ValueError):
+            a.astype('float64', **kwargs)
+    assert a.astype('float32', copy=False) is a
+
+
+def test_backward_from_a_comparison_gives_zero_gradients():
+    # MXNet records comparisons with a zero gradient; torch cannot carry a bool result
+    x, y = np.array([1., 2.]), np.array([2., 1.])
+    x.attach_grad()
+    y.attach_grad()
+    x.grad[:] = 7
+    for f in (lambda: x > y, lambda: x <= 1.5, lambda: 2 == x):
+        with mx.autograd.record():
+            r = f()
+        r.backward()
+        assert x.grad.tolist() == [0., 0.]
