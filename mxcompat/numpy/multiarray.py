@@ -15,7 +15,7 @@ import torch
 from .. import autograd as _ag
 from ..base import MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype
 from ..context import Context, current_context
-from ..ndarray.ndarray import NDArray, _has_neg_step, _positive_steps
+from ..ndarray.ndarray import NDArray
 from ..ndarray.register import _write_out
 from ..util import is_np_default_dtype
 
@@ -345,27 +345,26 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 
     # -- indexing --------------------------------------------------------------------------------------------------
     def __getitem__(self, key):
+        """NumPy indexing. Basic indices (integers, slices with positive steps, None, Ellipsis) give views of this
+        array; negative steps, integer/boolean arrays (``mx.np``, NumPy, lists, ranges) give copies."""
         t = self._t
         if type(key) is int:
             n = t.shape[0] if t.dim() else 0
             if not -n <= key < n:
                 raise MXNetIndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
             return _np_wrap(t[key], self._ctx)
-        flips = None
-        if _has_neg_step(key):
-            key, flips = _positive_steps(key, t.shape)
-        k = _np_index(key, t)
+        k, flips = _np_index(key, t)
         try:
-            r = t[k]
+            r = (t.flip(flips) if flips else t)[k]
         except IndexError as e:
             raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
         except (RuntimeError, TypeError) as e:
             raise MXNetIndexError('ndarray of shape %s: invalid index %r (%s)' % (self.shape, key, e)) from None
-        if flips:
-            r = r.flip(flips)
         return _np_wrap(r, self._ctx)
 
     def __setitem__(self, key, value):
+        """NumPy assignment: ``value`` (an ``mx.np`` array, NumPy array, list or number) broadcasts to the indexed
+        shape; leading size-1 axes beyond it are dropped, as MXNet allows."""
         t = self._t
         if isinstance(value, NDArray):
             if not isinstance(value, ndarray):
@@ -375,17 +374,13 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
             v = _cast_scalar(value, t.dtype)
         else:
             v = _host_tensor(value, t.dtype, t.device)
-        if _has_neg_step(key):
-            key, flips = _positive_steps(key, t.shape)
-            v = v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=t.dtype, device=t.device)
-            v = v.expand(t[key].shape).flip(flips)
-        k = _np_index(key, t)
+        k, flips = _np_index(key, t)
         try:
             if t.requires_grad and not _STATE.recording:
                 with torch.no_grad():
-                    t[k] = v
+                    _assign(t, k, v, flips)
             else:
-                t[k] = v
+                _assign(t, k, v, flips)
         except IndexError as e:
             raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
         except RuntimeError as e:
@@ -438,31 +433,88 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         return self._t.shape[0]
 
 
-def _np_index(key, t):
-    """An ``mx.np`` index as a torch one: arrays (ours, NumPy's, lists) of integers or bools become tensors."""
-    if type(key) in (int, slice) or key is None or key is Ellipsis:
-        return key
-    if isinstance(key, tuple):
-        return tuple(_np_index(k, t) for k in key)
-    if isinstance(key, NDArray):
-        k = key._t
-        return k if k.dtype is torch.bool else k.long()
-    if isinstance(key, (list, _np.ndarray)):
-        a = _np.asarray(key)
+_BAD_INDEX = ('only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean '
+              'arrays are valid indices, got %r')
+
+
+def _index_item(k, dev):
+    """One item of an ``mx.np`` index as torch takes it: integers (also NumPy's and 0-d integer arrays) as ints,
+    arrays (``mx.np``, NumPy, lists, ranges) of integers or bools as tensors on ``dev``."""
+    if type(k) in (int, slice) or k is None or k is Ellipsis:
+        return k
+    if isinstance(k, NDArray):
+        kt = k._t
+        if kt.dtype is torch.bool:
+            return kt
+        if kt.is_floating_point():
+            raise MXNetIndexError(_BAD_INDEX % (k,))
+        return int(kt.item()) if kt.dim() == 0 else kt.long()
+    if isinstance(k, (bool, _np.bool_)):
+        return bool(k)
+    if isinstance(k, (numbers.Integral, _np.integer)):
+        return int(k)
+    if isinstance(k, slice):
+        return slice(*(None if v is None else _index_item(v, dev) for v in (k.start, k.stop, k.step)))
+    if isinstance(k, (list, tuple, range, _np.ndarray)):
+        a = _np.asarray(k)
         if a.dtype.kind == 'b':
-            return torch.as_tensor(a, device=t.device)
-        if a.dtype.kind not in 'iu':
-            raise MXNetIndexError('only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and '
-                                  'integer or boolean arrays are valid indices, got %r' % (key,))
-        return torch.as_tensor(a, device=t.device).long()
-    if isinstance(key, _np.integer):
-        return int(key)
-    if isinstance(key, (bool, _np.bool_)):
-        return bool(key)
-    if isinstance(key, float):
-        raise MXNetIndexError('only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer '
-                              'or boolean arrays are valid indices, got %r' % (key,))
-    return key
+            return torch.as_tensor(a, device=dev)
+        if a.dtype.kind not in 'iu' and a.size:
+            raise MXNetIndexError(_BAD_INDEX % (k,))
+        return torch.as_tensor(a.astype(_np.int64), device=dev)
+    raise MXNetIndexError(_BAD_INDEX % (k,))
+
+
+def _np_index(key, t):
+    """``(index, flips)``: an ``mx.np`` index as a torch one, and the source axes to flip first. torch has no
+    negative-step slices: such a slice becomes a positive-step one over the flipped axis (so it also combines
+    with advanced indices, and keeps its place among the result's axes)."""
+    dev = t.device
+    if type(key) is not tuple:
+        k = _index_item(key, dev)
+        if type(k) is slice and k.step is not None and k.step < 0:
+            return _flipped(k, t.shape[0] if t.dim() else 0), [0]
+        return k, None
+    items = [_index_item(k, dev) for k in key]
+    if not any(type(k) is slice and k.step is not None and k.step < 0 for k in items):
+        return tuple(items), None
+    used = sum(k.dim() if isinstance(k, torch.Tensor) and k.dtype is torch.bool else 1
+               for k in items if k is not None and k is not Ellipsis)
+    flips, axis = [], 0
+    for i, k in enumerate(items):
+        if k is None:
+            continue
+        if k is Ellipsis:
+            axis += t.dim() - used
+            continue
+        if type(k) is slice and k.step is not None and k.step < 0:
+            items[i] = _flipped(k, t.shape[axis])
+            flips.append(axis)
+        axis += k.dim() if isinstance(k, torch.Tensor) and k.dtype is torch.bool else 1
+    return tuple(items), flips
+
+
+def _flipped(k, n):
+    """Negative-step slice ``k`` of an axis of length ``n`` as a positive-step slice of the flipped axis."""
+    idx = range(*k.indices(n))
+    return slice(n - 1 - idx[0], n - idx[-1], -k.step) if len(idx) else slice(0, 0)
+
+
+def _assign(t, k, v, flips):
+    """``t[k] = v`` (over ``t`` flipped along ``flips`` first, when given); a value with more leading size-1 axes
+    than the indexed shape loses them."""
+    target = t.flip(flips) if flips else t
+    try:
+        target[k] = v
+    except RuntimeError:
+        if not isinstance(v, torch.Tensor):
+            raise
+        n = target[k].dim()
+        if v.dim() <= n or any(s != 1 for s in v.shape[:v.dim() - n]):
+            raise
+        target[k] = v.reshape(v.shape[v.dim() - n:])
+    if flips:
+        t.copy_(target.flip(flips))
 
 
 def _reshape(a, shape):

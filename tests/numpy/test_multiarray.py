@@ -72,3 +72,22 @@ def test_backward_from_a_comparison_gives_zero_gradients():
             r = f()
         r.backward()
         assert x.grad.tolist() == [0., 0.]
+
+
+def test_indexing_negative_steps_with_advanced_indices_and_leading_one_values():
+    h = onp.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5).astype('float32')
+    a = np.array(h)
+    for key in [(1, [2], onp.array([[3]]), slice(None, None, -1)), (slice(None, None, -1), 2, slice(1, 5), 1),
+                (slice(1, 2, 1), slice(3, 0, -2), [0, 1]), (Ellipsis, slice(None, None, -2)), slice(None, None, -1),
+                (np.array(1, dtype='int32'), range(2)), ([1, 0], (2, 1)), (onp.int64(1), slice(onp.int32(1), None))]:
+        onp.testing.assert_array_equal(a[key].asnumpy(), h[key])
+        b, g = np.array(h), h.copy()
+        v = onp.arange(g[key].size, dtype='float32').reshape(g[key].shape) + 1000
+        b[key] = np.array(v)
+        g[key] = v
+        onp.testing.assert_array_equal(b.asnumpy(), g)
+    b = np.array(h)
+    b[1, 2, 3] = np.ones((1, 1, 5)) * 7  # MXNet drops the leading size-1 axes of a value
+    assert (b.asnumpy()[1, 2, 3] == 7).all()
+    with pytest.raises(IndexError):
+        a[1.5]
