@@ -22,7 +22,6 @@ import numpy as np
 import torch
 
 from .. import name as _name
-from .. import ndarray as _ndarray_mod
 from .. import symbol as _symbol_mod
 from .. import initializer
 from ..autograd import STATE as _AG
@@ -30,6 +29,8 @@ from ..base import MXNetError, MXNetNotImplementedError, MXNetValueError, MXNetT
 from ..context import Context
 from ..ndarray.ndarray import NDArray, _wrap
 from ..symbol import Symbol
+from ..util import is_np_array
+from ._npf import eager_F, to_np
 from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _check, _indent, _brief_print_list,
                         _nd_save, _nd_load)
 
@@ -784,6 +785,8 @@ class HybridBlock(Block):
         finally:
             default.value = prev_ctx
         outs = [_wrap(t, ctx) for t in outs]
+        if is_np_array():  # (a SymbolBlock run in NumPy mode)
+            outs = to_np(outs)
         if self._out_format == 0:
             return outs[0]
         return _regroup(outs, self._out_format)
@@ -877,6 +880,10 @@ class HybridBlock(Block):
     def export(self, path, epoch=0, remove_amp_cast=True):
         """Write ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` keys), loadable by MXNet's and
         this SymbolBlock.imports. Needs a hybridized forward pass first."""
+        if not self._cached_graph and is_np_array():
+            raise unsupported('HybridBlock.export', 'export in NumPy mode', 'a hybridized block runs its '
+                              'hybrid_forward imperatively under NumPy array semantics (mx.sym.np is not '
+                              'implemented), so there is no graph to write; export it from legacy mode')
         if not self._cached_graph:
             raise MXNetError('Please first call block.hybridize() and then run forward with this block at least '
                              'once before calling export.')
@@ -913,15 +920,15 @@ class HybridBlock(Block):
                 with self.name_scope():
                     return self.hybrid_forward(_symbol_mod, x, *args, **kwargs)
         if _DEFAULT_CTX.value is ctx:  # already the default context (a parent block or the caller entered it)
-            if self._active:
+            if self._active and not is_np_array():
                 return self._call_cached_op(x, *args)
             if not self._reg_params:  # (a container or an activation: no parameters to look up)
-                return self.hybrid_forward(_ndarray_mod, x, *args)
-            return self.hybrid_forward(_ndarray_mod, x, *args, **self._imperative_params(ctx, x, *args))
+                return self.hybrid_forward(eager_F(), x, *args)
+            return self.hybrid_forward(eager_F(), x, *args, **self._imperative_params(ctx, x, *args))
         with ctx:
-            if self._active:
+            if self._active and not is_np_array():
                 return self._call_cached_op(x, *args)
-            return self.hybrid_forward(_ndarray_mod, x, *args, **self._imperative_params(ctx, x, *args))
+            return self.hybrid_forward(eager_F(), x, *args, **self._imperative_params(ctx, x, *args))
 
     def _check_inputs(self, inputs):
         """The context of NDArray ``inputs`` (None for Symbols); refuses mixed, empty or (hybridized) multi-context

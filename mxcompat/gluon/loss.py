@@ -9,9 +9,9 @@ import numbers
 
 import numpy as np
 
-from .. import ndarray as _nd
 from ..base import MXNetAssertionError, MXNetValueError, unsupported
 from .block import HybridBlock
+from ._npf import is_eager
 
 __all__ = ['Loss', 'L2Loss', 'L1Loss', 'SigmoidBinaryCrossEntropyLoss', 'SigmoidBCELoss', 'SoftmaxCrossEntropyLoss',
            'SoftmaxCELoss', 'KLDivLoss', 'CTCLoss', 'HuberLoss', 'HingeLoss', 'SquaredHingeLoss', 'LogisticLoss',
@@ -33,7 +33,7 @@ def _apply_weighting(F, loss, weight=None, sample_weight=None):
 
 def _reshape_like(F, x, y):
     """``x`` with the shape of ``y`` (same number of elements)."""
-    if F is _nd:
+    if is_eager(F):
         return x.reshape(y.shape)
     return F.reshape_like(x, y)
 
@@ -273,7 +273,7 @@ class CosineEmbeddingLoss(Loss):
         input1 = _reshape_like(F, input1, input2)
         label = label.reshape((-1, 1))
         cos = self._cosine_similarity(F, input1, input2)
-        if F is _nd:
+        if is_eager(F):
             zero = F.array([0], ctx=cos.context)
         else:
             zero = F.zeros((1, 1))
@@ -283,7 +283,7 @@ class CosineEmbeddingLoss(Loss):
     def _cosine_similarity(self, F, x, y, axis=-1):
         norms = F.norm(x, axis=axis).reshape((-1, 1)) * F.norm(y, axis=axis).reshape((-1, 1))
         dot = F.sum(x * y, axis=axis).reshape((-1, 1))
-        if F is _nd:
+        if is_eager(F):
             eps = F.array([1e-12], ctx=dot.context)
         else:
             eps = F.full((1, 1), 1e-12)
@@ -319,7 +319,7 @@ class SDMLLoss(Loss):
         return self.kl_loss(logp, labels.as_in_context(distances.context))
 
     def hybrid_forward(self, F, x1, x2):
-        if F is not _nd:
+        if not is_eager(F):
             raise unsupported('SDMLLoss', 'hybridize()', 'it needs the batch size, which a Symbol does not have '
                                                          '(MXNet 1.9.1 fails there too)')
         return self._loss(F, x1, x2)

@@ -27,9 +27,11 @@ from ..context import Context, cpu, current_context
 from ..ndarray import ndarray as _nd
 from ..ndarray import sparse as _sparse
 from ..ndarray.ndarray import NDArray
+from ..numpy import multiarray as _mx_np
 from ..symbol import Symbol
 from .. import symbol as _symbol
-from ..util import _np_shape_level
+from ..util import _np_shape_level, is_np_array
+from ._npf import to_np
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict', 'tensor_types']
 
@@ -143,11 +145,14 @@ def _check_stypes(name, grad_stype, stype):
 
 
 def _grad_array(arr, req, buf, sparse=False):
-    """The gradient NDArray of ``arr`` backed by ``buf`` (row_sparse when ``sparse``): wired into autograd for float
-    data; integer parameters get a buffer nothing ever writes (MXNet keeps one too)."""
+    """The gradient NDArray of ``arr`` backed by ``buf`` (row_sparse when ``sparse``; an ``mx.np`` array for an
+    ``mx.np`` ``arr``): wired into autograd for float data; integer parameters get a buffer nothing ever writes
+    (MXNet keeps one too)."""
     if sparse:
         grad = _sparse.zeros('row_sparse', arr.shape, ctx=arr._ctx, dtype=arr.dtype)
         grad._t = buf
+    elif isinstance(arr, _mx_np.ndarray):
+        grad = _mx_np._np_wrap(buf, arr._ctx)
     else:
         grad = NDArray._from_tensor(buf, arr._ctx)
     if arr._t.is_floating_point():
@@ -158,7 +163,10 @@ def _grad_array(arr, req, buf, sparse=False):
 class Parameter:
     """A weight of a Block: data (and gradient) arrays on one or more contexts, initialized lazily.
 
-    ``stype``/``grad_stype`` may be ``'row_sparse'`` (see the module docstring); ``'csr'`` raises.
+    ``stype``/``grad_stype`` may be ``'row_sparse'`` (see the module docstring); ``'csr'`` raises. As in MXNet, the
+    arrays are ``mx.np`` arrays when the parameter is initialized under NumPy array semantics (``npx.set_np()``;
+    for a deferred parameter: when its first forward pass runs so) or from an ``mx.np`` value (``set_data`` before
+    that, loading), and legacy NDArrays otherwise; the gradients are of the data's kind.
     """
 
     def __init__(self, name, grad_req='write', shape=None, dtype=np.float32, lr_mult=1.0, wd_mult=1.0, init=None,
@@ -175,6 +183,7 @@ class Parameter:
         self._differentiable, self._allow_deferred_init = differentiable, allow_deferred_init
         # no arrays until initialize(); while it waits for a shape, _deferred_init is (init, ctx, default, data)
         self._data = self._grad = self._var = self._trainer = None
+        self._np = False  # whether the arrays are mx.np arrays (decided by _init_impl)
         self._ctx_list = self._ctx_map = None
         self._deferred_init = ()
         self._grad_req = None
@@ -308,8 +317,12 @@ class Parameter:
         init, ctx, default_init, data = pending
         with autograd.pause():
             if data is None:
-                # fill once on cpu, then copy to every context (as MXNet)
-                data = _nd.zeros(self.shape, dtype=self.dtype, ctx=cpu())
+                # fill once on cpu, then copy to every context (as MXNet); NumPy mode makes mx.np arrays
+                if is_np_array():
+                    _check_np_stype(self.name, self._stype)
+                    data = _mx_np.zeros(self.shape, dtype=self.dtype, ctx=cpu())
+                else:
+                    data = _nd.zeros(self.shape, dtype=self.dtype, ctx=cpu())
                 desc = initializer.InitDesc(self.name, {'__init__': init})
                 initializer.create(default_init)(desc, data)
             self._init_impl(data, ctx)
@@ -317,16 +330,21 @@ class Parameter:
     def _init_impl(self, data, ctx_list):
         self._ctx_list = list(ctx_list)
         self._ctx_map = {_ctx_key(c): pos for pos, c in enumerate(self._ctx_list)}
+        self._np = isinstance(data, _mx_np.ndarray)
         value = (data if isinstance(data, NDArray) else _nd.array(data, dtype=self.dtype))._t.detach()
         # one independent tensor per context, as MXNet keeps one array per context
         self._data = [self._wrap_data(_memory.copy_of(value, c.torch_device), c) for c in self._ctx_list]
         self._init_grad()
 
-    _wrap_data = staticmethod(NDArray._from_tensor)  # a data array from a dense tensor (row_sparse: compressed)
+    def _wrap_data(self, t, ctx):
+        """A data array from a dense tensor (row_sparse: compressed), of the parameter's kind."""
+        return _mx_np._np_wrap(t, ctx) if self._np else NDArray._from_tensor(t, ctx)
 
     def _init_grad(self):
         req = self._grad_req
         sparse = self._grad_stype == 'row_sparse'
+        if self._np and req != 'null':
+            _check_np_stype(self.name, self._grad_stype)
         self._grad = None if req == 'null' else [
             _grad_array(arr, req, torch.zeros_like(arr._t.detach()), sparse) for arr in self._data]
 
@@ -479,8 +497,7 @@ class _RowSparseParameter(Parameter):
     """A Parameter with ``stype='row_sparse'`` (Parameter.__init__ switches to this class): its arrays are
     RowSparseNDArrays read through ``row_sparse_data``; its Trainer keeps the full value in a kvstore."""
 
-    @staticmethod
-    def _wrap_data(t, ctx):
+    def _wrap_data(self, t, ctx):
         return _sparse.cast_storage(NDArray._from_tensor(t, ctx), 'row_sparse')
 
     def _set_trainer(self, trainer):
@@ -536,6 +553,13 @@ class _RowSparseParameter(Parameter):
         return out
 
 
+def _check_np_stype(name, stype):
+    """NumPy mode has dense arrays only: a sparse parameter or gradient raises (ValueError, as in MXNet)."""
+    if stype != 'default':
+        raise MXNetValueError("Parameter '%s': storage type %r under NumPy array semantics (mx.np arrays are dense "
+                              "only)" % (name, stype))
+
+
 def _dtype(dtype):
     from ..base import to_torch_dtype
     return to_torch_dtype(dtype)
@@ -553,7 +577,9 @@ class Constant(Parameter):
     """A parameter that autograd and the Trainer never change (``grad_req`` is always ``'null'``)."""
 
     def __init__(self, name, value):
-        self.value = value if isinstance(value, NDArray) else _nd.array(value)
+        if not isinstance(value, NDArray):
+            value = _mx_np.array(value) if is_np_array() else _nd.array(value)
+        self.value = value
         # the symbol variable names the registered initializer in its ``__init__`` attribute
         init_name = 'Constant_{}_{}'.format(name, id(self))
         initializer.alias(init_name)(_constant_initializer(self.value))
@@ -767,5 +793,13 @@ def _nd_save(filename, data):
 
 
 def _nd_load(filename):
-    from ..ndarray.utils import load
-    return load(filename)
+    """The arrays of a parameter file. Under NumPy array semantics they are ``mx.np`` arrays, and files written
+    with or without NumPy shape semantics both load (MXNet retries a legacy file with those semantics off)."""
+    from ..ndarray.utils import load, _wrap_all
+    if not is_np_array():
+        return load(filename)
+    from ..ndarray import _codec
+    loaded = _wrap_all(_codec.load_file(filename, np_shape=None))
+    if isinstance(loaded, dict):
+        return {k: to_np(v) for k, v in loaded.items()}
+    return [to_np(v) for v in loaded]

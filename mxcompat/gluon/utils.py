@@ -17,7 +17,9 @@ import torch
 from .. import ndarray as _nd
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, MXNetAssertionError
 from ..ndarray.ndarray import NDArray, _wrap
-from ..util import is_np_shape
+from ..numpy import multiarray as _mx_np
+from ..util import is_np_shape, is_np_array
+from ._npf import is_np
 from .block import HookHandle  # noqa: F401  (MXNet keeps it here)
 from .parameter import _indent, _brief_print_list  # noqa: F401  (MXNet keeps them here)
 
@@ -37,14 +39,17 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     bounds = np.cumsum([0] + [step + 1] * extras + [step] * (num_slice - extras)).tolist()
     if batch_axis == 0:
         return [data[bounds[i]:bounds[i + 1]] for i in range(num_slice)]
+    if is_np(data):
+        lead = (slice(None),) * batch_axis
+        return [data[lead + (slice(bounds[i], bounds[i + 1]),)] for i in range(num_slice)]
     return [_nd.slice_axis(data, axis=batch_axis, begin=bounds[i], end=bounds[i + 1]) for i in range(num_slice)]
 
 
 def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
-    """Split ``data`` (an NDArray, or array-like made into a float32 NDArray) along ``batch_axis`` into one slice
-    per context of ``ctx_list`` and copy each slice there."""
+    """Split ``data`` (an NDArray, or array-like made into a float32 NDArray; an ``mx.np`` array under NumPy array
+    semantics) along ``batch_axis`` into one slice per context of ``ctx_list`` and copy each slice there."""
     if not isinstance(data, NDArray):
-        data = _nd.array(data, ctx=ctx_list[0])
+        data = (_mx_np.array if is_np_array() else _nd.array)(data, ctx=ctx_list[0])
     if len(ctx_list) == 1:
         return [data.as_in_context(ctx_list[0])]
     slices = split_data(data, len(ctx_list), batch_axis, even_split)
@@ -53,7 +58,8 @@ def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
 
 def clip_global_norm(arrays, max_norm, check_isfinite=True):
     """Scale ``arrays`` in place so that their joint 2-norm is at most ``max_norm``; returns the norm before
-    clipping: a numpy float32 with ``check_isfinite`` (warning when it is nan/inf), else an NDArray of shape (1,)."""
+    clipping: a numpy float32 with ``check_isfinite`` (warning when it is nan/inf), else an NDArray of shape (1,)
+    (an ``mx.np`` array for ``mx.np`` arrays; MXNet 1.9.1 raises TypeError for those)."""
     if len(arrays) == 0:
         raise MXNetAssertionError('clip_global_norm: arrays must not be empty')
     dtype = arrays[0].dtype
@@ -73,11 +79,12 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     if check_isfinite and not np.isfinite(total_norm.asscalar()):
         warnings.warn(UserWarning('nan or inf is detected. Clipping results will be undefined.'), stacklevel=2)
     scale = torch.clamp(max_norm / (total + 1e-8), max=1.0)
+    wrap = _mx_np._np_wrap if is_np(arrays[0]) else _wrap
     for a in arrays:
-        a *= _wrap(scale.to(a._t.device), a.context)
+        a *= wrap(scale.to(a._t.device), a.context)
     if check_isfinite:
         return total_norm.asscalar()
-    return total_norm
+    return wrap(total, ctx)
 
 
 def check_sha1(filename, sha1_hash):

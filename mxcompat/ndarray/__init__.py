@@ -17,4 +17,15 @@ from ..operator.extra_ops import histogram, imdecode  # noqa: E402,F401  (Python
 
 
 from ._gaps import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr('nd', __name__)  # MXNet names mxcompat lacks: stubs that raise naming them
+_gap = _module_getattr('nd', __name__)  # MXNet names mxcompat lacks: stubs that raise naming them
+
+
+def __getattr__(name):
+    # mx.nd.np / mx.nd.npx (MXNet's NumPy functions on arrays, the F.np / F.npx of hybrid_forward) are mx.np and
+    # mx.npx, a layer above: imported on first use
+    if name == 'np' or name == 'npx':
+        import importlib
+        found = globals()[name] = importlib.import_module('..numpy' if name == 'np' else '..numpy_extension',
+                                                          __name__)
+        return found
+    return _gap(name)

@@ -54,7 +54,9 @@ from ... import ndarray as nd
 from ...base import MXNetError, MXNetValueError, MXNetTypeError, MXNetAssertionError, unsupported
 from ...context import Context, cpu_pinned
 from ...ndarray.ndarray import NDArray, _wrap
-from ...util import set_np
+from ...numpy import multiarray as _mx_np
+from ...numpy.multiarray import _np_wrap
+from ...util import set_np, is_np_array, is_np_shape, np_array, set_np_shape
 
 ForkingPickler = multiprocessing.reduction.ForkingPickler  # MXNet re-exports it here (GluonNLP imports it)
 
@@ -81,7 +83,12 @@ def _stack(data, ctx):
             raise MXNetTypeError('default_batchify_fn: cannot stack samples of dtypes %s (sample 0) and %s '
                                  '(sample %d)' % (np.dtype(first.dtype).name, np.dtype(d.dtype).name, i))
     t = torch.stack([d._t for d in data])
-    return _wrap(t, first._ctx if ctx is None else ctx)
+    return _kind_wrap(t, first._ctx if ctx is None else ctx)
+
+
+def _kind_wrap(t, ctx):
+    """A batch array: an ``mx.np`` array under NumPy array semantics (as MXNet's batchify), else an NDArray."""
+    return _np_wrap(t, ctx) if is_np_array() else _wrap(t, ctx)
 
 
 def _from_numpy(data, ctx):
@@ -93,7 +100,7 @@ def _from_numpy(data, ctx):
     if arr.dtype.kind not in 'biuf':
         raise MXNetTypeError('default_batchify_fn: cannot batch samples into an array of dtype %s (sample 0 is %r)'
                              % (arr.dtype, type(data[0]).__name__))
-    return nd.array(arr, dtype=arr.dtype, ctx=ctx)
+    return (_mx_np.array if is_np_array() else nd.array)(arr, dtype=arr.dtype, ctx=ctx)
 
 
 def _batchify(data, ctx):
@@ -106,7 +113,7 @@ def _batchify(data, ctx):
 
 def default_batchify_fn(data):
     """Stack a list of samples: NDArrays with ``nd.stack``, tuples field by field (into a list), anything else
-    through ``numpy.asarray`` (keeping its dtype)."""
+    through ``numpy.asarray`` (keeping its dtype). Under NumPy array semantics the batches are ``mx.np`` arrays."""
     return _batchify(data, None)
 
 
@@ -129,19 +136,20 @@ _NUMPY_DTYPES = frozenset([torch.float16, torch.float32, torch.float64, torch.ui
                            torch.int32, torch.int64, torch.bool])
 
 
-def _rebuild_ndarray(arr, dev_type, dev_id):
-    return _wrap(torch.from_numpy(arr), Context(dev_type, dev_id))
+def _rebuild_ndarray(arr, dev_type, dev_id, numpy_kind=False):
+    return (_np_wrap if numpy_kind else _wrap)(torch.from_numpy(arr), Context(dev_type, dev_id))
 
 
 class _BatchPickler(pickle.Pickler):
     """Pickles dense CPU NDArrays as their numpy buffer (no extra copy on either side)."""
 
     def reducer_override(self, obj):
-        if type(obj) is NDArray:
+        if type(obj) is NDArray or type(obj) is _mx_np.ndarray:
             t = obj._t
             if t.device.type == 'cpu' and t.dtype in _NUMPY_DTYPES:
                 arr = t.detach().contiguous().numpy()  # host: CPU only
-                return _rebuild_ndarray, (arr, obj._ctx.device_type, obj._ctx.device_id)
+                return _rebuild_ndarray, (arr, obj._ctx.device_type, obj._ctx.device_id,
+                                          type(obj) is _mx_np.ndarray)
         return NotImplemented
 
 
@@ -161,6 +169,22 @@ def reduce_ndarray(data):
 
 
 ForkingPickler.register(NDArray, reduce_ndarray)
+
+
+def rebuild_np_ndarray(array):
+    """``rebuild_ndarray`` for an ``mx.np`` array."""
+    return _np_wrap(torch.from_numpy(array), _CPU_SHARED)
+
+
+def reduce_np_ndarray(data):
+    """``ForkingPickler``'s reducer for ``mx.np`` arrays (as ``reduce_ndarray``)."""
+    t = data._t.detach()
+    if t.dtype in _NUMPY_DTYPES:
+        return rebuild_np_ndarray, (t.cpu().numpy(),)
+    return data.__reduce__()
+
+
+ForkingPickler.register(_mx_np.ndarray, reduce_np_ndarray)
 
 _worker_dataset = None  # the dataset of a multiprocessing.Pool worker made with _worker_initializer
 
@@ -185,6 +209,14 @@ def _worker_fn(samples, batchify_fn, dataset=None):
     buf = io.BytesIO()
     ForkingPickler(buf, pickle.HIGHEST_PROTOCOL).dump(batch)
     return buf.getvalue()
+
+
+def _thread_semantics(shape, array):
+    """A worker thread's initializer: the creating thread's NumPy shape and array semantics, for this thread only
+    (``_thread_worker_initializer``'s ``set_np`` sets them for the whole process)."""
+    if shape:
+        set_np_shape(True)
+    np_array(array).__enter__()  # (left open: the scope lasts as long as the thread)
 
 
 def _thread_worker_fn(samples, batchify_fn, dataset):
@@ -381,7 +413,8 @@ class _ThreadWorkers:
     broken = None
 
     def __init__(self, num_workers, dataset, batchify_fn):
-        self._pool = multiprocessing.pool.ThreadPool(num_workers)
+        # the threads build batches under this thread's NumPy semantics (a use_np scope is per thread)
+        self._pool = multiprocessing.pool.ThreadPool(num_workers, _thread_semantics, (is_np_shape(), is_np_array()))
         self._dataset, self.batchify_fn = dataset, batchify_fn
         self._pending = {}
         self._next_tid = 0

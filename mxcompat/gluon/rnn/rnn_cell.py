@@ -15,6 +15,7 @@ from ...ndarray.ndarray import NDArray
 from ...symbol import Symbol
 from ..block import Block, HybridBlock
 from ..parameter import _indent
+from .._npf import NP_F, is_eager, is_np
 
 __all__ = ['RecurrentCell', 'HybridRecurrentCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'SequentialRNNCell',
            'HybridSequentialRNNCell', 'DropoutCell', 'ModifierCell', 'ZoneoutCell', 'ResidualCell',
@@ -31,7 +32,9 @@ def _require(cond, msg):
 # ---- sequences: a merged tensor (layout 'NTC'/'TNC') or a list of (N, C) steps --------------------------------------
 def _namespace(seq):
     first = seq if isinstance(seq, _TENSORS) else seq[0]
-    return symbol if isinstance(first, Symbol) else ndarray
+    if isinstance(first, Symbol):
+        return symbol
+    return NP_F if is_np(first) else ndarray
 
 
 def _format_sequence(length, inputs, layout, merge):
@@ -80,7 +83,7 @@ def _default_states(cell, F, given, steps, batch, t_axis):
     """``given`` or zeros for every state of ``cell``."""
     if given is not None:
         return given
-    if F is ndarray:
+    if is_eager(F):
         with (steps if isinstance(steps, NDArray) else steps[0]).context:
             return cell.begin_state(func=F.zeros, batch_size=batch)
     # zeros of unknown batch size, completed by shape inference (as in MXNet)
@@ -106,7 +109,7 @@ def _reverse_steps(steps, length, valid_length=None):
         return steps[::-1]
     F = _namespace(steps)
     flipped = F.SequenceReverse(F.stack(*steps, axis=0), sequence_length=valid_length, use_sequence_length=True)
-    if F is ndarray and length == 1:
+    if is_eager(F) and length == 1:
         return [flipped[0]]
     return list(F.split(flipped, axis=0, num_outputs=length, squeeze_axis=True))
 

@@ -16,6 +16,8 @@ from ...base import MXNetAssertionError, MXNetTypeError, MXNetValueError
 from ...ndarray.ndarray import NDArray, _wrap
 from ..block import HybridBlock
 from . import rnn_cell
+from .._npf import is_eager, to_np
+from ...util import is_np_array
 
 __all__ = ['RNN', 'LSTM', 'GRU']
 
@@ -138,7 +140,7 @@ class _RNNLayer(HybridBlock):
         for i, info in enumerate(self.state_info(batch_size)):
             info.update(kwargs)
             made.append(rnn_cell._make_state(func, '%sh0_%d' % (self.prefix, i), info))
-        return made
+        return to_np(made) if is_np_array() else made
 
     # -- shapes -----------------------------------------------------------------------------------------------
     def infer_shape(self, inputs, *args):
@@ -150,7 +152,7 @@ class _RNNLayer(HybridBlock):
 
     def _settle_deferred(self, inputs):
         """Finish deferred initialization from an NDArray input before any graph is built."""
-        if self.l0_i2h_weight.shape[1] == 0:
+        if self.l0_i2h_weight.shape[1] in (0, -1):  # (unknown: -1 under NumPy shape semantics)
             self.infer_shape(inputs)
         for param in self._reg_params.values():
             param._finish_deferred_init()
@@ -187,7 +189,7 @@ class _RNNLayer(HybridBlock):
         self._traced_skip = None
 
     def hybrid_forward(self, F, inputs, states, sequence_length=None, **kwargs):
-        if F is ndarray:
+        if is_eager(F):
             want = self.state_info(inputs.shape[self._layout.find('N')])
             for state, info in zip(states, want):
                 if state.shape != info['shape']:
@@ -203,7 +205,7 @@ class _RNNLayer(HybridBlock):
         order = ['%s%d_%s_%s' % (side, layer, kind, what) for what in ('weight', 'bias')
                  for layer in range(self._num_layers) for side in self._sides() for kind in kinds
                  if kind != 'h2r' or what == 'weight']
-        if F is ndarray:  # eager: one torch.cat of flattened views (reshape NDArrays would copy each first)
+        if is_eager(F):  # eager: one torch.cat of flattened views (reshape NDArrays would copy each first)
             first = params[order[0]]
             return _wrap(torch.cat([params[n]._t.reshape(-1) for n in order]), first._ctx)
         # (a deferred first-layer weight gets its input size from this concatenation's shape inference)

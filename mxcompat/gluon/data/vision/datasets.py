@@ -18,10 +18,20 @@ from ..dataset import Dataset, RecordFileDataset, _DownloadedDataset
 from ...._fileio import extract_archive
 from ....base import MXNetError, data_dir
 from .... import ndarray as nd
+from ....numpy import multiarray as _mx_np
+from ....util import is_np_array
 
 __all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100', 'ImageRecordDataset', 'ImageFolderDataset']
 
 _REPO = 'https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/gluon/dataset/'
+
+
+def _arrays(images, labels):
+    """(labels, images) as the datasets keep them: images an NDArray and labels a numpy array, or both ``mx.np``
+    arrays under NumPy array semantics (as MXNet: items are then (mx.np image, 0-d mx.np label))."""
+    if is_np_array():
+        return _mx_np.array(labels, dtype=labels.dtype), _mx_np.array(images, dtype=images.dtype)
+    return labels, nd.array(images, dtype=images.dtype)
 
 
 def _missing(cls, root, names, where):
@@ -82,8 +92,7 @@ class MNIST(_DownloadedDataset):
         if images.shape[0] != labels.shape[0]:
             raise MXNetError('%s: %s holds %d images but %s holds %d labels'
                              % (cls, image_path, images.shape[0], label_path, labels.shape[0]))
-        self._label = labels.astype(np.int32)
-        self._data = nd.array(np.expand_dims(images, -1), dtype=np.uint8)
+        self._label, self._data = _arrays(np.expand_dims(images, -1), labels.astype(np.int32))
 
 
 class FashionMNIST(MNIST):
@@ -172,9 +181,7 @@ class CIFAR10(_DownloadedDataset):
             img, lab = reader(path)
             images.append(img)
             labels.append(lab)
-        stacked = np.concatenate(images)
-        self._label = np.concatenate(labels)
-        self._data = nd.array(stacked, dtype=stacked.dtype)
+        self._label, self._data = _arrays(np.concatenate(images), np.concatenate(labels))
 
 
 class CIFAR100(CIFAR10):

@@ -1,0 +1,106 @@
+"""Gluon in NumPy mode: the ``F`` of ``hybrid_forward`` and the array-kind helpers.
+
+MXNet's built-in layers call ``F.npx.fully_connected`` instead of ``F.FullyConnected`` when NumPy array semantics
+are on; they are the same operators. Here a layer keeps calling the registry's operator by its legacy name, and in
+NumPy mode its ``F`` is ``NP_F``: every ``mx.nd`` function (and submodule: ``F.random``, ``F.contrib`` ...) taking
+and returning ``mx.np`` arrays, which share their tensors with the legacy arrays the operator sees (so autograd
+records through them), plus ``F.np`` (``mx.np``) and ``F.npx`` (``mx.npx``) as MXNet's ``mx.nd.np``/``mx.nd.npx``.
+One definition per operator, none per layer.
+
+Differs from MXNet: a legacy-named operator given ``mx.np`` arrays inside a ``hybrid_forward`` runs (MXNet raises
+``TypeError``), so the layers MXNet leaves on legacy operators in NumPy mode (InstanceNorm, GroupNorm, the
+padding layers, the RNN cells) work too.
+"""
+import functools
+import types
+
+from .. import ndarray as _nd
+from ..ndarray.ndarray import NDArray
+from ..numpy.multiarray import ndarray as _np_ndarray, _as_np
+from ..util import is_np_array
+
+__all__ = ['NP_F', 'eager_F', 'is_eager', 'is_np', 'to_np', 'to_nd']
+
+
+def is_np(x):
+    """Whether ``x`` is an ``mx.np.ndarray``."""
+    return isinstance(x, _np_ndarray)
+
+
+def to_nd(x):
+    """``mx.np`` arrays in ``x`` (an array or a list/tuple of them) as legacy NDArrays sharing their tensors."""
+    if isinstance(x, _np_ndarray):
+        return NDArray._from_tensor(x._t, x._ctx)
+    if type(x) in (list, tuple) and any(isinstance(a, _np_ndarray) for a in x):
+        return type(x)(to_nd(a) for a in x)
+    return x
+
+
+def to_np(x):
+    """Dense legacy NDArrays in ``x`` (an array or a (nested) list/tuple of them) as ``mx.np`` arrays sharing their
+    tensors; anything else as it is."""
+    if type(x) is NDArray:
+        return _as_np(x)
+    if type(x) in (list, tuple):
+        return type(x)(to_np(a) for a in x)
+    return x
+
+
+def _adapt(fn):
+    """``fn`` (an ``mx.nd`` function) on ``mx.np`` arrays: inputs converted, outputs converted back. An ``out=``
+    array gets the result tensor the operator left in its legacy stand-in (under ``autograd.record()`` the
+    operator rebinds it rather than copying)."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        out = kwargs.get('out')
+        if out is not None:
+            kwargs['out'] = stand_in = to_nd(out)
+        res = fn(*[to_nd(a) for a in args], **{k: to_nd(v) for k, v in kwargs.items()})
+        if out is not None:
+            for mine, theirs in zip(out if isinstance(out, (list, tuple)) else (out,),
+                                    stand_in if isinstance(stand_in, (list, tuple)) else (stand_in,)):
+                mine._t = theirs._t
+            return out
+        return to_np(res)
+    return call
+
+
+class _NumpyNamespace:
+    """A namespace over an ``mx.nd`` module whose functions take and return ``mx.np`` arrays (built on first use
+    of each name)."""
+
+    def __init__(self, module):
+        self._module = module
+        self.__name__ = module.__name__
+
+    def __getattr__(self, name):
+        if name == 'np' or name == 'numpy':
+            from .. import numpy as found
+        elif name == 'npx' or name == 'numpy_extension':
+            from .. import numpy_extension as found
+        else:
+            value = getattr(self._module, name)
+            if isinstance(value, types.ModuleType):
+                found = _NumpyNamespace(value)
+            elif callable(value) and not isinstance(value, type):
+                found = _adapt(value)
+            else:
+                found = value
+        self.__dict__[name] = found
+        return found
+
+    def __repr__(self):
+        return '<mx.nd namespace %s on mx.np arrays>' % self._module.__name__
+
+
+NP_F = _NumpyNamespace(_nd)
+
+
+def eager_F():
+    """The ``F`` an imperative ``hybrid_forward`` gets: ``NP_F`` under NumPy array semantics, else ``mx.nd``."""
+    return NP_F if is_np_array() else _nd
+
+
+def is_eager(F):
+    """Whether ``F`` (a ``hybrid_forward``'s first argument) runs arrays rather than building a Symbol."""
+    return F is _nd or F is NP_F
