@@ -1,5 +1,6 @@
-"""Every registry operator as an ``mx.nd`` function (generated; see ``register.py``)."""
+"""Every registry operator as an ``mx.nd`` function (see ``register.py``)."""
 from . import register as _register
+from . import _functions  # noqa: F401  (fills register's table of written-out functions)
 from . import _internal, contrib, linalg, image  # noqa: F401
 from . import sparse as _sparse
 from . import random as _random
