@@ -1,0 +1,1 @@
+"""Stand-in for IPython (only IPython.display is used by d2l)."""

@@ -1,0 +1,44 @@
+"""A do-nothing object for the plotting and notebook stand-ins: any attribute, call or item gives another one."""
+
+
+class Dummy:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        return Dummy()
+
+    def __getattr__(self, name):
+        if name.startswith('__') and name.endswith('__'):
+            raise AttributeError(name)
+        return Dummy()
+
+    def __getitem__(self, key):
+        return Dummy()
+
+    def __setitem__(self, key, value):
+        pass
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self):
+        return 0
+
+    def __bool__(self):
+        return True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        return False
+
+
+class DummyArray(list):
+    """What ``plt.subplots(r, c)`` gives for its axes: r*c dummies (flatten() keeps them)."""
+
+    def flatten(self):
+        return self
+
+    ravel = flatten
