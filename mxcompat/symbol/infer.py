@@ -185,8 +185,12 @@ def _shape_step(n, shp, typ):
             changed |= _put(shp, keys[i], known, 'input %s of %s' % (names[i], n.name))
             changed |= _put(shp, out_keys[o], known, 'output %d of %s' % (o, n.name))
     in_shapes = [shp.get(k) for k in keys]
-    if all(s is not None for s in in_shapes) and all(_complete(in_shapes[i]) for i in
-                                                      _NEEDS_COMPLETE.get(n.op.name, ()) if i < len(in_shapes)):
+    partial_rule = opinfo.PARTIAL_SHAPES.get(n.op.name)
+    if partial_rule is not None and not all(_complete(s) for s in in_shapes):
+        for i, s in enumerate((partial_rule(params, in_shapes) or [])[:len(out_keys)]):
+            changed |= _put(shp, out_keys[i], s, 'output %d of %s' % (i, n.name))
+    elif all(s is not None for s in in_shapes) and all(_complete(in_shapes[i]) for i in
+                                                        _NEEDS_COMPLETE.get(n.op.name, ()) if i < len(in_shapes)):
         known = all(_complete(s) for s in in_shapes)
         try:
             # unknown dimensions run as 0; a 0 in the result is then unknown (always, in the legacy semantics)

@@ -2,7 +2,8 @@
 and their names, attributes given to the variables it creates, and the shapes of its parameter inputs."""
 import torch
 
-from ..base import parse_tuple
+from ..base import MXNetError, parse_tuple
+from ..operator.elemwise import BINARY
 from ..operator.shape_ops import reshape_data_from_output, transpose_data_from_output
 
 # op -> names of all outputs, including the hidden ones MXNet keeps in the graph (nnvm's num_outputs)
@@ -281,6 +282,34 @@ def _rnn_param_concat_inputs(params, ins, out):
 CONCATS = frozenset(['Concat', '_rnn_param_concat'])
 # op name -> rule(params, input shapes, output shape) -> input shapes with more dimensions known
 INPUTS_FROM_OUTPUT = {'_rnn_param_concat': _rnn_param_concat_inputs}
+
+
+def _broadcast_partial(params, ins):
+    """A broadcasting binary op's output from partial input shapes (-1 an unknown dimension), as MXNet's
+    BinaryBroadcastShape gives it: the inputs right-aligned, a dimension unknown on either side is unknown in the
+    output (even against a 1), else the two sizes broadcast. Shapes of unknown rank give nothing."""
+    lhs, rhs = ins
+    if lhs is None or rhs is None:
+        return None
+    nd = max(len(lhs), len(rhs))
+    lhs = (1,) * (nd - len(lhs)) + tuple(lhs)
+    rhs = (1,) * (nd - len(rhs)) + tuple(rhs)
+    out = []
+    for l, r in zip(lhs, rhs):
+        if l < 0 or r < 0:
+            out.append(-1)
+        elif l == r or r == 1:
+            out.append(l)
+        elif l == 1:
+            out.append(r)
+        else:
+            raise MXNetError('operands could not be broadcast together with shapes %s %s' % (ins[0], ins[1]))
+    return [tuple(out)]
+
+
+# op name -> rule(params, input shapes with -1 for an unknown dimension) -> output shapes, for inputs not all
+# complete: where running the op with unknown dimensions as 0 cannot tell what MXNet's shape function tells
+PARTIAL_SHAPES = {'broadcast_' + stem: _broadcast_partial for stem in BINARY}
 
 
 # Operators MXNet cannot differentiate (no gradient registered): binding with gradients through them fails.

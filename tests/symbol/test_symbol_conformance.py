@@ -166,6 +166,19 @@ def test_concat_partial_inference_as_mxnet():
     assert r.infer_shape_partial(a=(4,), b=(0,), f=(0,), e=(10,)) == ([(4,), (3,), (3,), (10,)], [(10,)], [])
 
 
+@pytest.mark.parametrize('lhs,rhs,out', [((0, 4, 2), (0, 0, 0), (0, 0, 0)), ((0, 4, 2), (0, 1, 0), (0, 4, 0)),
+                                          ((0, 4, 2), (3, 1, 2), (0, 4, 2)), ((2, 0), (1, 3), (2, 0)),
+                                          ((0, 4, 1), (5, 4, 2), (0, 4, 2)), ((0, 4), (3, 1, 1), (3, 0, 4))])
+def test_broadcast_partial_inference_keeps_the_rank(lhs, rhs, out):
+    # MXNet 1.9.1 (oracle): a dimension unknown on either side stays unknown (even against a 1), the others
+    # broadcast; the output keeps the larger rank (Keras-MXNet builds its graphs on such partial shapes)
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    for op in (mx.sym.broadcast_sub, mx.sym.broadcast_mul, mx.sym.broadcast_greater):
+        assert op(a, b).infer_shape_partial(a=lhs, b=rhs) == ([lhs, rhs], [out], [])
+    with pytest.raises(MXNetError):
+        mx.sym.broadcast_add(a, b).infer_shape_partial(a=(0, 4, 2), b=(0, 3, 2))
+
+
 def test_symbol_samplers_attributes_as_mxnet():
     # MXNet 1.9.1: mx.sym.random.multinomial returns the samples and their log-probabilities by default
     # (get_prob=True, unlike mx.nd's), and a sampler leaves out the shape it was not given
