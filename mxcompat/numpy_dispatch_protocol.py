@@ -3,10 +3,14 @@
 under MXNet's names."""
 import functools
 
+import numpy as _onp
+
 from .numpy import _dispatch
 
-_NUMPY_ARRAY_FUNCTION_LIST = list(_dispatch.ARRAY_FUNCTIONS)
-_NUMPY_ARRAY_UFUNC_LIST = list(_dispatch.ARRAY_UFUNCS)
+# MXNet's lists, less the names the installed NumPy lacks (NumPy 2 removed sometrue, round_ and product: there is
+# no NumPy function of that name to dispatch)
+_NUMPY_ARRAY_FUNCTION_LIST = [n for n in _dispatch.ARRAY_FUNCTIONS if _dispatch._lookup(_onp, n) is not None]
+_NUMPY_ARRAY_UFUNC_LIST = [n for n in _dispatch.ARRAY_UFUNCS if _dispatch._lookup(_onp, n) is not None]
 
 
 def _implements(numpy_function):

@@ -7,7 +7,7 @@ import torch
 
 from ..base import MXNetValueError, MXNetTypeError, to_torch_dtype
 from ..ndarray.ndarray import NDArray
-from .multiarray import ndarray, _np_wrap, _operand, _default_float, _ctx, promote
+from .multiarray import ndarray, _np_wrap, _operand, _array_input, _default_float, _ctx, promote
 from ._op import _tensor, _ctx_of, _finish
 
 __all__ = ['diff', 'ediff1d', 'percentile', 'quantile', 'histogram', 'bincount', 'polyval', 'hanning', 'hamming',
@@ -18,8 +18,8 @@ _SCALARS = (numbers.Number, _np.generic)
 
 # ---- differences --------------------------------------------------------------------------------------------------
 def diff(a, n=1, axis=-1, prepend=None, append=None):
-    """The ``n``-th discrete difference along ``axis`` (integer arrays keep their dtype; bool gives float32, as
-    in MXNet). ``prepend``/``append`` are supported (MXNet 1.9.1 refuses them)."""
+    """The ``n``-th discrete difference along ``axis`` (integer arrays keep their dtype; bool arrays are refused,
+    as in MXNet). ``prepend``/``append`` are supported (MXNet 1.9.1 refuses them)."""
     t = _tensor('diff', a)
     if n < 0:
         raise MXNetValueError('diff: order must be non-negative but got %d' % n)
@@ -39,9 +39,10 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         parts.append(e)
     t = torch.cat([p for p in (parts[0], t, parts[1]) if p is not None], dim=ax)
     if t.dtype is torch.bool:
-        t = t.to(_default_float())
+        raise MXNetTypeError('Operator diff: bool arrays are not supported (as in MXNet 1.9.1)')
     for _ in range(int(n)):
-        t = t.narrow(ax, 1, builtins_max(t.shape[ax] - 1, 0)) - t.narrow(ax, 0, builtins_max(t.shape[ax] - 1, 0))
+        m = builtins_max(t.shape[ax] - 1, 0)
+        t = t.narrow(ax, 1, m) - t.narrow(ax, 0, m) if m else t.narrow(ax, 0, 0)
     return _np_wrap(t if n else t.clone(), _ctx_of(a))
 
 
@@ -80,12 +81,13 @@ def _quantile(name, a, q, axis, out, overwrite_input, interpolation, keepdims, s
         raise NotImplementedError('mx.np.%s: overwrite_input is not supported (as in MXNet 1.9.1)' % name)
     if interpolation not in _INTERPOLATIONS:
         raise MXNetValueError("%s: interpolation must be one of %s, got %r" % (name, _INTERPOLATIONS, interpolation))
-    t = _tensor(name, a)
-    td = t.dtype if t.is_floating_point() else _default_float()
+    t = _array_input(name, a)
+    if t.dtype is torch.bool:
+        raise MXNetTypeError('Operator %s: bool arrays are not supported (as in MXNet 1.9.1)' % name)
+    td = torch.float64 if t.dtype is torch.float64 else _default_float()  # (float16 gives float32, as MXNet)
     work = t.to(torch.float64 if td is torch.float64 else torch.float32)
-    scalar_q = isinstance(q, _SCALARS)
-    qt = torch.tensor(float(q), dtype=work.dtype, device=t.device) if scalar_q else \
-        _operand(name, q, like=t).to(work.dtype)
+    qt = torch.tensor(float(q), dtype=work.dtype, device=t.device) if isinstance(q, _SCALARS) else \
+        _array_input(name, q).to(work.dtype)
     qt = qt / scale
     if bool(((qt < 0) | (qt > 1)).any()):
         raise MXNetValueError('%s: q must be in the range [0, %s]' % (name, '100' if scale == 100 else '1'))
@@ -157,6 +159,8 @@ def histogram(a, bins=10, range=None, normed=None, weights=None, density=None): 
     if density:
         widths = (edges[1:] - edges[:-1]).to(torch.float64)
         counts = (counts.to(torch.float64) / widths / counts.sum()).to(ft)
+    if isinstance(bins, numbers.Integral) and not t.is_floating_point():  # (MXNet: edges in the data's dtype)
+        edges = edges.to(t.dtype)
     return [_np_wrap(counts, ctx), _np_wrap(edges.clone() if isinstance(bins, NDArray) else edges, ctx)]
 
 

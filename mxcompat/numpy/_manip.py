@@ -1,12 +1,14 @@
 """The shape, joining, splitting, indexing, sorting and searching functions of ``mx.np``."""
+import builtins
+import functools
 import numbers
 
 import numpy as _np
 import torch
 
-from ..base import MXNetValueError
+from ..base import MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError
 from ..ndarray.ndarray import NDArray
-from .multiarray import ndarray, _np_wrap, _operand, _reshape, promote, _ctx, array
+from .multiarray import ndarray, _np_wrap, _operand, _reshape, _ctx, array
 from ._op import _tensor, _ctx_of, _finish
 
 __all__ = ['reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'expand_dims', 'squeeze', 'broadcast_to',
@@ -19,7 +21,8 @@ __all__ = ['reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'expand_dims
 
 
 def _ts(name, arrays):
-    """The tensors of a sequence of arrays, promoted to one dtype (MXNet's rule)."""
+    """The tensors of a sequence of arrays, which must have one dtype (MXNet's type inference refuses mixed
+    dtypes in the joining functions)."""
     if isinstance(arrays, NDArray):
         arrays = list(arrays)
     ts = [_tensor(name, a) for a in arrays]
@@ -27,9 +30,10 @@ def _ts(name, arrays):
         raise MXNetValueError('%s: need at least one array' % name)
     dt = ts[0].dtype
     for t in ts[1:]:
-        dt = promote(dt, t.dtype)
-    dev = ts[0].device
-    return [t.to(device=dev, dtype=dt) for t in ts]
+        if t.dtype is not dt:
+            raise MXNetTypeError('Operator %s: the arrays have different dtypes (%s, %s); MXNet requires one dtype'
+                                 % (name, str(dt)[6:], str(t.dtype)[6:]))
+    return ts
 
 
 def reshape(a, newshape, order='C'):
@@ -51,7 +55,9 @@ def transpose(a, axes=None):
     """Permute the axes (reversed when ``axes`` is None)."""
     t = _tensor('transpose', a)
     perm = tuple(range(t.dim() - 1, -1, -1)) if axes is None else tuple(int(x) for x in axes)
-    return _np_wrap(t.permute(*perm), _ctx_of(a))
+    if len(perm) != t.dim():
+        raise MXNetValueError('transpose: axes %s do not match an array of %d dimensions' % (perm, t.dim()))
+    return _np_wrap(t.permute(perm), _ctx_of(a))
 
 
 def swapaxes(a, axis1, axis2):
@@ -69,6 +75,8 @@ def expand_dims(a, axis):
     t = _tensor('expand_dims', a)
     axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
     nd = t.dim() + len(axes)
+    if builtins.any(not -nd <= x < nd for x in axes):
+        raise MXNetIndexError('expand_dims: axis %s is out of bounds for the result of %d dimensions' % (axis, nd))
     for ax in sorted(x % nd for x in axes):
         t = t.unsqueeze(ax)
     return _np_wrap(t, _ctx_of(a))
@@ -99,7 +107,7 @@ def broadcast_arrays(*args):
 
 def _atleast(name, fn):
     def f(*arys):
-        res = [_np_wrap(fn(_tensor(name, a)), _ctx_of(a)) for a in arys]
+        res = [_np_wrap(fn(t), _ctx_of(a)) for t, a in zip(_ts(name, arys), arys)]
         return res[0] if len(res) == 1 else res
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s``.' % name
@@ -195,19 +203,28 @@ split = _splitter('split', True)
 array_split = _splitter('array_split', False)
 
 
+def _need_dims(name, ary, n):
+    t = _tensor(name, ary)
+    if t.dim() < n:
+        raise MXNetValueError('%s only works on arrays of %d or more dimensions, got %d' % (name, n, t.dim()))
+    return t
+
+
 def hsplit(ary, indices_or_sections):
     """Split along axis 1 (axis 0 for 1-D arrays)."""
-    t = _tensor('hsplit', ary)
+    t = _need_dims('hsplit', ary, 1)
     return split(ary, indices_or_sections, axis=1 if t.dim() > 1 else 0)
 
 
 def vsplit(ary, indices_or_sections):
-    """Split along axis 0."""
+    """Split along axis 0 (of an array of 2 or more dimensions)."""
+    _need_dims('vsplit', ary, 2)
     return split(ary, indices_or_sections, axis=0)
 
 
 def dsplit(ary, indices_or_sections):
-    """Split along axis 2."""
+    """Split along axis 2 (of an array of 3 or more dimensions)."""
+    _need_dims('dsplit', ary, 3)
     return split(ary, indices_or_sections, axis=2)
 
 
@@ -252,6 +269,8 @@ def roll(a, shift, axis=None):
     t = _tensor('roll', a)
     if axis is None:
         return _np_wrap(torch.roll(t.reshape(-1), shift).reshape(t.shape), _ctx_of(a))
+    if not isinstance(axis, numbers.Integral) and isinstance(shift, numbers.Integral):
+        shift = (shift,) * len(axis)  # (one shift for every axis, as NumPy broadcasts it)
     return _np_wrap(torch.roll(t, shift, axis), _ctx_of(a))
 
 
@@ -280,8 +299,9 @@ def diagflat(v, k=0):
 
 def trace(a, offset=0, axis1=0, axis2=1, out=None):
     """The sum along a diagonal."""
-    t = torch.diagonal(_tensor('trace', a), offset, axis1, axis2).sum(-1)
-    return _finish(t, _ctx_of(a), out)
+    t = _tensor('trace', a)
+    r = torch.diagonal(t, offset, axis1, axis2).sum(-1)
+    return _finish(r.to(t.dtype) if t.dtype is not torch.bool else r, _ctx_of(a), out)
 
 
 def _triangle(name, fn):
@@ -319,8 +339,8 @@ def where(condition, x=None, y=None):
         ty = _operand('where', y, like=tx) if not isinstance(y, numbers.Number) else \
             torch.tensor(y, dtype=tx.dtype, device=tx.device)
     if tx.dtype is not ty.dtype:
-        dt = promote(tx.dtype, ty.dtype)
-        tx, ty = tx.to(dt), ty.to(dt)
+        raise MXNetTypeError('Operator where: x and y have different dtypes (%s, %s); MXNet requires one dtype'
+                             % (str(tx.dtype)[6:], str(ty.dtype)[6:]))
     return _np_wrap(torch.where(c.bool() if c.dtype is not torch.bool else c, tx, ty), _ctx_of(condition, x, y))
 
 
@@ -356,7 +376,7 @@ def take(a, indices, axis=None, mode='raise', out=None):
         idx = idx.clamp(0, n - 1)
     elif mode == 'raise':
         if idx.numel() and (bool((idx >= n).any()) or bool((idx < -n).any())):
-            raise IndexError('take: index out of bounds for axis %d with size %d' % (ax, n))
+            raise MXNetIndexError('take: index out of bounds for axis %d with size %d' % (ax, n))
         idx = torch.where(idx < 0, idx + n, idx)
     else:
         raise MXNetValueError("take: mode must be 'raise', 'wrap' or 'clip', got %r" % (mode,))
@@ -459,24 +479,46 @@ def delete(arr, obj, axis=None):
 
 
 def insert(arr, obj, values, axis=None):
-    """``values`` inserted before index ``obj`` along ``axis`` (scalar ``obj`` only)."""
+    """``values`` inserted before the index or indices ``obj`` (an int, a slice or an index array) along ``axis``
+    (the flattened array when None), as NumPy's ``insert``; ``values`` are cast to ``arr``'s dtype."""
     t = _tensor('insert', arr)
     if axis is None:
         t, axis = t.reshape(-1), 0
-    if not isinstance(obj, numbers.Integral):
-        raise NotImplementedError('mx.np.insert: only an integer obj is supported')
-    v = _operand('insert', values, like=t).to(t.dtype) if not isinstance(values, numbers.Number) else \
-        torch.tensor(values, dtype=t.dtype, device=t.device)
-    axis = int(axis) % t.dim()
-    shape = list(t.shape)
-    shape[axis] = 1
-    v = v.reshape([1] * (t.dim() - v.dim()) + list(v.shape)) if v.dim() < t.dim() else v
-    if v.shape[axis] != 1 and v.dim() == t.dim():
-        shape[axis] = v.shape[axis]
-    v = v.expand(shape) if v.dim() == t.dim() else v.reshape(shape)
-    i = int(obj) % (t.shape[axis] + 1) if obj < 0 else int(obj)
-    parts = [t.narrow(axis, 0, i), v, t.narrow(axis, i, t.shape[axis] - i)]
-    return _np_wrap(torch.cat(parts, dim=axis), _ctx_of(arr))
+    if t.dim() == 0:
+        raise MXNetValueError('insert: the array must have at least one dimension')
+    ax = int(axis)
+    if not -t.dim() <= ax < t.dim():
+        raise MXNetIndexError('insert: axis %d is out of bounds for an array of dimension %d' % (ax, t.dim()))
+    ax %= t.dim()
+    n = t.shape[ax]
+    v = torch.tensor(values, dtype=t.dtype, device=t.device) if isinstance(values, (numbers.Number, _np.generic)) \
+        else _operand('insert', values, like=t).to(t.dtype)
+    v = v.reshape((1,) * builtins.max(t.dim() - v.dim(), 0) + tuple(v.shape))  # (NumPy's ndmin)
+    moved = t.movedim(ax, 0)
+    rest = tuple(moved.shape[1:])
+    if isinstance(obj, numbers.Integral):  # one position: the values' first axis becomes the inserted one
+        i = int(obj)
+        if not -n <= i <= n:
+            raise MXNetIndexError('insert: index %d is out of bounds for axis %d with size %d' % (i, ax, n))
+        i = i + n if i < 0 else i
+        block = v.expand((v.shape[0],) + rest)  # (NumPy moves the first axis to ``axis``: ours is axis 0)
+        r = torch.cat([moved[:i], block, moved[i:]])
+    else:
+        idx = torch.arange(n, device=t.device)[obj] if isinstance(obj, slice) else \
+            _operand('insert', obj, like=t).long().reshape(-1)
+        k = idx.shape[0]
+        idx = torch.where(idx < 0, idx + n, idx)
+        block = v.movedim(ax, 0).expand((k,) + rest)
+        # NumPy's rule: each new item goes before its position, items for one position in the given order
+        order = torch.argsort(idx, stable=True)
+        new_pos = torch.empty_like(idx)
+        new_pos[order] = idx[order] + torch.arange(k, device=t.device)
+        r = torch.empty((n + k,) + rest, dtype=t.dtype, device=t.device)
+        keep = torch.ones(n + k, dtype=torch.bool, device=t.device)
+        keep[new_pos] = False
+        r[keep] = moved
+        r[new_pos] = block
+    return _np_wrap(r.movedim(0, ax).contiguous(), _ctx_of(arr))
 
 
 def unravel_index(indices, shape, order='C'):  # noqa: ARG001
@@ -566,6 +608,27 @@ def genfromtxt(*args, **kwargs):
     return array(ret, dtype=ret.dtype, ctx=ctx)
 
 
+def _mx_errors(name, fn):
+    """``fn`` with torch's shape and index errors raised as MXNet's (MXNetValueError, MXNetIndexError)."""
+    @functools.wraps(fn)
+    def f(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (MXNetError, NotImplementedError):
+            raise
+        except IndexError as e:
+            raise MXNetIndexError('Operator %s: %s' % (name, str(e).splitlines()[0])) from None
+        except RuntimeError as e:
+            raise MXNetValueError('Operator %s: %s' % (name, str(e).splitlines()[0])) from None
+    return f
+
+
+for _name in __all__:
+    if _name not in ('shape', 'ndim', 'size', 'genfromtxt'):
+        globals()[_name] = _mx_errors(_name, globals()[_name])
+del _name
+
+
 def _sort_method(self, axis=-1, kind=None, order=None):
     """Sort in place, as NumPy's ``ndarray.sort`` does."""
     r = sort(self, axis, kind, order)
@@ -573,7 +636,12 @@ def _sort_method(self, axis=-1, kind=None, order=None):
         self._t.copy_(r._t)
 
 
-for _fn in (repeat, take, argsort, nonzero, diagonal, trace, tile):
+def _broadcast_to_method(self, shape):
+    return broadcast_to(self, shape)
+
+
+for _fn in (repeat, take, argsort, nonzero):
     setattr(ndarray, _fn.__name__, _fn)
 ndarray.sort = _sort_method
+ndarray.broadcast_to = _broadcast_to_method
 del _fn

@@ -3,20 +3,18 @@ functions, sorting and searching, linear algebra products. Each runs on the arra
 records it) with MXNet 1.9.1's dtype rules (see ``multiarray``), and binds the matching ``ndarray`` operators and
 methods, so that ``a + b`` and ``np.add(a, b)`` are one definition."""
 import builtins
-import math
 import numbers
-import operator
 
 import numpy as _np
 import torch
 
 from .. import autograd as _ag
-from ..base import MXNetValueError, MXNetTypeError, to_torch_dtype
+from ..base import MXNetValueError, MXNetTypeError, MXNetIndexError, to_torch_dtype, unsupported
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _broadcast_error
 from ..util import _check_ufunc_kwargs
-from .multiarray import (ndarray, _np_wrap, _operand, _legacy_error, _cast_scalar, _scalar_dtype,
-                         _default_float, _write, promote)
+from .multiarray import (ndarray, _np_wrap, _operand, _legacy_error, _cast_scalar, _array_input, _default_float,
+                         _write, promote)
 
 _SCALARS = (numbers.Number, _np.generic)
 
@@ -55,125 +53,248 @@ def _axes(axis, ndim):
 
 
 # ---- element-wise binary functions --------------------------------------------------------------------------------
-# kind: 'arith' promotes mixed dtypes; 'div' too, and gives float32 for integers; 'same' (comparisons, maximum,
-# minimum) needs one dtype for two arrays, as MXNet 1.9.1 does.
-def _rsub(b, a):
-    return torch.sub(a, b)
+# How MXNet 1.9.1 pairs the dtypes of two arrays, by kind of function (measured: tests/fixtures/np_ops):
+#   'arith'  add, multiply, power: the promoted dtype (``promote``); uint8 with int8 is refused
+#   'sub'    subtract, mod: one dtype (not bool), or a float with anything: the promoted dtype
+#   'div'    true_divide: one dtype (integers and bool give float32), or an integer with a float: the float
+#   'same'   maximum, minimum, copysign, ldexp: one non-bool dtype;  'cmp' comparisons: one dtype (bool too)
+#   'int'    bitwise_and/or/xor, lcm: one integer or bool dtype
+#   'float'  arctan2, hypot: one floating dtype
+# With a Python scalar the array's dtype decides (the scalar is cast to it: int32 * 2.5 multiplies by 2), except
+# that bool arrays give int64 (comparisons and 'int' functions: bool), integers under true_divide give float32,
+# 'int' functions refuse float arrays and 'float' functions compute integers in float64 and truncate back.
+# Lists and host NumPy arrays are refused (TypeError), as MXNet's functions do.
+_KINDS = ('arith', 'sub', 'div', 'same', 'cmp', 'int', 'float')
 
 
-def _binary(name, fn, kind, scalar_fn, out_bool=False):
+def _dtype_name(d):
+    return str(d)[6:]
+
+
+def _pair_dtype(name, kind, da, db):
+    """The dtype ``kind``'s function computes arrays of dtypes ``da`` and ``db`` in (MXNetTypeError if MXNet
+    refuses the pair)."""
+    fa, fb = da.is_floating_point, db.is_floating_point
+    if da is db:
+        if kind == 'div' and not fa:
+            return _default_float()
+        ok = {'sub': da is not torch.bool, 'same': da is not torch.bool, 'int': not fa, 'float': fa}.get(kind, True)
+        if ok:
+            return da
+    elif kind == 'arith' and {da, db} != {torch.uint8, torch.int8}:
+        return promote(da, db)
+    elif kind == 'sub' and (fa or fb):
+        return promote(da, db)
+    elif kind == 'div' and fa != fb:
+        return da if fa else db
+    raise MXNetTypeError('Operator %s: MXNet does not take arrays of dtypes %s and %s together here'
+                         % (name, _dtype_name(da), _dtype_name(db)))
+
+
+def _scalar_dtypes(name, kind, d):
+    """(compute dtype, result dtype) of ``kind``'s function on an array of dtype ``d`` and a Python scalar."""
+    if d is torch.bool:
+        if kind == 'cmp' or kind == 'int' and name != 'lcm':
+            return d, d
+        if kind == 'div':
+            return _default_float(), _default_float()
+        if kind == 'int':
+            raise MXNetTypeError('Operator %s: bool arrays are not supported' % name)
+        d = torch.int64
+    if d.is_floating_point:
+        if kind == 'int':
+            raise MXNetTypeError('Operator %s: arrays of dtype %s are not supported' % (name, _dtype_name(d)))
+        return d, d
+    if kind == 'div':
+        return _default_float(), _default_float()
+    if kind == 'float':
+        return torch.float64, d
+    return d, d
+
+
+def _rules(name, kind):
+    """The dtype rules of one function, cached by dtype (they are looked up on every call)."""
+    pairs, scalars = {}, {}
+
+    def pair(da, db):
+        try:
+            return pairs[(da, db)]
+        except KeyError:
+            pairs[(da, db)] = dt = _pair_dtype(name, kind, da, db)
+            return dt
+
+    def scalar(d):
+        try:
+            return scalars[d]
+        except KeyError:
+            scalars[d] = r = _scalar_dtypes(name, kind, d)
+            return r
+    return pair, scalar
+
+
+def _not_an_operand(name, x):
+    if isinstance(x, NDArray):
+        return _legacy_error(name, x)
+    return TypeError('Operator `%s`: an operand must be an mx.np.ndarray or a Python scalar, got %s.%s'
+                     % (name, type(x).__module__, type(x).__name__))
+
+
+def _binary(name, fn, kind):
+    """``fn`` (on tensors of one dtype) as MXNet's function ``name`` with the dtype rules of ``kind``."""
+    pair, scalar = _rules(name, kind)
+    host_fn = getattr(_np, name, None)
+
     def f(x1, x2, out=None, **kwargs):
         if kwargs:
             _check_ufunc_kwargs(kwargs, name, False)
-        if type(x1) is ndarray and type(x2) is ndarray:
+        if type(x1) is ndarray and type(x2) is ndarray:  # the common case first
             a, b = x1._t, x2._t
             ctx = x1._ctx
         else:
             s1, s2 = isinstance(x1, _SCALARS), isinstance(x2, _SCALARS)
-            if s1 and s2:
-                return scalar_fn(x1, x2)
-            ctx = _ctx_of(x1, x2)
+            if s1 and s2:  # MXNet hands two scalars to official NumPy
+                return host_fn(x1, x2)
+            arr = x2 if s1 else x1
+            if not isinstance(arr, ndarray):
+                raise _not_an_operand(name, arr)
             if s1 or s2:
-                t = _tensor(name, x2 if s1 else x1)
-                return _finish(_scalar_op(name, fn, kind, t, x1 if s1 else x2, s1), ctx, out)
-            a = _tensor(name, x1)
-            b = _operand(name, x2, like=a)
-        if a.dtype is not b.dtype:
-            if kind == 'same':
-                raise TypeError('Operator %s: the two arrays have different dtypes (%s, %s); MXNet requires one '
-                                'dtype here' % (name, _np.dtype(str(a.dtype)[6:]), _np.dtype(str(b.dtype)[6:])))
-            dt = promote(a.dtype, b.dtype)
-            a, b = a.to(dt), b.to(dt)
-        if kind == 'div' and not a.dtype.is_floating_point:
-            a, b = a.to(_default_float()), b.to(_default_float())
+                return _finish(_scalar_op(name, fn, scalar, arr._t, x1 if s1 else x2, s1), arr._ctx, out)
+            if not isinstance(x2, ndarray):
+                raise _not_an_operand(name, x2)
+            a, b = x1._t, x2._t
+            ctx = x1._ctx
+        da, db = a.dtype, b.dtype
+        dt = pair(da, db)
+        if da is not dt:
+            a = a.to(dt)
+        if db is not dt:
+            b = b.to(dt)
         try:
             r = fn(a, b)
         except RuntimeError as e:
             raise _broadcast_error(name, a, b, e) from None
+        if r.dtype is not dt and kind != 'cmp':  # (torch computed integers in float: cast back)
+            r = r.to(dt)
         if (a.requires_grad or b.requires_grad) and not r.requires_grad:  # (a comparison's bool result)
             _ag.keep_in_graph(r, a, b)
+        if out is None:
+            return _np_wrap(r, ctx)
         return _finish(r, ctx, out)
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = 'NumPy\'s ``%s`` with MXNet 1.9.1\'s dtype rules (see ``mx.np.ndarray``).' % name
+    f.__doc__ = 'NumPy\'s ``%s`` with MXNet 1.9.1\'s dtype rules (see ``_op``\'s notes).' % name
     return f
 
 
-def _scalar_op(name, fn, kind, t, s, scalar_first):
-    dt = _scalar_dtype(t)
-    if kind == 'div' and not dt.is_floating_point:
-        dt = _default_float()
-    if kind != 'same' and t.dtype is not dt:
-        t = t.to(dt)
-    v = torch.tensor(_cast_scalar(s, t.dtype), dtype=t.dtype, device=t.device)
+def _scalar_op(name, fn, scalar, t, s, scalar_first):
+    compute, result = scalar(t.dtype)
+    v = _cast_scalar(s, result)
+    if result is torch.uint8 and not 0 <= v < 256:  # (cast as C casts: -3 is 253)
+        v %= 256
+    if t.dtype is not compute:
+        t = t.to(compute)
+    v = torch.tensor(v, dtype=compute, device=t.device)
     r = fn(v, t) if scalar_first else fn(t, v)
+    if r.dtype is not result and r.dtype is not torch.bool:
+        r = r.to(result)
     if t.requires_grad and not r.requires_grad:
         _ag.keep_in_graph(r, t)
     return r
 
 
-def _fmod(a, b):
-    return torch.remainder(a, b)
+def _power(a, b):
+    if a.dtype is torch.bool:  # (torch has no bool pow): x ** y is x or not y
+        return a | ~b
+    return torch.pow(a, b)
+
+
+def _lcm(a, b):
+    if a.dtype is torch.bool:
+        return a & b
+    return torch.lcm(a, b)
+
+
+def _copysign(a, b):
+    return torch.copysign(a, b)
+
+
+def _ldexp(a, b):
+    return a * torch.pow(2.0, b)  # (integers: in float, truncated back)
+
+
+def _mod(a, b):
+    # MXNet's kernel gives 0 where the divisor is 0 (floats and integers alike)
+    zero = b == 0
+    if not zero.any():
+        return torch.remainder(a, b)
+    return torch.where(zero, torch.zeros_like(a), torch.remainder(a, torch.where(zero, torch.ones_like(b), b)))
 
 
 def _floor_divide(a, b):
     return torch.div(a, b, rounding_mode='floor')
 
 
-def _scalar_div(a, b):
-    return a / b
-
-
-add = _binary('add', torch.add, 'arith', operator.add)
-subtract = _binary('subtract', torch.sub, 'arith', operator.sub)
-multiply = _binary('multiply', torch.mul, 'arith', operator.mul)
-true_divide = _binary('true_divide', torch.true_divide, 'div', _scalar_div)
+add = _binary('add', torch.add, 'arith')
+subtract = _binary('subtract', torch.sub, 'sub')
+multiply = _binary('multiply', torch.mul, 'arith')
+true_divide = _binary('true_divide', torch.true_divide, 'div')
 divide = true_divide
-mod = _binary('mod', _fmod, 'arith', operator.mod)
+mod = _binary('mod', _mod, 'sub')
 remainder = mod
-floor_divide = _binary('floor_divide', _floor_divide, 'arith', operator.floordiv)
-power = _binary('power', torch.pow, 'arith', operator.pow)
-maximum = _binary('maximum', torch.maximum, 'same', builtins.max)
-minimum = _binary('minimum', torch.minimum, 'same', builtins.min)
-equal = _binary('equal', torch.eq, 'same', operator.eq)
-not_equal = _binary('not_equal', torch.ne, 'same', operator.ne)
-greater = _binary('greater', torch.gt, 'same', operator.gt)
-greater_equal = _binary('greater_equal', torch.ge, 'same', operator.ge)
-less = _binary('less', torch.lt, 'same', operator.lt)
-less_equal = _binary('less_equal', torch.le, 'same', operator.le)
-logical_and = _binary('logical_and', torch.logical_and, 'same', lambda a, b: bool(a) and bool(b))
-logical_or = _binary('logical_or', torch.logical_or, 'same', lambda a, b: bool(a) or bool(b))
-logical_xor = _binary('logical_xor', torch.logical_xor, 'same', lambda a, b: bool(a) != bool(b))
-bitwise_and = _binary('bitwise_and', torch.bitwise_and, 'arith', operator.and_)
-bitwise_or = _binary('bitwise_or', torch.bitwise_or, 'arith', operator.or_)
-bitwise_xor = _binary('bitwise_xor', torch.bitwise_xor, 'arith', operator.xor)
-arctan2 = _binary('arctan2', torch.atan2, 'div', math.atan2)
-hypot = _binary('hypot', torch.hypot, 'div', math.hypot)
-copysign = _binary('copysign', torch.copysign, 'div', math.copysign)
-ldexp = _binary('ldexp', lambda a, b: a * torch.pow(2.0, b), 'div', math.ldexp)
-lcm = _binary('lcm', torch.lcm, 'arith', math.lcm)
-fmax = _binary('fmax', torch.fmax, 'same', builtins.max)
-fmin = _binary('fmin', torch.fmin, 'same', builtins.min)
-fmod = _binary('fmod', torch.fmod, 'arith', math.fmod)
+power = _binary('power', _power, 'arith')
+maximum = _binary('maximum', torch.maximum, 'same')
+minimum = _binary('minimum', torch.minimum, 'same')
+equal = _binary('equal', torch.eq, 'cmp')
+not_equal = _binary('not_equal', torch.ne, 'cmp')
+greater = _binary('greater', torch.gt, 'cmp')
+greater_equal = _binary('greater_equal', torch.ge, 'cmp')
+less = _binary('less', torch.lt, 'cmp')
+less_equal = _binary('less_equal', torch.le, 'cmp')
+bitwise_and = _binary('bitwise_and', torch.bitwise_and, 'int')
+bitwise_or = _binary('bitwise_or', torch.bitwise_or, 'int')
+bitwise_xor = _binary('bitwise_xor', torch.bitwise_xor, 'int')
+lcm = _binary('lcm', _lcm, 'int')
+arctan2 = _binary('arctan2', torch.atan2, 'float')
+hypot = _binary('hypot', torch.hypot, 'float')
+copysign = _binary('copysign', _copysign, 'same')
+ldexp = _binary('ldexp', _ldexp, 'same')
+# not in MXNet 1.9.1's mx.np (NumPy's, with the rules of their kind)
+floor_divide = _binary('floor_divide', _floor_divide, 'sub')
+logical_and = _binary('logical_and', torch.logical_and, 'cmp')
+logical_or = _binary('logical_or', torch.logical_or, 'cmp')
+logical_xor = _binary('logical_xor', torch.logical_xor, 'cmp')
+fmax = _binary('fmax', torch.fmax, 'same')
+fmin = _binary('fmin', torch.fmin, 'same')
+fmod = _binary('fmod', torch.fmod, 'sub')
 
 
 # ---- element-wise unary functions ---------------------------------------------------------------------------------
-def _unary(name, fn, scalar_fn, float_out=False):
-    """``float_out``: integer inputs give float32 (MXNet 1.9.1 keeps the input dtype for most functions: the
-    result of ``sqrt`` of an int32 array is int32)."""
+# Integer inputs keep their dtype (MXNet 1.9.1: sqrt of an int32 array is int32); bool inputs are refused except
+# by the logical, bitwise and is* functions; Python scalars go to official NumPy, as in MXNet; lists are refused.
+_BOOL_OK = ('logical_not', 'bitwise_not', 'invert', 'isnan', 'isinf', 'isfinite', 'isposinf', 'isneginf')
+
+
+def _unary(name, fn, host_name=None):
+    host_fn = getattr(_np, host_name or name)
+    bool_ok = name in _BOOL_OK
+
     def f(x, out=None, **kwargs):
         if kwargs:
             _check_ufunc_kwargs(kwargs, name, True)
         if type(x) is ndarray:
             t, ctx = x._t, x._ctx
         elif isinstance(x, _SCALARS):
-            return scalar_fn(x)
+            return host_fn(x)
+        elif isinstance(x, ndarray):
+            t, ctx = x._t, x._ctx
         else:
-            t, ctx = _tensor(name, x), _ctx_of(x)
+            raise _not_an_operand(name, x)
+        if t.dtype is torch.bool and not bool_ok:
+            raise MXNetTypeError('Operator %s: bool arrays are not supported (as in MXNet 1.9.1)' % name)
         r = fn(t)
-        if r.dtype is not t.dtype and not (float_out and not t.dtype.is_floating_point) and r.dtype is not torch.bool:
+        if r.dtype is not t.dtype and r.dtype is not torch.bool:
             r = r.to(t.dtype)
-        elif float_out and not r.dtype.is_floating_point:
-            r = r.to(_default_float())
+        if out is None:
+            return _np_wrap(r, ctx)
         return _finish(r, ctx, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` (integer inputs keep their dtype, as in MXNet 1.9.1).' % name
@@ -182,239 +303,310 @@ def _unary(name, fn, scalar_fn, float_out=False):
 
 def _as_float(fn):
     def g(t):
-        return fn(t if t.is_floating_point() else t.to(_default_float()))
+        return fn(t if t.is_floating_point() else t.to(torch.float64))
     return g
 
 
-def _sign(t):
-    return torch.sign(t) if t.dtype is not torch.bool else t.clone()
+def _bitwise_not(t):
+    if not t.numel():
+        return t.clone()
+    if t.is_floating_point():
+        raise MXNetTypeError('Operator bitwise_not: arrays of dtype %s are not supported' % _dtype_name(t.dtype))
+    return torch.bitwise_not(t)
 
 
-def _logical_not(t):
-    return torch.logical_not(t)
+def _rint(t):
+    # MXNet rounds halves away from zero (NumPy's rint: to even)
+    return torch.sign(t) * torch.floor(torch.abs(t) + 0.5) if t.is_floating_point() else t.clone()
 
 
-abs = _unary('abs', torch.abs, builtins.abs)  # noqa: A001 (NumPy's name)
+def _cbrt(t):
+    return torch.sign(t) * torch.abs(t).pow(1.0 / 3)
+
+
+abs = _unary('abs', torch.abs)  # noqa: A001 (NumPy's name)
 absolute = abs
-fabs = _unary('fabs', torch.abs, math.fabs)
-negative = _unary('negative', torch.neg, operator.neg)
-positive = _unary('positive', torch.clone, operator.pos)
-sign = _unary('sign', _sign, lambda x: (x > 0) - (x < 0))
-sqrt = _unary('sqrt', _as_float(torch.sqrt), math.sqrt)
-cbrt = _unary('cbrt', _as_float(lambda t: torch.sign(t) * torch.abs(t).pow(1.0 / 3)), _np.cbrt)
-square = _unary('square', torch.square, lambda x: x * x)
-reciprocal = _unary('reciprocal', _as_float(torch.reciprocal), lambda x: 1.0 / x)
-exp = _unary('exp', _as_float(torch.exp), math.exp)
-expm1 = _unary('expm1', _as_float(torch.expm1), math.expm1)
-log = _unary('log', _as_float(torch.log), _np.log)
-log2 = _unary('log2', _as_float(torch.log2), _np.log2)
-log10 = _unary('log10', _as_float(torch.log10), _np.log10)
-log1p = _unary('log1p', _as_float(torch.log1p), _np.log1p)
-sin = _unary('sin', _as_float(torch.sin), math.sin)
-cos = _unary('cos', _as_float(torch.cos), math.cos)
-tan = _unary('tan', _as_float(torch.tan), math.tan)
-arcsin = _unary('arcsin', _as_float(torch.asin), _np.arcsin)
-arccos = _unary('arccos', _as_float(torch.acos), _np.arccos)
-arctan = _unary('arctan', _as_float(torch.atan), math.atan)
-sinh = _unary('sinh', _as_float(torch.sinh), math.sinh)
-cosh = _unary('cosh', _as_float(torch.cosh), math.cosh)
-tanh = _unary('tanh', _as_float(torch.tanh), math.tanh)
-arcsinh = _unary('arcsinh', _as_float(torch.asinh), math.asinh)
-arccosh = _unary('arccosh', _as_float(torch.acosh), _np.arccosh)
-arctanh = _unary('arctanh', _as_float(torch.atanh), _np.arctanh)
-degrees = _unary('degrees', _as_float(torch.rad2deg), math.degrees)
-rad2deg = _unary('rad2deg', _as_float(torch.rad2deg), math.degrees)
-radians = _unary('radians', _as_float(torch.deg2rad), math.radians)
-deg2rad = _unary('deg2rad', _as_float(torch.deg2rad), math.radians)
-floor = _unary('floor', torch.floor, math.floor)
-ceil = _unary('ceil', torch.ceil, math.ceil)
-trunc = _unary('trunc', torch.trunc, math.trunc)
-fix = _unary('fix', torch.trunc, math.trunc)
-rint = _unary('rint', torch.round, _np.rint)
-logical_not = _unary('logical_not', _logical_not, operator.not_)
-bitwise_not = _unary('bitwise_not', torch.bitwise_not, operator.invert)
+fabs = _unary('fabs', torch.abs)
+negative = _unary('negative', torch.neg)
+positive = _unary('positive', torch.clone)
+sign = _unary('sign', torch.sign)
+sqrt = _unary('sqrt', _as_float(torch.sqrt))
+cbrt = _unary('cbrt', _as_float(_cbrt))
+square = _unary('square', torch.square)
+reciprocal = _unary('reciprocal', _as_float(torch.reciprocal))
+exp = _unary('exp', _as_float(torch.exp))
+expm1 = _unary('expm1', _as_float(torch.expm1))
+log = _unary('log', _as_float(torch.log))
+log2 = _unary('log2', _as_float(torch.log2))
+log10 = _unary('log10', _as_float(torch.log10))
+log1p = _unary('log1p', _as_float(torch.log1p))
+sin = _unary('sin', _as_float(torch.sin))
+cos = _unary('cos', _as_float(torch.cos))
+tan = _unary('tan', _as_float(torch.tan))
+arcsin = _unary('arcsin', _as_float(torch.asin))
+arccos = _unary('arccos', _as_float(torch.acos))
+arctan = _unary('arctan', _as_float(torch.atan))
+sinh = _unary('sinh', _as_float(torch.sinh))
+cosh = _unary('cosh', _as_float(torch.cosh))
+tanh = _unary('tanh', _as_float(torch.tanh))
+arcsinh = _unary('arcsinh', _as_float(torch.asinh))
+arccosh = _unary('arccosh', _as_float(torch.acosh))
+arctanh = _unary('arctanh', _as_float(torch.atanh))
+degrees = _unary('degrees', _as_float(torch.rad2deg))
+radians = _unary('radians', _as_float(torch.deg2rad))
+floor = _unary('floor', torch.floor)
+ceil = _unary('ceil', torch.ceil)
+trunc = _unary('trunc', torch.trunc)
+fix = _unary('fix', torch.trunc)
+rint = _unary('rint', _rint)
+logical_not = _unary('logical_not', torch.logical_not)
+bitwise_not = _unary('bitwise_not', _bitwise_not)
 invert = bitwise_not
-isnan = _unary('isnan', torch.isnan, math.isnan)
-isinf = _unary('isinf', torch.isinf, math.isinf)
-isfinite = _unary('isfinite', torch.isfinite, math.isfinite)
-isposinf = _unary('isposinf', torch.isposinf, lambda x: x == math.inf)
-isneginf = _unary('isneginf', torch.isneginf, lambda x: x == -math.inf)
+isnan = _unary('isnan', torch.isnan)
+isinf = _unary('isinf', torch.isinf)
+isfinite = _unary('isfinite', torch.isfinite)
+isposinf = _unary('isposinf', torch.isposinf)
+isneginf = _unary('isneginf', torch.isneginf)
+# not in MXNet 1.9.1's mx.np (NumPy's names for degrees/radians)
+rad2deg = _unary('rad2deg', _as_float(torch.rad2deg))
+deg2rad = _unary('deg2rad', _as_float(torch.deg2rad))
 
 
 def around(x, decimals=0, out=None, **kwargs):
-    """Round to ``decimals`` places, halves to even (NumPy's rule)."""
+    """Round to ``decimals`` places, halves to even (NumPy's rule); integers to negative ``decimals`` are
+    truncated (MXNet 1.9.1: 25 -> 20, -16 -> -10); bool arrays are refused, as in MXNet."""
     if kwargs:
         _check_ufunc_kwargs(kwargs, 'around', True)
     if isinstance(x, _SCALARS):
         return _np.around(x, decimals)
-    t = _tensor('around', x)
+    t = _array_input('around', x)
+    if t.dtype is torch.bool:
+        raise MXNetTypeError('Operator around: bool arrays are not supported (as in MXNet 1.9.1)')
     if t.is_floating_point():
         r = torch.round(t, decimals=decimals) if decimals else torch.round(t)
-    elif decimals >= 0 or t.dtype is torch.bool:
+    elif decimals >= 0:
         r = t.clone()
-    else:  # integers to a power of ten: MXNet rounds halves toward zero (25 -> 20, 35 -> 30, -25 -> -20)
+    else:
         unit = 10 ** (-decimals)
-        q = torch.div(t, unit, rounding_mode='trunc')
-        rem = t - q * unit
-        q = q + torch.where(rem.abs() * 2 > unit, torch.sign(rem), torch.zeros_like(rem))
-        r = q * unit
-    return _finish(r, _ctx_of(x), out)
+        r = torch.div(t, unit, rounding_mode='trunc') * unit
+    return _finish(r, x._ctx, out)
 
 
 round = around  # noqa: A001
 round_ = around
 
 
+def _bound(name, v, dtype):
+    """A clip bound as a Python number, or None where it cannot bind an array of ``dtype`` (an integer array
+    compares with the bound as a number: -120 does not bind uint8)."""
+    if v is None:
+        return None
+    if not isinstance(v, _SCALARS):
+        raise MXNetTypeError('Operator %s: the bounds must be scalars, got %s' % (name, type(v).__name__))
+    if dtype.is_floating_point:
+        return float(v)
+    info = torch.iinfo(dtype)
+    if v < info.min or v > info.max:
+        return None
+    return int(_np.floor(v)) if v > 0 else int(_np.ceil(v))
+
+
 def clip(a, a_min, a_max, out=None):
-    """Limit values to ``[a_min, a_max]`` (either may be None; bounds cast to the array's dtype)."""
+    """Limit values to ``[a_min, a_max]`` (either may be None); with ``a_min > a_max`` the result is ``a_min``
+    below ``a_min`` and ``a_max`` elsewhere, as MXNet's kernel gives; bool arrays are refused, as in MXNet."""
     if a_min is None and a_max is None:
         raise MXNetValueError('array_clip: must set either max or min')
-    t = _tensor('clip', a)
-    lo = None if a_min is None else _cast_scalar(a_min, t.dtype)
-    hi = None if a_max is None else _cast_scalar(a_max, t.dtype)
-    return _finish(torch.clamp(t, lo, hi), _ctx_of(a), out)
+    t = _array_input('clip', a)
+    if t.dtype is torch.bool:
+        raise MXNetTypeError('Operator clip: bool arrays are not supported (as in MXNet 1.9.1)')
+    lo, hi = _bound('clip', a_min, t.dtype), _bound('clip', a_max, t.dtype)
+    if lo is not None and hi is not None and lo > hi:
+        r = torch.where(t > hi, torch.full_like(t, hi), torch.where(t < lo, torch.full_like(t, lo), t))
+    elif lo is None and hi is None:
+        r = t.clone()
+    else:
+        r = torch.clamp(t, lo, hi)
+    return _finish(r, a._ctx, out)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN and infinities (``copy=False`` writes into ``x``)."""
-    t = _tensor('nan_to_num', x)
+    t = _array_input('nan_to_num', x)
     if not t.is_floating_point():
-        return x if not copy else _np_wrap(t.clone(), _ctx_of(x))
+        return x if not copy else _np_wrap(t.clone(), x._ctx)
     r = torch.nan_to_num(t, nan=nan, posinf=posinf, neginf=neginf)
-    if not copy and isinstance(x, ndarray):
+    if not copy:
         with torch.no_grad():
             t.copy_(r)
         return x
-    return _np_wrap(r, _ctx_of(x))
+    return _np_wrap(r, x._ctx)
 
 
 # ---- reductions -----------------------------------------------------------------------------------------------------
-def _reduced(name, t, axis):
-    if t.numel() == 0 and (axis is None or any(t.shape[a] == 0 for a in ((axis,) if isinstance(axis, int)
-                                                                         else axis))):
-        raise MXNetValueError('zero-size array to reduction operation %s which has no identity' % name)
+# Inputs must be mx.np arrays (MXNet asserts it); an axis out of range raises MXNetIndexError.
+def _norm_axes(name, axis, ndim):
+    """``axis`` (None, an int or a tuple) as a sorted tuple of non-negative axes, or None for all of them."""
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    out = []
+    for ax in axes:
+        ax = int(ax)
+        if not -ndim <= ax < ndim:
+            raise MXNetIndexError('Operator %s: axis %d is out of bounds for an array of dimension %d'
+                                  % (name, ax, ndim))
+        out.append(ax % ndim)
+    if len(set(out)) != len(out):
+        raise MXNetValueError('Operator %s: duplicate value in axis %r' % (name, axis))
+    return tuple(sorted(out))
 
 
-def _check_where(name, where, initial=None):
-    if where is not None and where is not True:
-        raise NotImplementedError('mx.np.%s: where= is not supported (MXNet 1.9.1 has no where)' % name)
+def _check_unsupported(name, initial=None, where=None):
     if initial is not None:
-        raise NotImplementedError('mx.np.%s: initial= is not supported (MXNet 1.9.1 has no initial)' % name)
+        raise unsupported('mx.np.%s' % name, 'initial=', 'MXNet 1.9.1 refuses it too')
+    if where is not None and where is not True:
+        raise unsupported('mx.np.%s' % name, 'where=', 'MXNet 1.9.1 has no where')
 
 
-def _acc_dtype(t):
-    """The result dtype of ``sum``/``prod``/``cumsum`` without ``dtype=``: the input's, bool gives float32."""
-    return _default_float() if t.dtype is torch.bool else t.dtype
+def _each_axis(fn, t, axes, keepdims, **kw):
+    """``fn(t, dim=d, keepdim=...)`` over every axis of ``axes`` (torch functions taking one dim)."""
+    for d in reversed(axes):
+        t = fn(t, dim=d, keepdim=keepdims, **kw)
+    return t
+
+
+def _reduce(fn, t, axes, keepdims, **kw):
+    """``fn`` (sum, mean, amax ... taking a tuple of dims) over ``axes`` (None: all)."""
+    if axes is None:
+        axes = tuple(range(t.dim()))
+        if not keepdims:
+            return fn(t, **kw) if fn is not torch.amax and fn is not torch.amin else fn(t, dim=axes)
+    if not axes:
+        return t.clone()
+    return fn(t, dim=axes, keepdim=keepdims, **kw)
+
+
+def _sum_dtype(t, dtype):
+    """The result dtype of sum/prod/cumsum: ``dtype``, else the input's (bool gives int64, as in MXNet)."""
+    if dtype is not None:
+        return to_torch_dtype(dtype)
+    return torch.int64 if t.dtype is torch.bool else t.dtype
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
-    """Sum over ``axis``; integer arrays keep their dtype and bool gives float32, as in MXNet 1.9.1 (NumPy
-    gives int64 for both)."""
-    _check_where('sum', where, initial)
-    t = _tensor('sum', a)
-    dim = _axes(axis, t.dim())
-    td = to_torch_dtype(dtype) if dtype is not None else _acc_dtype(t)
-    if dim == ():
-        r = t.to(td, copy=True)
-    elif dim is None and not keepdims:
-        r = torch.sum(t, dtype=td)
+    """Sum over ``axis``; integer arrays keep their dtype and bool gives int64, as in MXNet 1.9.1 (NumPy widens
+    to int64); a float array summed to an integer ``dtype`` is summed in its dtype and the result cast."""
+    t = a._t if type(a) is ndarray else _array_input('sum', a)
+    if initial is not None or where is not None:
+        _check_unsupported('sum', initial, where)
+    td = _sum_dtype(t, dtype)
+    axes = _norm_axes('sum', axis, t.dim()) if axis is not None else None
+    if t.is_floating_point() and not td.is_floating_point:
+        r = _reduce(torch.sum, t, axes, keepdims).to(td)
     else:
-        r = torch.sum(t, dim=dim if dim is not None else tuple(range(t.dim())), keepdim=keepdims, dtype=td)
-    return _finish(r, _ctx_of(a), out)
+        r = _reduce(torch.sum, t, axes, keepdims, dtype=td)
+    if out is None:
+        return _np_wrap(r, a._ctx)
+    return _finish(r, a._ctx, out)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """Product over ``axis`` (integer arrays keep their dtype, bool gives float32, as in MXNet 1.9.1)."""
-    _check_where('prod', where, initial)
-    t = _tensor('prod', a)
-    dim = _axes(axis, t.dim())
-    td = to_torch_dtype(dtype) if dtype is not None else _acc_dtype(t)
-    r = t.to(td)
-    if dim is None:
-        r = torch.prod(r)
+    """Product over ``axis`` (integer arrays keep their dtype, bool gives int64, as in MXNet 1.9.1)."""
+    t = _array_input('prod', a)
+    _check_unsupported('prod', initial, where)
+    td = _sum_dtype(t, dtype)
+    axes = _norm_axes('prod', axis, t.dim())
+    if axes is None:
+        r = torch.prod(t, dtype=td)
         if keepdims:
             r = r.reshape((1,) * t.dim())
+    elif not axes:
+        r = t.to(td, copy=True)
     else:
-        for d in sorted((dim,) if isinstance(dim, int) else dim, key=lambda d: d % builtins.max(t.dim(), 1),
-                        reverse=True):
-            r = torch.prod(r, dim=d, keepdim=keepdims)
-    return _finish(r, _ctx_of(a), out)
+        r = _each_axis(torch.prod, t, axes, keepdims, dtype=td)
+    return _finish(r.to(td), a._ctx, out)
 
 
 product = prod
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """Mean over ``axis``; integer and bool arrays give float32 (float64 with NumPy default dtypes)."""
-    t = _tensor('mean', a)
+    """Mean over ``axis``; integer and bool arrays give float32 (float64 with NumPy default dtypes); an integer
+    ``dtype`` truncates the mean."""
+    t = _array_input('mean', a)
     td = to_torch_dtype(dtype) if dtype is not None else (t.dtype if t.is_floating_point() else _default_float())
-    dim = _axes(axis, t.dim())
-    r = t.to(td)
-    if dim == ():
-        r = r.clone()
-    elif dim is None and not keepdims:
-        r = torch.mean(r)
-    else:
-        r = torch.mean(r, dim=dim if dim is not None else tuple(range(t.dim())), keepdim=keepdims)
-    return _finish(r, _ctx_of(a), out)
+    axes = _norm_axes('mean', axis, t.dim())
+    work = t.to(td if td.is_floating_point else torch.float64)
+    r = _reduce(torch.mean, work, axes, keepdims)
+    return _finish(r.to(td), a._ctx, out)
 
 
-def _moment(name, fn):
+def _moment(name, root):
     def f(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        t = _tensor(name, a)
+        t = _array_input(name, a)
+        if t.dtype is torch.bool:
+            raise MXNetTypeError('Operator %s: bool arrays are not supported (as in MXNet 1.9.1)' % name)
         td = to_torch_dtype(dtype) if dtype is not None else t.dtype
-        dim = _axes(axis, t.dim())
-        # integers are computed in float64 and the result truncated to the dtype, as MXNet does
-        work = t.to(td if td.is_floating_point else torch.float64)
-        if dim == ():
-            r = torch.zeros_like(work)
+        axes = _norm_axes(name, axis, t.dim())
+        dims = tuple(range(t.dim())) if axes is None else axes
+        if not dims:  # each element its own sample
+            r = torch.zeros_like(t, dtype=torch.float64) / (1 - ddof)
+        elif t.is_floating_point():
+            r = torch.var(t.to(td) if td.is_floating_point else t, dim=dims, correction=ddof, keepdim=keepdims)
         else:
-            r = fn(work, dim=dim, correction=ddof, keepdim=keepdims)
-        return _finish(r.to(td), _ctx_of(a), out)
+            # MXNet takes the mean in the integer dtype (truncated), then the squared deviations in float64
+            n = int(_np.prod([t.shape[d] for d in dims]))
+            centre = torch.div(t.sum(dim=dims, keepdim=True), builtins.max(n, 1), rounding_mode='trunc')
+            dev = t.to(torch.float64) - centre.to(torch.float64)
+            r = (dev * dev).sum(dim=dims, keepdim=keepdims) / (n - ddof)
+        if root:
+            r = torch.sqrt(r)
+        return _finish(r.to(td), a._ctx, out)
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = ('NumPy\'s ``%s`` (``ddof`` as NumPy); integer arrays keep their dtype (the result truncated), as '
-                 'in MXNet 1.9.1.' % name)
+    f.__doc__ = ('NumPy\'s ``%s`` (``ddof`` as NumPy); integer arrays keep their dtype and use MXNet 1.9.1\'s '
+                 'integer mean (truncated), so the result matches MXNet\'s, not NumPy\'s.' % name)
     return f
 
 
-std = _moment('std', torch.std)
-var = _moment('var', torch.var)
+var = _moment('var', False)
+std = _moment('std', True)
+
+
+def _check_nonempty(name, t, axes):
+    if t.numel() == 0 and (axes is None or builtins.any(t.shape[d] == 0 for d in axes)):
+        raise MXNetValueError('Operator %s: zero-size array to reduction operation which has no identity' % name)
 
 
 def _extreme(name, fn):
     def f(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-        _check_where(name, where, initial)
-        t = _tensor(name, a)
-        dim = _axes(axis, t.dim())
-        _reduced(name, t, dim)
-        if dim is None:
-            r = fn(t)
-            if keepdims:
-                r = r.reshape((1,) * t.dim())
-        elif dim == ():
-            r = t.clone()
-        else:
-            r = (torch.amax if fn is torch.max else torch.amin)(t, dim=dim, keepdim=keepdims)
-        return _finish(r, _ctx_of(a), out)
+        t = _array_input(name, a)
+        _check_unsupported(name, initial, where)
+        axes = _norm_axes(name, axis, t.dim())
+        _check_nonempty(name, t, axes)
+        r = _reduce(fn, t, axes, keepdims)
+        return _finish(r, a._ctx, out)
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = 'NumPy\'s ``%s``.' % name
+    f.__doc__ = 'NumPy\'s ``%s`` (NaN propagates).' % name
     return f
 
 
-max = _extreme('max', torch.max)  # noqa: A001
+max = _extreme('max', torch.amax)  # noqa: A001
 amax = max
-min = _extreme('min', torch.min)  # noqa: A001
+min = _extreme('min', torch.amin)  # noqa: A001
 amin = min
 
 
 def _arg(name, fn):
     def f(a, axis=None, out=None):
-        t = _tensor(name, a)
-        _reduced('arg' + name[3:], t, axis)
-        r = fn(t.reshape(-1)) if axis is None else fn(t, dim=int(axis))
-        return _finish(r, _ctx_of(a), out)
+        t = _array_input(name, a)
+        if t.dtype is torch.bool:
+            raise MXNetTypeError('Operator %s: bool arrays are not supported (as in MXNet 1.9.1)' % name)
+        axes = _norm_axes(name, axis, t.dim())
+        _check_nonempty(name, t, axes)
+        r = fn(t.reshape(-1)) if axes is None else fn(t, dim=axes[0])
+        return _finish(r, a._ctx, out)
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = 'NumPy\'s ``%s`` (int64 indices).' % name
+    f.__doc__ = 'NumPy\'s ``%s`` (int64 indices; a NaN counts as the extreme, as in NumPy).' % name
     return f
 
 
@@ -424,19 +616,16 @@ argmin = _arg('argmin', torch.argmin)
 
 def _logical_reduce(name, fn):
     def f(a, axis=None, out=None, keepdims=False):
-        t = _tensor(name, a)
-        dim = _axes(axis, t.dim())
-        b = t.bool() if t.dtype is not torch.bool else t
-        if dim is None:
+        t = _array_input(name, a)
+        axes = _norm_axes(name, axis, t.dim())
+        b = t if t.dtype is torch.bool else t != 0
+        if axes is None:
             r = fn(b)
             if keepdims:
                 r = r.reshape((1,) * t.dim())
         else:
-            r = b
-            for d in sorted((dim,) if isinstance(dim, int) else dim, key=lambda d: d % builtins.max(t.dim(), 1),
-                            reverse=True):
-                r = fn(r, dim=d, keepdim=keepdims)
-        return _finish(r, _ctx_of(a), out)
+            r = _each_axis(fn, b, axes, keepdims)
+        return _finish(r, a._ctx, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` (a bool result).' % name
     return f
@@ -448,128 +637,172 @@ sometrue = _logical_reduce('sometrue', torch.any)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
-    """Cumulative sum (over the flattened array when ``axis`` is None); integer arrays keep their dtype."""
-    t = _tensor('cumsum', a)
-    td = to_torch_dtype(dtype) if dtype is not None else _acc_dtype(t)
-    src, dim = (t.reshape(-1), 0) if axis is None else (t, int(axis))
+    """Cumulative sum (over the flattened array when ``axis`` is None); integer arrays keep their dtype, bool
+    gives int64; float16 rounds every partial sum, as MXNet's kernel does."""
+    t = _array_input('cumsum', a)
+    td = _sum_dtype(t, dtype)
+    src, dim = (t.reshape(-1), 0) if axis is None else (t, _norm_axes('cumsum', axis, t.dim())[0])
     if td is torch.float16 and src.shape[dim] > 1:
-        # MXNet (and NumPy) round every partial sum to float16; torch accumulates in float32
-        steps = src.to(td).unbind(dim)
+        steps = src.to(td).unbind(dim)  # (torch accumulates float16 in float32)
         acc = [steps[0]]
         for x in steps[1:]:
             acc.append(acc[-1] + x)
         r = torch.stack(acc, dim)
     else:
         r = torch.cumsum(src, dim=dim, dtype=td)
-    return _finish(r, _ctx_of(a), out)
+    return _finish(r, a._ctx, out)
 
 
 def average(a, axis=None, weights=None, returned=False, out=None):
-    """Weighted average over ``axis``."""
-    t = _tensor('average', a)
-    if not t.is_floating_point():
-        t = t.to(_default_float())
-    dim = _axes(axis, t.dim())
+    """Weighted average over ``axis``; integer arrays keep their dtype (the average truncated), as in MXNet
+    1.9.1; ``returned`` gives ``[average, sum of weights]`` (a list, as MXNet)."""
+    t = _array_input('average', a)
+    if t.dtype is torch.bool:
+        raise MXNetTypeError('Operator average: bool arrays are not supported (as in MXNet 1.9.1)')
+    axes = _norm_axes('average', axis, t.dim())
+    dims = tuple(range(t.dim())) if axes is None else axes
     if weights is None:
-        avg = t.mean() if dim is None else t.mean(dim=dim)
-        scl = torch.tensor(float(t.numel() // builtins.max(avg.numel(), 1)), dtype=t.dtype, device=t.device)
-        scl = scl.expand(avg.shape)
+        td = t.dtype
+        work = t if t.is_floating_point() else t.to(torch.float64)
+        avg = work.mean(dim=dims) if dims else work.clone()
+        # (MXNet gives the count as one 0-d array, not one per result)
+        scl = torch.tensor(float(int(_np.prod([t.shape[d] for d in dims]))), dtype=work.dtype, device=t.device)
     else:
-        w = _operand('average', weights, like=t).to(t.dtype)
+        w = _array_input('average', weights)
+        td = promote(t.dtype, w.dtype)
+        wd = td if td.is_floating_point else torch.float64
+        work, w = t.to(wd), w.to(wd)
         if w.shape != t.shape:
-            if axis is None or w.dim() != 1 or w.shape[0] != t.shape[int(axis)]:
-                raise MXNetValueError('average: weights of shape %s do not fit a of shape %s'
-                                      % (tuple(w.shape), tuple(t.shape)))
+            if axes is None or len(axes) != 1 or w.dim() != 1 or w.shape[0] != t.shape[axes[0]]:
+                raise MXNetValueError('average: weights of shape %s do not fit a of shape %s along axis %s'
+                                      % (tuple(w.shape), tuple(t.shape), axis))
             shape = [1] * t.dim()
-            shape[int(axis)] = -1
-            w = w.reshape(shape).expand(t.shape)
-        scl = w.sum() if dim is None else w.sum(dim=dim)
-        avg = ((t * w).sum() if dim is None else (t * w).sum(dim=dim)) / scl
-    r = _finish(avg, _ctx_of(a), out)
-    return (r, _np_wrap(scl.contiguous(), _ctx_of(a))) if returned else r
+            shape[axes[0]] = -1
+            w = w.reshape(shape)
+        w = w.expand(t.shape)
+        scl = w.sum(dim=dims)
+        avg = (work * w).sum(dim=dims) / scl
+    r = _finish(avg.to(td), a._ctx, out)
+    return [r, _np_wrap(scl.to(td), a._ctx)] if returned else r
 
 
 # ---- products --------------------------------------------------------------------------------------------------------
-def dot(a, b, out=None):
-    """NumPy's ``dot``: scalars multiply, 1-D with 1-D is the inner product, N-D with 1-D contracts the last
-    axis, N-D with M-D the last axis of ``a`` with the second-to-last of ``b``."""
-    ta, tb = _tensor('dot', a), _operand('dot', b, like=_tensor('dot', a))
+# The operands must be mx.np arrays of one dtype (MXNet's type inference refuses mixed dtypes). Integer, bool and
+# float16 operands are computed (MXNet 1.9.1's BLAS kernels refuse them) in their dtype.
+def _two_arrays(name, a, b):
+    ta = a._t if type(a) is ndarray else _array_input(name, a)
+    tb = b._t if type(b) is ndarray else _array_input(name, b)
     if ta.dtype is not tb.dtype:
-        dt = promote(ta.dtype, tb.dtype)
-        ta, tb = ta.to(dt), tb.to(dt)
-    if ta.dim() == 0 or tb.dim() == 0:
-        r = ta * tb
-    elif tb.dim() == 1 or ta.dim() <= 2 and tb.dim() <= 2:
-        r = torch.matmul(ta, tb)
+        raise MXNetTypeError('Operator %s: the operands have different dtypes (%s, %s); MXNet requires one dtype'
+                             % (name, _dtype_name(ta.dtype), _dtype_name(tb.dtype)))
+    return ta, tb
+
+
+def _product(name, fn, ta, tb, *args):
+    """``fn(ta, tb, *args)`` with torch's shape errors as MXNet's and integer results in the operands' dtype."""
+    if ta.dtype is torch.bool:
+        r = fn(ta.to(torch.int64), tb.to(torch.int64), *args) != 0
     else:
-        r = torch.tensordot(ta, tb, dims=([ta.dim() - 1], [tb.dim() - 2]))
-    return _finish(r, _ctx_of(a, b), out)
+        try:
+            r = fn(ta, tb, *args)
+        except RuntimeError as e:
+            raise MXNetValueError('Operator %s: shapes %s and %s do not fit (%s)' % (
+                name, tuple(ta.shape), tuple(tb.shape), str(e).splitlines()[0])) from None
+    return r if r.dtype is ta.dtype else r.to(ta.dtype)
+
+
+def _dot(ta, tb):
+    if ta.dim() == 0 or tb.dim() == 0:
+        return ta * tb
+    if tb.dim() == 1 or ta.dim() <= 2 and tb.dim() <= 2:
+        return torch.matmul(ta, tb)
+    return torch.tensordot(ta, tb, dims=([ta.dim() - 1], [tb.dim() - 2]))
+
+
+def dot(a, b, out=None):
+    """NumPy's ``dot``: 0-d operands multiply, 1-D with 1-D is the inner product, N-D with 1-D contracts the
+    last axis, N-D with M-D the last axis of ``a`` with the second-to-last of ``b``."""
+    ta, tb = _two_arrays('dot', a, b)
+    if ta.dtype is torch.float32 and ta.dim() == 2 and tb.dim() == 2 and out is None:  # (the common case)
+        try:
+            return _np_wrap(torch.mm(ta, tb), a._ctx)
+        except RuntimeError:
+            pass
+    return _finish(_product('dot', _dot, ta, tb), a._ctx, out)
 
 
 def matmul(a, b, out=None, **kwargs):
-    """NumPy's ``matmul`` (broadcast batches; scalars are refused, as NumPy does)."""
+    """NumPy's ``matmul`` (broadcast batches; 0-d operands are refused, as NumPy does)."""
     if kwargs:
         _check_ufunc_kwargs(kwargs, 'matmul', False)
-    ta = _tensor('matmul', a)
-    tb = _operand('matmul', b, like=ta)
+    ta, tb = _two_arrays('matmul', a, b)
     if ta.dim() == 0 or tb.dim() == 0:
         raise MXNetValueError('matmul: Input operand does not have enough dimensions')
-    if ta.dtype is not tb.dtype:
-        dt = promote(ta.dtype, tb.dtype)
-        ta, tb = ta.to(dt), tb.to(dt)
-    try:
-        r = torch.matmul(ta, tb)
-    except RuntimeError as e:
-        raise MXNetValueError('matmul: shapes %s and %s do not fit (%s)' % (tuple(ta.shape), tuple(tb.shape),
-                                                                         str(e).splitlines()[0])) from None
-    return _finish(r, _ctx_of(a, b), out)
+    return _finish(_product('matmul', torch.matmul, ta, tb), a._ctx, out)
+
+
+def _tensordot_dims(axes, ta, tb):
+    if isinstance(axes, numbers.Integral):
+        return int(axes)
+    x, y = axes
+    return ([x] if isinstance(x, numbers.Integral) else list(x), [y] if isinstance(y, numbers.Integral)
+            else list(y))
 
 
 def tensordot(a, b, axes=2):
     """NumPy's ``tensordot``."""
-    ta = _tensor('tensordot', a)
-    tb = _operand('tensordot', b, like=ta)
-    if isinstance(axes, numbers.Integral):
-        dims = int(axes)
-    else:
-        x, y = axes
-        dims = ([x] if isinstance(x, numbers.Integral) else list(x), [y] if isinstance(y, numbers.Integral)
-                else list(y))
-    return _np_wrap(torch.tensordot(ta, tb, dims=dims), _ctx_of(a, b))
+    ta, tb = _two_arrays('tensordot', a, b)
+    return _np_wrap(_product('tensordot', torch.tensordot, ta, tb, _tensordot_dims(axes, ta, tb)), a._ctx)
+
+
+def _inner(ta, tb):
+    if ta.dim() == 0 or tb.dim() == 0:
+        return ta * tb
+    return torch.tensordot(ta, tb, dims=([ta.dim() - 1], [tb.dim() - 1]))
 
 
 def inner(a, b):
     """NumPy's ``inner``: contracts the last axes."""
-    ta = _tensor('inner', a)
-    tb = _operand('inner', b, like=ta)
-    if ta.dim() == 0 or tb.dim() == 0:
-        return _np_wrap(ta * tb, _ctx_of(a, b))
-    return _np_wrap(torch.tensordot(ta, tb, dims=([ta.dim() - 1], [tb.dim() - 1])), _ctx_of(a, b))
+    ta, tb = _two_arrays('inner', a, b)
+    return _np_wrap(_product('inner', _inner, ta, tb), a._ctx)
+
+
+def _outer(ta, tb):
+    return torch.outer(ta.reshape(-1), tb.reshape(-1))
 
 
 def outer(a, b):
     """NumPy's ``outer`` of the flattened inputs."""
-    ta = _tensor('outer', a)
-    tb = _operand('outer', b, like=ta)
-    return _np_wrap(torch.outer(ta.reshape(-1), tb.reshape(-1)), _ctx_of(a, b))
+    ta, tb = _two_arrays('outer', a, b)
+    return _np_wrap(_product('outer', _outer, ta, tb), a._ctx)
+
+
+def _vdot(ta, tb):
+    return torch.dot(ta.reshape(-1), tb.reshape(-1))
 
 
 def vdot(a, b):
     """NumPy's ``vdot`` of the flattened inputs."""
-    ta = _tensor('vdot', a)
-    tb = _operand('vdot', b, like=ta)
-    return _np_wrap(torch.dot(ta.reshape(-1), tb.reshape(-1)), _ctx_of(a, b))
+    ta, tb = _two_arrays('vdot', a, b)
+    return _np_wrap(_product('vdot', _vdot, ta, tb), a._ctx)
 
 
 def einsum(*operands, **kwargs):
-    """NumPy's ``einsum`` (``optimize`` is accepted and ignored: torch chooses the contraction order)."""
+    """NumPy's ``einsum`` (``optimize`` is accepted and has no effect: torch chooses the contraction order);
+    integer operands keep their dtype."""
     out = kwargs.pop('out', None)
     kwargs.pop('optimize', None)
     if kwargs:
         raise TypeError('einsum() got unexpected keyword argument(s) %s' % sorted(kwargs))
     subscripts, arrays = operands[0], operands[1:]
-    ts = [_tensor('einsum', x) for x in arrays]
-    return _finish(torch.einsum(subscripts, *ts), _ctx_of(*arrays), out)
+    ts = [_array_input('einsum', x) for x in arrays]
+    try:
+        r = torch.einsum(subscripts, *ts)
+    except RuntimeError as e:
+        raise MXNetValueError('Operator einsum: %s' % str(e).splitlines()[0]) from None
+    if ts and r.dtype is not ts[0].dtype:
+        r = r.to(ts[0].dtype)
+    return _finish(r, arrays[0]._ctx if arrays else current_context(), out)
 
 
 # ---- binding to the array class -------------------------------------------------------------------------------------
@@ -585,26 +818,32 @@ def _inplace(fn):
     return i
 
 
-for _name, _fn in (('add', add), ('sub', subtract), ('mul', multiply), ('truediv', true_divide),
-                   ('mod', mod), ('pow', power), ('floordiv', floor_divide), ('and', bitwise_and),
-                   ('or', bitwise_or), ('xor', bitwise_xor)):
+# the operators; MXNet 1.9.1's mx.np.ndarray has no reflected bitwise operators (2 & a raises TypeError)
+for _name, _fn in (('add', add), ('sub', subtract), ('mul', multiply), ('truediv', true_divide), ('mod', mod),
+                   ('pow', power), ('floordiv', floor_divide)):
     setattr(ndarray, '__%s__' % _name, _fn)
     setattr(ndarray, '__r%s__' % _name, _reflected(_fn))
     setattr(ndarray, '__i%s__' % _name, _inplace(_fn))
-for _name, _fn in (('eq', equal), ('ne', not_equal), ('gt', greater), ('ge', greater_equal), ('lt', less),
-                   ('le', less_equal)):
+for _name, _fn in (('and', bitwise_and), ('or', bitwise_or), ('xor', bitwise_xor)):
+    setattr(ndarray, '__%s__' % _name, _fn)
+    setattr(ndarray, '__r%s__' % _name, None)
+    setattr(ndarray, '__i%s__' % _name, _inplace(_fn))
+for _name, _fn in (('gt', greater), ('ge', greater_equal), ('lt', less), ('le', less_equal)):
     setattr(ndarray, '__%s__' % _name, _fn)
 ndarray.__matmul__ = matmul
 ndarray.__rmatmul__ = _reflected(matmul)
-ndarray.__neg__ = negative
 ndarray.__pos__ = positive
 ndarray.__abs__ = abs
 ndarray.__invert__ = bitwise_not
 ndarray.__hash__ = None
-for _fn in (sum, prod, mean, std, var, max, min, argmax, argmin, all, any, cumsum, clip, round, dot):
-    setattr(ndarray, _fn.__name__, _fn)
-ndarray.round = around
-del _name, _fn
+ndarray.__imatmul__ = _inplace(matmul)
+ndarray.__floor__, ndarray.__ceil__, ndarray.__trunc__ = floor, ceil, trunc  # (math.floor(a): an array, as MXNet)
+ndarray.__round__ = lambda self, ndigits=0: around(self, ndigits)  # noqa: E731
+
+
+def _neg(self):
+    # MXNet negates by multiplying with -1: a bool array gives int64
+    return multiply(self, -1) if self._t.dtype is torch.bool else negative(self)
 
 
 def _eq_method(fn):
@@ -617,9 +856,41 @@ def _eq_method(fn):
     return m
 
 
+def _clip_method(self, min=None, max=None, out=None):  # noqa: A002 (MXNet's names)
+    """``clip(self, min, max)``."""
+    return clip(self, min, max, out=out)
+
+
+def _legacy_only(name):
+    def m(self, *args, **kwargs):
+        raise AttributeError('mxnet.numpy.ndarray object has no attribute %s (a legacy mx.nd.NDArray method; use '
+                             'the mx.np or mx.npx function)' % name)
+    m.__name__ = m.__qualname__ = name
+    m.__doc__ = 'Not a method of ``mx.np.ndarray`` in MXNet 1.9.1: raises AttributeError.'
+    return m
+
+
+ndarray.__neg__ = _neg
 ndarray.__eq__ = _eq_method(equal)
 ndarray.__ne__ = _eq_method(not_equal)
-__all__ = [n for n in dir() if not n.startswith('_') and n not in ('builtins', 'math', 'numbers', 'operator',
-                                                                      'torch', 'MXNetError', 'MXNetValueError',
-                                                                      'to_torch_dtype', 'current_context',
-                                                                      'NDArray', 'ndarray', 'promote', 'array')]
+# the methods MXNet's mx.np.ndarray has that are functions of mx.np
+for _name, _fn in (('sum', sum), ('prod', prod), ('mean', mean), ('std', std), ('var', var), ('max', max),
+                   ('min', min), ('argmax', argmax), ('argmin', argmin), ('all', all), ('any', any),
+                   ('cumsum', cumsum), ('round', around), ('dot', dot), ('clip', _clip_method)):
+    setattr(ndarray, _name, _fn)
+# legacy NDArray methods MXNet's mx.np.ndarray refuses with AttributeError
+for _name in ('reshape_like', 'zeros_like', 'ones_like', 'broadcast_axes', 'broadcast_like', 'pad', 'split',
+              'split_v2', 'slice', 'slice_axis', 'slice_like', 'one_hot', 'pick', 'topk', 'argmax_channel', 'abs',
+              'sign', 'shape_array', 'size_array', 'expand_dims', 'tile', 'flip', 'depth_to_space', 'space_to_depth',
+              'diag', 'nansum', 'nanprod', 'norm', 'rint', 'fix', 'floor', 'ceil', 'trunc', 'sin', 'cos', 'tan',
+              'arcsin', 'arccos', 'arctan', 'degrees', 'radians', 'sinh', 'cosh', 'tanh', 'arcsinh', 'arccosh',
+              'arctanh', 'exp', 'expm1', 'log', 'log10', 'log2', 'log1p', 'sqrt', 'rsqrt', 'cbrt', 'rcbrt', 'square',
+              'reciprocal', 'relu', 'sigmoid', 'softmax', 'log_softmax', 'softmin'):
+    setattr(ndarray, _name, _legacy_only(_name))
+del _name, _fn
+
+__all__ = [n for n in dir() if not n.startswith('_') and n not in ('builtins', 'numbers', 'torch', 'MXNetValueError',
+                                                                      'MXNetTypeError', 'MXNetIndexError',
+                                                                      'to_torch_dtype', 'unsupported',
+                                                                      'current_context', 'NDArray', 'ndarray',
+                                                                      'promote')]

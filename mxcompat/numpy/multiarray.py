@@ -99,7 +99,8 @@ def _host_tensor(obj, dtype, dev, copy=False):
         a = _np.asarray(obj)
         if a.dtype.kind not in 'biuf':
             raise TypeError('mx.np.array: cannot create an array from a NumPy array of dtype %s' % a.dtype)
-        t = torch.from_numpy(a if a.flags.c_contiguous else a.copy(order="C"))  # (ascontiguousarray makes 0-d 1-d)
+        # (not ascontiguousarray, which makes a 0-d array 1-d; a read-only array is copied)
+        t = torch.from_numpy(a if a.flags.c_contiguous and a.flags.writeable else a.copy(order="C"))
     else:
         a = _np.asarray(_host_value(obj))
         if a.dtype.kind not in 'biuf':
@@ -400,6 +401,11 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
             raise NotImplementedError('mx.np.ndarray.reshape: order=%r is not supported (MXNet: only C)' % order)
         shape = args[0] if len(args) == 1 and not isinstance(args[0], numbers.Integral) else args
         return _reshape(self, shape)
+
+    def reshape_view(self, *shape, **kwargs):
+        """The legacy ``NDArray.reshape`` (its codes 0, -1, -2, -3, -4 and ``reverse``) as a view, an ``mx.np``
+        array."""
+        return _as_np(NDArray.reshape(self, *shape, **kwargs))
 
     def flatten(self, order='C'):  # noqa: ARG002
         return _np_wrap(self._t.reshape(-1).clone(), self._ctx)
