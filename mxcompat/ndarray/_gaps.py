@@ -34,9 +34,10 @@ GAPS = {
 }
 
 
-def stub(namespace, name):
-    """A function standing for the missing ``mx.<namespace>.<name>``: calling it raises, naming it."""
-    why = GAPS[namespace][name]
+def stub(namespace, name, gaps=None):
+    """A function standing for the missing ``mx.<namespace>.<name>``: calling it raises, naming it. ``gaps``: the
+    table of reasons (this module's ``GAPS`` by default; mx.np has its own)."""
+    why = (GAPS if gaps is None else gaps)[namespace][name]
 
     def missing(*args, **kwargs):
         raise unsupported('mx.%s.%s' % (namespace, name), 'this function', why)
@@ -45,12 +46,13 @@ def stub(namespace, name):
     return missing
 
 
-def module_getattr(namespace, module_name):
+def module_getattr(namespace, module_name, gaps=None):
     """A module ``__getattr__`` giving the stubs of ``namespace``'s gaps (AttributeError for anything else)."""
-    gaps = GAPS.get(namespace, {})
+    table = GAPS if gaps is None else gaps
+    listed = table.get(namespace, {})
 
     def __getattr__(name):
-        if name in gaps:
-            return stub(namespace, name)
+        if name in listed:
+            return stub(namespace, name, table)
         raise AttributeError('module %r has no attribute %r' % (module_name, name))
     return __getattr__

@@ -2,11 +2,11 @@
 
 ``mx.np.ndarray`` is a subclass of ``mx.nd.NDArray`` with NumPy semantics (see ``multiarray``); the functions
 compute natively on torch (so autograd records them) with MXNet's dtype rules. A name of MXNet's ``mx.np`` that
-is not provided raises ``MXNetNotImplementedError`` naming it.
+is not provided (``_gaps``) raises ``MXNetNotImplementedError`` naming it when used.
 """
 import numpy as _onp
 
-from ..base import unsupported as _unsupported
+from . import _gaps
 from .multiarray import *  # noqa: F401,F403
 from .multiarray import ndarray  # noqa: F401
 from ._op import *  # noqa: F401,F403
@@ -33,7 +33,5 @@ finfo, iinfo = _onp.finfo, _onp.iinfo
 set_printoptions = _onp.set_printoptions
 
 
-def __getattr__(name):
-    if name.startswith('__'):
-        raise AttributeError(name)
-    raise _unsupported('mx.np.' + name, 'this function of the NumPy-compatible interface')
+# MXNet's names mxcompat lacks give stubs that raise naming them; any other name is an AttributeError, as in MXNet
+__getattr__ = _gaps.module_getattr('np', __name__)

@@ -36,12 +36,14 @@ def _ts(name, arrays):
     return ts
 
 
-def reshape(a, newshape, order='C'):
-    """NumPy's ``reshape`` (``order='C'`` only): a view where the data allow one."""
+def reshape(a, newshape, order='C', out=None):
+    """NumPy's ``reshape`` (``order='C'`` only; MXNet silently takes 'F' as 'C'): a view where the data allow
+    one."""
     if order != 'C':
         raise NotImplementedError('mx.np.reshape: order=%r is not supported (MXNet: only C)' % order)
     a = a if isinstance(a, ndarray) else _np_wrap(_tensor('reshape', a), _ctx_of(a))
-    return _reshape(a, (newshape,) if isinstance(newshape, numbers.Integral) else newshape)
+    r = _reshape(a, (newshape,) if isinstance(newshape, numbers.Integral) else newshape)
+    return r if out is None else _finish(r._t, r._ctx, out)
 
 
 def ravel(x, order='C'):
@@ -82,10 +84,11 @@ def expand_dims(a, axis):
     return _np_wrap(t, _ctx_of(a))
 
 
-def squeeze(x, axis=None):
+def squeeze(a, axis=None, out=None):
     """Remove length-1 axes (``axis``: only those, which must have length 1)."""
-    a = x if isinstance(x, ndarray) else _np_wrap(_tensor('squeeze', x), _ctx_of(x))
-    return a.squeeze(axis)
+    a = a if isinstance(a, ndarray) else _np_wrap(_tensor('squeeze', a), _ctx_of(a))
+    r = a.squeeze(axis)
+    return r if out is None else _finish(r._t, r._ctx, out)
 
 
 def broadcast_to(array, shape):  # noqa: A002
@@ -144,19 +147,26 @@ def stack(arrays, axis=0, out=None):
     return _finish(r, _ctx_of(*arrays), out)
 
 
-def _joiner(name, prep, axis):
-    def f(tup):
-        tup = list(tup)
-        ts = [prep(t) for t in _ts(name, tup)]
-        return _np_wrap(torch.cat(ts, dim=axis(ts)), _ctx_of(*tup))
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = 'NumPy\'s ``%s``.' % name
-    return f
+def _joiner(name, prep, axis, with_out=False):
+    def join(arrays, out=None):
+        arrays = list(arrays)
+        ts = [prep(t) for t in _ts(name, arrays)]
+        return _finish(torch.cat(ts, dim=axis(ts)), _ctx_of(*arrays), out)
+
+    def f(arrays):
+        return join(arrays)
+
+    def tup_form(tup):  # (column_stack's parameter, as MXNet names it)
+        return join(tup)
+    g = join if with_out else tup_form if name == 'column_stack' else f
+    g.__name__ = g.__qualname__ = name
+    g.__doc__ = 'NumPy\'s ``%s`` (the arrays must have one dtype, as in MXNet).' % name
+    return g
 
 
 hstack = _joiner('hstack', torch.atleast_1d, lambda ts: 0 if ts[0].dim() == 1 else 1)
-vstack = _joiner('vstack', torch.atleast_2d, lambda ts: 0)
-row_stack = vstack
+vstack = _joiner('vstack', torch.atleast_2d, lambda ts: 0, with_out=True)
+row_stack = _joiner('row_stack', torch.atleast_2d, lambda ts: 0)
 dstack = _joiner('dstack', torch.atleast_3d, lambda ts: 2)
 column_stack = _joiner('column_stack', lambda t: t.reshape(-1, 1) if t.dim() < 2 else t, lambda ts: 1)
 
@@ -279,8 +289,9 @@ def rot90(m, k=1, axes=(0, 1)):
     return _np_wrap(torch.rot90(_tensor('rot90', m), k, list(axes)), _ctx_of(m))
 
 
-def diag(v, k=0):
-    """The ``k``-th diagonal of a 2-D array, or a 2-D array with 1-D ``v`` on it."""
+def diag(array, k=0):  # noqa: A002 (MXNet's name)
+    """The ``k``-th diagonal of a 2-D array, or a 2-D array with a 1-D ``array`` on it."""
+    v = array
     t = _tensor('diag', v)
     if t.dim() not in (1, 2):
         raise MXNetValueError('diag: input must be 1- or 2-d, got shape %s' % (tuple(t.shape),))
@@ -292,9 +303,9 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return _np_wrap(torch.diagonal(_tensor('diagonal', a), offset, axis1, axis2).contiguous(), _ctx_of(a))
 
 
-def diagflat(v, k=0):
+def diagflat(array, k=0):  # noqa: A002 (MXNet's name)
     """A 2-D array with the flattened input on diagonal ``k``."""
-    return _np_wrap(torch.diagflat(_tensor('diagflat', v), k), _ctx_of(v))
+    return _np_wrap(torch.diagflat(_tensor('diagflat', array), k), _ctx_of(array))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, out=None):
@@ -429,9 +440,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return res[0] if len(res) == 1 else tuple(res)
 
 
-def copy(a):
+def copy(a, out=None):
     """A copy of ``a``."""
-    return _np_wrap(_tensor('copy', a).clone(), _ctx_of(a))
+    return _finish(_tensor('copy', a).clone(), _ctx_of(a), out)
 
 
 def shape(a):

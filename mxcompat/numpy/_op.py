@@ -461,11 +461,9 @@ def _norm_axes(name, axis, ndim):
     return tuple(sorted(out))
 
 
-def _check_unsupported(name, initial=None, where=None):
+def _check_unsupported(name, initial=None):
     if initial is not None:
         raise unsupported('mx.np.%s' % name, 'initial=', 'MXNet 1.9.1 refuses it too')
-    if where is not None and where is not True:
-        raise unsupported('mx.np.%s' % name, 'where=', 'MXNet 1.9.1 has no where')
 
 
 def _each_axis(fn, t, axes, keepdims, **kw):
@@ -493,12 +491,12 @@ def _sum_dtype(t, dtype):
     return torch.int64 if t.dtype is torch.bool else t.dtype
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):  # noqa: A001 (MXNet's order)
     """Sum over ``axis``; integer arrays keep their dtype and bool gives int64, as in MXNet 1.9.1 (NumPy widens
     to int64); a float array summed to an integer ``dtype`` is summed in its dtype and the result cast."""
     t = a._t if type(a) is ndarray else _array_input('sum', a)
-    if initial is not None or where is not None:
-        _check_unsupported('sum', initial, where)
+    if initial is not None:
+        _check_unsupported('sum', initial)
     td = _sum_dtype(t, dtype)
     axes = _norm_axes('sum', axis, t.dim()) if axis is not None else None
     if t.is_floating_point() and not td.is_floating_point:
@@ -510,10 +508,10 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     return _finish(r, a._ctx, out)
 
 
-def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):  # (MXNet's order)
     """Product over ``axis`` (integer arrays keep their dtype, bool gives int64, as in MXNet 1.9.1)."""
     t = _array_input('prod', a)
-    _check_unsupported('prod', initial, where)
+    _check_unsupported('prod', initial)
     td = _sum_dtype(t, dtype)
     axes = _norm_axes('prod', axis, t.dim())
     if axes is None:
@@ -578,9 +576,9 @@ def _check_nonempty(name, t, axes):
 
 
 def _extreme(name, fn):
-    def f(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    def f(a, axis=None, keepdims=False, out=None, initial=None):  # (MXNet's order)
         t = _array_input(name, a)
-        _check_unsupported(name, initial, where)
+        _check_unsupported(name, initial)
         axes = _norm_axes(name, axis, t.dim())
         _check_nonempty(name, t, axes)
         r = _reduce(fn, t, axes, keepdims)
@@ -615,7 +613,7 @@ argmin = _arg('argmin', torch.argmin)
 
 
 def _logical_reduce(name, fn):
-    def f(a, axis=None, out=None, keepdims=False):
+    def f(a, axis=None, keepdims=False, out=None):
         t = _array_input(name, a)
         axes = _norm_axes(name, axis, t.dim())
         b = t if t.dtype is torch.bool else t != 0
@@ -835,7 +833,6 @@ ndarray.__rmatmul__ = _reflected(matmul)
 ndarray.__pos__ = positive
 ndarray.__abs__ = abs
 ndarray.__invert__ = bitwise_not
-ndarray.__hash__ = None
 ndarray.__imatmul__ = _inplace(matmul)
 ndarray.__floor__, ndarray.__ceil__, ndarray.__trunc__ = floor, ceil, trunc  # (math.floor(a): an array, as MXNet)
 ndarray.__round__ = lambda self, ndigits=0: around(self, ndigits)  # noqa: E731
@@ -861,6 +858,20 @@ def _clip_method(self, min=None, max=None, out=None):  # noqa: A002 (MXNet's nam
     return clip(self, min, max, out=out)
 
 
+def _method(fn, names):
+    """``fn`` as a method taking MXNet's method parameters ``names`` (NumPy's order: ``a.sum(axis, dtype, out,
+    keepdims)``; the function takes MXNet's operator order)."""
+    def m(self, *args, **kwargs):
+        if args:
+            if len(args) > len(names):
+                raise TypeError('%s() takes at most %d positional arguments' % (fn.__name__, len(names) + 1))
+            kwargs.update(zip(names, args))
+        return fn(self, **kwargs)
+    m.__name__ = m.__qualname__ = fn.__name__
+    m.__doc__ = fn.__doc__
+    return m
+
+
 def _legacy_only(name):
     def m(self, *args, **kwargs):
         raise AttributeError('mxnet.numpy.ndarray object has no attribute %s (a legacy mx.nd.NDArray method; use '
@@ -874,10 +885,13 @@ ndarray.__neg__ = _neg
 ndarray.__eq__ = _eq_method(equal)
 ndarray.__ne__ = _eq_method(not_equal)
 # the methods MXNet's mx.np.ndarray has that are functions of mx.np
-for _name, _fn in (('sum', sum), ('prod', prod), ('mean', mean), ('std', std), ('var', var), ('max', max),
-                   ('min', min), ('argmax', argmax), ('argmin', argmin), ('all', all), ('any', any),
+for _name, _fn in (('mean', mean), ('std', std), ('var', var), ('argmax', argmax), ('argmin', argmin),
                    ('cumsum', cumsum), ('round', around), ('dot', dot), ('clip', _clip_method)):
     setattr(ndarray, _name, _fn)
+for _fn, _params in ((sum, ('axis', 'dtype', 'out', 'keepdims')), (prod, ('axis', 'dtype', 'out', 'keepdims')),
+                     (max, ('axis', 'out', 'keepdims')), (min, ('axis', 'out', 'keepdims')),
+                     (all, ('axis', 'out', 'keepdims')), (any, ('axis', 'out', 'keepdims'))):
+    setattr(ndarray, _fn.__name__, _method(_fn, _params))
 # legacy NDArray methods MXNet's mx.np.ndarray refuses with AttributeError
 for _name in ('reshape_like', 'zeros_like', 'ones_like', 'broadcast_axes', 'broadcast_like', 'pad', 'split',
               'split_v2', 'slice', 'slice_axis', 'slice_like', 'one_hot', 'pick', 'topk', 'argmax_channel', 'abs',
@@ -887,7 +901,7 @@ for _name in ('reshape_like', 'zeros_like', 'ones_like', 'broadcast_axes', 'broa
               'arctanh', 'exp', 'expm1', 'log', 'log10', 'log2', 'log1p', 'sqrt', 'rsqrt', 'cbrt', 'rcbrt', 'square',
               'reciprocal', 'relu', 'sigmoid', 'softmax', 'log_softmax', 'softmin'):
     setattr(ndarray, _name, _legacy_only(_name))
-del _name, _fn
+del _name, _fn, _params
 
 __all__ = [n for n in dir() if not n.startswith('_') and n not in ('builtins', 'numbers', 'torch', 'MXNetValueError',
                                                                       'MXNetTypeError', 'MXNetIndexError',

@@ -18,6 +18,7 @@ import numpy as _onp
 from .. import autograd as _ag
 from ..base import unsupported
 from ..ndarray.ndarray import NDArray
+from ._gaps import FINANCIAL, missing_in_numpy  # noqa: F401 (FINANCIAL: the names, for callers)
 from .multiarray import ndarray, _legacy_error, _np_wrap, _host_tensor
 
 # MXNet 1.9.1's list (mxnet/numpy/fallback.py), less the names computed natively here (argwhere, flatnonzero,
@@ -46,16 +47,14 @@ def _msort(a):
 # NumPy 2's replacement of a name it removed
 _REPLACED = {'alltrue': lambda: _onp.all, 'in1d': lambda: _in1d, 'msort': lambda: _msort,
              'trapz': lambda: _onp.trapezoid}
-# removed from NumPy 1.20 by NEP 32, with no replacement inside NumPy
-FINANCIAL = ('mirr', 'npv', 'ppmt', 'pv', 'rate')
 
 
 def numpy_function(name):
     """The NumPy function computing ``mx.np.<name>`` with the installed NumPy, or None where it has none."""
+    if missing_in_numpy(name, name in _REPLACED):
+        return None
     fn = getattr(_onp, name, None)
-    if fn is None and name in _REPLACED:
-        fn = _REPLACED[name]()
-    return fn
+    return _REPLACED[name]() if fn is None else fn
 
 
 def _find_ctx(obj):
@@ -115,8 +114,7 @@ def call_numpy(name, fn, args, kwargs, ctx=None):
 def _fallback(name):
     fn = numpy_function(name)
     if fn is None:
-        why = ('NumPy 1.20 removed it (NEP 32); numpy_financial has it' if name in FINANCIAL else
-               'NumPy %s has no %s' % (_onp.__version__, name))
+        why = missing_in_numpy(name, name in _REPLACED)
 
         def missing(*args, **kwargs):
             raise unsupported('mx.np.' + name, 'this function', why)

@@ -7,37 +7,22 @@ import os
 import pytest
 
 import mxcompat as mx
-from mxcompat.base import MXNetNotImplementedError
 from mxcompat.ndarray._gaps import GAPS
+from tests import _coverage
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, '..', 'fixtures', 'coverage', 'nd_names.json')) as _f:
     NAMES = json.load(_f)['names']
 
 
-def _module(ns):
-    m = mx
-    for part in ns.split('.'):
-        m = getattr(m, part)
-    return m
-
-
 def coverage():
     """{namespace: (provided, total)} and the overall figure, as the README reports it."""
-    per = {ns: (sum(n not in GAPS.get(ns, {}) for n in names), len(names)) for ns, names in NAMES.items()}
-    return per, (sum(p for p, _ in per.values()), sum(t for _, t in per.values()))
+    return _coverage.coverage(NAMES, GAPS)
 
 
 @pytest.mark.parametrize('ns', sorted(NAMES))
 def test_every_mxnet_name_is_provided_or_a_listed_gap(ns):
-    mod = _module(ns)
-    gaps = GAPS.get(ns, {})
-    for name in NAMES[ns]:
-        obj = getattr(mod, name)  # never AttributeError: provided, or a stub for a listed gap
-        assert callable(obj), 'mx.%s.%s' % (ns, name)
-        if name in gaps:
-            with pytest.raises(MXNetNotImplementedError, match=r'mx\.%s\.%s' % (ns.replace('.', r'\.'), name)):
-                obj(None)
+    _coverage.check_namespace(ns, NAMES[ns], GAPS)
 
 
 def test_gaps_list_only_names_mxnet_has():
