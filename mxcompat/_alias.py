@@ -46,10 +46,59 @@ class _MXNetAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             module.__spec__ = own
 
 
+def _gluoncv_check(module):
+    """GluonCV 0.10's ``import gluoncv`` also asks for PyTorch 1.4 <= torch < 2.0, for its separate PyTorch models
+    (``gluoncv.torch``), and raises RuntimeError for a newer torch, which mxcompat itself needs. Its check then
+    raises ImportError instead, the answer GluonCV takes as "PyTorch models unavailable": its MXNet API is imported
+    (running on mxcompat), ``gluoncv.torch`` is not. ``torch.__version__`` is left as it is for all other code."""
+    check = module._require_pytorch_version
+
+    def _require_pytorch_version(*args, **kwargs):
+        try:
+            return check(*args, **kwargs)
+        except RuntimeError as e:
+            raise ImportError('%s (under mxcompat GluonCV runs its MXNet API; its PyTorch models need torch<2)'
+                              % e) from e
+    module._require_pytorch_version = _require_pytorch_version
+
+
+# module of a library written for MXNet -> fix-up run right after the module executes, under the alias only
+LIBRARY_FIXUPS = {'gluoncv.check': _gluoncv_check}
+
+
+class _LibraryFixups(importlib.abc.MetaPathFinder):
+    """Finds the modules of ``LIBRARY_FIXUPS`` with the other finders and runs their fix-up after they execute."""
+
+    def find_spec(self, name, path=None, target=None):
+        fix = LIBRARY_FIXUPS.get(name)
+        if fix is None:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, 'find_spec'):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        if loader is None or not hasattr(loader, 'exec_module'):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            fix(module)
+        loader.exec_module = exec_module  # (this loader instance serves this one module)
+        return spec
+
+
 def install_alias(force=False):
     """Make ``import mxnet`` resolve to mxcompat.
 
     If a real ``mxnet`` is importable it is left alone unless ``force=True`` (``python -m mxcompat`` forces).
+    Libraries written for MXNet that refuse the torch mxcompat needs get a fix-up on import (``LIBRARY_FIXUPS``:
+    GluonCV's check for its separate PyTorch models).
     """
     if any(isinstance(f, _MXNetAlias) for f in sys.meta_path):
         return True
@@ -66,6 +115,7 @@ def install_alias(force=False):
             if not getattr(mod, '__name__', '').startswith('mxcompat'):
                 del sys.modules[k]
     sys.meta_path.insert(0, _MXNetAlias())
+    sys.meta_path.insert(1, _LibraryFixups())
     # pickles then name the class as MXNet does, mxnet.ndarray.ndarray.NDArray, so real MXNet can load them
     from .ndarray.ndarray import NDArray
     NDArray.__module__ = 'mxnet.ndarray.ndarray'

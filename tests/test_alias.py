@@ -77,3 +77,31 @@ def test_planned_namespace_fails_loudly():
             mx.kv.create('local')
     with pytest.raises(AttributeError):
         mx.no_such_thing
+
+
+def test_gluoncv_torch_check_answers_import_error_under_the_alias(tmp_path):
+    # a stand-in for GluonCV 0.10's check: with torch>=2 its PyTorch check raises RuntimeError, which its
+    # __init__ (catching ImportError only) lets through; under the alias the check raises ImportError instead
+    pkg = tmp_path / 'gluoncv'
+    pkg.mkdir()
+    (pkg / 'check.py').write_text(textwrap.dedent('''
+        def _require_pytorch_version(lo, hi):
+            import torch
+            raise RuntimeError('Legacy torch==%s detected' % torch.__version__)
+    '''))
+    (pkg / '__init__.py').write_text(textwrap.dedent('''
+        from .check import _require_pytorch_version
+        try:
+            _require_pytorch_version('1.4.0', '2.0.0')
+            found_pytorch = True
+        except ImportError as e:
+            found_pytorch = False
+            why = str(e)
+    '''))
+    script = tmp_path / 'use_gcv.py'
+    script.write_text('import torch, gluoncv\nprint(gluoncv.found_pytorch, torch.__version__ in gluoncv.why)\n')
+    r = run(['-m', 'mxcompat', str(script)], env_extra={'PYTHONPATH': str(tmp_path) + os.pathsep + ROOT})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ['False', 'True']
+    r = run([str(script)], env_extra={'PYTHONPATH': str(tmp_path) + os.pathsep + ROOT})  # no alias: untouched
+    assert r.returncode != 0 and 'RuntimeError: Legacy torch' in r.stderr
