@@ -296,14 +296,12 @@ class Block:
         return found
 
     def _collect_params_with_prefix(self, prefix=''):
-        """{structural key: Parameter}, keys like ``features.1.weight``."""
-        found = {}
-        pending = [(prefix, self)]
-        while pending:
-            path, blk = pending.pop(0)
-            lead = path + '.' if path else ''
-            found.update((lead + attr, p) for attr, p in blk._reg_params.items())
-            pending[0:0] = [(lead + key, child) for key, child in blk._children.items()]
+        """{structural key: Parameter}, keys like ``features.1.weight``. Each child names its own (a fused RNN
+        layer anywhere in the tree uses MXNet's ``_unfused`` keys)."""
+        lead = prefix + '.' if prefix else ''
+        found = {lead + attr: p for attr, p in self._reg_params.items()}
+        for key, child in self._children.items():
+            found.update(child._collect_params_with_prefix(lead + key))
         return found
 
     # -- files ----------------------------------------------------------------------------------------------------

@@ -1,6 +1,9 @@
 """Gluon under NumPy array semantics (``npx.set_np()``): parameters, layers, losses, Trainer, utils, data and
 metrics take and give ``mx.np`` arrays, with the values the same code gives in legacy mode (the golden values
 from MXNet 1.9.1 are checked in test_np_mode_golden.py)."""
+import importlib.util
+import os
+
 import numpy as onp
 import pytest
 
@@ -8,6 +11,15 @@ import mxcompat as mx
 from mxcompat import autograd, gluon, np, npx
 from mxcompat.base import MXNetNotImplementedError, MXNetValueError
 from mxcompat.gluon import nn, rnn
+
+
+def _cases():
+    """tests/fixtures/gluon_np/np_cases.py (the cases MXNet's goldens were made from)."""
+    path = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'gluon_np', 'np_cases.py')
+    spec = importlib.util.spec_from_file_location('np_cases', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture
@@ -116,35 +128,10 @@ def test_row_sparse_parameters_refuse_numpy_mode(np_mode):
 
 # ---- layers ------------------------------------------------------------------------------------------------------
 IMG = (2, 3, 6, 6)
-LAYERS = [
-    ('Dense', lambda: nn.Dense(4, activation='relu'), (2, 5)),
-    ('Dense_noflat', lambda: nn.Dense(4, flatten=False), (2, 3, 5)),
-    ('Conv1D', lambda: nn.Conv1D(2, 3, padding=1), (2, 3, 6)),
-    ('Conv2D', lambda: nn.Conv2D(2, 3, strides=2, activation='tanh'), IMG),
-    ('Conv3D', lambda: nn.Conv3D(2, 2), (1, 2, 3, 3, 3)),
-    ('Conv2DTranspose', lambda: nn.Conv2DTranspose(2, 3, strides=2), IMG),
-    ('MaxPool2D', lambda: nn.MaxPool2D(), IMG),
-    ('AvgPool2D', lambda: nn.AvgPool2D(3, 1, 1), IMG),
-    ('GlobalAvgPool2D', lambda: nn.GlobalAvgPool2D(), IMG),
+# the layers the MXNet goldens cover (tests/fixtures/gluon_np/np_cases.py; Embedding's integer input aside) and a few
+LAYERS = [(name, make, shape) for name, make, shape in _cases().layers_table(mx) if shape != 'tokens'] + [
     ('GlobalMaxPool1D', lambda: nn.GlobalMaxPool1D(), (2, 3, 6)),
-    ('BatchNorm', lambda: nn.BatchNorm(), IMG),
-    ('LayerNorm', lambda: nn.LayerNorm(), IMG),
-    ('InstanceNorm', lambda: nn.InstanceNorm(), IMG),
-    ('GroupNorm', lambda: nn.GroupNorm(num_groups=3), IMG),
-    ('Dropout', lambda: nn.Dropout(0.0), IMG),
-    ('Flatten', lambda: nn.Flatten(), IMG),
-    ('Activation', lambda: nn.Activation('softrelu'), IMG),
-    ('LeakyReLU', lambda: nn.LeakyReLU(0.1), IMG),
-    ('PReLU', lambda: nn.PReLU(), IMG),
-    ('ELU', lambda: nn.ELU(), IMG),
-    ('SELU', lambda: nn.SELU(), IMG),
-    ('Swish', lambda: nn.Swish(), IMG),
-    ('GELU', lambda: nn.GELU(), IMG),
     ('HybridLambda', lambda: nn.HybridLambda(lambda F, x: F.relu(x) * 2), IMG),
-    ('ReflectionPad2D', lambda: nn.ReflectionPad2D(1), IMG),
-    ('RNN', lambda: rnn.RNN(4, num_layers=2), (5, 2, 3)),
-    ('LSTM', lambda: rnn.LSTM(4, layout='NTC', bidirectional=True), (2, 5, 3)),
-    ('GRU', lambda: rnn.GRU(4), (5, 2, 3)),
 ]
 
 
@@ -310,16 +297,7 @@ def _train(opt, steps=3):
         kwargs['momentum'] = 0.9
     tr = gluon.Trainer(net.collect_params(), opt, kwargs)
     x = onp.random.RandomState(4).uniform(-1, 1, (4, 3)).astype('float32')
-    x = np.array(x) if mx.util.is_np_array() else mx.nd.array(x)
-    for step in range(steps):
-        with autograd.record():
-            loss = (net(x) ** 2).sum()
-        loss.backward()
-        if step == 1:
-            tr.allreduce_grads()
-            tr.update(4)
-        else:
-            tr.step(4)
+    _cases().train_steps(mx, net, tr, np.array(x) if mx.util.is_np_array() else mx.nd.array(x), steps)
     return net.weight.data(), net.bias.data()
 
 
@@ -442,3 +420,16 @@ def test_metrics_take_numpy_arrays(name, kwargs):
         m.update(L, P)
         results.append(m.get())
     assert results[0] == results[1]
+
+
+def test_fused_rnn_keys_inside_a_model():
+    # a fused layer names its parameters MXNet's way (``_unfused.<layer>.<i2h|h2h>_...``) wherever it sits
+    class Model(nn.Block):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.rnn = rnn.LSTM(4, input_size=3)
+            self.dense = nn.Dense(2, in_units=4)
+
+    keys = sorted(Model()._collect_params_with_prefix())
+    assert keys == ['dense.bias', 'dense.weight', 'rnn._unfused.0.h2h_bias', 'rnn._unfused.0.h2h_weight',
+                    'rnn._unfused.0.i2h_bias', 'rnn._unfused.0.i2h_weight']
