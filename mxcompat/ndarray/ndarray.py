@@ -773,6 +773,8 @@ def array(source_array, ctx=None, dtype=None):
     """A new NDArray from an array-like. The dtype defaults to float32, or to the source's for an NDArray."""
     ctx, dev = _device_ctx(ctx)
     if isinstance(source_array, NDArray):
+        if getattr(source_array, '_np_array', False):  # (MXNet's legacy array() refuses mx.np arrays)
+            raise MXNetTypeError('mx.nd.array: got an mx.np.ndarray; call its as_nd_ndarray()')
         if type(source_array) is not NDArray and source_array.stype != 'default':  # a sparse copy  [sparse hook]
             from . import sparse
             return sparse.array(source_array, ctx=ctx, dtype=dtype)

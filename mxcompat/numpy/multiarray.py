@@ -8,6 +8,8 @@ multiplies by 2), true division of integers gives float32, and comparisons give 
 array in one operator raise ``TypeError`` as in MXNet.
 """
 import numbers
+import re
+import warnings
 
 import numpy as _np
 import torch
@@ -189,7 +191,8 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 
     @property
     def T(self):
-        return _np_wrap(self._t.permute(*range(self._t.dim() - 1, -1, -1)), self._ctx)
+        """The transposed array (a copy, as MXNet's transpose operator gives)."""
+        return _np_wrap(_copy(self._t.permute(*range(self._t.dim() - 1, -1, -1))), self._ctx)
 
     @property
     def itemsize(self):
@@ -281,6 +284,8 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     def __repr__(self):
         host = self.asnumpy()
         text = repr(host)
+        if host.size and ', shape=(' in text:  # (NumPy 2 names the shape of a summarized array; MXNet's NumPy not)
+            text = _SHAPE_NOTE.sub('', text)
         default = _np.float64 if is_np_default_dtype() else _np.float32
         if 'dtype=' in text:
             if host.dtype == default:  # numpy names float32, MXNet leaves its default dtype out
@@ -304,7 +309,7 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         return str(self)
 
     def __hash__(self):
-        raise TypeError("unhashable type: 'mxnet.numpy.ndarray'")
+        raise UnhashableError("unhashable type: 'mxnet.numpy.ndarray'")
 
     def __reduce__(self):
         fn, args, state = NDArray.__reduce__(self)
@@ -312,8 +317,9 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 
     # -- Python protocol -------------------------------------------------------------------------------------------
     def __iter__(self):
+        """The sub-arrays along axis 0 (views); a 0-d array yields nothing, as in MXNet 1.9.1."""
         if self._t.dim() == 0:
-            raise TypeError('iteration over a 0-d array')
+            return
         for i in range(self._t.shape[0]):
             yield _np_wrap(self._t[i], self._ctx)
 
@@ -321,8 +327,10 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         n = self._t.numel()
         if n == 1:
             return bool(self._t.reshape(()).item())
-        if n == 0:
-            raise MXNetValueError('The truth value of an empty array is ambiguous.')
+        if n == 0:  # (MXNet 1.9.1 warns and answers False, as NumPy 1.x did)
+            warnings.warn('The truth value of an empty array is ambiguous. Returning False, but in future this will '
+                          'result in an error.', DeprecationWarning, stacklevel=2)
+            return False
         raise MXNetValueError('The truth value of an ndarray with more than one element is ambiguous.')
 
     def _scalar(self, kind):
@@ -336,18 +344,14 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     def __int__(self):
         return self._scalar(int)
 
-    def __index__(self):
-        if self._t.dtype.is_floating_point or self._t.dtype is torch.bool or self._t.numel() != 1:
-            raise TypeError('only integer scalar arrays can be converted to a scalar index')
-        return int(self._t.reshape(()).item())
-
     def __complex__(self):
         return self._scalar(complex)
 
     # -- indexing --------------------------------------------------------------------------------------------------
     def __getitem__(self, key):
-        """NumPy indexing. Basic indices (integers, slices with positive steps, None, Ellipsis) give views of this
-        array; negative steps, integer/boolean arrays (``mx.np``, NumPy, lists, ranges) give copies."""
+        """NumPy indexing. As in MXNet, basic indices (integers, slices, None, Ellipsis) selecting a contiguous
+        block give a view of this array; other slices, integer and boolean arrays (``mx.np``, legacy, NumPy,
+        lists, ranges) give copies."""
         t = self._t
         if type(key) is int:
             n = t.shape[0] if t.dim() else 0
@@ -357,6 +361,8 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         k, flips = _np_index(key, t)
         try:
             r = (t.flip(flips) if flips else t)[k]
+            if not flips and not r.is_contiguous():
+                r = _copy(r)
         except IndexError as e:
             raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
         except (RuntimeError, TypeError) as e:
@@ -391,7 +397,7 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 
     # -- shape -----------------------------------------------------------------------------------------------------
     def reshape(self, *args, **kwargs):
-        """NumPy's ``reshape`` (``order='C'`` only); gives a view where the data allow one, as NumPy does."""
+        """NumPy's ``reshape`` (``order='C'`` only); a new array, as MXNet 1.9.1's (NumPy gives a view)."""
         order = kwargs.pop('order', 'C')
         if 'newshape' in kwargs or 'shape' in kwargs:
             args = (kwargs.pop('newshape', None) or kwargs.pop('shape'),)
@@ -411,27 +417,27 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         return _np_wrap(self._t.reshape(-1).clone(), self._ctx)
 
     def ravel(self, order='C'):  # noqa: ARG002
-        return _np_wrap(self._t.reshape(-1), self._ctx)
+        return _np_wrap(_copy(self._t.reshape(-1)), self._ctx)
 
     def transpose(self, *axes):
         if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], numbers.Integral)):
             axes = axes[0]
         if not axes:
             return self.T
-        return _np_wrap(self._t.permute(*[int(a) for a in axes]), self._ctx)
+        return _np_wrap(_copy(self._t.permute(*[int(a) for a in axes])), self._ctx)
 
     def squeeze(self, axis=None):
         t = self._t
         if axis is None:
-            return _np_wrap(t.squeeze(), self._ctx)
+            return _np_wrap(_copy(t.squeeze()), self._ctx)
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
         for a in axes:
             if t.shape[a] != 1:
                 raise MXNetValueError('cannot select an axis to squeeze out which has size not equal to one')
-        return _np_wrap(t.squeeze(tuple(axes)) if axes else t, self._ctx)
+        return _np_wrap(_copy(t.squeeze(tuple(axes)) if axes else t), self._ctx)
 
     def swapaxes(self, axis1, axis2):
-        return _np_wrap(self._t.transpose(axis1, axis2), self._ctx)
+        return _np_wrap(_copy(self._t.transpose(axis1, axis2)), self._ctx)
 
     def __len__(self):
         if self._t.dim() == 0:
@@ -439,6 +445,15 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         return self._t.shape[0]
 
 
+class InvalidIndexError(MXNetIndexError, ValueError):
+    """An index of a kind MXNet refuses (a float): MXNet raises ValueError, NumPy IndexError."""
+
+
+class UnhashableError(TypeError, NotImplementedError):
+    """``hash()`` of an array: MXNet raises NotImplementedError, Python's unhashable types TypeError."""
+
+
+_SHAPE_NOTE = re.compile(r', shape=\([0-9, ]*\)')
 _BAD_INDEX = ('only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean '
               'arrays are valid indices, got %r')
 
@@ -448,12 +463,10 @@ def _index_item(k, dev):
     arrays (``mx.np``, NumPy, lists, ranges) of integers or bools as tensors on ``dev``."""
     if type(k) in (int, slice) or k is None or k is Ellipsis:
         return k
-    if isinstance(k, NDArray):
+    if isinstance(k, NDArray):  # (MXNet takes legacy arrays too, and floating-point ones as integers)
         kt = k._t
         if kt.dtype is torch.bool:
             return kt
-        if kt.is_floating_point():
-            raise MXNetIndexError(_BAD_INDEX % (k,))
         return int(kt.item()) if kt.dim() == 0 else kt.long()
     if isinstance(k, (bool, _np.bool_)):
         return bool(k)
@@ -466,9 +479,9 @@ def _index_item(k, dev):
         if a.dtype.kind == 'b':
             return torch.as_tensor(a, device=dev)
         if a.dtype.kind not in 'iu' and a.size:
-            raise MXNetIndexError(_BAD_INDEX % (k,))
+            raise InvalidIndexError(_BAD_INDEX % (k,))
         return torch.as_tensor(a.astype(_np.int64), device=dev)
-    raise MXNetIndexError(_BAD_INDEX % (k,))
+    raise InvalidIndexError(_BAD_INDEX % (k,))
 
 
 def _np_index(key, t):
@@ -523,10 +536,16 @@ def _assign(t, k, v, flips):
         t.copy_(target.flip(flips))
 
 
+def _copy(t):
+    """A contiguous copy of ``t`` (what MXNet's operators return where torch would give a view)."""
+    return t.clone(memory_format=torch.contiguous_format)
+
+
 def _reshape(a, shape):
+    """``a`` reshaped: a new array, as MXNet's reshape operator gives (``reshape_view`` shares memory)."""
     shape = tuple(int(s) for s in shape)
     try:
-        return _np_wrap(a._t.reshape(shape), a._ctx)
+        return _np_wrap(_copy(a._t.reshape(shape)), a._ctx)
     except RuntimeError:
         raise MXNetValueError('cannot reshape array of size %d into shape %s' % (a._t.numel(), shape)) from None
 
@@ -536,6 +555,9 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
     """A new array (always a copy). Lists and Python scalars default to float32 (float64 after
     ``npx.set_np(dtype=True)``); ``mx.np``/``mx.nd`` arrays and NumPy arrays keep their dtype."""
     if isinstance(object, NDArray):
+        if not isinstance(object, ndarray):
+            raise MXNetValueError('mx.np.array: got a legacy mx.nd.NDArray; call its as_np_ndarray() (MXNet does not '
+                                  'convert between the two array types here)')
         t = object._t.detach()
         ctx = object._ctx if ctx is None else _ctx(ctx)
         td = t.dtype if dtype is None else to_torch_dtype(dtype)

@@ -3,13 +3,21 @@ tests/fixtures/npx, np_linalg, np_array): the same error kinds, or the same outp
 import numpy as onp
 
 
+def check_same(gold, ours):
+    """Assert that record ``ours`` equals ``gold``, or raises at least the kinds of error MXNet raised."""
+    if 'error' in gold:
+        assert 'error' in ours, 'MXNet raised %s, mxcompat gave %s' % (gold['error'], ours)
+        assert set(gold['error']) <= set(ours['error']), (gold['error'], ours['error'])
+    else:
+        assert ours == gold
+
+
 def check_record(gold, ours, values=True, rtol=1e-4, atol=1e-4, keys=('single', 'container')):
     """Assert that record ``ours`` matches ``gold``: where MXNet raised, mxcompat raises an error of at least the
     same kinds; otherwise the same container (``keys``), and per output the same type, shape, dtype and (with
     ``values``) values within the tolerances."""
     if 'error' in gold:
-        assert 'error' in ours, 'MXNet raised %s, mxcompat gave %s' % (gold['error'], ours)
-        assert set(gold['error']) <= set(ours['error']), (gold['error'], ours['error'])
+        check_same(gold, ours)
         return
     assert 'error' not in ours, ours
     for k in keys:

@@ -1,9 +1,14 @@
 """mx.np.ndarray: the array class, its dtype rules, printing, indexing and the np/nd boundary."""
+import json
+import os
+
 import numpy as onp
 import pytest
 
 import mxcompat as mx
 from mxcompat import np
+from tests._fixtures import FIXTURES, load_generator
+from tests.numpy._golden import check_same
 
 
 def test_np_is_mx_numpy_and_ndarray_subclasses_ndarray():
@@ -91,3 +96,70 @@ def test_indexing_negative_steps_with_advanced_indices_and_leading_one_values():
     assert (b.asnumpy()[1, 2, 3] == 7).all()
     with pytest.raises(IndexError):
         a[1.5]
+
+
+# ---- golden behaviour from MXNet 1.9.1 (tests/fixtures/np_array, with generator) ---------------------------------
+CASES = load_generator('np_array', 'np_array_cases.py')
+GOLD = json.load(open(os.path.join(FIXTURES, 'np_array', 'np_array.json')))
+OURS = {}
+# Known differences from MXNet 1.9.1, with what mxcompat gives instead.
+KNOWN = {
+    # mx.np's == / != with None answer False (MXNet raises TypeError)
+    ('cases', 'np_equal_none'): {'out': ['False', 'False']},
+}
+
+
+def _ours():
+    if not OURS:
+        OURS.update(CASES.record_all(mx))
+    return OURS
+
+
+@pytest.mark.parametrize('section, name', sorted((s, n) for s in GOLD for n in GOLD[s] if (s, n) not in KNOWN))
+def test_golden(section, name):
+    check_same(GOLD[section][name], _ours()[section][name])
+
+
+@pytest.mark.parametrize('key', sorted(KNOWN))
+def test_known_differences(key):
+    assert _ours()[key[0]][key[1]] == KNOWN[key]
+
+
+def test_every_case_recorded():
+    assert set(GOLD['cases']) == set(CASES.CASES) and set(GOLD['dtype']) == set(CASES.DTYPE)
+
+
+def test_numpy_default_dtypes_follow_numpy():
+    # mxcompat's set_np(dtype=True) (MXNet 2.0's switch; MXNet 1.9.1 has none): creation defaults as NumPy's
+    scope = {'mx': mx, 'np': np, 'npx': mx.npx, 'onp': onp}
+    mx.npx.set_np(dtype=True)
+    try:
+        for src in ('np.array([1.5, 2.])', 'np.array([1, 2])', 'np.array([True])', 'np.array(3)', 'np.zeros(2)',
+                    'np.ones(2)', 'np.full(2, 3.5)', 'np.arange(5)', 'np.arange(0.5, 2, 0.5)', 'np.linspace(0, 1, 3)',
+                    'np.eye(2)', 'np.identity(2)', 'np.array(onp.array([1], dtype="int32"))'):
+            ours = eval(src, scope)  # noqa: S307
+            want = eval(src.replace('np.', 'onp.').replace('oonp.', 'onp.'), scope)  # noqa: S307
+            assert ours.dtype == want.dtype, src
+            onp.testing.assert_array_equal(ours.asnumpy(), want)
+    finally:
+        mx.npx.reset_np()
+    assert np.array([1, 2]).dtype == onp.float32
+    mx.npx.set_np(dtype=True)
+    try:
+        assert np.empty(2).dtype == onp.float64
+    finally:
+        mx.npx.reset_np()
+
+
+def test_mxnet_written_file_and_bytes(tmp_path):
+    # npx_dict.nd was written by MXNet 1.9.1's npx.save (tests/fixtures/ndarray_files)
+    src = os.path.join(FIXTURES, 'ndarray_files', 'npx_dict.nd')
+    mx.npx.set_np()
+    try:
+        d = mx.npx.load(src)
+        assert d['a'].tolist() == [[1., 2.], [3., 4.]] and d['b'].shape == () and d['b'].dtype == onp.int64
+        assert type(d['a']) is np.ndarray
+        mx.npx.save(str(tmp_path / 'x.nd'), d)
+        assert (tmp_path / 'x.nd').read_bytes() == open(src, 'rb').read()
+    finally:
+        mx.npx.reset_np()
