@@ -74,9 +74,9 @@ def matrix_power(a, n):
     return wrap(run('linalg.matrix_power', torch.linalg.matrix_power, t, int(n)), ctx)
 
 
-def matrix_rank(M, tol=None, hermitian=False):  # noqa: N803 (NumPy's name)
+def matrix_rank(A, tol=None, hermitian=False):  # noqa: N803 (NumPy's name)
     """The number of singular values above ``tol`` (default: ``S.max() * max(M, N) * eps``)."""
-    t, ctx = array_arg('linalg.matrix_rank', M)
+    t, ctx = array_arg('linalg.matrix_rank', A)
     if t.dim() < 2:
         return _onp.int64(int(bool((t != 0).any())))
     kw = {'hermitian': bool(hermitian)}

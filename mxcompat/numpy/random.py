@@ -274,10 +274,12 @@ def shuffle(x):
         x._t.copy_(r)
 
 
-def multinomial(n, pvals, size=None):
+def multinomial(n, pvals, size=None, **kwargs):
     """Counts of ``n`` draws over the categories of ``pvals`` (a list or an ``mx.np`` array; the last category
     takes what the others leave, as NumPy's); int64, shape ``size + (len(pvals),)``. The draws are the registry's
     ``_sample_multinomial`` category indices."""
+    if kwargs:
+        raise TypeError('mx.np.random.multinomial() got unexpected keyword arguments %s' % sorted(kwargs))
     if isinstance(pvals, ndarray):
         p = pvals._t.detach()
         ctx = pvals._ctx

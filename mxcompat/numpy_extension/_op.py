@@ -232,7 +232,7 @@ def _xreshape_shape(src, target):
     return tuple(out)
 
 
-def reshape(a, newshape, reverse=False, order='C', out=None, name=None):  # noqa: ARG001
+def reshape(a, newshape, reverse=False, order='C'):
     """MXNet's ``npx.reshape``: NumPy's reshape plus the special codes -2 (copy a dimension), -3 (drop a size-1
     dimension), -4 (copy the rest), -5 (merge two), -6 (split one into the next two values); ``reverse`` applies
     the codes from the right. Gives a new array, as MXNet's operator does."""
@@ -247,10 +247,7 @@ def reshape(a, newshape, reverse=False, order='C', out=None, name=None):  # noqa
         shape = _xreshape_shape(src[::-1], target[::-1])[::-1]
     else:
         shape = _xreshape_shape(src, target)
-    r = a._t.reshape(shape)
-    if out is not None:
-        return _write(out, r)
-    return _np_wrap(r.clone() if not a._t.requires_grad else r * 1, a._ctx)
+    return _np_wrap(a._t.reshape(shape).clone(), a._ctx)
 
 
 def nonzero(a):
@@ -263,10 +260,10 @@ def nonzero(a):
     return _np_wrap(torch.nonzero(t).to(torch.int64), a._ctx)
 
 
-def constraint_check(input, msg='Constraint violated!'):  # noqa: A002 (MXNet's name)
-    """Raises ``MXNetValueError`` with ``msg`` unless every element of the boolean array ``input`` is true; gives
+def constraint_check(x, msg):
+    """Raises ``MXNetValueError`` with ``msg`` unless every element of the boolean array ``x`` is true; gives
     a 0-d bool array True otherwise."""
-    a = _array_arg('mx.npx.constraint_check', input)
+    a = _array_arg('mx.npx.constraint_check', x)
     if a._t.dtype is not torch.bool:
         raise MXNetTypeError('npx.constraint_check: input must be a boolean array, got %s' % a.dtype)
     if not bool(a._t.all()):

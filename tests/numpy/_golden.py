@@ -28,3 +28,21 @@ def check_record(gold, ours, values=True, rtol=1e-4, atol=1e-4, keys=('single', 
         if values:
             onp.testing.assert_allclose(onp.array(o['values'], dtype='float64'), onp.array(g['values']),
                                         rtol=rtol, atol=atol)
+
+
+def signatures(prefix):
+    """``{name: MXNet 1.9.1's parameter list}`` of the functions of namespace ``prefix`` ('np.linalg',
+    'np.random', 'npx'), as tests/fixtures/coverage/np_names.json records them."""
+    import json
+    import os
+    from tests._fixtures import FIXTURES
+    with open(os.path.join(FIXTURES, 'coverage', 'np_names.json')) as f:
+        sigs = json.load(f)['signatures']
+    return {k[len(prefix) + 1:]: v for k, v in sigs.items() if k.rsplit('.', 1)[0] == prefix}
+
+
+def check_signature(namespace, name, params):
+    """Assert that ``namespace.name`` takes ``params`` (MXNet's, as strings) in MXNet's order."""
+    import inspect
+    ours = [str(p) for p in inspect.signature(getattr(namespace, name)).parameters.values()]
+    assert ours == params

@@ -9,7 +9,7 @@ import pytest
 import mxcompat as mx
 from mxcompat import np
 from tests._fixtures import FIXTURES, load_generator
-from tests.numpy._golden import check_record
+from tests.numpy._golden import check_record, check_signature, signatures
 
 CASES = load_generator('np_linalg', 'np_linalg_cases.py')
 GOLD = json.load(open(os.path.join(FIXTURES, 'np_linalg', 'np_linalg.json')))
@@ -96,3 +96,8 @@ def test_errors_name_the_function():
         np.linalg.inv(np.zeros((2, 2)))
     with pytest.raises(NotImplementedError):
         np.linalg.qr(np.eye(2), mode='raw')
+
+
+@pytest.mark.parametrize('name, params', sorted(signatures('np.linalg').items()))
+def test_signature_is_mxnets(name, params):
+    check_signature(np.linalg, name, params)

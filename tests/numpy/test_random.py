@@ -9,7 +9,7 @@ import pytest
 import mxcompat as mx
 from mxcompat import np, npx
 from tests._fixtures import FIXTURES, load_generator
-from tests.numpy._golden import check_same
+from tests.numpy._golden import check_same, check_signature, signatures
 
 CASES = load_generator('np_random', 'np_random_cases.py')
 GOLD = json.load(open(os.path.join(FIXTURES, 'np_random', 'np_random.json')))
@@ -124,3 +124,8 @@ def test_choice_values():
     assert sorted(r.tolist()) == [0, 1, 2, 3, 4]
     counts = np.random.multinomial(7, [0.5, 0.5], size=4).asnumpy()
     assert (counts.sum(1) == 7).all()
+
+
+@pytest.mark.parametrize('name, params', sorted(signatures('np.random').items()))
+def test_signature_is_mxnets(name, params):
+    check_signature(np.random, name, params)

@@ -9,7 +9,7 @@ import pytest
 import mxcompat as mx
 from mxcompat import np, npx
 from tests._fixtures import FIXTURES, load_generator
-from tests.numpy._golden import check_record
+from tests.numpy._golden import check_record, check_signature, signatures
 
 CASES = load_generator('npx', 'npx_cases.py')
 GOLD = json.load(open(os.path.join(FIXTURES, 'npx', 'npx.json')))
@@ -162,3 +162,9 @@ def test_save_load_roundtrip(tmp_path):
         npx.reset_np()
     with pytest.raises(ValueError):
         npx.save(f, np.ones((2,)))
+
+
+# npx.set_np also takes mxcompat's dtype= (NumPy default dtypes, MXNet 2.0's switch)
+@pytest.mark.parametrize('name, params', sorted((n, p) for n, p in signatures('npx').items() if n != 'set_np'))
+def test_signature_is_mxnets(name, params):
+    check_signature(npx, name, params)
