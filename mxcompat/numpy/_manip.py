@@ -85,16 +85,24 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None, out=None):
-    """Remove length-1 axes (``axis``: only those, which must have length 1)."""
+    """Remove length-1 axes (``axis``: only those, which must have length 1; a 0-d array takes axis 0 or -1, as
+    in MXNet)."""
     a = a if isinstance(a, ndarray) else _np_wrap(_tensor('squeeze', a), _ctx_of(a))
+    if a._t.dim() == 0 and axis is not None and tuple(axis if isinstance(axis, tuple) else (axis,)) in (
+            (0,), (-1,)):
+        axis = None
     r = a.squeeze(axis)
     return r if out is None else _finish(r._t, r._ctx, out)
 
 
 def broadcast_to(array, shape):  # noqa: A002
-    """A read-only broadcast view of ``array`` (here a copy: a written-to broadcast view would alias)."""
+    """``array`` broadcast to ``shape`` (a copy: a written-to broadcast view would alias); a -2 in ``shape`` keeps
+    the input's size there (MXNet's extension, aligned from the right)."""
     t = _tensor('broadcast_to', array)
-    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(int(s) for s in shape)
+    if -2 in shape:
+        lead = len(shape) - t.dim()
+        shape = tuple(t.shape[i - lead] if s == -2 and i >= lead else s for i, s in enumerate(shape))
     try:
         return _np_wrap(t.expand(shape).contiguous(), _ctx_of(array))
     except RuntimeError:
@@ -474,7 +482,8 @@ def resize(a, new_shape):
 
 
 def delete(arr, obj, axis=None):
-    """``arr`` without the entries ``obj`` (an index, slice or index array) along ``axis``."""
+    """``arr`` without the entries ``obj`` (an index, slice or index array) along ``axis``; an index array's
+    entries outside ``[0, n)`` are ignored, as MXNet does (NumPy raises for them)."""
     t = _tensor('delete', arr)
     if axis is None:
         t, axis = t.reshape(-1), 0
@@ -483,8 +492,13 @@ def delete(arr, obj, axis=None):
     if isinstance(obj, slice):
         keep[torch.tensor(range(*obj.indices(n)), dtype=torch.int64, device=t.device)] = False
     else:
-        idx = _operand('delete', obj, like=t).long() if not isinstance(obj, numbers.Integral) else \
-            torch.tensor([int(obj)], device=t.device)
+        if isinstance(obj, numbers.Integral):
+            if not -n <= int(obj) < n:
+                raise MXNetIndexError('delete: index %d is out of bounds for axis %d with size %d' % (obj, axis, n))
+            idx = torch.tensor([int(obj)], device=t.device)
+        else:
+            idx = _operand('delete', obj, like=t).long().reshape(-1)
+            idx = idx[(idx >= 0) & (idx < n)]
         keep[idx] = False
     return _np_wrap(t[(slice(None),) * axis + (keep,)], _ctx_of(arr))
 

@@ -139,18 +139,65 @@ def _not_an_operand(name, x):
                      % (name, type(x).__module__, type(x).__name__))
 
 
+# the dtypes mx.np arrays have
+_DTYPES = (torch.bool, torch.int8, torch.uint8, torch.int32, torch.int64, torch.float16, torch.float32, torch.float64)
+# torch functions that take a Python number as their second operand (the others get a 0-d tensor)
+_TAKE_NUMBER = (torch.add, torch.sub, torch.mul, torch.true_divide, torch.pow, torch.eq, torch.ne, torch.gt,
+                torch.ge, torch.lt, torch.le, torch.bitwise_and, torch.bitwise_or, torch.bitwise_xor,
+                torch.remainder, torch.fmod)
+_FLOATS = frozenset((torch.float16, torch.float32, torch.float64))
+_new = object.__new__
+_STATE = _ag.STATE
+
+
 def _binary(name, fn, kind):
     """``fn`` (on tensors of one dtype) as MXNet's function ``name`` with the dtype rules of ``kind``."""
     pair, scalar = _rules(name, kind)
     host_fn = getattr(_np, name, None)
+    # two arrays of one of these dtypes compute directly, the result in that dtype and in the graph where the
+    # inputs are (comparisons and bitwise functions give results torch's autograd cannot carry: the general path)
+    direct = frozenset(d for d in _DTYPES if kind not in ('cmp', 'int') and fn not in (_copysign, _ldexp)
+                       and _pair_ok(name, kind, d))
+    number_ok = fn in _TAKE_NUMBER
+    # a float array with a Python number: torch keeps the array's dtype, as MXNet does
+    float_direct = direct & {torch.float16, torch.float32, torch.float64} if number_ok else frozenset()
 
     def f(x1, x2, out=None, **kwargs):
-        if kwargs:
-            _check_ufunc_kwargs(kwargs, name, False)
-        if type(x1) is ndarray and type(x2) is ndarray:  # the common case first
+        if type(x1) is ndarray and not kwargs:  # the common cases first
+            a = x1._t
+            kind2 = type(x2)
+            if kind2 is ndarray:
+                b = x2._t
+                da = a.dtype
+                if da is b.dtype and da in direct:
+                    try:
+                        r = fn(a, b)
+                    except RuntimeError as e:
+                        raise _broadcast_error(name, a, b, e) from None
+                    if out is not None:
+                        return _finish(r, x1._ctx, out)
+                    if r.requires_grad and not _STATE.recording:  # (variables used outside autograd.record())
+                        r = r.detach()
+                    w = _new(ndarray)
+                    w._t = r
+                    w._ctx = x1._ctx
+                    return w
+            elif (kind2 is float or kind2 is int) and a.dtype in float_direct and out is None:
+                r = fn(a, x2)
+                if r.requires_grad and not _STATE.recording:
+                    r = r.detach()
+                w = _new(ndarray)
+                w._t = r
+                w._ctx = x1._ctx
+                return w
+        if type(x1) is ndarray and type(x2) is ndarray:
             a, b = x1._t, x2._t
             ctx = x1._ctx
+            if kwargs:
+                _check_ufunc_kwargs(kwargs, name, False)
         else:
+            if kwargs:
+                _check_ufunc_kwargs(kwargs, name, False)
             s1, s2 = isinstance(x1, _SCALARS), isinstance(x2, _SCALARS)
             if s1 and s2:  # MXNet hands two scalars to official NumPy
                 return host_fn(x1, x2)
@@ -158,7 +205,8 @@ def _binary(name, fn, kind):
             if not isinstance(arr, ndarray):
                 raise _not_an_operand(name, arr)
             if s1 or s2:
-                return _finish(_scalar_op(name, fn, scalar, arr._t, x1 if s1 else x2, s1), arr._ctx, out)
+                r = _scalar_op(fn, scalar, arr._t, x1 if s1 else x2, s1, number_ok)
+                return _np_wrap(r, arr._ctx) if out is None else _finish(r, arr._ctx, out)
             if not isinstance(x2, ndarray):
                 raise _not_an_operand(name, x2)
             a, b = x1._t, x2._t
@@ -185,14 +233,22 @@ def _binary(name, fn, kind):
     return f
 
 
-def _scalar_op(name, fn, scalar, t, s, scalar_first):
+def _pair_ok(name, kind, d):
+    try:
+        return _pair_dtype(name, kind, d, d) is d
+    except MXNetTypeError:
+        return False
+
+
+def _scalar_op(fn, scalar, t, s, scalar_first, number_ok):
     compute, result = scalar(t.dtype)
     v = _cast_scalar(s, result)
     if result is torch.uint8 and not 0 <= v < 256:  # (cast as C casts: -3 is 253)
         v %= 256
     if t.dtype is not compute:
         t = t.to(compute)
-    v = torch.tensor(v, dtype=compute, device=t.device)
+    if scalar_first or not number_ok:
+        v = torch.tensor(v, dtype=compute, device=t.device)
     r = fn(v, t) if scalar_first else fn(t, v)
     if r.dtype is not result and r.dtype is not torch.bool:
         r = r.to(result)
@@ -273,24 +329,39 @@ fmod = _binary('fmod', torch.fmod, 'sub')
 _BOOL_OK = ('logical_not', 'bitwise_not', 'invert', 'isnan', 'isinf', 'isfinite', 'isposinf', 'isneginf')
 
 
-def _unary(name, fn, host_name=None):
+def _unary(name, fn, host_name=None, float_only=False):
+    """``fn`` as MXNet's unary function ``name``. ``float_only``: ``fn`` is a torch function of floats; integer
+    inputs are computed in float64 and the result cast back to their dtype."""
     host_fn = getattr(_np, host_name or name)
     bool_ok = name in _BOOL_OK
+    direct = frozenset((torch.float16, torch.float32, torch.float64) if float_only else
+                       [d for d in _DTYPES if d is not torch.bool or bool_ok])
 
     def f(x, out=None, **kwargs):
-        if kwargs:
-            _check_ufunc_kwargs(kwargs, name, True)
-        if type(x) is ndarray:
-            t, ctx = x._t, x._ctx
+        if type(x) is ndarray and not kwargs:
+            t = x._t
+            if t.dtype in direct:  # the common case: a float array, nothing to convert
+                r = fn(t)
+                if out is not None:
+                    return _finish(r, x._ctx, out)
+                if r.requires_grad and not _STATE.recording:
+                    r = r.detach()
+                w = _new(ndarray)
+                w._t = r
+                w._ctx = x._ctx
+                return w
+            ctx = x._ctx
         elif isinstance(x, _SCALARS):
             return host_fn(x)
         elif isinstance(x, ndarray):
+            if kwargs:
+                _check_ufunc_kwargs(kwargs, name, True)
             t, ctx = x._t, x._ctx
         else:
             raise _not_an_operand(name, x)
         if t.dtype is torch.bool and not bool_ok:
             raise MXNetTypeError('Operator %s: bool arrays are not supported (as in MXNet 1.9.1)' % name)
-        r = fn(t)
+        r = fn(t if not float_only or t.is_floating_point() else t.to(torch.float64))
         if r.dtype is not t.dtype and r.dtype is not torch.bool:
             r = r.to(t.dtype)
         if out is None:
@@ -299,12 +370,6 @@ def _unary(name, fn, host_name=None):
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` (integer inputs keep their dtype, as in MXNet 1.9.1).' % name
     return f
-
-
-def _as_float(fn):
-    def g(t):
-        return fn(t if t.is_floating_point() else t.to(torch.float64))
-    return g
 
 
 def _bitwise_not(t):
@@ -330,30 +395,30 @@ fabs = _unary('fabs', torch.abs)
 negative = _unary('negative', torch.neg)
 positive = _unary('positive', torch.clone)
 sign = _unary('sign', torch.sign)
-sqrt = _unary('sqrt', _as_float(torch.sqrt))
-cbrt = _unary('cbrt', _as_float(_cbrt))
+sqrt = _unary('sqrt', torch.sqrt, float_only=True)
+cbrt = _unary('cbrt', _cbrt, float_only=True)
 square = _unary('square', torch.square)
-reciprocal = _unary('reciprocal', _as_float(torch.reciprocal))
-exp = _unary('exp', _as_float(torch.exp))
-expm1 = _unary('expm1', _as_float(torch.expm1))
-log = _unary('log', _as_float(torch.log))
-log2 = _unary('log2', _as_float(torch.log2))
-log10 = _unary('log10', _as_float(torch.log10))
-log1p = _unary('log1p', _as_float(torch.log1p))
-sin = _unary('sin', _as_float(torch.sin))
-cos = _unary('cos', _as_float(torch.cos))
-tan = _unary('tan', _as_float(torch.tan))
-arcsin = _unary('arcsin', _as_float(torch.asin))
-arccos = _unary('arccos', _as_float(torch.acos))
-arctan = _unary('arctan', _as_float(torch.atan))
-sinh = _unary('sinh', _as_float(torch.sinh))
-cosh = _unary('cosh', _as_float(torch.cosh))
-tanh = _unary('tanh', _as_float(torch.tanh))
-arcsinh = _unary('arcsinh', _as_float(torch.asinh))
-arccosh = _unary('arccosh', _as_float(torch.acosh))
-arctanh = _unary('arctanh', _as_float(torch.atanh))
-degrees = _unary('degrees', _as_float(torch.rad2deg))
-radians = _unary('radians', _as_float(torch.deg2rad))
+reciprocal = _unary('reciprocal', torch.reciprocal, float_only=True)
+exp = _unary('exp', torch.exp, float_only=True)
+expm1 = _unary('expm1', torch.expm1, float_only=True)
+log = _unary('log', torch.log, float_only=True)
+log2 = _unary('log2', torch.log2, float_only=True)
+log10 = _unary('log10', torch.log10, float_only=True)
+log1p = _unary('log1p', torch.log1p, float_only=True)
+sin = _unary('sin', torch.sin, float_only=True)
+cos = _unary('cos', torch.cos, float_only=True)
+tan = _unary('tan', torch.tan, float_only=True)
+arcsin = _unary('arcsin', torch.asin, float_only=True)
+arccos = _unary('arccos', torch.acos, float_only=True)
+arctan = _unary('arctan', torch.atan, float_only=True)
+sinh = _unary('sinh', torch.sinh, float_only=True)
+cosh = _unary('cosh', torch.cosh, float_only=True)
+tanh = _unary('tanh', torch.tanh, float_only=True)
+arcsinh = _unary('arcsinh', torch.asinh, float_only=True)
+arccosh = _unary('arccosh', torch.acosh, float_only=True)
+arctanh = _unary('arctanh', torch.atanh, float_only=True)
+degrees = _unary('degrees', torch.rad2deg, float_only=True)
+radians = _unary('radians', torch.deg2rad, float_only=True)
 floor = _unary('floor', torch.floor)
 ceil = _unary('ceil', torch.ceil)
 trunc = _unary('trunc', torch.trunc)
@@ -368,8 +433,8 @@ isfinite = _unary('isfinite', torch.isfinite)
 isposinf = _unary('isposinf', torch.isposinf)
 isneginf = _unary('isneginf', torch.isneginf)
 # not in MXNet 1.9.1's mx.np (NumPy's names for degrees/radians)
-rad2deg = _unary('rad2deg', _as_float(torch.rad2deg))
-deg2rad = _unary('deg2rad', _as_float(torch.deg2rad))
+rad2deg = _unary('rad2deg', torch.rad2deg, float_only=True)
+deg2rad = _unary('deg2rad', torch.deg2rad, float_only=True)
 
 
 def around(x, decimals=0, out=None, **kwargs):
@@ -416,6 +481,8 @@ def clip(a, a_min, a_max, out=None):
     below ``a_min`` and ``a_max`` elsewhere, as MXNet's kernel gives; bool arrays are refused, as in MXNet."""
     if a_min is None and a_max is None:
         raise MXNetValueError('array_clip: must set either max or min')
+    if isinstance(a, _SCALARS):  # MXNet hands a scalar to official NumPy
+        return _np.clip(a, a_min, a_max)
     t = _array_input('clip', a)
     if t.dtype is torch.bool:
         raise MXNetTypeError('Operator clip: bool arrays are not supported (as in MXNet 1.9.1)')
@@ -434,7 +501,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     t = _array_input('nan_to_num', x)
     if not t.is_floating_point():
         return x if not copy else _np_wrap(t.clone(), x._ctx)
-    r = torch.nan_to_num(t, nan=nan, posinf=posinf, neginf=neginf)
+    # (the gradient is 1 where x is finite and 0 at what was replaced, as MXNet's)
+    r = torch.where(torch.isfinite(t), t, torch.nan_to_num(t.detach(), nan=nan, posinf=posinf, neginf=neginf))
     if not copy:
         with torch.no_grad():
             t.copy_(r)
@@ -444,11 +512,14 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 # ---- reductions -----------------------------------------------------------------------------------------------------
 # Inputs must be mx.np arrays (MXNet asserts it); an axis out of range raises MXNetIndexError.
-def _norm_axes(name, axis, ndim):
-    """``axis`` (None, an int or a tuple) as a sorted tuple of non-negative axes, or None for all of them."""
+def _norm_axes(name, axis, ndim, scalar_axis=False):
+    """``axis`` (None, an int or a tuple) as a sorted tuple of non-negative axes, or None for all of them.
+    ``scalar_axis``: a 0-d array takes axis 0 or -1 (reducing nothing), as MXNet's sum, mean, argmax... do."""
     if axis is None:
         return None
     axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    if ndim == 0 and scalar_axis and builtins.all(int(a) in (0, -1) for a in axes):
+        return ()
     out = []
     for ax in axes:
         ax = int(ax)
@@ -495,10 +566,15 @@ def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):  # no
     """Sum over ``axis``; integer arrays keep their dtype and bool gives int64, as in MXNet 1.9.1 (NumPy widens
     to int64); a float array summed to an integer ``dtype`` is summed in its dtype and the result cast."""
     t = a._t if type(a) is ndarray else _array_input('sum', a)
+    if dtype is None and out is None and not keepdims and t.dtype in _FLOATS:  # the common cases
+        if axis is None and initial is None:
+            return _np_wrap(torch.sum(t), a._ctx)
+        if type(axis) is int and initial is None and -t.dim() <= axis < t.dim():
+            return _np_wrap(torch.sum(t, axis), a._ctx)
     if initial is not None:
         _check_unsupported('sum', initial)
     td = _sum_dtype(t, dtype)
-    axes = _norm_axes('sum', axis, t.dim()) if axis is not None else None
+    axes = _norm_axes('sum', axis, t.dim(), True) if axis is not None else None
     if t.is_floating_point() and not td.is_floating_point:
         r = _reduce(torch.sum, t, axes, keepdims).to(td)
     else:
@@ -513,7 +589,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):  # (
     t = _array_input('prod', a)
     _check_unsupported('prod', initial)
     td = _sum_dtype(t, dtype)
-    axes = _norm_axes('prod', axis, t.dim())
+    axes = _norm_axes('prod', axis, t.dim(), True)
     if axes is None:
         r = torch.prod(t, dtype=td)
         if keepdims:
@@ -533,7 +609,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     ``dtype`` truncates the mean."""
     t = _array_input('mean', a)
     td = to_torch_dtype(dtype) if dtype is not None else (t.dtype if t.is_floating_point() else _default_float())
-    axes = _norm_axes('mean', axis, t.dim())
+    axes = _norm_axes('mean', axis, t.dim(), True)
     work = t.to(td if td.is_floating_point else torch.float64)
     r = _reduce(torch.mean, work, axes, keepdims)
     return _finish(r.to(td), a._ctx, out)
@@ -599,9 +675,12 @@ def _arg(name, fn):
         t = _array_input(name, a)
         if t.dtype is torch.bool:
             raise MXNetTypeError('Operator %s: bool arrays are not supported (as in MXNet 1.9.1)' % name)
-        axes = _norm_axes(name, axis, t.dim())
+        axes = _norm_axes(name, axis, t.dim(), True)
         _check_nonempty(name, t, axes)
-        r = fn(t.reshape(-1)) if axes is None else fn(t, dim=axes[0])
+        if axes == ():  # (a 0-d array along axis 0)
+            r = torch.zeros((), dtype=torch.int64, device=t.device)
+        else:
+            r = fn(t.reshape(-1)) if axes is None else fn(t, dim=axes[0])
         return _finish(r, a._ctx, out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` (int64 indices; a NaN counts as the extreme, as in NumPy).' % name
@@ -720,12 +799,14 @@ def _dot(ta, tb):
 def dot(a, b, out=None):
     """NumPy's ``dot``: 0-d operands multiply, 1-D with 1-D is the inner product, N-D with 1-D contracts the
     last axis, N-D with M-D the last axis of ``a`` with the second-to-last of ``b``."""
+    if type(a) is ndarray and type(b) is ndarray and out is None:  # the common case: two float matrices
+        ta, tb = a._t, b._t
+        if ta.dtype is tb.dtype and ta.dtype in _FLOATS and ta.dim() == 2 and tb.dim() == 2:
+            try:
+                return _np_wrap(torch.mm(ta, tb), a._ctx)
+            except RuntimeError:
+                pass
     ta, tb = _two_arrays('dot', a, b)
-    if ta.dtype is torch.float32 and ta.dim() == 2 and tb.dim() == 2 and out is None:  # (the common case)
-        try:
-            return _np_wrap(torch.mm(ta, tb), a._ctx)
-        except RuntimeError:
-            pass
     return _finish(_product('dot', _dot, ta, tb), a._ctx, out)
 
 
@@ -888,7 +969,13 @@ ndarray.__ne__ = _eq_method(not_equal)
 for _name, _fn in (('mean', mean), ('std', std), ('var', var), ('argmax', argmax), ('argmin', argmin),
                    ('cumsum', cumsum), ('round', around), ('dot', dot), ('clip', _clip_method)):
     setattr(ndarray, _name, _fn)
-for _fn, _params in ((sum, ('axis', 'dtype', 'out', 'keepdims')), (prod, ('axis', 'dtype', 'out', 'keepdims')),
+def _sum_method(self, axis=None, dtype=None, out=None, keepdims=False):
+    """``mx.np.sum`` of this array (NumPy's parameter order)."""
+    return sum(self, axis, dtype, keepdims, None, out)
+
+
+ndarray.sum = _sum_method
+for _fn, _params in ((prod, ('axis', 'dtype', 'out', 'keepdims')),
                      (max, ('axis', 'out', 'keepdims')), (min, ('axis', 'out', 'keepdims')),
                      (all, ('axis', 'out', 'keepdims')), (any, ('axis', 'out', 'keepdims'))):
     setattr(ndarray, _fn.__name__, _method(_fn, _params))
