@@ -1,6 +1,9 @@
 """``mxnet.numpy_op_signature``: MXNet's lookup of the ``mx.np`` / ``mx.npx`` function behind a registered
-operator name (``_np_sum`` is ``mx.np.sum``, ``_np__random_shuffle`` ``mx.np.random.shuffle``). The functions
-here carry their signatures themselves (MXNet copies them from its operator documentation)."""
+operator name (``_np_sum`` is ``mx.np.sum``, ``_np__random_shuffle`` ``mx.np.random.shuffle``), and on import, as
+in MXNet, each such function gets the signature ``mxnet._numpy_op_doc`` documents for its operator."""
+import inspect
+
+from . import _numpy_op_doc
 from . import numpy as _mx_np
 from . import numpy_extension as _mx_npx
 
@@ -26,3 +29,20 @@ def _get_builtin_op(op_name):
         return getattr(module, rest)
     except (AttributeError, NotImplementedError):
         raise ValueError('%s: no function %s in %s' % (op_name, rest, module.__name__)) from None
+
+
+def _register_op_signatures():
+    for op_name, doc in vars(_numpy_op_doc).items():
+        if not op_name.startswith(('_np_', '_npx_')) or not callable(doc):
+            continue
+        try:
+            op = _get_builtin_op(op_name)
+        except ValueError:  # (a function another part of mxcompat does not provide)
+            continue
+        try:
+            op.__signature__ = inspect.signature(doc)
+        except AttributeError:  # (not a Python function)
+            pass
+
+
+_register_op_signatures()

@@ -487,6 +487,9 @@ def delete(arr, obj, axis=None):
     t = _tensor('delete', arr)
     if axis is None:
         t, axis = t.reshape(-1), 0
+    if not -t.dim() <= axis < t.dim():
+        raise MXNetIndexError('delete: axis %d is out of bounds for an array of dimension %d' % (axis, t.dim()))
+    axis %= t.dim()
     n = t.shape[axis]
     keep = torch.ones(n, dtype=torch.bool, device=t.device)
     if isinstance(obj, slice):

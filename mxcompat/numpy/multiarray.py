@@ -192,7 +192,7 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     @property
     def T(self):
         """The transposed array (a copy, as MXNet's transpose operator gives)."""
-        return _np_wrap(_copy(self._t.permute(*range(self._t.dim() - 1, -1, -1))), self._ctx)
+        return _np_wrap(_copy(self._t.permute(tuple(range(self._t.dim() - 1, -1, -1)))), self._ctx)
 
     @property
     def itemsize(self):
