@@ -1,0 +1,888 @@
+"""MXNet 1.9.1's CPU random numbers, bit for bit: its two kinds of ``std::mt19937`` engines and the samplers drawing
+from them, computed with numpy over the engines' 32-bit outputs.
+
+The engines (a CPU context's random "resources" in MXNet):
+
+* the parallel generator (``kParallelRandom``): 1,024 engines, engine ``i`` seeded with ``base + i``. A call
+  filling N values splits them over ``min(ceil(N / 64), 1024)`` engines in contiguous chunks of ``ceil(N /
+  engines)`` (the last ones shorter or empty); each engine draws its chunk's values in order. The ``_random_*``,
+  ``_random_*_like`` and ``_sample_*`` samplers, ``_random_randint``, ``_sample_unique_zipfian`` and Dropout's mask
+  use it. Here the engines are the rows of one state array, twisted together (:class:`ParallelRandom`).
+* the single engine of ``mshadow::Random<cpu>`` (``kRandom``): ``_sample_multinomial`` and ``_shuffle`` draw from
+  it. Here numpy's ``MT19937`` with its legacy seeding, which is ``std::mt19937``'s ``init_genrand``
+  (:class:`Engine`).
+
+A fresh process starts with both seeded from 0 (``base = 0``), as MXNet's does. ``mx.random.seed(s)`` reseeds them
+from ``s * 127`` (mod 2**32: MXNet's seed magic), ``mx.random.seed(s, ctx)`` the parallel one from ``s * 127`` and
+the single one from ``s``.
+
+On those outputs, the distributions of the libstdc++ that built MXNet 1.9.1's wheel (GCC 4.8): a float canonical
+number is an output / 2**32 rounded to float (1.0 when it rounds up: GCC 4.8 does not keep it below 1), a double
+one (first + second * 2**32) / 2**64; a normal value is Marsaglia's polar method on canonical numbers (MXNet makes
+a fresh distribution per value, so the spare value is dropped); integer ranges are drawn by rejection
+("downscaling"). Where MXNet's kernels call the C library (``logf``, ``log``, ``pow``, ``expf``, ``tanf``,
+``lgammaf``), the same functions are called: ``log``/``pow``/``exp`` through Python's ``math``, the float ones
+through ctypes; ``logf``, the one of the float normal sampler, is computed in double precision and only the values
+that lie near a rounding boundary are asked of the C library.
+
+Values come out as numpy arrays; ``random_ops`` and ``nn`` wrap them. Nothing here is about devices: CUDA
+samplers keep torch's generators (MXNet's GPU streams are Philox ones).
+"""
+import ctypes
+import ctypes.util
+import math
+import os
+
+import numpy as np
+from numpy.random.bit_generator import ISeedSequence
+
+NUM_STATES = 1024     # engines of the parallel generator (RandGenerator<cpu>::kNumRandomStates)
+MIN_PER_STATE = 64    # values an engine fills at least (kMinNumRandomPerThread)
+SEED_MAGIC = 127      # ResourceManager's kRandMagic: a seed s becomes s * 127
+_U32 = 0xFFFFFFFF
+_EMPTY = np.empty(0, dtype=np.uint32)
+_LOOKAHEAD = 2048     # outputs an engine draws at least at a time (numpy's call costs microseconds)
+_F32 = np.float32
+_F64 = np.float64
+
+
+class _NoSeedSequence(ISeedSequence):
+    """Numpy's bit generators start from a seed sequence; ours are reseeded with ``init_genrand`` right after they
+    are made, so this one hands out zeros and spares numpy's hashing (a tenth of a millisecond an engine)."""
+
+    def generate_state(self, n_words, dtype=np.uint32):
+        return np.zeros(n_words, dtype=dtype)
+
+
+_NO_SEED = _NoSeedSequence()
+
+
+class Engine:
+    """One ``std::mt19937``: its 32-bit outputs (uint32), drawn ahead in blocks; the ones not used yet wait for
+    the next draw."""
+
+    __slots__ = ('_bits', '_ahead')
+
+    def __init__(self, seed=5489):
+        self._bits = np.random.MT19937(_NO_SEED)
+        self.seed(seed)
+
+    def seed(self, seed):
+        """``engine.seed(seed)`` (the seed taken modulo 2**32)."""
+        self._bits._legacy_seeding(int(seed) & _U32)
+        self._ahead = _EMPTY
+
+    def draw(self, n):
+        """The next ``n`` outputs (uint32)."""
+        ahead = self._ahead
+        if len(ahead) < n:
+            fresh = self._bits.random_raw(max(n - len(ahead), _LOOKAHEAD)).astype(np.uint32)
+            ahead = np.concatenate((ahead, fresh)) if len(ahead) else fresh
+        self._ahead = ahead[n:]
+        return ahead[:n]
+
+    def unread(self, values):
+        """Give back the last outputs drawn (``values``, in order): the next draw starts with them."""
+        if len(values):
+            self._ahead = np.concatenate((values, self._ahead)) if len(self._ahead) else values
+
+
+# ---- std::mt19937 on many engines at once ---------------------------------------------------------------------------
+_N = 624  # state words of mt19937, and outputs per twist
+_UPPER, _LOWER, _MATRIX = np.uint32(0x80000000), np.uint32(0x7FFFFFFF), np.uint32(0x9908B0DF)
+
+
+def _init_states(seeds):
+    """mt19937 states (one row each) seeded with ``init_genrand(seed)``, as ``std::mt19937(seed)`` is."""
+    seeds = np.asarray(seeds, dtype=np.uint64) & _U32
+    if len(seeds) <= 16:  # numpy's legacy seeding is init_genrand: cheaper per engine than the loop below
+        states = np.empty((len(seeds), _N), np.uint32)
+        for i, sd in enumerate(seeds.tolist()):
+            _SEEDER._legacy_seeding(sd)
+            states[i] = _SEEDER.state['state']['key']
+        return states
+    states = np.empty((len(seeds), _N), np.uint32)
+    x = seeds.astype(np.uint32)
+    states[:, 0] = x
+    for i in range(1, _N):
+        x = np.uint32(1812433253) * (x ^ (x >> np.uint32(30))) + np.uint32(i)
+        states[:, i] = x
+    return states
+
+
+_SEEDER = np.random.MT19937(_NO_SEED)
+
+
+def _twist(mt):
+    """mt19937's next state, in place, for every row of ``mt``: the 624 words in the four stretches whose inputs
+    are all known (each word needs the next one's old value and the value 397 ahead, new past the end)."""
+    for lo, hi, far in ((0, 227, 397), (227, 454, 0), (454, 623, 227)):
+        y = (mt[:, lo:hi] & _UPPER) | (mt[:, lo + 1:hi + 1] & _LOWER)
+        odd = (y & np.uint32(1)) * _MATRIX
+        y >>= np.uint32(1)
+        y ^= mt[:, far:far + hi - lo]
+        y ^= odd
+        mt[:, lo:hi] = y
+    y = (mt[:, 623] & _UPPER) | (mt[:, 0] & _LOWER)
+    mt[:, 623] = mt[:, 396] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * _MATRIX)
+
+
+def _temper(mt):
+    """The 624 outputs of each state row."""
+    y = mt.copy()
+    y ^= y >> np.uint32(11)
+    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
+    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
+    y ^= y >> np.uint32(18)
+    return y
+
+
+def _groups(keys, most=8):
+    """[(value, positions)] of the distinct values of int array ``keys`` (positions: an index array, or a slice
+    when all are equal), or None for more than ``most`` of them."""
+    if not len(keys) or keys[0] == keys[-1] and (keys == keys[0]).all():
+        return [(int(keys[0]), slice(None))] if len(keys) else []
+    values, inverse = np.unique(keys, return_inverse=True)
+    if len(values) > most:
+        return None
+    return [(int(v), np.nonzero(inverse == i)[0]) for i, v in enumerate(values)]
+
+
+class ParallelRandom:
+    """MXNet's parallel CPU generator: ``NUM_STATES`` engines, engine ``i`` seeded with ``base + i``.
+
+    The engines' states are the rows of one array, twisted together; each engine's next outputs wait in a row of
+    one buffer (``_buf[i, _pos[i]:]``, ``_BLOCKS`` twists' worth), so a call reads all its engines' values with a
+    few array operations. An engine is seeded when a call first reaches it after ``seed``."""
+
+    _BLOCKS = 4
+    _WIDTH = _BLOCKS * _N
+    PEEK = _WIDTH - _N + 1  # the most outputs :meth:`peek` hands out at once
+
+    def __init__(self, base=0):
+        self._mt = np.zeros((NUM_STATES, _N), dtype=np.uint32)
+        self._buf = np.zeros((NUM_STATES, self._WIDTH), dtype=np.uint32)
+        self._pos = np.full(NUM_STATES, self._WIDTH, dtype=np.int64)
+        self._epochs = np.zeros(NUM_STATES, dtype=np.int64)
+        self._epoch = 0
+        self.seed(base)
+
+    def seed(self, base):
+        self._base = int(base) & _U32
+        self._epoch += 1
+
+    def _fresh(self, rows):
+        """Seed the engines of ``rows`` (sorted row numbers) that this seed has not reached yet."""
+        stale = rows[self._epochs[rows] != self._epoch]
+        if stale.size:
+            self._mt[stale] = _init_states(self._base + stale.astype(np.uint64))
+            self._epochs[stale] = self._epoch
+            self._pos[stale] = self._WIDTH
+
+    def _blocks(self, rows):
+        """The next 624 outputs of each engine of ``rows``: (len(rows), 624)."""
+        mt = self._mt[rows]
+        _twist(mt)
+        self._mt[rows] = mt
+        return _temper(mt)
+
+    def _refill(self, rows):
+        """Drop each row's used-up blocks and append new ones: afterwards at least ``PEEK`` outputs wait."""
+        drop = self._pos[rows] // _N
+        blocks, width = self._BLOCKS, self._WIDTH
+        groups = _groups(drop)
+        if groups is None:  # rows at many different places: move them all at once
+            sub = self._buf[rows].reshape(len(rows), blocks, _N)
+            keep = np.minimum(np.arange(blocks) + drop[:, None], blocks - 1)
+            sub = np.take_along_axis(sub, keep[:, :, None], axis=1)
+            for t in range(int(drop.max(initial=0))):
+                who = np.nonzero(drop > t)[0]
+                sub[who, blocks - drop[who] + t] = self._blocks(rows[who])
+            self._buf[rows] = sub.reshape(len(rows), width)
+        else:
+            for d, idx in groups:
+                r = rows[idx]
+                if d < blocks:
+                    self._buf[r, :width - d * _N] = self._buf[r, d * _N:]
+                for t in range(blocks - d, blocks):
+                    self._buf[r, t * _N:(t + 1) * _N] = self._blocks(r)
+        self._pos[rows] -= _N * drop
+
+    def peek(self, rows, m):
+        """The next ``m`` (at most ``PEEK``) outputs of each engine of ``rows`` (sorted row numbers), left unread:
+        shape (len(rows), m)."""
+        self._fresh(rows)
+        short = rows[self._pos[rows] + m > self._WIDTH]
+        if short.size:
+            self._refill(short)
+        pos = self._pos[rows]
+        groups = _groups(pos)
+        if groups is None:
+            return self._buf[rows[:, None], pos[:, None] + np.arange(m)]
+        if len(groups) == 1:
+            return self._buf[rows, pos[0]:pos[0] + m]
+        out = np.empty((len(rows), m), np.uint32)
+        for p, idx in groups:
+            out[idx] = self._buf[rows[idx], p:p + m]
+        return out
+
+    def skip(self, rows, counts):
+        """Mark ``counts`` outputs of each engine of ``rows`` read (after :meth:`peek`)."""
+        self._pos[rows] += counts
+
+    def take(self, rows, m):
+        """The next ``m`` outputs of each engine of ``rows``, read: (len(rows), m)."""
+        if m <= self.PEEK:
+            out = self.peek(rows, m)
+            self._pos[rows] += m
+            return out
+        # more than the buffer holds: the waiting outputs, then new blocks (each engine only the blocks it needs)
+        self._fresh(rows)
+        width = self._WIDTH
+        pos = self._pos[rows]
+        out = np.empty((len(rows), m), np.uint32)
+        groups = _groups(pos)
+        if groups is None:
+            self._take_scattered(rows, pos, out)
+            return out
+        for p, idx in groups:
+            r = rows[idx]
+            waiting = width - p
+            head = min(waiting, m)
+            out[idx, :head] = self._buf[r, p:p + head]
+            if m <= waiting:
+                self._pos[r] += m
+                continue
+            for a in range(waiting, m, _N):
+                blk = self._blocks(r)
+                out[idx, a:a + _N] = blk[:, :m - a]
+            self._buf[r, width - _N:] = blk
+            self._pos[r] = width - _N + (m - a)
+        return out
+
+    def _take_scattered(self, rows, pos, out):
+        # :meth:`take` for engines at many different places: the waiting outputs by index, then the blocks each
+        # engine needs, placed by flat index
+        width, m = self._WIDTH, out.shape[1]
+        waiting = width - pos
+        head = out[:, :width]
+        src = pos[:, None] + np.arange(head.shape[1])
+        mine = src < np.minimum(pos + m, width)[:, None]
+        head[mine] = self._buf[rows[:, None], np.minimum(src, width - 1)][mine]
+        n_blocks = (np.maximum(m - waiting, 0) + _N - 1) // _N
+        flat = out.reshape(-1)
+        last = np.zeros((len(rows), _N), np.uint32)
+        for t in range(int(n_blocks.max(initial=0))):
+            who = np.nonzero(n_blocks > t)[0]
+            blk = self._blocks(rows[who])
+            dest = waiting[who, None] + t * _N + np.arange(_N)
+            fits = dest < m
+            flat[(who[:, None] * m + dest)[fits]] = blk[fits]
+            last[who] = blk
+        # an engine that drew blocks keeps the rest of its last one waiting; the others read on in their buffer
+        drew = n_blocks > 0
+        r = rows[drew]
+        self._buf[r, width - _N:] = last[drew]
+        self._pos[r] = width - _N + (m - waiting[drew] - (n_blocks[drew] - 1) * _N)
+        self._pos[rows[~drew]] += m
+
+    @staticmethod
+    def split(n):
+        """(values per engine, the number each engine fills) for a call filling ``n`` values (LaunchRNG): engines
+        past the last value fill none and are left out."""
+        if n <= 0:
+            return 0, []
+        engines = min((n + MIN_PER_STATE - 1) // MIN_PER_STATE, NUM_STATES)
+        step = (n + engines - 1) // engines
+        full, rest = divmod(n, step)
+        return step, [step] * full + ([rest] if rest else [])
+
+    def fixed(self, n, k):
+        """The outputs of a call filling ``n`` values with ``k`` outputs each: shape (n, k), in the values'
+        order."""
+        step, counts = self.split(n)
+        if not counts:
+            return _EMPTY.reshape(0, k)
+        full = n // step
+        parts = [self.take(np.arange(full), step * k).reshape(-1)] if full else []
+        if full < len(counts):
+            parts.append(self.take(np.array([full]), counts[-1] * k).reshape(-1))
+        return (parts[0] if len(parts) == 1 else np.concatenate(parts)).reshape(n, k)
+
+
+# ---- libstdc++'s canonical numbers and ranges ------------------------------------------------------------------
+def canonical_f32(raw):
+    """``generate_canonical<float, 24>``: an output / 2**32, rounded to float. GCC 4.8's version does not keep it
+    below 1: an output of 2**32 - 128 or more gives 1.0 (as MXNet 1.9.1's uniform does, once in 2**25)."""
+    u = raw.astype(_F32)  # (rounded once, to nearest: the conversion of a 32-bit value to float is exact-then-round)
+    u *= _F32(2.0 ** -32)
+    return u
+
+
+def canonical_f64(first, second):
+    """``generate_canonical<double, 53>``: (first + second * 2**32) / 2**64 in double (1.0 possible, as above)."""
+    u = first.astype(_F64) + second.astype(_F64) * 4294967296.0
+    u *= 2.0 ** -64
+    return u
+
+
+def canonical(raw, ftype):
+    """Canonical numbers of float type ``ftype`` from outputs ``raw`` of shape (..., 1) (float) or (..., 2)."""
+    if ftype == _F32:
+        return canonical_f32(raw[..., 0])
+    return canonical_f64(raw[..., 0], raw[..., 1])
+
+
+def outputs_per_uniform(ftype):
+    return 1 if ftype == _F32 else 2
+
+
+def uniform_int_downscale(raw, high):
+    """``uniform_int_distribution(0, high)`` for each output in ``raw`` (high < 2**32 - 1), by libstdc++'s
+    rejection: (value, accepted). ``high`` may be an array matching ``raw``."""
+    erange = np.asarray(high, dtype=np.uint64) + 1
+    scaling = np.uint64(_U32) // erange
+    past = erange * scaling
+    raw = raw.astype(np.uint64)
+    return raw // scaling, raw < past
+
+
+# ---- the C library's functions ---------------------------------------------------------------------------------
+class _LibM:
+    """The C library's math functions MXNet's samplers call, or None each where it cannot be loaded."""
+
+    def __init__(self):
+        self.fns = {}
+        try:
+            lib = ctypes.CDLL(ctypes.util.find_library('m') or ctypes.util.find_library('c'))
+        except (OSError, TypeError):
+            return
+        for name in ('logf', 'expf', 'tanf', 'lgammaf'):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+                self.fns[name] = fn
+
+    def vector(self, name, x):
+        """The float function ``name`` applied elementwise to ``x`` (float32 in and out)."""
+        x = np.asarray(x, dtype=_F32)
+        fn = self.fns.get(name)
+        if fn is None:  # (no C library found: numpy's functions, in double; not always MXNet's last bit)
+            with np.errstate(all='ignore'):
+                return _FALLBACK[name](x.astype(_F64)).astype(_F32)
+        if not x.size:
+            return np.empty(x.shape, _F32)
+        return np.frompyfunc(fn, 1, 1)(x).astype(_F32)
+
+
+_FALLBACK = {'logf': np.log, 'expf': np.exp, 'tanf': np.tan, 'lgammaf': np.frompyfunc(math.lgamma, 1, 1)}
+_LIBM = []
+
+
+def libm():
+    if not _LIBM:
+        _LIBM.append(_LibM())
+    return _LIBM[0]
+
+
+def _pow(x, y):
+    """The C library's double ``pow``, elementwise (through Python's ``math.pow``, which calls it)."""
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=_F64), np.asarray(y, dtype=_F64))
+    return np.fromiter(map(math.pow, x.ravel().tolist(), y.ravel().tolist()), _F64, x.size).reshape(x.shape)
+
+
+def log(x):
+    """The C library's double ``log``, elementwise (Python's ``math.log`` calls it for positive finite numbers)."""
+    x = np.asarray(x, dtype=_F64)
+    flat = x.ravel()
+    ok = flat > 0
+    if ok.all():
+        return np.fromiter(map(math.log, flat.tolist()), _F64, len(flat)).reshape(x.shape)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        out = np.log(flat)
+    out[ok] = np.fromiter(map(math.log, flat[ok].tolist()), _F64, int(ok.sum()))
+    return out.reshape(x.shape)
+
+
+def logf(x):
+    """The C library's ``logf``, elementwise on float32 ``x``.
+
+    glibc's logf (the one since 2.28) rounds a double approximation whose error stays below 2.4e-9 (below
+    1.9e-8 * |log x| for |log x| < 1/16), measured over every positive float. So log in double precision,
+    rounded to float, is its result wherever the exact value is further than that from a rounding boundary;
+    the values closer than 8e-9 (or 1.2e-7 * |log x|) are computed by the C library itself."""
+    x = np.asarray(x, dtype=_F32)
+    fn = libm().fns.get('logf')
+    with np.errstate(divide='ignore', invalid='ignore'):
+        wide = np.log(x.astype(_F64))
+    near = wide.astype(_F32)
+    if fn is None:
+        return near
+    if not _logf_checked():
+        return libm().vector('logf', x)
+    # the rounding boundary between `near` and its neighbour on the exact value's side
+    with np.errstate(invalid='ignore'):
+        side = np.nextafter(near, np.where(wide > near, _F32(np.inf), _F32(-np.inf)))
+        boundary = (near.astype(_F64) + side.astype(_F64)) * 0.5
+        doubt = np.abs(wide - boundary) <= np.minimum(8e-9, 1.2e-7 * np.abs(wide))
+    doubt &= np.isfinite(wide)
+    if doubt.any():
+        near[doubt] = libm().vector('logf', x[doubt])
+    return near
+
+
+_LOGF_CHECK = []
+
+
+def _logf_checked():
+    """Whether the C library's logf agrees with :func:`logf`'s assumption on a sample (an older logf, as glibc's
+    before 2.28, errs more: then every value is asked of it)."""
+    if not _LOGF_CHECK:
+        probe = np.random.RandomState(12345).random_sample(4000).astype(_F32) + _F32(1e-7)
+        probe = np.concatenate([probe, _F32(1) - probe[:1000] * _F32(0.05), probe[:1000] * _F32(1e-3)])
+        exact = libm().vector('logf', probe)
+        wide = np.log(probe.astype(_F64))
+        near = wide.astype(_F32)
+        side = np.nextafter(near, np.where(wide > near, _F32(np.inf), _F32(-np.inf)))
+        boundary = (near.astype(_F64) + side.astype(_F64)) * 0.5
+        sure = np.abs(wide - boundary) > np.minimum(8e-9, 1.2e-7 * np.abs(wide))
+        _LOGF_CHECK.append(bool(np.all(exact[sure] == near[sure])))
+    return _LOGF_CHECK[0]
+
+
+# ---- the engines of this process ---------------------------------------------------------------------------------
+PARALLEL = ParallelRandom(0)   # the CPU context's parallel generator
+SINGLE = Engine(0)             # the CPU context's mshadow::Random<cpu> engine
+
+
+def seed(seed_state, every_context=True):
+    """``mx.random.seed(seed_state)`` (``every_context``) or ``mx.random.seed(seed_state, ctx)`` for the CPU
+    engines: the parallel generator from ``seed_state * 127``, the single engine from the same or, with a context
+    given, from ``seed_state`` itself (MXNet's ResourceManager::SeedRandom)."""
+    s = int(seed_state) & _U32
+    PARALLEL.seed(s * SEED_MAGIC)
+    SINGLE.seed(s * SEED_MAGIC if every_context else s)
+
+
+# ---- samplers of the parallel generator ------------------------------------------------------------------------
+def np_dtype(dtype):
+    """A numpy dtype for a numpy or torch dtype (or its name)."""
+    if not isinstance(dtype, (np.dtype, type, str)):
+        dtype = str(dtype).replace('torch.', '')  # a torch.dtype: torch.float32 -> 'float32'
+    return np.dtype(dtype)
+
+
+def ftype(otype):
+    """The float type a sampler of output type ``otype`` draws in (RandGenerator's FType: double for float16)."""
+    return _F32 if np.dtype(otype) == _F32 else _F64
+
+
+def _per_value(p, n):
+    """Parameter array ``p`` (one entry per parameter set) spread over ``n`` values: value i takes entry
+    i // ceil(n / len(p)), as MXNet's kernels index them."""
+    p = np.asarray(p).ravel()
+    if len(p) == 1:
+        return p
+    return np.repeat(p, 1 + (n - 1) // len(p))[:n]
+
+
+def _ctype(itype, f):
+    # arithmetic of a parameter (itype; float16 computed as float32) with a value of float type f
+    i = _F32 if np.dtype(itype) == np.float16 else np.dtype(itype)
+    return np.result_type(i, f)
+
+
+def _itype(p):
+    p = np.asarray(p)
+    return _F32 if p.dtype == np.float16 else p.dtype
+
+
+def to_output(v, otype):
+    """Values computed in float or double as MXNet stores them in ``otype`` (float16: through float)."""
+    otype = np.dtype(otype)
+    if otype == np.float16:
+        return np.asarray(v).astype(_F32).astype(np.float16)
+    return np.asarray(v).astype(otype, copy=False)
+
+
+def uniform(n, low, high, otype):
+    """``low + (high - low) * u`` per value (``low``/``high``: parameter arrays of the input type)."""
+    f = ftype(otype)
+    u = canonical(PARALLEL.fixed(n, outputs_per_uniform(f)), f)
+    low, high = np.asarray(low), np.asarray(high)
+    c = _ctype(low.dtype, f)
+    lo, hi = low.astype(_itype(low)), high.astype(_itype(high))
+    v = u.astype(c, copy=False)
+    v *= _per_value(hi - lo, n).astype(c)  # (in place: the same roundings as lo + (hi - lo) * u)
+    v += _per_value(lo, n).astype(c)
+    return to_output(v, otype)
+
+
+def _pairs(raw, f):
+    """Outputs (..., 2) (float) or (..., 4) (double) of polar attempts -> (x, y, r2) in ``f``; x and y are
+    2u - 1 of the attempt's two canonical numbers."""
+    if f == _F32:
+        xu, yu = canonical_f32(raw[..., 0]), canonical_f32(raw[..., 1])
+    else:
+        xu, yu = canonical_f64(raw[..., 0], raw[..., 1]), canonical_f64(raw[..., 2], raw[..., 3])
+    x = f(2) * xu - f(1)  # exact in f (as libstdc++'s double subtraction rounded back to f)
+    y = f(2) * yu - f(1)
+    return x, y, x * x + y * y
+
+
+def _polar_value(y, r2, f):
+    """The polar method's returned value for accepted pairs: y * sqrt(-2 * log(r2) / r2), in ``f``."""
+    lg = logf(r2) if f == _F32 else log(r2)
+    return y * np.sqrt(f(-2) * lg / r2)
+
+
+def standard_normal(n, f):
+    """``n`` standard normal values (float type ``f``) of one call of the parallel generator. MXNet makes a fresh
+    ``std::normal_distribution`` per value, so a value is the first accepted pair's y * mult (the spare x * mult is
+    dropped): each engine's pairs are judged all at once, in windows of its next outputs."""
+    step, counts = PARALLEL.split(n)
+    out = np.empty(n, f)
+    if not counts:
+        return out
+    k = 4 if f == _F64 else 2  # outputs per attempt (a pair of canonical numbers)
+    counts = np.array(counts, dtype=np.int64)
+    offsets = np.arange(len(counts), dtype=np.int64) * step
+    done = np.zeros(len(counts), dtype=np.int64)
+    rows = np.arange(len(counts))
+    while rows.size:
+        rem = counts[rows] - done[rows]
+        attempts = min(PARALLEL.PEEK // k, int(rem.max() * 1.35) + 16)  # pi/4 of the attempts are accepted
+        x, y, r2 = _pairs(PARALLEL.peek(rows, attempts * k).reshape(len(rows), attempts, k), f)
+        ok = (r2 <= 1) & (r2 != 0)
+        cum = np.cumsum(ok, axis=1)
+        finish = cum[:, -1] >= rem
+        got = np.minimum(cum[:, -1], rem)
+        used = np.where(finish, np.argmax(cum >= rem[:, None], axis=1) + 1, attempts)
+        take = ok & (cum <= got[:, None])
+        start = np.repeat(offsets[rows] + done[rows] - (np.cumsum(got) - got), got)
+        out[start + np.arange(int(got.sum()))] = _polar_value(y[take], r2[take], f)
+        PARALLEL.skip(rows, used * k)
+        done[rows] += got
+        rows = rows[~finish]
+    return out
+
+
+def normal(n, loc, scale, otype):
+    """``z * scale + loc`` per value."""
+    f = ftype(otype)
+    z = standard_normal(n, f)
+    loc, scale = np.asarray(loc), np.asarray(scale)
+    c = _ctype(loc.dtype, f)
+    return to_output(z.astype(c) * _per_value(scale, n).astype(c) + _per_value(loc, n).astype(c), otype)
+
+
+def exponential(n, lam, otype):
+    """``-log(1 - u) / lam`` per value, in double."""
+    f = ftype(otype)
+    u = canonical(PARALLEL.fixed(n, outputs_per_uniform(f)), f)
+    lam = _per_value(np.asarray(lam).astype(_itype(lam)), n).astype(_F64)
+    with np.errstate(divide='ignore'):
+        return to_output(-log(1.0 - u.astype(_F64)) / lam, otype)
+
+
+def randint(n, low, high, otype):
+    """``low + v % (high - low)`` per value, v = (first output << 31) + second (int64, C's remainder); ``low`` and
+    ``high`` are int64."""
+    raw = PARALLEL.fixed(n, 2).astype(np.uint64)
+    v = ((raw[:, 0] << np.uint64(31)) + raw[:, 1]).view(np.int64)  # (wraps to negative past 2**63, as in C)
+    low, high = np.int64(low), np.int64(high)
+    return (low + np.fmod(v, high - low)).astype(otype)
+
+
+# samplers whose values use a varying number of outputs: all engines of the call advance together, one value each
+def _by_value(n, sample):
+    """Run ``sample(engines, rows, value_indices)`` for the j-th value of every engine of a call filling ``n``
+    values, j = 0, 1, ... (each engine's values in turn, all engines at once); returns the values in order."""
+    step, counts = PARALLEL.split(n)
+    counts = np.array(counts, dtype=np.int64)
+    offsets = np.arange(len(counts), dtype=np.int64) * step
+    out = None
+    for j in range(step):
+        rows = np.nonzero(counts > j)[0]
+        vals = sample(PARALLEL, rows, offsets[rows] + j)
+        if out is None:
+            out = np.empty(n, vals.dtype)
+        out[offsets[rows] + j] = vals
+    return out if out is not None else np.empty(0)
+
+
+def _cursor_uniform(cur, rows, f):
+    return canonical(cur.take(rows, outputs_per_uniform(f)), f)
+
+
+def _cursor_normal(cur, rows, f):
+    out = np.empty(len(rows), f)
+    pend = np.arange(len(rows))
+    k = 4 if f == _F64 else 2
+    while pend.size:
+        x, y, r2 = _pairs(cur.take(rows[pend], k), f)
+        ok = (r2 <= 1) & (r2 != 0)
+        if ok.any():
+            out[pend[ok]] = _polar_value(y[ok], r2[ok], f)
+        pend = pend[~ok]
+    return out
+
+
+def _gamma_values(cur, rows, a, b, f):
+    """SampleGamma: one value per row (Marsaglia-Tsang), shape ``a`` and scale ``b`` (arrays of the parameter
+    type), computed in float type ``f``."""
+    a64 = a.astype(_F64)
+    small = a < 1
+    d = np.where(small, a64 + 2.0 / 3.0, a64 - 1.0 / 3.0).astype(f)
+    k = np.sqrt(9.0 * d.astype(_F64)).astype(f)
+    c = (1.0 / k.astype(_F64)).astype(f)
+    sample = np.empty(len(rows), f)
+    pend = np.arange(len(rows))
+    while pend.size:
+        z = _cursor_normal(cur, rows[pend], f)
+        over = z > -k[pend]
+        sel, z = pend[over], z[over]
+        if sel.size:
+            x = (1.0 + (c[sel] * z).astype(_F64)).astype(f)
+            v = x * x * x
+            u = _cursor_uniform(cur, rows[sel], f)
+            with np.errstate(divide='ignore', invalid='ignore'):
+                lhs = log(1.0 - u.astype(_F64))
+                z64 = z.astype(_F64)
+                rhs = 0.5 * z64 * z64 + d[sel].astype(_F64) * ((1.0 - v.astype(_F64)) + log(v))
+            ok = lhs < rhs
+            done = sel[ok]
+            bb = b[done]
+            sample[done] = ((d[done] * v[ok]).astype(np.result_type(f, bb.dtype)) * bb).astype(f)
+            finished = np.zeros(len(rows), bool)
+            finished[done] = True
+            pend = pend[~finished[pend]]
+    if small.any():
+        sm = np.nonzero(small)[0]
+        u = _cursor_uniform(cur, rows[sm], f)
+        e = (1.0 / a64[sm]).astype(f)
+        sample[sm] = (sample[sm].astype(_F64) * _pow(u, e)).astype(f)
+    return sample
+
+
+_PI_F32 = _F32(3.1415926)
+
+
+def _c_int(v):
+    """``static_cast<int>`` of floats as x86 computes it: toward zero, and INT_MIN for NaN and values past int's
+    range (an infinite or huge Poisson rate gives -2147483648, as in MXNet)."""
+    ok = np.isfinite(v) & (v >= -2.0 ** 31) & (v < 2.0 ** 31)
+    out = np.full(v.shape, -2 ** 31, np.int64)
+    out[ok] = np.trunc(v[ok]).astype(np.int64)
+    return out
+
+
+def _poisson_values(cur, rows, lam):
+    """SamplePoisson (float arithmetic): one value per row for rate ``lam`` (float32 array)."""
+    out = np.zeros(len(rows), np.int64)
+    small = lam < 12.0
+    idx = np.nonzero(small)[0]
+    if idx.size:
+        t = libm().vector('expf', -lam[idx])
+        prod = _cursor_uniform(cur, rows[idx], _F32)
+        act = np.nonzero(prod > t)[0]
+        while act.size:
+            out[idx[act]] += 1
+            prod[act] = prod[act] * _cursor_uniform(cur, rows[idx[act]], _F32)
+            act = act[prod[act] > t[act]]
+    idx = np.nonzero(~small)[0]
+    if idx.size:
+        with np.errstate(invalid='ignore', over='ignore'):  # (infinite rates: NaN, as in MXNet)
+            _poisson_large(cur, rows[idx], lam[idx], out, idx)
+    return out
+
+
+def _poisson_large(cur, rows, lm, out, idx):
+    """SamplePoisson's rejection method for rates of 12 and more (Numerical Recipes' ``poidev``), in float: the
+    values for engines ``rows`` go to ``out[idx]``."""
+    sq = np.sqrt(2.0 * lm.astype(_F64)).astype(_F32)
+    loglam = log(lm).astype(_F32)
+    g = lm * loglam - libm().vector('lgammaf', (lm.astype(_F64) + 1.0).astype(_F32))
+    em = np.empty(len(rows), _F32)
+    y = np.empty(len(rows), _F32)
+    pend = np.arange(len(rows))
+    while pend.size:
+        todo = pend
+        while todo.size:  # tan(pi * u) until sq * y + lambda >= 0
+            y[todo] = libm().vector('tanf', _PI_F32 * _cursor_uniform(cur, rows[todo], _F32))
+            em[todo] = sq[todo] * y[todo] + lm[todo]
+            todo = todo[em[todo] < 0.0]
+        e = em[pend] = np.floor(em[pend])
+        inner = (e * loglam[pend] - libm().vector('lgammaf', (e.astype(_F64) + 1.0).astype(_F32))) - g[pend]
+        yp = y[pend]
+        t = (0.9 * (1.0 + (yp * yp).astype(_F64)) * libm().vector('expf', inner).astype(_F64)).astype(_F32)
+        pend = pend[_cursor_uniform(cur, rows[pend], _F32) > t]
+    out[idx] = _c_int(em)
+
+
+def _taker(p, n):
+    """value indices -> parameter values, for parameter array ``p`` spread over ``n`` values."""
+    p = _per_value(p, n)
+    return (lambda i: p[i]) if len(p) > 1 else (lambda i: np.repeat(p, len(i)))
+
+
+def gamma(n, alpha, beta, otype):
+    f = _F32 if np.dtype(otype) != np.float64 else _F64  # float16 draws in float
+    a = _taker(np.asarray(alpha).astype(_itype(alpha)), n)
+    b = _taker(np.asarray(beta).astype(_itype(beta)), n)
+    return to_output(_by_value(n, lambda cur, rows, i: _gamma_values(cur, rows, a(i), b(i), f)), otype)
+
+
+def poisson(n, lam, otype):
+    lam = _taker(np.asarray(lam).astype(_F32), n)
+    return _by_value(n, lambda cur, rows, i: _poisson_values(cur, rows, lam(i))).astype(otype)
+
+
+def _poisson_mixture(n, x, y, rate, otype):
+    """Poisson values whose rate is ``rate(engines, rows, x, y)`` (a gamma value) for each value's parameters."""
+    x, y = _taker(x, n), _taker(y, n)
+    return _by_value(n, lambda cur, rows, i: _poisson_values(cur, rows, rate(cur, rows, x(i), y(i)))).astype(otype)
+
+
+def negative_binomial(n, k, p, otype):
+    """Poisson(Gamma(k, (1 - p) / p)) per value, in float."""
+    it = _itype(p)
+
+    def rate(cur, rows, alpha, prob):
+        with np.errstate(divide='ignore', invalid='ignore'):
+            beta = ((1.0 - prob.astype(_F64)) / prob.astype(_F64)).astype(_F32)
+        return _gamma_values(cur, rows, alpha.astype(it), beta.astype(it), _F32)
+    return _poisson_mixture(n, np.asarray(k).astype(_F32), np.asarray(p).astype(_F32), rate, otype)
+
+
+def generalized_negative_binomial(n, mu, alpha, otype):
+    """Poisson(mu) where alpha is 0, else Poisson(Gamma(1 / alpha, alpha * mu)) per value."""
+    it = _itype(mu)
+
+    def rate(cur, rows, m, a):
+        lam = m.astype(_F32)
+        g = np.nonzero(a != 0)[0]
+        if g.size:
+            lam[g] = _gamma_values(cur, rows[g], (it.type(1) / a[g]).astype(it), (a[g] * m[g]).astype(it), _F32)
+        return lam
+    return _poisson_mixture(n, np.asarray(mu).astype(it), np.asarray(alpha).astype(it), rate, otype)
+
+
+def dropout_mask(n, p, dtype, strict=False):
+    """Dropout's mask for drop probability ``p``: (u <= pkeep) * (1 / pkeep) in float, pkeep = 1 - p
+    (``strict``: u < pkeep, the mask of ``axes``), u the parallel generator's canonical number of the data type's
+    float type, rounded to float."""
+    dtype = np_dtype(dtype)
+    f = ftype(dtype)
+    u = canonical(PARALLEL.fixed(n, outputs_per_uniform(f)), f).astype(_F32)
+    pkeep = _F32(1) - _F32(p)
+    keep = (u < pkeep) if strict else (u <= pkeep)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return to_output(keep.astype(_F32) * (_F32(1) / pkeep), dtype)
+
+
+# ---- the single engine ---------------------------------------------------------------------------------------------
+def single_uniform(n, f=_F32):
+    """``n`` canonical numbers of the single engine (``mshadow::Random::SampleUniform``)."""
+    k = outputs_per_uniform(f)
+    return canonical(SINGLE.draw(n * k).reshape(n, k), f)
+
+
+def _uniform_ints(engine, highs):
+    """``uniform_int_distribution(0, h)(engine)`` for each h of ``highs`` in turn (each below 2**32 - 1)."""
+    out = np.empty(len(highs), np.int64)
+    k = 0
+    chunk = 1 << 16
+    while k < len(highs):
+        rest = highs[k:k + chunk]
+        raw = engine.draw(len(rest))
+        vals, ok = uniform_int_downscale(raw, rest)
+        bad = len(rest) if ok.all() else int(np.argmin(ok))
+        out[k:k + bad] = vals[:bad]
+        if bad < len(rest):
+            engine.unread(raw[bad + 1:])  # the rejected output is used up; the step draws again
+        k += bad
+    return out
+
+
+def shuffle_order(n, one_dim):
+    """The order ``_shuffle`` puts ``n`` items (or rows) in: a 1-D array as libstdc++ 4.8's ``std::shuffle``
+    (i = 1 .. n-1 swapped with a position drawn from [0, i]), more dimensions by MXNet's own Fisher-Yates loop
+    (i = n-1 .. 1 swapped with a row drawn from [0, i]); both with the single engine."""
+    if n > _U32:
+        raise ValueError('shuffle: more than 2**32 - 1 items')
+    highs = np.arange(1, n, dtype=np.int64) if one_dim else np.arange(n - 1, 0, -1, dtype=np.int64)
+    js = _uniform_ints(SINGLE, highs).tolist()
+    order = list(range(n))
+    for i, j in zip(highs.tolist(), js):
+        order[i], order[j] = order[j], order[i]
+    return np.array(order, dtype=np.int64)
+
+
+def unique_zipfian(range_max, batch, n):
+    """``_sample_unique_zipfian``: per row, log-uniform integers round(exp(u * log(range_max))) - 1 (u a double
+    canonical number, rounding half away from zero) until ``n`` distinct ones came up; (samples, tries). Rows are
+    spread over min(batch, 1024) engines in contiguous chunks, without the 64-value minimum."""
+    samples = np.empty((batch, n), np.int64)
+    tries = np.zeros(batch, np.int64)
+    if batch <= 0 or n <= 0:
+        return samples, tries
+    engines = min(batch, NUM_STATES)
+    step = (batch + engines - 1) // engines
+    log_range = math.log(range_max)
+    for b in range(batch):
+        row = np.array([b // step])
+        got, seen = [], set()
+        while len(got) < n:
+            block = min(max(64, 2 * (n - len(got))), PARALLEL.PEEK // 2)
+            raw = PARALLEL.peek(row, 2 * block).reshape(block, 2)
+            x = canonical_f64(raw[:, 0], raw[:, 1]) * log_range
+            e = np.fromiter(map(math.exp, x.tolist()), _F64, block)
+            vals = (np.floor(e + 0.5).astype(np.int64) - 1).tolist()  # (e >= 1: half away from zero)
+            used = block
+            for k, v in enumerate(vals):
+                if v not in seen:
+                    seen.add(v)
+                    got.append(v)
+                    if len(got) == n:
+                        used = k + 1
+                        break
+            tries[b] += used
+            PARALLEL.skip(row, 2 * used)
+        samples[b] = got
+    return samples, tries
+
+
+# ---- which generators a CPU sampler uses ---------------------------------------------------------------------------
+STREAMS = ('mxnet', 'torch')
+_ACTIVE = ['mxnet']
+
+
+def set_streams(kind):
+    """Use MXNet's CPU streams ('mxnet', the default) or torch's generators ('torch') for CPU samplers from now
+    on; returns the previous setting. CUDA samplers always use torch's."""
+    if kind not in STREAMS:
+        raise ValueError("random streams must be 'mxnet' or 'torch', got %r" % (kind,))
+    prev = _ACTIVE[0]
+    _ACTIVE[0] = kind
+    return prev
+
+
+def get_streams():
+    return _ACTIVE[0]
+
+
+def on(device):
+    """Whether a sampler producing values on torch ``device`` draws from MXNet's streams."""
+    return _ACTIVE[0] == 'mxnet' and getattr(device, 'type', device) == 'cpu'
+
+
+def _from_environment():
+    kind = os.environ.get('MXCOMPAT_RANDOM', 'mxnet').strip().lower() or 'mxnet'
+    if kind not in STREAMS:
+        raise ValueError("MXCOMPAT_RANDOM must be 'mxnet' (MXNet 1.9.1's CPU random numbers, the default) or "
+                         "'torch' (torch's generators), got %r" % (os.environ['MXCOMPAT_RANDOM'],))
+    _ACTIVE[0] = kind
+
+
+_from_environment()

@@ -1,0 +1,141 @@
+"""operator/_mxrandom: MXNet's CPU engines against references made another way (numpy's own MT19937 per engine,
+the scalar libstdc++ distributions of io/_cxxrandom, the C library called directly). The samplers' values are
+checked against MXNet 1.9.1 in tests/ndarray/test_random_streams.py."""
+import ctypes
+import ctypes.util
+
+import numpy as np
+import pytest
+
+from mxcompat.io import _cxxrandom
+from mxcompat.operator import _mxrandom as R
+
+
+def _reference(base):
+    """Engine r of a parallel generator seeded from ``base``, one numpy MT19937 each: r -> next(n) outputs."""
+    engines = {}
+
+    def draw(r, n):
+        if r not in engines:
+            bits = np.random.MT19937(0)
+            bits._legacy_seeding((base + r) & 0xFFFFFFFF)
+            engines[r] = bits
+        return engines[r].random_raw(n).astype(np.uint32)
+    return draw
+
+
+@pytest.mark.parametrize('trial', range(6))
+def test_parallel_engines_read_as_independent_mt19937_streams(trial):
+    rng = np.random.default_rng(trial)
+    base = int(rng.integers(0, 2 ** 32))
+    gen, ref = R.ParallelRandom(base), _reference(base)
+    for _ in range(30):
+        if rng.random() < 0.5:
+            rows = np.sort(rng.choice(R.NUM_STATES, size=int(rng.integers(1, 30)), replace=False))
+        else:
+            rows = np.arange(int(rng.integers(1, R.NUM_STATES + 1)))
+        if rng.random() < 0.5:  # any number of outputs (past the buffer: new blocks straight into the result)
+            m = int(rng.integers(1, 6000))
+            got = gen.take(rows, m)
+            assert (got == np.stack([ref(r, m) for r in rows.tolist()])).all()
+        else:  # look ahead, then read part of it (the rest is read again later)
+            m = int(rng.integers(1, gen.PEEK + 1))
+            got = gen.peek(rows, m).copy()
+            used = rng.integers(0, m + 1, size=len(rows))
+            gen.skip(rows, used)
+            for row, r, u in zip(got, rows.tolist(), used.tolist()):
+                assert (row[:u] == ref(r, u)).all()
+
+
+def test_reseeding_starts_the_engines_again():
+    gen = R.ParallelRandom(7)
+    first = gen.take(np.arange(3), 700)
+    gen.take(np.arange(1024), 5)
+    gen.seed(7)
+    assert (gen.take(np.arange(3), 700) == first).all()
+    gen.seed(8)
+    assert (gen.take(np.array([0]), 5) == first[1, :5]).all()  # engine i is seeded with base + i
+
+
+@pytest.mark.parametrize('seeds', [np.arange(5), np.arange(1000, 1040), np.array([0xFFFFFFFF, 2 ** 31, 12345] * 7)])
+def test_init_states_is_init_genrand(seeds):
+    states = R._init_states(seeds.astype(np.uint64))
+    for s, state in zip(seeds.tolist(), states):
+        bits = np.random.MT19937(0)
+        bits._legacy_seeding(s)
+        assert (bits.state['state']['key'] == state).all()
+
+
+@pytest.mark.parametrize('n,step,counts', [
+    (1, 1, [1]), (63, 63, [63]), (64, 64, [64]), (65, 33, [33, 32]), (1000, 63, [63] * 15 + [55]),
+    (65536, 64, [64] * 1024), (65537, 65, [65] * 1008 + [17]), (100000, 98, [98] * 1020 + [40]),
+    (65600, 65, [65] * 1009 + [15])])
+def test_split_is_launch_rngs(n, step, counts):
+    # min(ceil(n / 64), 1024) engines, ceil(n / engines) values each; engines past the end fill none
+    assert R.ParallelRandom.split(n) == (step, counts)
+    assert sum(counts) == n
+
+
+def test_canonical_numbers():
+    raw = np.array([0, 1, 2 ** 31, 2 ** 32 - 129, 2 ** 32 - 128, 2 ** 32 - 1], dtype=np.uint32)
+    u = R.canonical_f32(raw)
+    assert u.dtype == np.float32
+    assert u.tolist() == [0.0, 2.0 ** -32, 0.5, np.float32(1 - 2 ** -24), 1.0, 1.0]  # GCC 4.8: 1.0 is kept
+    d = R.canonical_f64(raw[:3], raw[3:])
+    np.testing.assert_array_equal(d, (raw[:3].astype(float) + raw[3:].astype(float) * 2 ** 32) / 2 ** 64)
+    g = _cxxrandom.MT19937(99)
+    mine = R.Engine(99)
+    ref = [float(_cxxrandom.canonical_float(g)) for _ in range(1000)]
+    got = R.canonical_f32(mine.draw(1000)).tolist()
+    assert [min(v, float(np.float32(1 - 2 ** -24))) for v in got] == ref  # (_cxxrandom keeps them below 1)
+
+
+def test_uniform_ints_are_libstdcxx_downscaling():
+    g, mine = _cxxrandom.MT19937(5), R.Engine(5)
+    highs = np.array([1, 2, 6, 99, 2 ** 20, 2 ** 31 + 7, 4000000000] * 40, dtype=np.int64)
+    got = R._uniform_ints(mine, highs)
+    assert got.tolist() == [_cxxrandom.uniform_int(g, 0, int(h)) for h in highs]
+    assert (mine.draw(3) == np.array([g(), g(), g()])).all()  # rejected draws used up alike
+
+
+def test_shuffle_orders():
+    R.SINGLE.seed(21)
+    one_dim = R.shuffle_order(50, True)
+    g = _cxxrandom.MT19937(21)
+    assert one_dim.tolist() == _cxxrandom.shuffle(list(range(50)), g)  # std::shuffle: i = 1 .. n-1
+    R.SINGLE.seed(21)
+    rows = R.shuffle_order(50, False)
+    g = _cxxrandom.MT19937(21)
+    ref = list(range(50))
+    for i in range(49, 0, -1):  # MXNet's own loop: i = n-1 .. 1
+        j = _cxxrandom.uniform_int(g, 0, i)
+        ref[i], ref[j] = ref[j], ref[i]
+    assert rows.tolist() == ref
+
+
+def _libm(name, ctype):
+    fn = getattr(ctypes.CDLL(ctypes.util.find_library('m')), name)
+    fn.restype, fn.argtypes = ctype, [ctype]
+    return np.frompyfunc(fn, 1, 1)
+
+
+@pytest.mark.skipif(not ctypes.util.find_library('m'), reason='needs the C library libm')
+def test_logf_and_log_are_the_c_librarys():
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.random(100000).astype(np.float32), 1 - rng.random(20000).astype(np.float32) * 0.1,
+                        rng.random(20000).astype(np.float32) * 1e-6, rng.random(20000).astype(np.float32) * 1e4,
+                        np.array([1.0, 0.5, 2.0, 1e-30], np.float32)])
+    x = x[x > 0]
+    assert (R.logf(x) == _libm('logf', ctypes.c_float)(x).astype(np.float32)).all()
+    d = rng.random(50000)
+    assert (R.log(d) == _libm('log', ctypes.c_double)(d).astype(np.float64)).all()
+
+
+def test_seed_sets_both_kinds_of_engine():
+    R.seed(3)
+    assert R.PARALLEL._base == 3 * 127
+    a = R.SINGLE.draw(4)
+    R.seed(3, every_context=False)  # mx.random.seed(3, ctx): the single engine from 3 itself
+    b = R.SINGLE.draw(4)
+    assert (a == R.Engine(381).draw(4)).all() and (b == R.Engine(3).draw(4)).all()
+    R.seed(0)
