@@ -1,8 +1,10 @@
 """``mx.init`` / ``mx.initializer``: weight initializers, dispatched on the parameter's name as in MXNet.
 
-Differs from MXNet: random draws come from torch's generator (seeded by ``mx.random.seed``), so values differ
-from MXNet's for the same seed while the distributions, bounds and deterministic fills are the same. Checks that
-MXNet makes with ``assert`` raise :class:`MXNetAssertionError` (an ``AssertionError`` and an ``MXNetValueError``).
+Random initializers draw through ``mx.nd.random`` as MXNet's do, so on the CPU (where Gluon initializes every
+parameter) the weights are MXNet's for the same ``mx.random.seed``; an array on a GPU draws from torch's generator
+there. Orthogonal factorises with numpy's SVD, as MXNet, whose LAPACK may choose other signs for singular vectors.
+Checks that MXNet makes with ``assert`` raise :class:`MXNetAssertionError` (an ``AssertionError`` and an
+``MXNetValueError``).
 ``FusedRNN`` accepts a dumped initializer string (MXNet's lookup of it fails).
 """
 import json
@@ -14,7 +16,8 @@ import warnings
 import numpy as np
 import torch
 
-from .base import MXNetValueError, MXNetTypeError, MXNetAssertionError, string_types  # noqa: F401
+from .base import MXNetValueError, MXNetTypeError, MXNetAssertionError, dtype_name, string_types  # noqa: F401
+from .ndarray import random as _random
 from .registry import _check, make_registry
 
 __all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create', 'Load', 'Mixed', 'Zero', 'One', 'Constant',
@@ -39,16 +42,16 @@ def _tensor(arr, who):
 
 
 def _draw(arr, rnd_type, a, b, who):
-    """Fill ``arr`` in place: uniform on [a, b) or normal(mean=a, std=b), from torch's generator."""
+    """Fill ``arr`` in place as MXNet's ``random.uniform(a, b, out=arr)`` / ``random.normal(a, b, out=arr)``:
+    samples of its shape and dtype, drawn on its device."""
     t = _tensor(arr, who)
     if not t.is_floating_point():
         raise MXNetTypeError('%s: random initialization needs a float16, float32 or float64 array, got %s'
                              % (who, arr.dtype.__name__))
+    sampler = _random.uniform if rnd_type == 'uniform' else _random.normal
+    drawn = sampler(a, b, shape=tuple(t.shape), dtype=dtype_name(t.dtype), ctx=arr.context)
     with torch.no_grad():
-        if rnd_type == 'uniform':
-            t.uniform_(float(a), float(b))
-        else:
-            t.normal_(float(a), float(b))
+        t.copy_(_tensor(drawn, who))
 
 
 def _mean_norm(x):
@@ -148,7 +151,7 @@ class Initializer:
 
     def _init_quantized_weight(self, _, arr):
         # MXNet draws one int in [-127, 127) and fills the whole array with it.
-        arr[:] = int(torch.randint(-127, 127, ()))
+        arr[:] = int(_random.randint(-127, 127, dtype='int32').asnumpy()[0])
 
     def _init_default(self, name, _):
         raise MXNetValueError(
@@ -300,8 +303,9 @@ class Normal(Initializer):
         _draw(arr, 'normal', 0, self.sigma, 'Normal')
 
 
-# random matrices Orthogonal factorises, by rand_type
-_ORTHO_SOURCES = {'uniform': lambda shape: torch.rand(shape) * 2 - 1, 'normal': torch.randn}
+# random matrices Orthogonal factorises, by rand_type (float32, drawn in the current context, as MXNet's)
+_ORTHO_SOURCES = {'uniform': lambda shape: _random.uniform(-1.0, 1.0, shape=shape),
+                  'normal': lambda shape: _random.normal(0.0, 1.0, shape=shape)}
 
 
 @register
@@ -318,7 +322,7 @@ class Orthogonal(Initializer):
         if source is None:
             raise MXNetValueError('Orthogonal: rand_type must be "uniform" or "normal", got %r' % self.rand_type)
         rows, cols = arr.shape[0], int(np.prod(arr.shape[1:]))
-        sample = source((rows, cols)).numpy()  # host: drawn on the CPU
+        sample = source((rows, cols)).asnumpy()
         left, _, right = np.linalg.svd(sample, full_matrices=False)
         # the factor with the sample's own shape: left when rows <= cols, else right
         ortho = left if left.shape == sample.shape else right

@@ -85,10 +85,15 @@ def _tensor(module, qualified):
 
 
 def _mx_train_step(net, x, head, seed):
-    """Outputs and {MXNet name: gradient} of one training-mode pass in mxcompat."""
-    torch.manual_seed(seed)
-    with autograd.record(train_mode=True):
-        y = net(x)
+    """Outputs and {MXNet name: gradient} of one training-mode pass in mxcompat, its Dropout masks drawn from
+    torch's generator (``mx.random.set_streams('torch')``) as the exported module's are."""
+    prev = mx.random.set_streams('torch')
+    try:
+        torch.manual_seed(seed)
+        with autograd.record(train_mode=True):
+            y = net(x)
+    finally:
+        mx.random.set_streams(prev)
     y.backward(mx.nd.array(head))
     grads = {name: p.grad().asnumpy() for name, p in net.collect_params().items() if p.grad_req != 'null'}
     return y.asnumpy(), grads

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from .. import autograd as _ag
 from .. import engine, kernels
 from ..base import MXNetError, MXNetValueError, parse_bool, unsupported
+from . import _mxrandom
 from .indexing import recorded, remember_log_softmax
 from .registry import defop, REQUIRED
 
@@ -96,6 +97,7 @@ def _leaky_relu(data, gamma=None, *, act_type, slope, lower_bound, upper_bound):
         return F.gelu(data)
     # rrelu: a random slope in [lower_bound, upper_bound) per element while training, their mean otherwise;
     # MXNet also returns the slopes as a second output (left uninitialised outside training: the mean here)
+    # (torch's generator: MXNet 1.9.1's kernel reads a random resource it never requested and crashes)
     if _STATE.training:
         mask = torch.empty_like(data).uniform_(lower_bound, upper_bound)
     else:
@@ -687,9 +689,17 @@ defop('LRN', _X, [('alpha', 'float', 1e-4), ('beta', 'float', 0.75), ('knorm', '
 def _dropout(data, p, mode, axes, cudnn_off):
     if p == 0 or (mode == 'training' and not _STATE.training):
         return data
-    if p >= 1:  # MXNet scales the zero mask by 1/(1-p) = inf: every output (and gradient) is NaN
+    if _mxrandom.on(data.device):
+        # MXNet's mask: (u <= 1 - p) / (1 - p) in float from the parallel generator (with axes: u < 1 - p, one
+        # value per position of the reduced shape); p = 1 divides by zero: NaN everywhere, as MXNet
+        shape = list(data.shape)
+        for a in axes:
+            shape[a] = 1
+        mask = _mxrandom.dropout_mask(math.prod(shape), p, data.dtype, strict=bool(axes))
+        out = data * torch.from_numpy(mask).reshape(shape)
+    elif p >= 1:  # MXNet scales the zero mask by 1/(1-p) = inf: every output (and gradient) is NaN
         return data * torch.tensor(float('nan'), dtype=data.dtype, device=data.device)
-    if not axes:
+    elif not axes:
         out = F.dropout(data, p, True)
     else:
         shape = list(data.shape)
@@ -701,12 +711,12 @@ def _dropout(data, p, mode, axes, cudnn_off):
     return engine.sample_rng(out) if engine.RNG_FAILURES else out
 
 
-defop('Dropout', _X, [('p', 'float', 0.5), ('mode', 'str', 'training'), ('axes', 'shape', ()),
+defop('Dropout', _X, [('p', 'float32', 0.5), ('mode', 'str', 'training'), ('axes', 'shape', ()),
                       ('cudnn_off', _opt_bool, False)],
       _dropout, aliases=('_npx_dropout',), view=True, choices={'mode': ('training', 'always')},
       doc='Zero elements with probability p and scale the rest by 1/(1-p) (training, or always); '
-          '``axes`` shares one mask along those axes; p=1 gives NaN everywhere, as MXNet (0 * 1/0). The random '
-          'stream is torch\'s, not MXNet\'s.')
+          '``axes`` shares one mask along those axes; p=1 gives NaN everywhere, as MXNet (0 * 1/0). On the CPU '
+          'the mask is MXNet\'s for the same seed (see mx.random); on CUDA it comes from torch\'s generator.')
 
 
 def _embedding_checked_indices(data, weight, input_dim, output_dim):

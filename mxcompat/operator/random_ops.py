@@ -1,10 +1,12 @@
-"""Random sampling operators: ``_random_*`` (scalar parameters), ``_random_*_like``, ``_sample_*`` (one
-distribution per element of the parameter arrays), ``_sample_multinomial`` and ``_shuffle``.
+"""Random sampling operators: ``_random_*`` (scalar parameters), ``_random_*_like``, ``_random_randint``,
+``_sample_*`` (one distribution per element of the parameter arrays), ``_sample_multinomial``, ``_shuffle`` and
+``_sample_unique_zipfian``.
 
-Differs from MXNet: numbers come from torch's default generator of the output's device (seeded by
-``mx.random.seed``), so a seed reproduces runs here but not MXNet's numbers. Parameters are used in double
-precision (MXNet rounds scalar parameters to float32). ``_random_randint`` with ``low == high`` raises (MXNet
-crashes); ``_random_negative_binomial`` with ``p == 0`` gives torch's Poisson result for an infinite rate.
+On the CPU the numbers are MXNet 1.9.1's, bit for bit, for the same ``mx.random.seed`` (``_mxrandom``: its
+std::mt19937 streams and samplers); ``MXCOMPAT_RANDOM=torch`` or ``mx.random.set_streams('torch')`` switches the
+CPU samplers to torch's generators. On CUDA the numbers come from torch's generator of the device (MXNet's are
+Philox streams), so a seed reproduces runs there but not MXNet's numbers. Scalar parameters are float32, parsed as
+MXNet parses them. ``_random_randint`` with ``low == high`` raises (MXNet divides by zero).
 
 As in MXNet, bad scalar parameters (``normal(0, -1)``, ``uniform(2, 1)``, ``randint(5, 2)``) are reported when the
 result is read or at ``mx.nd.waitall()``, not at the call (see ``engine.fail``); a bad shape or argument raises at
@@ -19,6 +21,7 @@ from .. import engine
 from ..base import MXNetTypeError, MXNetValueError, dtype_name
 from ..context import current_context
 from ..util import is_np_shape
+from . import _mxrandom
 from .init_ops import _ctx
 from .registry import defop, REQUIRED, check_same_dtype
 from .shape_ops import op_error
@@ -72,6 +75,15 @@ def _dev(ctx):
 
 def _work_dtype(out_dtype):
     return torch.float64 if out_dtype is torch.float64 else torch.float32
+
+
+def _host(t):
+    """A CPU tensor's values as a flat numpy array (parameters of a sampler drawing from MXNet's streams)."""
+    return t.detach().cpu().numpy().ravel()
+
+
+def _from_host(values, shape):
+    return torch.from_numpy(np.ascontiguousarray(values)).reshape(shape)
 
 
 # ---- samplers: draw(params, shape, work dtype, device) -> float tensor of `shape` ------------------------------------
@@ -128,28 +140,33 @@ def _draw_generalized_negative_binomial(p, shape, dt, dev):
 
 # name -> (sampler, [(param, kind, default)], checks on scalar params: [(predicate, message)])
 DISTRIBUTIONS = {
-    'uniform': (_draw_uniform, [('low', 'float', 0.0), ('high', 'float', 1.0)],
+    'uniform': (_draw_uniform, [('low', 'float32', 0.0), ('high', 'float32', 1.0)],
                 [(lambda low, high: high >= low, 'low must be less or equal to high in uniform distribution')]),
-    'normal': (_draw_normal, [('loc', 'float', 0.0), ('scale', 'float', 1.0)],
+    'normal': (_draw_normal, [('loc', 'float32', 0.0), ('scale', 'float32', 1.0)],
                [(lambda loc, scale: scale > 0, 'scale parameter in gaussian has to be positive')]),
-    'gamma': (_draw_gamma, [('alpha', 'float', 1.0), ('beta', 'float', 1.0)],
+    'gamma': (_draw_gamma, [('alpha', 'float32', 1.0), ('beta', 'float32', 1.0)],
               [(lambda alpha, beta: alpha > 0, 'alpha parameter in gamma distribution has to be positive'),
                (lambda alpha, beta: beta > 0, 'beta parameter in gamma distribution has to be positive')]),
-    'exponential': (_draw_exponential, [('lam', 'float', 1.0)],
+    'exponential': (_draw_exponential, [('lam', 'float32', 1.0)],
                     [(lambda lam: lam > 0, 'lambda parameter in exponential distribution has to be positive')]),
-    'poisson': (_draw_poisson, [('lam', 'float', 1.0)],
+    'poisson': (_draw_poisson, [('lam', 'float32', 1.0)],
                 [(lambda lam: lam >= 0, 'lambda parameter in poisson distribution has to be non-negative')]),
     'negative_binomial': (
-        _draw_negative_binomial, [('k', _strict_int, 1), ('p', 'float', 1.0)],
+        _draw_negative_binomial, [('k', _strict_int, 1), ('p', 'float32', 1.0)],
         [(lambda k, p: k >= 0, 'k parameter in negative binomial distribution has to be non-negative'),
          (lambda k, p: p >= 0, 'p parameter in negative binomial distribution has to be non-negative')]),
     'generalized_negative_binomial': (
-        _draw_generalized_negative_binomial, [('mu', 'float', 1.0), ('alpha', 'float', 1.0)],
+        _draw_generalized_negative_binomial, [('mu', 'float32', 1.0), ('alpha', 'float32', 1.0)],
         [(lambda mu, alpha: mu >= 0,
           'mu parameter in generalized negative binomial distribution has to be non-negative'),
          (lambda mu, alpha: alpha >= 0,
           'alpha parameter in generalized negative binomial distribution has to be non-negative')]),
 }
+# the same distributions drawn from MXNet's CPU streams: (values, *parameter arrays, numpy output dtype) -> values
+MX_SAMPLERS = {'uniform': _mxrandom.uniform, 'normal': _mxrandom.normal, 'gamma': _mxrandom.gamma,
+               'exponential': _mxrandom.exponential, 'poisson': _mxrandom.poisson,
+               'negative_binomial': _mxrandom.negative_binomial,
+               'generalized_negative_binomial': _mxrandom.generalized_negative_binomial}
 # the same distributions with parameter arrays: input names as MXNet lists them
 SAMPLE_INPUTS = {'uniform': ('low', 'high'), 'normal': ('mu', 'sigma'), 'gamma': ('alpha', 'beta'),
                  'exponential': ('lam',), 'poisson': ('lam',), 'negative_binomial': ('k', 'p'),
@@ -191,6 +208,15 @@ def _sampled_infer(op, default_dtype):
     return infer
 
 
+def _draw_scalar(name, draw, values, shape, out_dtype, dev):
+    """Samples of ``shape`` for scalar parameters ``values``: MXNet's streams on the CPU (parameters as float32,
+    as MXNet passes them to its kernels), else torch's."""
+    if _mxrandom.on(dev):
+        params = [np.array([v], dtype=np.float32) for v in values]
+        return _from_host(MX_SAMPLERS[name](math.prod(shape), *params, _mxrandom.np_dtype(out_dtype)), shape)
+    return draw(values, shape, _work_dtype(out_dtype), dev).to(out_dtype)
+
+
 def _random_op(name, draw, pspecs, checks):
     op = '_random_' + name
     pnames = [p[0] for p in pspecs]
@@ -202,8 +228,7 @@ def _random_op(name, draw, pspecs, checks):
         bad = _param_error(op, checks, values)
         if bad is not None:
             return _failed(shape, out_dtype, _dev(ctx), bad)
-        dt = _work_dtype(out_dtype)
-        r = draw(values, shape, dt, _dev(ctx)).to(out_dtype)
+        r = _draw_scalar(name, draw, values, shape, out_dtype, _dev(ctx))
         return engine.sample_rng(r) if engine.RNG_FAILURES else r
 
     defop(op, (), pspecs + [('shape', 'shape', ()), ('ctx', _ctx, None), ('dtype', _FLOAT_DTYPE, None)], impl,
@@ -219,7 +244,7 @@ def _random_op(name, draw, pspecs, checks):
         bad = _param_error(op + '_like', checks, values)
         if bad is not None:
             return _failed(tuple(data.shape), data.dtype, data.device, bad)
-        r = draw(values, tuple(data.shape), _work_dtype(data.dtype), data.device).to(data.dtype)
+        r = _draw_scalar(name, draw, values, tuple(data.shape), data.dtype, data.device)
         return engine.sample_rng(r) if engine.RNG_FAILURES else r
 
     defop(op + '_like', ('data',), pspecs, like,
@@ -246,6 +271,11 @@ def _sample_op(name, draw, inputs):
     def impl(*params, shape, dtype):
         full, n_extra = _check_sample(op, params, shape)
         out_dtype = dtype or torch.float32
+        if _mxrandom.on(params[0].device):
+            # each parameter's samples fill one contiguous block of `shape`, as MXNet's kernels index them
+            values = MX_SAMPLERS[name](math.prod(full), *[_host(p) for p in params], _mxrandom.np_dtype(out_dtype))
+            r = _from_host(values, full)
+            return engine.sample_rng(r) if engine.RNG_FAILURES else r
         dt = _work_dtype(torch.float64 if torch.float64 in (out_dtype, params[0].dtype) else out_dtype)
         # each parameter's samples fill one contiguous block of `shape`: view params as p.shape + (1,) * len(shape)
         ps = [p.detach().to(dt).reshape(tuple(p.shape) + (1,) * n_extra) for p in params]
@@ -276,7 +306,11 @@ def _randint(low, high, shape, ctx, dtype):
             op, 'low must be less or equal to high in uniform distribution (got low=%d, high=%d)' % (low, high)))
     if high == low:
         raise op_error(op, 'high must be greater than low (got low=high=%d)' % low)
-    r = torch.randint(low, high, shape, dtype=dtype or torch.int32, device=_dev(ctx))
+    dtype = dtype or torch.int32
+    if _mxrandom.on(_dev(ctx)):
+        r = _from_host(_mxrandom.randint(math.prod(shape), low, high, _mxrandom.np_dtype(dtype)), shape)
+    else:
+        r = torch.randint(low, high, shape, dtype=dtype, device=_dev(ctx))
     return engine.sample_rng(r) if engine.RNG_FAILURES else r
 
 
@@ -303,14 +337,22 @@ def _multinomial(data, shape, get_prob, dtype):
     k = data.shape[-1]
     rows = data.detach().reshape(-1, k)
     m = math.prod(out_shape) // rows.shape[0] if rows.shape[0] else 0
-    # inverse CDF on the unnormalized cumulative sums, as MXNet (a draw past the total gives index k)
-    cdf = torch.cumsum(rows.to(torch.float64), -1).to(torch.float32)
-    u = torch.rand((rows.shape[0], m), dtype=torch.float32, device=data.device)
-    idx = torch.searchsorted(cdf, u, side='left')
+    # inverse CDF on the unnormalized cumulative sums (summed in double, kept as float), as MXNet; a draw past the
+    # total gives index k
+    cdf = torch.cumsum(rows.to(torch.float64), -1).to(torch.float32).to(rows.dtype)
+    if _mxrandom.on(data.device):  # MXNet's single CPU engine: float uniform numbers, row after row
+        u = _from_host(_mxrandom.single_uniform(rows.shape[0] * m), (rows.shape[0], m))
+    else:
+        u = torch.rand((rows.shape[0], m), dtype=torch.float32, device=data.device)
+    idx = torch.searchsorted(cdf, u.to(rows.dtype), side='left')
     sample = idx.reshape(out_shape).to(dtype)
     if not get_prob:
         return sample
     picked = torch.gather(data.reshape(-1, k), 1, idx.clamp(max=k - 1))
+    if _mxrandom.on(data.device):  # the C library's logf of the float value, as MXNet
+        logp = _from_host(_mxrandom.logf(_host(picked.detach().to(torch.float32))), picked.shape).to(data.dtype)
+        # the gradient (1 / p) flows through a log whose value is MXNet's
+        return sample, (torch.log(picked) - torch.log(picked).detach() + logp).reshape(out_shape)
     return sample, torch.log(picked).reshape(out_shape)
 
 
@@ -333,7 +375,11 @@ defop('_sample_multinomial', ('data',), [('shape', 'shape', ()), ('get_prob', 'b
 def _shuffle(data):
     if data.dim() < 1:
         raise op_error('_shuffle', 'data must have at least one axis', MXNetValueError)
-    return data.detach()[torch.randperm(data.shape[0], device=data.device)]
+    if _mxrandom.on(data.device):  # MXNet's single CPU engine (1-D: std::shuffle; more axes: its own loop)
+        order = torch.from_numpy(_mxrandom.shuffle_order(data.shape[0], data.dim() == 1))
+    else:
+        order = torch.randperm(data.shape[0], device=data.device)
+    return data.detach()[order]
 
 
 defop('_shuffle', ('data',), (), _shuffle, aliases=('shuffle',), infer=lambda shapes, dtypes, attrs: (
@@ -376,6 +422,10 @@ def _sample_unique_zipfian(range_max, shape):
                        % (n, range_max))
         return (engine.fail(torch.zeros(shape, dtype=torch.int64), exc, rng=torch.device('cpu')),
                 engine.fail(torch.zeros((batch,), dtype=torch.int64), exc, rng=torch.device('cpu')))
+    if _mxrandom.on('cpu'):
+        samples, tries = _mxrandom.unique_zipfian(range_max, batch, n)
+        out = torch.from_numpy(samples), torch.from_numpy(tries)
+        return engine.sample_rng(out) if engine.RNG_FAILURES else out
     log_range = math.log(range_max)
     rows = [_unique_zipfian_row(n, log_range) for _ in range(batch)]
     samples = torch.stack([r[0] for r in rows]) if rows else torch.empty((0, n), dtype=torch.int64)

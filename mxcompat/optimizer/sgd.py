@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
+from ..ndarray import random as _random
 from . import _ops
 from ._base import (Optimizer, AggregatedUpdates, register, zeros_state, check_arrays, mp_warning,
                     preprocess_grad, begin_update, inplace, is_rsp, lazy_rows)
@@ -388,7 +389,7 @@ class DCASGD(Optimizer):
 @register
 class SGLD(Optimizer):
     """Stochastic gradient Langevin dynamics: ``w += -lr / 2 * (grad + wd * w) + N(0, sqrt(lr))``. The noise is
-    drawn from torch's generator (seeded by ``mx.random.seed``), so it differs from MXNet's numbers."""
+    ``mx.nd.random.normal``'s, as MXNet's (on the CPU its numbers for the same seed)."""
 
     def create_state(self, index, weight):
         return None
@@ -399,4 +400,5 @@ class SGLD(Optimizer):
         g = preprocess_grad(self, grad._t)
         w = weight._t
         w.add_(-lr / 2 * (g + wd * w))
-        w.add_(torch.normal(0.0, math.sqrt(lr), size=w.shape, dtype=w.dtype, device=w.device))
+        noise = _random.normal(0, math.sqrt(lr), shape=tuple(w.shape), dtype=weight.dtype, ctx=weight.context)
+        w.add_(noise._t)

@@ -114,11 +114,14 @@ def test_seeding_is_reproducible():
     b = draw()
     mx.random.seed(99, ctx=mx.cpu(0))
     c = draw()
-    for x, y, z in zip(a, b, c):
-        assert (x == y).all() and (x == z).all()
+    for x, y in zip(a, b):
+        assert (x == y).all()
+    # as MXNet: a context's seed starts the parallel engines where 'all' does, the single engine (multinomial,
+    # shuffle) from the seed itself rather than seed * 127
+    assert [(x == z).all() for x, z in zip(a, c)] == [True, True, True, False]
     mx.random.seed(100)
     assert not (rnd.uniform(shape=5).asnumpy() == a[0]).all()
-    with pytest.raises(MXNetTypeError):
+    with pytest.raises(ValueError, match='seed_state must be int'):  # MXNet's ValueError
         mx.random.seed('a')
 
 
