@@ -191,6 +191,11 @@ def _heads(heads, head_grads):
     ts, gs = [], []
     for h, g in zip(heads, head_grads):
         t = h._t
+        surrogate = getattr(t, '_mx_grad_surrogate', None) if not t.requires_grad else None
+        if surrogate is not None:  # (see keep_in_graph) an integer result: its float source takes the gradient
+            ts.append(surrogate)
+            gs.append(torch.ones_like(surrogate) if g is None else g._t.to(surrogate.dtype))
+            continue
         zero_inputs = getattr(t, '_mx_zero_grad_inputs', None) if not t.requires_grad else None
         if zero_inputs is not None:  # (see keep_in_graph) a head whose gradients are zeros
             ts.append(sum((i * 0).sum() for i in zero_inputs))
@@ -206,12 +211,17 @@ def _heads(heads, head_grads):
     return ts, gs
 
 
-def keep_in_graph(result, *inputs):
+def keep_in_graph(result, *inputs, surrogate=None):
     """Keep ``result`` (a tensor torch's autograd cannot carry: a comparison's bool result) in the recorded graph
     of ``inputs`` with zero gradients, as MXNet records such operators: ``backward`` from it writes zeros to the
-    variables behind ``inputs`` instead of raising 'not in a computational graph'."""
+    variables behind ``inputs`` instead of raising 'not in a computational graph'. ``surrogate``: a float tensor in
+    the graph that ``result`` is an integer cast of (``mean(x, dtype=int)``): backward from ``result`` goes
+    through it, as MXNet's operators pass gradients through their output cast."""
     if STATE.recording:
-        result._mx_zero_grad_inputs = tuple(i for i in inputs if i.requires_grad)
+        if surrogate is not None and surrogate.requires_grad:
+            result._mx_grad_surrogate = surrogate
+        else:
+            result._mx_zero_grad_inputs = tuple(i for i in inputs if i.requires_grad)
     return result
 
 

@@ -30,6 +30,11 @@ ARRAY_UFUNCS = (
     'trunc', 'floor', 'bitwise_and', 'bitwise_xor', 'bitwise_or', 'logical_not', 'equal', 'not_equal', 'less',
     'less_equal', 'greater', 'greater_equal')
 
+# NumPy functions whose several arrays come back as a tuple in NumPy 2 (a list in NumPy 1, and in mx.np as in
+# MXNet): called through NumPy, they give NumPy's container
+_TUPLE_RESULTS = frozenset(getattr(_onp, n) for n in ('broadcast_arrays', 'atleast_1d', 'atleast_2d', 'atleast_3d',
+                                                      'meshgrid')) if int(_onp.__version__.split('.')[0]) >= 2 \
+    else frozenset()
 # {NumPy function: mx.np function} and {ufunc name: mx.np function}, filled on first use (mx.np.linalg and the
 # rest of the package are imported by then)
 FUNCTIONS = {}
@@ -80,7 +85,10 @@ def array_function(self, func, types, args, kwargs):  # noqa: ARG001 (NEP 18's s
         return call_numpy(name, func, args, dict(kwargs), ctx)
     if not all(issubclass(t, ndarray) for t in types):
         return NotImplemented
-    return mx_fn(*args, **kwargs)
+    r = mx_fn(*args, **kwargs)
+    if type(r) is list and func in _TUPLE_RESULTS:  # (what the installed NumPy's function gives)
+        return tuple(r)
+    return r
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):  # noqa: ARG001

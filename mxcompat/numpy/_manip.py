@@ -534,6 +534,12 @@ def insert(arr, obj, values, axis=None):
     else:
         idx = torch.arange(n, device=t.device)[obj] if isinstance(obj, slice) else \
             _operand('insert', obj, like=t).long().reshape(-1)
+        if idx.numel() == 1:  # NumPy's rule: one position takes all the values as a block along the axis
+            i = int(idx[0])
+            i = i + n if i < 0 else i
+            block = v.movedim(ax, 0)
+            return _np_wrap(torch.cat([moved[:i], block.expand((block.shape[0],) + rest), moved[i:]])
+                            .movedim(0, ax).contiguous(), _ctx_of(arr))
         k = idx.shape[0]
         idx = torch.where(idx < 0, idx + n, idx)
         block = v.movedim(ax, 0).expand((k,) + rest)

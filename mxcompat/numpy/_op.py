@@ -612,6 +612,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     axes = _norm_axes('mean', axis, t.dim(), True)
     work = t.to(td if td.is_floating_point else torch.float64)
     r = _reduce(torch.mean, work, axes, keepdims)
+    if not td.is_floating_point:  # (backward from the integer mean goes through the float one, as in MXNet)
+        r = _ag.keep_in_graph(r.to(td), surrogate=r)
     return _finish(r.to(td), a._ctx, out)
 
 
