@@ -11,6 +11,7 @@ import numpy as _onp
 import torch
 
 from ..base import MXNetError, MXNetValueError
+from ..ndarray.ndarray import NDArray
 from . import fallback_linalg  # noqa: F401
 from .fallback_linalg import *  # noqa: F401,F403
 from .fallback_linalg import array_arg, run, wrap, __all__ as _fallback_names
@@ -19,6 +20,7 @@ __all__ = ['norm', 'svd', 'cholesky', 'inv', 'det', 'slogdet', 'solve', 'tensori
            'eigvals', 'eig', 'eigvalsh', 'eigh'] + _fallback_names
 
 _VECTOR_ORDS = (None, 'fro')
+_ORD_NAMES = {'inf': _onp.inf, '-inf': -_onp.inf}
 _MATRIX_ORDS = ('fro', 'nuc', 1, -1, 2, -2, _onp.inf, -_onp.inf)
 
 
@@ -29,6 +31,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
     ±inf norms are computed (MXNet raises), and a matrix ``ord`` outside NumPy's set raises ValueError."""
     t, ctx = array_arg('linalg.norm', x)
     work = t if t.is_floating_point() else t.to(torch.float64)
+    ord = _ORD_NAMES.get(ord, ord) if isinstance(ord, str) else ord  # noqa: A001 (MXNet takes 'inf', '-inf')
     if isinstance(axis, (numbers.Integral, _onp.integer)):
         axis = (int(axis),)
     elif axis is not None:
@@ -95,6 +98,7 @@ def solve(a, b):
     """The solution of ``a @ x = b``; ``b`` is a (batch of) vector(s) when it has one axis fewer than ``a``."""
     ta, ctx = array_arg('linalg.solve', a)
     tb, _ = array_arg('linalg.solve', b)
+    ta, tb = _float(ta, tb)
     if tb.dim() == ta.dim() - 1:
         return wrap(run('linalg.solve', torch.linalg.solve, ta, tb.unsqueeze(-1)).squeeze(-1), ctx)
     return wrap(run('linalg.solve', torch.linalg.solve, ta, tb), ctx)
@@ -118,17 +122,20 @@ def tensorsolve(a, b, axes=None):
     """The ``x`` with ``tensordot(a, x, axes=x.ndim) == b`` (``axes``: axes of ``a`` moved to the end first)."""
     ta, ctx = array_arg('linalg.tensorsolve', a)
     tb, _ = array_arg('linalg.tensorsolve', b)
+    ta, tb = _float(ta, tb)
     if axes is not None:
         order = [k for k in range(ta.dim()) if k not in [x % ta.dim() for x in axes]]
         ta = ta.permute(order + [x % ta.dim() for x in axes])
-    xshape = tuple(ta.shape[tb.dim():])
+    # x's shape: a's last a.ndim - b.ndim axes (with Python's slice of a negative count, as MXNet: all of them
+    # when the two have as many axes); a must hold n * n elements and b n
+    xshape = tuple(ta.shape)[-(ta.dim() - tb.dim()):]
     n = 1
     for s in xshape:
         n *= s
-    if n * n != ta.numel() or tuple(ta.shape[:tb.dim()]) != tuple(tb.shape):
+    if n * n != ta.numel() or n != tb.numel():
         raise MXNetError('mx.np.linalg.tensorsolve: a of shape %s does not match b of shape %s'
                          % (tuple(ta.shape), tuple(tb.shape)))
-    r = run('linalg.tensorsolve', torch.linalg.solve, ta.reshape(n, n), tb.reshape(n, 1).to(ta.dtype))
+    r = run('linalg.tensorsolve', torch.linalg.solve, ta.reshape(n, n), tb.reshape(n, 1))
     return wrap(r.reshape(xshape), ctx)
 
 
@@ -138,8 +145,16 @@ def pinv(a, rcond=1e-15, hermitian=False):
     if hermitian:
         raise NotImplementedError('mx.np.linalg.pinv: hermitian=True is not supported (as in MXNet 1.9.1)')
     t, ctx = array_arg('linalg.pinv', a)
-    rtol = rcond._t.unsqueeze(-1) if hasattr(rcond, '_t') else float(rcond)
+    rtol = rcond._t.to(t.dtype) if isinstance(rcond, NDArray) else float(rcond)  # (broadcast over the batch)
     return wrap(run('linalg.pinv', torch.linalg.pinv, t, rtol=rtol), ctx)
+
+
+def _float(*ts):
+    """Inputs of solve, tensorsolve and the eigen-functions: integer arrays are computed (and returned) in float64,
+    as MXNet 1.9.1 does; mixed floating dtypes in the wider."""
+    ts = [t if t.is_floating_point() else t.to(torch.float64) for t in ts]
+    dt = torch.float64 if any(t.dtype is torch.float64 for t in ts) else ts[0].dtype
+    return [t.to(dt) for t in ts]
 
 
 def _real(name, w):
@@ -152,12 +167,14 @@ def _real(name, w):
 def eigvals(a):
     """The (real) eigenvalues of the square matrix (or matrices) ``a``; complex ones raise MXNetError."""
     t, ctx = array_arg('linalg.eigvals', a)
+    t, = _float(t)
     return wrap(_real('linalg.eigvals', run('linalg.eigvals', torch.linalg.eigvals, t)).to(t.dtype), ctx)
 
 
 def eig(a):
     """``(w, v)``: the (real) eigenvalues and right eigenvectors (columns) of ``a``; complex ones raise."""
     t, ctx = array_arg('linalg.eig', a)
+    t, = _float(t)
     w, v = run('linalg.eig', torch.linalg.eig, t)
     w = _real('linalg.eig', w)
     return wrap(w.to(t.dtype), ctx), wrap(v.real.to(t.dtype), ctx)
@@ -166,11 +183,13 @@ def eig(a):
 def eigvalsh(a, UPLO='L'):  # noqa: N803 (NumPy's name)
     """The ascending eigenvalues of the symmetric ``a``, read from its lower (``'L'``) or upper triangle."""
     t, ctx = array_arg('linalg.eigvalsh', a)
+    t, = _float(t)
     return wrap(run('linalg.eigvalsh', torch.linalg.eigvalsh, t, UPLO=UPLO), ctx)
 
 
 def eigh(a, UPLO='L'):  # noqa: N803
     """``(w, v)``: ascending eigenvalues and eigenvectors (columns) of the symmetric ``a``."""
     t, ctx = array_arg('linalg.eigh', a)
+    t, = _float(t)
     w, v = run('linalg.eigh', torch.linalg.eigh, t, UPLO=UPLO)
     return wrap(w, ctx), wrap(v, ctx)

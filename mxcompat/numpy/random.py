@@ -22,7 +22,7 @@ from ..base import MXNetError, MXNetTypeError, MXNetValueError, to_torch_dtype
 from ..context import current_context
 from ..ndarray.ndarray import NDArray
 from ..operator.registry import REGISTRY
-from .multiarray import ndarray, _np_wrap, _write, _ctx, _legacy_error
+from .multiarray import ndarray, _np_wrap, _write, _ctx, _legacy_error, _array_input
 
 __all__ = ['randint', 'uniform', 'normal', 'choice', 'rand', 'multinomial', 'multivariate_normal', 'logistic',
            'gumbel', 'shuffle', 'randn', 'gamma', 'beta', 'chisquare', 'exponential', 'lognormal', 'weibull',
@@ -353,20 +353,25 @@ def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
 
 
 def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
-    """Samples from N(mean, cov) with official NumPy's sampler on the host, as MXNet 1.9.1 does (it falls back
-    to NumPy: the numbers come from NumPy's global generator); float32 results on ``mean``'s context."""
+    """MXNet 1.9.1's sampler: ``mean + einsum('...jk,...j->...k', cholesky(cov), z)`` with standard normal ``z``,
+    broadcasting ``mean`` against ``cov``'s batch, ``size`` in front (so the samples' covariance is ``L.T @ L``,
+    which is ``cov`` for a diagonal ``cov``, as MXNet's); float16 factors in float32. No gradient, as MXNet."""
     if check_valid is not None:
         raise NotImplementedError('mx.np.random.multivariate_normal: check_valid is not supported (as MXNet)')
     if tol is not None:
         raise NotImplementedError('mx.np.random.multivariate_normal: tol is not supported (as MXNet)')
-    ctx = mean._ctx if isinstance(mean, ndarray) else current_context()
-    host = _onp.random.multivariate_normal(_host(mean), _host(cov), size=_size(size))
-    return _np_wrap(torch.from_numpy(_onp.asarray(host, dtype=_onp.float32)).to(ctx.torch_device), ctx)
-
-
-def _host(x):
-    if isinstance(x, ndarray):
-        return x.asnumpy()
-    if isinstance(x, NDArray):
-        raise _legacy_error('np.random.multivariate_normal', x)
-    return _onp.asarray(x)
+    m = _array_input('np.random.multivariate_normal', mean).detach()
+    c = _array_input('np.random.multivariate_normal', cov).detach()
+    if m.dim() < 1:
+        raise MXNetValueError('mx.np.random.multivariate_normal: mean must be at least 1 dimensional')
+    if c.dim() < 2:
+        raise MXNetValueError('mx.np.random.multivariate_normal: cov must be at least 2 dimensional')
+    if c.shape[-1] != c.shape[-2] or c.shape[-1] != m.shape[-1]:
+        raise MXNetValueError('mx.np.random.multivariate_normal: mean of shape %s and cov of shape %s do not match'
+                              % (tuple(m.shape), tuple(c.shape)))
+    shape = tuple(torch.broadcast_shapes(m.shape, c.shape[:-1]))
+    shape = (_size(size) or ()) + shape if size is not None else shape
+    scale = torch.linalg.cholesky(c.float() if c.dtype is torch.float16 else c).to(c.dtype)
+    noise = _standard_normal(shape, mean._ctx).to(m.dtype)
+    out = m + torch.einsum('...jk,...j->...k', scale.to(m.dtype), noise)
+    return _np_wrap(out, mean._ctx)
