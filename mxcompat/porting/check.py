@@ -33,8 +33,10 @@ DIFFERENCES = {
                        'dropped); gradients are dense',
     'mxnet.ndarray.sparse': 'sparse results MXNet keeps sparse may be computed dense and compressed (explicit '
                             'zeros dropped); gradients are dense',
-    'mxnet.util.use_np': 'decorating works, calling the result raises: NumPy semantics are not supported',
-    'mxnet.npx.set_np': 'NumPy shape semantics work; NumPy array semantics (array=True) raise',
+    'mxnet.np.random': "draws from the registry's samplers: after a seed, MXNet's numbers only for small uniform "
+                       'draws',
+    'mxnet.numpy.random': "draws from the registry's samplers: after a seed, MXNet's numbers only for small uniform "
+                          'draws',
     'mxnet.gluon.HybridBlock.hybridize': "static_alloc/static_shape have no effect; backend= takes a torch.compile "
                                          "backend ('inductor') or 'MKLDNN' (oneDNN convolution fusion for "
                                          "inference); MXNet's other subgraph backends raise",
