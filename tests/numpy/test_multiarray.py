@@ -115,7 +115,8 @@ def _ours():
     return OURS
 
 
-@pytest.mark.parametrize('section, name', sorted((s, n) for s in GOLD for n in GOLD[s] if (s, n) not in KNOWN))
+@pytest.mark.parametrize('section, name', sorted((s, n) for s in ('cases', 'dtype') for n in GOLD[s]
+                                                  if (s, n) not in KNOWN))
 def test_golden(section, name):
     check_same(GOLD[section][name], _ours()[section][name])
 
@@ -123,6 +124,11 @@ def test_golden(section, name):
 @pytest.mark.parametrize('key', sorted(KNOWN))
 def test_known_differences(key):
     assert _ours()[key[0]][key[1]] == KNOWN[key]
+
+
+def test_every_mxnet_method_and_property_exists():
+    # (mxcompat has a few more: to_torch, itemsize, nbytes, strides ...)
+    assert [n for n in GOLD['methods'] if not hasattr(np.ndarray, n)] == []
 
 
 def test_every_case_recorded():
@@ -163,3 +169,14 @@ def test_mxnet_written_file_and_bytes(tmp_path):
         assert (tmp_path / 'x.nd').read_bytes() == open(src, 'rb').read()
     finally:
         mx.npx.reset_np()
+
+
+def test_printing_names_a_gpu_context():
+    # (MXNet's form; the tensor stays on the CPU here, only the context the array reports is a GPU's)
+    from mxcompat.numpy.multiarray import _np_wrap
+    import torch
+    a = _np_wrap(torch.tensor([1., 2.]), mx.gpu(1))
+    assert repr(a) == 'array([1., 2.], ctx=gpu(1))' and str(a) == '[1. 2.] @gpu(1)'
+    b = _np_wrap(torch.tensor([1, 2], dtype=torch.int32), mx.gpu(0))
+    assert repr(b) == 'array([1, 2], dtype=int32, ctx=gpu(0))'
+    assert str(_np_wrap(torch.tensor(2.5), mx.gpu(0))) == '2.5'
