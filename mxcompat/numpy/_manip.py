@@ -532,8 +532,8 @@ def insert(arr, obj, values, axis=None):
         block = v.expand((v.shape[0],) + rest)  # (NumPy moves the first axis to ``axis``: ours is axis 0)
         r = torch.cat([moved[:i], block, moved[i:]])
     else:
-        idx = torch.arange(n, device=t.device)[obj] if isinstance(obj, slice) else \
-            _operand('insert', obj, like=t).long().reshape(-1)
+        idx = torch.tensor(range(*obj.indices(n)), dtype=torch.int64, device=t.device) if isinstance(obj, slice) \
+            else _operand('insert', obj, like=t).long().reshape(-1)
         if idx.numel() == 1:  # NumPy's rule: one position takes all the values as a block along the axis
             i = int(idx[0])
             i = i + n if i < 0 else i

@@ -146,6 +146,7 @@ _TAKE_NUMBER = (torch.add, torch.sub, torch.mul, torch.true_divide, torch.pow, t
                 torch.ge, torch.lt, torch.le, torch.bitwise_and, torch.bitwise_or, torch.bitwise_xor,
                 torch.remainder, torch.fmod)
 _FLOATS = frozenset((torch.float16, torch.float32, torch.float64))
+_WIDE_FLOATS = frozenset((torch.float32, torch.float64))
 _new = object.__new__
 _STATE = _ag.STATE
 
@@ -506,7 +507,9 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     if not copy:
         with torch.no_grad():
             t.copy_(r)
-        return x
+        if not (r.requires_grad and _STATE.recording):
+            return x
+        # recorded: x keeps its place in the graph (a variable's gradient is still x.grad); the result carries it
     return _np_wrap(r, x._ctx)
 
 
@@ -566,7 +569,7 @@ def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):  # no
     """Sum over ``axis``; integer arrays keep their dtype and bool gives int64, as in MXNet 1.9.1 (NumPy widens
     to int64); a float array summed to an integer ``dtype`` is summed in its dtype and the result cast."""
     t = a._t if type(a) is ndarray else _array_input('sum', a)
-    if dtype is None and out is None and not keepdims and t.dtype in _FLOATS:  # the common cases
+    if dtype is None and out is None and not keepdims and t.dtype in _WIDE_FLOATS:  # the common cases
         if axis is None and initial is None:
             return _np_wrap(torch.sum(t), a._ctx)
         if type(axis) is int and initial is None and -t.dim() <= axis < t.dim():
@@ -577,6 +580,8 @@ def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):  # no
     axes = _norm_axes('sum', axis, t.dim(), True) if axis is not None else None
     if t.is_floating_point() and not td.is_floating_point:
         r = _reduce(torch.sum, t, axes, keepdims).to(td)
+    elif td is torch.float16:  # (MXNet accumulates float16 in float32)
+        r = _reduce(torch.sum, t, axes, keepdims, dtype=torch.float32).to(td)
     else:
         r = _reduce(torch.sum, t, axes, keepdims, dtype=td)
     if out is None:
@@ -610,7 +615,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     t = _array_input('mean', a)
     td = to_torch_dtype(dtype) if dtype is not None else (t.dtype if t.is_floating_point() else _default_float())
     axes = _norm_axes('mean', axis, t.dim(), True)
-    work = t.to(td if td.is_floating_point else torch.float64)
+    # (float16 accumulates in float32, integers in float64)
+    work = t.to(torch.float64 if not td.is_floating_point else torch.float32 if td is torch.float16 else td)
     r = _reduce(torch.mean, work, axes, keepdims)
     if not td.is_floating_point:  # (backward from the integer mean goes through the float one, as in MXNet)
         r = _ag.keep_in_graph(r.to(td), surrogate=r)
@@ -628,7 +634,9 @@ def _moment(name, root):
         if not dims:  # each element its own sample
             r = torch.zeros_like(t, dtype=torch.float64) / (1 - ddof)
         elif t.is_floating_point():
-            r = torch.var(t.to(td) if td.is_floating_point else t, dim=dims, correction=ddof, keepdim=keepdims)
+            work = t.to(td) if td.is_floating_point else t
+            r = torch.var(work.float() if work.dtype is torch.float16 else work, dim=dims, correction=ddof,
+                          keepdim=keepdims)
         else:
             # MXNet takes the mean in the integer dtype (truncated), then the squared deviations in float64
             n = int(_np.prod([t.shape[d] for d in dims]))
