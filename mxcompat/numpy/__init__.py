@@ -15,6 +15,7 @@ from ._function_base import *  # noqa: F401,F403
 from . import fallback  # noqa: F401
 from .fallback import *  # noqa: F401,F403
 from . import _dispatch  # noqa: F401 (binds ndarray.__array_function__ / __array_ufunc__)
+from . import _internal  # noqa: F401 (mx.nd.np._internal's boolean-mask assignment)
 from . import random  # noqa: F401
 from . import linalg  # noqa: F401
 
