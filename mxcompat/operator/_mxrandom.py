@@ -113,12 +113,20 @@ def _init_states(seeds):
 _SEEDER = np.random.MT19937(_NO_SEED)
 
 
-def _twist(mt):
-    """mt19937's next state, in place, for every row of ``mt``: the 624 words in the four stretches whose inputs
-    are all known (each word needs the next one's old value and the value 397 ahead, new past the end)."""
+def _twist(mt, scratch):
+    """mt19937's next state, in place, for every row of ``mt``: the words in three stretches whose inputs are all
+    known (a word needs the next word's old value and the one 397 ahead, already new past the end), then the last.
+    ``scratch``: flat uint32 arrays of at least mt's size (no temporaries: fresh pages cost more than the
+    arithmetic, and contiguous operands run faster)."""
+    rows = mt.shape[0]
     for lo, hi, far in ((0, 227, 397), (227, 454, 0), (454, 623, 227)):
-        y = (mt[:, lo:hi] & _UPPER) | (mt[:, lo + 1:hi + 1] & _LOWER)
-        odd = (y & np.uint32(1)) * _MATRIX
+        n = rows * (hi - lo)
+        y, odd = scratch[0][:n].reshape(rows, hi - lo), scratch[1][:n].reshape(rows, hi - lo)
+        np.bitwise_and(mt[:, lo:hi], _UPPER, out=y)
+        np.bitwise_and(mt[:, lo + 1:hi + 1], _LOWER, out=odd)
+        y |= odd
+        np.bitwise_and(y, np.uint32(1), out=odd)
+        odd *= _MATRIX
         y >>= np.uint32(1)
         y ^= mt[:, far:far + hi - lo]
         y ^= odd
@@ -127,14 +135,28 @@ def _twist(mt):
     mt[:, 623] = mt[:, 396] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * _MATRIX)
 
 
-def _temper(mt):
-    """The 624 outputs of each state row."""
-    y = mt.copy()
-    y ^= y >> np.uint32(11)
-    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
-    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
-    y ^= y >> np.uint32(18)
-    return y
+def _temper(mt, out, tmp):
+    """The 624 outputs of each state row of ``mt``, into ``out`` (``tmp``: scratch of the same shape)."""
+    np.right_shift(mt, np.uint32(11), out=tmp)
+    np.bitwise_xor(mt, tmp, out=out)
+    np.left_shift(out, np.uint32(7), out=tmp)
+    tmp &= np.uint32(0x9D2C5680)
+    out ^= tmp
+    np.left_shift(out, np.uint32(15), out=tmp)
+    tmp &= np.uint32(0xEFC60000)
+    out ^= tmp
+    np.right_shift(out, np.uint32(18), out=tmp)
+    out ^= tmp
+    return out
+
+
+def _rows(rows):
+    """``rows`` (sorted row numbers) as a slice when they are consecutive: views instead of copies."""
+    if isinstance(rows, slice):
+        return rows
+    if len(rows) and rows[-1] - rows[0] + 1 == len(rows):
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
 
 
 def _groups(keys, most=8):
@@ -165,6 +187,7 @@ class ParallelRandom:
         self._pos = np.full(NUM_STATES, self._WIDTH, dtype=np.int64)
         self._epochs = np.zeros(NUM_STATES, dtype=np.int64)
         self._epoch = 0
+        self._scratch = None
         self.seed(base)
 
     def seed(self, base):
@@ -180,11 +203,18 @@ class ParallelRandom:
             self._pos[stale] = self._WIDTH
 
     def _blocks(self, rows):
-        """The next 624 outputs of each engine of ``rows``: (len(rows), 624)."""
-        mt = self._mt[rows]
-        _twist(mt)
-        self._mt[rows] = mt
-        return _temper(mt)
+        """The next 624 outputs of each engine of ``rows``: (len(rows), 624), in a scratch array that the next
+        call overwrites."""
+        if self._scratch is None:
+            self._scratch = [np.empty(NUM_STATES * _N, np.uint32) for _ in range(3)]
+        sel = _rows(rows)
+        mt = self._mt[sel]  # (a view when the rows are consecutive)
+        _twist(mt, self._scratch)
+        if not isinstance(sel, slice):
+            self._mt[sel] = mt
+        size = mt.size
+        out, tmp = (a[:size].reshape(mt.shape) for a in self._scratch[2:0:-1])
+        return _temper(mt, out, tmp)
 
     def _refill(self, rows):
         """Drop each row's used-up blocks and append new ones: afterwards at least ``PEEK`` outputs wait."""
@@ -201,7 +231,7 @@ class ParallelRandom:
             self._buf[rows] = sub.reshape(len(rows), width)
         else:
             for d, idx in groups:
-                r = rows[idx]
+                r = _rows(rows[idx])
                 if d < blocks:
                     self._buf[r, :width - d * _N] = self._buf[r, d * _N:]
                 for t in range(blocks - d, blocks):
@@ -220,33 +250,38 @@ class ParallelRandom:
         if groups is None:
             return self._buf[rows[:, None], pos[:, None] + np.arange(m)]
         if len(groups) == 1:
-            return self._buf[rows, pos[0]:pos[0] + m]
+            return self._buf[_rows(rows), pos[0]:pos[0] + m]
         out = np.empty((len(rows), m), np.uint32)
         for p, idx in groups:
-            out[idx] = self._buf[rows[idx], p:p + m]
+            out[idx] = self._buf[_rows(rows[idx]), p:p + m]
         return out
 
     def skip(self, rows, counts):
         """Mark ``counts`` outputs of each engine of ``rows`` read (after :meth:`peek`)."""
         self._pos[rows] += counts
 
-    def take(self, rows, m):
-        """The next ``m`` outputs of each engine of ``rows``, read: (len(rows), m)."""
+    def take(self, rows, m, out=None):
+        """The next ``m`` outputs of each engine of ``rows``, read: (len(rows), m), written into ``out`` when given
+        (a contiguous array of any dtype: the outputs are converted as they are copied)."""
         if m <= self.PEEK:
-            out = self.peek(rows, m)
+            got = self.peek(rows, m)
             self._pos[rows] += m
+            if out is None:
+                return got
+            out[...] = got
             return out
         # more than the buffer holds: the waiting outputs, then new blocks (each engine only the blocks it needs)
         self._fresh(rows)
         width = self._WIDTH
         pos = self._pos[rows]
-        out = np.empty((len(rows), m), np.uint32)
+        if out is None:
+            out = np.empty((len(rows), m), np.uint32)
         groups = _groups(pos)
         if groups is None:
             self._take_scattered(rows, pos, out)
             return out
         for p, idx in groups:
-            r = rows[idx]
+            r = _rows(rows[idx])
             waiting = width - p
             head = min(waiting, m)
             out[idx, :head] = self._buf[r, p:p + head]
@@ -297,17 +332,17 @@ class ParallelRandom:
         full, rest = divmod(n, step)
         return step, [step] * full + ([rest] if rest else [])
 
-    def fixed(self, n, k):
-        """The outputs of a call filling ``n`` values with ``k`` outputs each: shape (n, k), in the values'
-        order."""
+    def fixed(self, n, k, dtype=np.uint32):
+        """The outputs of a call filling ``n`` values with ``k`` outputs each: a new array of shape (n, k), in the
+        values' order (converted to ``dtype``)."""
         step, counts = self.split(n)
-        if not counts:
-            return _EMPTY.reshape(0, k)
-        full = n // step
-        parts = [self.take(np.arange(full), step * k).reshape(-1)] if full else []
+        out = np.empty(n * k, dtype)
+        full = n // step if counts else 0
+        if full:
+            self.take(np.arange(full), step * k, out[:full * step * k].reshape(full, step * k))
         if full < len(counts):
-            parts.append(self.take(np.array([full]), counts[-1] * k).reshape(-1))
-        return (parts[0] if len(parts) == 1 else np.concatenate(parts)).reshape(n, k)
+            self.take(np.array([full]), counts[-1] * k, out[full * step * k:].reshape(1, counts[-1] * k))
+        return out.reshape(n, k)
 
 
 # ---- libstdc++'s canonical numbers and ranges ------------------------------------------------------------------
@@ -331,6 +366,16 @@ def canonical(raw, ftype):
     if ftype == _F32:
         return canonical_f32(raw[..., 0])
     return canonical_f64(raw[..., 0], raw[..., 1])
+
+
+def canonical_call(n, ftype):
+    """The canonical numbers of a call of the parallel generator filling ``n`` values of float type ``ftype``."""
+    if ftype == _F32:  # (the outputs converted to float as they are read: one pass less)
+        u = PARALLEL.fixed(n, 1, _F32).reshape(n)
+        u *= _F32(2.0 ** -32)
+        return u
+    raw = PARALLEL.fixed(n, 2)
+    return canonical_f64(raw[:, 0], raw[:, 1])
 
 
 def outputs_per_uniform(ftype):
@@ -404,13 +449,33 @@ def log(x):
     return out.reshape(x.shape)
 
 
-def logf(x):
-    """The C library's ``logf``, elementwise on float32 ``x``.
+# How far the exact logarithm of a float may lie from a rounding boundary that glibc's logf (the one since 2.28)
+# still crosses, by the exponent e of the result (|log x| in [2**(e-1), 2**e)): twice the largest distance measured
+# over every positive float by tools/logf_bounds.py; 0 where it always rounds correctly.
+_LOGF_DOUBT_FROM = -23
+_LOGF_DOUBT = np.array([0, 1.2e-21, 0, 2.5e-19, 0, 0, 0, 0, 0, 0, 0, 1.4e-14, 5.6e-14, 4.1e-13, 3.0e-12, 2.2e-11,
+                        1.3e-10, 6.0e-10, 1.2e-9, 7.6e-10, 4.8e-9, 2.0e-9, 7.6e-10, 4.6e-9, 4.8e-9, 4.8e-9, 4.8e-9,
+                        4.8e-9, 4.8e-9, 4.8e-9, 4.8e-9])  # e = -23 .. 7
 
-    glibc's logf (the one since 2.28) rounds a double approximation whose error stays below 2.4e-9 (below
-    1.9e-8 * |log x| for |log x| < 1/16), measured over every positive float. So log in double precision,
-    rounded to float, is its result wherever the exact value is further than that from a rounding boundary;
-    the values closer than 8e-9 (or 1.2e-7 * |log x|) are computed by the C library itself."""
+
+def _logf_doubtful(wide, near):
+    """Where the C library's logf may differ from ``near``, the double logarithm ``wide`` rounded to float: the
+    exact value lies within the measured error of the rounding boundary between ``near`` and its neighbour."""
+    with np.errstate(invalid='ignore'):
+        side = np.nextafter(near, np.where(wide > near, _F32(np.inf), _F32(-np.inf)))
+        boundary = (near.astype(_F64) + side.astype(_F64)) * 0.5
+        e = np.frexp(wide)[1] - _LOGF_DOUBT_FROM
+        known = (e >= 0) & (e < len(_LOGF_DOUBT))
+        bound = np.where(known, _LOGF_DOUBT[np.clip(e, 0, len(_LOGF_DOUBT) - 1)], 1.2e-7 * np.abs(wide))
+        # (at least numpy's own error in double precision, far below a float's rounding)
+        doubt = np.abs(wide - boundary) <= np.maximum(bound, 1e-15 * np.abs(wide))
+    return doubt & np.isfinite(wide)
+
+
+def logf(x):
+    """The C library's ``logf``, elementwise on float32 ``x``: log in double precision rounded to float, except
+    where that may differ from the C library's (near a rounding boundary, see ``_LOGF_DOUBT``: a few percent of
+    the values of the normal sampler), which the C library computes."""
     x = np.asarray(x, dtype=_F32)
     fn = libm().fns.get('logf')
     with np.errstate(divide='ignore', invalid='ignore'):
@@ -420,12 +485,7 @@ def logf(x):
         return near
     if not _logf_checked():
         return libm().vector('logf', x)
-    # the rounding boundary between `near` and its neighbour on the exact value's side
-    with np.errstate(invalid='ignore'):
-        side = np.nextafter(near, np.where(wide > near, _F32(np.inf), _F32(-np.inf)))
-        boundary = (near.astype(_F64) + side.astype(_F64)) * 0.5
-        doubt = np.abs(wide - boundary) <= np.minimum(8e-9, 1.2e-7 * np.abs(wide))
-    doubt &= np.isfinite(wide)
+    doubt = _logf_doubtful(wide, near)
     if doubt.any():
         near[doubt] = libm().vector('logf', x[doubt])
     return near
@@ -435,18 +495,17 @@ _LOGF_CHECK = []
 
 
 def _logf_checked():
-    """Whether the C library's logf agrees with :func:`logf`'s assumption on a sample (an older logf, as glibc's
-    before 2.28, errs more: then every value is asked of it)."""
+    """Whether the C library's logf keeps within ``_LOGF_DOUBT`` on a sample (another logf, as glibc's before 2.28
+    or another C library's, may not: then every value is asked of it)."""
     if not _LOGF_CHECK:
-        probe = np.random.RandomState(12345).random_sample(4000).astype(_F32) + _F32(1e-7)
-        probe = np.concatenate([probe, _F32(1) - probe[:1000] * _F32(0.05), probe[:1000] * _F32(1e-3)])
-        exact = libm().vector('logf', probe)
+        rs = np.random.RandomState(12345)
+        probe = np.concatenate([rs.random_sample(20000), 1 - rs.random_sample(5000) * 0.1,
+                                rs.random_sample(2000) * 1e-3, rs.random_sample(2000) * 1e6]).astype(_F32)
+        probe = probe[probe > 0]
         wide = np.log(probe.astype(_F64))
         near = wide.astype(_F32)
-        side = np.nextafter(near, np.where(wide > near, _F32(np.inf), _F32(-np.inf)))
-        boundary = (near.astype(_F64) + side.astype(_F64)) * 0.5
-        sure = np.abs(wide - boundary) > np.minimum(8e-9, 1.2e-7 * np.abs(wide))
-        _LOGF_CHECK.append(bool(np.all(exact[sure] == near[sure])))
+        sure = ~_logf_doubtful(wide, near)
+        _LOGF_CHECK.append(bool(np.all(libm().vector('logf', probe[sure]) == near[sure])))
     return _LOGF_CHECK[0]
 
 
@@ -508,7 +567,7 @@ def to_output(v, otype):
 def uniform(n, low, high, otype):
     """``low + (high - low) * u`` per value (``low``/``high``: parameter arrays of the input type)."""
     f = ftype(otype)
-    u = canonical(PARALLEL.fixed(n, outputs_per_uniform(f)), f)
+    u = canonical_call(n, f)
     low, high = np.asarray(low), np.asarray(high)
     c = _ctype(low.dtype, f)
     lo, hi = low.astype(_itype(low)), high.astype(_itype(high))
@@ -579,7 +638,7 @@ def normal(n, loc, scale, otype):
 def exponential(n, lam, otype):
     """``-log(1 - u) / lam`` per value, in double."""
     f = ftype(otype)
-    u = canonical(PARALLEL.fixed(n, outputs_per_uniform(f)), f)
+    u = canonical_call(n, f)
     lam = _per_value(np.asarray(lam).astype(_itype(lam)), n).astype(_F64)
     with np.errstate(divide='ignore'):
         return to_output(-log(1.0 - u.astype(_F64)) / lam, otype)
@@ -774,7 +833,7 @@ def dropout_mask(n, p, dtype, strict=False):
     float type, rounded to float."""
     dtype = np_dtype(dtype)
     f = ftype(dtype)
-    u = canonical(PARALLEL.fixed(n, outputs_per_uniform(f)), f).astype(_F32)
+    u = canonical_call(n, f).astype(_F32, copy=False)
     pkeep = _F32(1) - _F32(p)
     keep = (u < pkeep) if strict else (u <= pkeep)
     with np.errstate(divide='ignore', invalid='ignore'):
