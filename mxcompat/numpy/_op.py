@@ -43,15 +43,6 @@ def _tensor(name, x):
     return _operand(name, x)
 
 
-def _axes(axis, ndim):
-    """``axis`` (None, int or tuple) as torch's ``dim``: None for all axes."""
-    if axis is None:
-        return None
-    if isinstance(axis, numbers.Integral):
-        return int(axis)
-    return tuple(int(a) for a in axis)
-
-
 # ---- element-wise binary functions --------------------------------------------------------------------------------
 # How MXNet 1.9.1 pairs the dtypes of two arrays, by kind of function (measured: tests/fixtures/np_ops):
 #   'arith'  add, multiply, power: the promoted dtype (``promote``); uint8 with int8 is refused
@@ -64,9 +55,6 @@ def _axes(axis, ndim):
 # that bool arrays give int64 (comparisons and 'int' functions: bool), integers under true_divide give float32,
 # 'int' functions refuse float arrays and 'float' functions compute integers in float64 and truncate back.
 # Lists and host NumPy arrays are refused (TypeError), as MXNet's functions do.
-_KINDS = ('arith', 'sub', 'div', 'same', 'cmp', 'int', 'float')
-
-
 def _dtype_name(d):
     return str(d)[6:]
 
