@@ -553,7 +553,7 @@ def _ctype(itype, f):
 
 def _itype(p):
     p = np.asarray(p)
-    return _F32 if p.dtype == np.float16 else p.dtype
+    return np.dtype(_F32) if p.dtype == np.float16 else p.dtype
 
 
 def to_output(v, otype):
@@ -785,10 +785,159 @@ def _taker(p, n):
     return (lambda i: p[i]) if len(p) > 1 else (lambda i: np.repeat(p, len(i)))
 
 
+def _accepts(lhs_arg, z, d, v):
+    """Marsaglia-Tsang's test log(1 - u) < 0.5 z**2 + d (1 - V + log V), in double, with the C library's log: numpy's
+    log everywhere, the C library's where the two sides come too close for numpy's last bits to decide."""
+    z64, v64, d64 = z.astype(_F64), v.astype(_F64), d.astype(_F64) if isinstance(d, np.ndarray) else _F64(d)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        lhs = np.log(lhs_arg)
+        log_v = np.log(v64)
+        rhs = 0.5 * z64 * z64 + d64 * ((1.0 - v64) + log_v)
+        close = np.abs(lhs - rhs) <= 1e-12 * (np.abs(lhs) + 0.5 * z64 * z64 + np.abs(d64) * (np.abs(1.0 - v64)
+                                                                                           + np.abs(log_v)))
+    close &= np.isfinite(lhs) & np.isfinite(rhs)
+    if close.any():
+        sel = np.nonzero(close)[0]
+        dd = d64[sel] if np.ndim(d64) else d64
+        lhs[sel] = log(lhs_arg[sel])
+        rhs[sel] = 0.5 * z64[sel] * z64[sel] + dd * ((1.0 - v64[sel]) + log(v64[sel]))
+    return lhs < rhs
+
+
+_fast_log = np.log  # the logarithm that guesses a gamma walk (checked after with the C library's)
+
+
+def _gamma_constant(n, a, b, f):
+    """SampleGamma for one shape ``a`` and scale ``b`` (parameter-type scalars) over a whole call, judged along
+    each engine's outputs rather than value by value. In a window of each engine's next outputs, the attempt that
+    would start at every position is worked out at once with numpy's logarithms (its first accepted polar pair, the
+    uniform number after it when z > -k, the test) and each engine walks from attempt to attempt; then the attempts
+    walked through are judged again with the C library's logarithms, and an engine whose walk took another turn
+    stops before that attempt, which is drawn value by value (:func:`_gamma_values`)."""
+    step, counts = PARALLEL.split(n)
+    out = np.empty(n, f)
+    if not counts:
+        return out
+    k = 1 if f == _F32 else 2            # outputs per canonical number
+    a64 = float(a)
+    small = a < 1
+    d = f(a64 + 2.0 / 3.0 if small else a64 - 1.0 / 3.0)
+    kk = f(math.sqrt(9.0 * float(d)))
+    c = f(1.0 / float(kk))
+    scale_type = np.result_type(f, np.asarray(b).dtype)
+    counts = np.array(counts, dtype=np.int64)
+    offsets = np.arange(len(counts), dtype=np.int64) * step
+    done = np.zeros(len(counts), dtype=np.int64)
+    rows = np.arange(len(counts))
+    width = PARALLEL.PEEK
+    never = np.int64(1) << 40
+
+    def tested(z, ue):
+        xv = (1.0 + (c * z).astype(_F64)).astype(f)
+        v = xv * xv * xv
+        return v, _accepts(1.0 - ue.astype(_F64), z, d, v)
+
+    while rows.size:
+        raw = PARALLEL.peek(rows, width)
+        u = canonical_f32(raw) if f == _F32 else canonical_f64(raw[:, :-1], raw[:, 1:])
+        n_u = u.shape[1]
+        n_p = n_u - k  # positions a polar pair can start at
+        x = f(2) * u[:, :n_p] - f(1)
+        y = f(2) * u[:, k:k + n_p] - f(1)
+        r2 = x * x + y * y
+        ok = (r2 <= 1) & (r2 != 0)
+        # the first accepted pair at or after each position, stepping a pair at a time
+        nxt = np.where(ok, np.arange(n_p), never)
+        for r in range(2 * k):
+            lane = nxt[:, r::2 * k]
+            lane[:] = np.minimum.accumulate(lane[:, ::-1], axis=1)[:, ::-1]
+
+        def attempt(rw, p):
+            # (found, z > -k, accepted, end) of the attempts starting at p, with numpy's logarithms
+            qq = nxt[rw, p]
+            found = qq < never
+            qq = np.where(found, qq, 0)
+            with np.errstate(divide='ignore', invalid='ignore'):
+                z = (y[rw, qq] * np.sqrt(f(-2) * _fast_log(r2[rw, qq].astype(_F64)).astype(f) / r2[rw, qq])).astype(f)
+            after = qq + 2 * k
+            over = found & (z > -kk) & (after < n_u)
+            ue = u[rw, np.minimum(after, n_u - 1)].astype(_F64)
+            xv = (1.0 + (c * z).astype(_F64)).astype(f)
+            v = (xv * xv * xv).astype(_F64)
+            with np.errstate(divide='ignore', invalid='ignore'):
+                acc = over & (_fast_log(1.0 - ue) < 0.5 * z.astype(_F64) ** 2 + float(d) * ((1.0 - v) + _fast_log(v)))
+            end = np.where(found & (z > -kk), after + k, after) + np.where(acc & small, k, 0)
+            fine = found & ((z <= -kk) | (after < n_u)) & ~(acc & small & (after + k >= n_u))
+            return fine, over, acc, end
+
+        # each engine walks from attempt to attempt
+        rem = counts[rows] - done[rows]
+        cur = np.zeros(len(rows), dtype=np.int64)
+        got = np.zeros(len(rows), dtype=np.int64)
+        seen = []
+        live = np.arange(len(rows))
+        while live.size:
+            p = cur[live]
+            inside = p < n_p
+            live, p = live[inside], p[inside]
+            if not live.size:
+                break
+            fine, over_a, acc_a, end = attempt(live, p)
+            live, p, over_a, acc_a, end = live[fine], p[fine], over_a[fine], acc_a[fine], end[fine]
+            seen.append((live, p, over_a, acc_a))
+            got[live[acc_a]] += 1
+            cur[live] = end
+            live = live[got[live] < rem[live]]
+        slow = np.zeros(len(rows), bool)
+        if seen:
+            sr, sp, so, sa = (np.concatenate(col) for col in zip(*seen))
+            order = np.lexsort((np.arange(len(sr)), sr))  # each engine's attempts in the order it made them
+            sr, sp, so, sa = sr[order], sp[order], so[order], sa[order]
+            # the attempts again, with the C library's logarithms
+            qq = nxt[sr, sp]
+            z_e = _polar_value(y[sr, qq], r2[sr, qq], f)
+            over_e = z_e > -kk
+            v_e = np.zeros(len(sr), f)
+            acc_e = np.zeros(len(sr), bool)
+            t = np.nonzero(over_e)[0]
+            if t.size:
+                v_e[t], acc_e[t] = tested(z_e[t], u[sr[t], qq[t] + 2 * k])
+            wrong = (over_e != so) | (acc_e != sa)
+            keep = np.ones(len(sr), bool)
+            if wrong.any():  # an engine stops before its first attempt judged otherwise
+                first_wrong = np.full(len(rows), len(sr))
+                np.minimum.at(first_wrong, sr[wrong], np.nonzero(wrong)[0])
+                keep = np.arange(len(sr)) < first_wrong[sr]
+                bad_rows = np.unique(sr[wrong])
+                cur[bad_rows] = sp[first_wrong[bad_rows]]
+                slow[bad_rows] = True
+            took = keep & acc_e
+            got = np.bincount(sr[took], minlength=len(rows))
+            tr, tp, tz = sr[took], sp[took], v_e[took]
+            vals = ((d * tz).astype(scale_type) * b).astype(f)
+            if small:
+                u2 = u[tr, nxt[tr, tp] + 3 * k]
+                vals = (vals.astype(_F64) * _pow(u2, f(1.0 / a64))).astype(f)
+            first = np.cumsum(got) - got
+            out[np.repeat(offsets[rows] + done[rows] - first, got) + np.arange(len(tr))] = vals
+        PARALLEL.skip(rows, cur)
+        done[rows] += got
+        if slow.any():  # one value drawn value by value where the walk took another turn
+            sl = rows[slow]
+            sl = sl[done[sl] < counts[sl]]
+            if sl.size:
+                out[offsets[sl] + done[sl]] = _gamma_values(PARALLEL, sl, np.full(len(sl), a), np.full(len(sl), b), f)
+                done[sl] += 1
+        rows = rows[done[rows] < counts[rows]]
+    return out
+
+
 def gamma(n, alpha, beta, otype):
     f = _F32 if np.dtype(otype) != np.float64 else _F64  # float16 draws in float
-    a = _taker(np.asarray(alpha).astype(_itype(alpha)), n)
-    b = _taker(np.asarray(beta).astype(_itype(beta)), n)
+    alpha, beta = np.asarray(alpha).astype(_itype(alpha)), np.asarray(beta).astype(_itype(beta))
+    if alpha.size == 1 and beta.size == 1:
+        return to_output(_gamma_constant(n, alpha.ravel()[0], beta.ravel()[0], f), otype)
+    a, b = _taker(alpha, n), _taker(beta, n)
     return to_output(_by_value(n, lambda cur, rows, i: _gamma_values(cur, rows, a(i), b(i), f)), otype)
 
 

@@ -141,3 +141,24 @@ def test_seed_sets_both_kinds_of_engine():
     b = R.SINGLE.draw(4)
     assert (a == R.Engine(381).draw(4)).all() and (b == R.Engine(3).draw(4)).all()
     R.seed(0)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('shape', [0.5, 2.0])
+def test_gamma_walk_corrects_its_guesses(monkeypatch, dtype, shape):
+    # a gamma call with one shape walks each engine's outputs with numpy's logarithms and checks the walk with the
+    # C library's; with a guessing logarithm that errs, every corrected turn must still give the values drawn one
+    # at a time
+    n = 3000
+
+    def one_at_a_time():
+        R.seed(17)
+        a, b = np.full(1, shape, np.float32), np.full(1, 1.5, np.float32)
+        return R._by_value(n, lambda cur, rows, i: R._gamma_values(cur, rows, np.repeat(a, len(i)),
+                                                                    np.repeat(b, len(i)), dtype))
+    want = one_at_a_time()
+    monkeypatch.setattr(R, '_fast_log', lambda x: np.log(x) * (1 + 0.05))
+    R.seed(17)
+    got = R.gamma(n, np.float32([shape]), np.float32([1.5]), dtype)
+    assert (got.view('u%d' % got.itemsize) == want.view('u%d' % want.itemsize)).all()
+    R.seed(0)
