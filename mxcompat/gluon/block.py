@@ -30,7 +30,8 @@ from ..context import Context
 from ..ndarray.ndarray import NDArray, _wrap
 from ..symbol import Symbol
 from ..util import is_np_array
-from ._npf import eager_F, to_np
+from ..symbol.numpy import as_np as _as_np_symbol
+from ._npf import eager_F, symbolic_F, to_np
 from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _check, _indent, _brief_print_list,
                         _nd_save, _nd_load)
 
@@ -41,6 +42,10 @@ _TORCH_BACKENDS = ('inductor', 'eager', 'aot_eager')
 _MXNET_BACKENDS = ('MKLDNN',)
 
 _DEFAULT_CTX = Context._default_ctx  # the per-thread default-context state (``with ctx:`` sets its value)
+
+
+class _Untraceable(MXNetError):
+    """A NumPy-mode ``hybrid_forward`` used something ``mx.sym.np`` does not provide (the cause says what)."""
 
 
 class HookHandle:
@@ -682,12 +687,20 @@ class HybridBlock(Block):
         else:
             names = ['data%d' % k for k in range(len(present))]
         variables = [_symbol_mod.var(n) for n in names]
+        np_mode = is_np_array()
+        if np_mode:  # (NumPy symbols, as MXNet records a block in NumPy mode)
+            variables = [_as_np_symbol(v) for v in variables]
         placed = [None] * len(flat)
         for i, v in zip(present, variables):
             placed[i] = v
         kwargs = {key: p.var() for key, p in self._reg_params.items()}
         with self.name_scope():
-            traced = self.hybrid_forward(_symbol_mod, *_regroup(placed, self._in_format), **kwargs)
+            try:
+                traced = self.hybrid_forward(symbolic_F(), *_regroup(placed, self._in_format), **kwargs)
+            except MXNetNotImplementedError as e:
+                if not np_mode:
+                    raise
+                raise _Untraceable() from e
         outputs, self._out_format = _flatten(traced, 'output')
         return variables, _symbol_mod.Group(outputs)
 
@@ -811,6 +824,7 @@ class HybridBlock(Block):
     def _clear_cached_op(self):
         """Forget the traced graph and its compiled form (the next hybridized call traces again)."""
         self._cached_graph, self._cached_op, self._cached_op_args = (), None, []
+        self._np_untraceable = None  # why a NumPy-mode trace failed (the block then runs imperatively)
 
     def register_child(self, block, name=None):
         if isinstance(block, HybridBlock):
@@ -878,10 +892,10 @@ class HybridBlock(Block):
     def export(self, path, epoch=0, remove_amp_cast=True):
         """Write ``path-symbol.json`` and ``path-%04d.params`` (``arg:``/``aux:`` keys), loadable by MXNet's and
         this SymbolBlock.imports. Needs a hybridized forward pass first."""
-        if not self._cached_graph and is_np_array():
-            raise unsupported('HybridBlock.export', 'export in NumPy mode', 'a hybridized block runs its '
-                              'hybrid_forward imperatively under NumPy array semantics (mx.sym.np is not '
-                              'implemented), so there is no graph to write; export it from legacy mode')
+        if self._np_untraceable:
+            raise unsupported('HybridBlock.export', 'export in NumPy mode of this block',
+                              'its hybrid_forward runs imperatively since it could not be recorded with NumPy '
+                              'symbols: %s' % self._np_untraceable)
         if not self._cached_graph:
             raise MXNetError('Please first call block.hybridize() and then run forward with this block at least '
                              'once before calling export.')
@@ -916,17 +930,27 @@ class HybridBlock(Block):
             if ctx is None:  # symbolic inputs: compose this block into the caller's graph
                 kwargs = {key: p.var() for key, p in self._reg_params.items()}
                 with self.name_scope():
-                    return self.hybrid_forward(_symbol_mod, x, *args, **kwargs)
+                    return self.hybrid_forward(symbolic_F(), x, *args, **kwargs)
         if _DEFAULT_CTX.value is ctx:  # already the default context (a parent block or the caller entered it)
-            if self._active and not is_np_array():
-                return self._call_cached_op(x, *args)
+            if self._active and self._np_untraceable is None:
+                return self._hybridized_call(ctx, x, *args)
             if not self._reg_params:  # (a container or an activation: no parameters to look up)
                 return self.hybrid_forward(eager_F(), x, *args)
             return self.hybrid_forward(eager_F(), x, *args, **self._imperative_params(ctx, x, *args))
         with ctx:
-            if self._active and not is_np_array():
-                return self._call_cached_op(x, *args)
+            if self._active and self._np_untraceable is None:
+                return self._hybridized_call(ctx, x, *args)
             return self.hybrid_forward(eager_F(), x, *args, **self._imperative_params(ctx, x, *args))
+
+    def _hybridized_call(self, ctx, x, *args):
+        """The graph's result; in NumPy mode, a block whose ``hybrid_forward`` uses what ``mx.sym.np`` lacks runs
+        imperatively from then on (same values), remembering why for ``export``."""
+        try:
+            return self._call_cached_op(x, *args)
+        except _Untraceable as e:
+            self._clear_cached_op()
+            self._np_untraceable = str(e.__cause__)
+        return self.hybrid_forward(eager_F(), x, *args, **self._imperative_params(ctx, x, *args))
 
     def _check_inputs(self, inputs):
         """The context of NDArray ``inputs`` (None for Symbols); refuses mixed, empty or (hybridized) multi-context

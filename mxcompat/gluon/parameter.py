@@ -30,6 +30,7 @@ from ..ndarray.ndarray import NDArray
 from ..numpy import multiarray as _mx_np
 from ..symbol import Symbol
 from .. import symbol as _symbol
+from ..symbol.numpy import as_np as _as_np_symbol
 from ..util import _np_shape_level, is_np_array
 from ._npf import to_np
 
@@ -472,11 +473,12 @@ class Parameter:
             g._t = buf
 
     def var(self):
-        """The Symbol variable of this parameter (with its shape, dtype, lr/wd multipliers and init)."""
+        """The Symbol variable of this parameter (with its shape, dtype, lr/wd multipliers and init); a NumPy
+        symbol (``mx.sym.np._Symbol``) under NumPy array semantics, as in MXNet."""
         if self._var is None:
             self._var = _symbol.var(self.name, shape=self.shape, dtype=self.dtype, lr_mult=self.lr_mult,
                                     wd_mult=self.wd_mult, init=self.init, stype=self._stype)
-        return self._var
+        return _as_np_symbol(self._var) if is_np_array() else self._var
 
     def cast(self, dtype):
         """Cast data and gradient to ``dtype``."""
@@ -766,6 +768,8 @@ class ParameterDict:
     def load_dict(self, param_dict, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix='',
                   filename=None, cast_dtype=False, dtype_source='current'):
         """Load from a dict of NDArrays (keys as in a .params file)."""
+        if isinstance(param_dict, list) and not param_dict:
+            param_dict = {}  # (a file of no arrays reads as an empty list: a parameterless export's)
         if not isinstance(param_dict, dict):
             raise MXNetTypeError('load_dict: expected a dict of NDArrays, got %s' % type(param_dict).__name__)
         cut = len(restore_prefix)

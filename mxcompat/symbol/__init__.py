@@ -7,3 +7,5 @@ from .op import *  # noqa: F401,F403
 from .op import zeros, ones, full, arange, eye, linspace, pow, power, maximum, minimum, hypot  # noqa: F401
 from ..operator.shape_ops import sym_split_v2 as split_v2  # noqa: E402,F401  (Python-level wrappers, as in MXNet)
 from ..operator.extra_ops import sym_histogram as histogram  # noqa: E402,F401
+from . import numpy, numpy_extension  # noqa: E402,F401  (mx.sym.np, mx.sym.npx)
+np, npx = numpy, numpy_extension

@@ -97,3 +97,41 @@ def test_parameter_file_both_ways(tmp_path):
         onp.testing.assert_array_equal(v, got[k])
     mine.save_parameters(str(tmp_path / 'mine.params'))
     assert open(str(tmp_path / 'mine.params'), 'rb').read() == open(path, 'rb').read()
+
+
+def _nodes(path):
+    """The graph of a symbol file with every operator's attributes parsed (MXNet and mxcompat spell some values
+    differently: '[None, -1]' / '(None, -1)'), inputs without their versions."""
+    from mxcompat.operator import registry
+    graph = json.load(open(path))
+    nodes = []
+    for n in graph['nodes']:
+        attrs = n.get('attrs', {})
+        if n['op'] != 'null':
+            attrs = registry.get(n['op']).parse_attrs(dict(attrs))
+        # (an auxiliary state's input version: MXNet writes 2 for a hybridized block's graph, mxcompat 1)
+        nodes.append((n['op'], n['name'], attrs, [i[:2] for i in n['inputs']]))
+    return nodes, graph['attrs'], graph['arg_nodes'], graph['heads']
+
+
+@pytest.mark.parametrize('which', cases.EXPORTS)
+def test_export_writes_mxnets_files(which, tmp_path):
+    out = cases.export_case(mx, which, str(tmp_path / which))
+    onp.testing.assert_allclose(out, ARR['export:%s|out' % which], rtol=1e-5, atol=1e-6)
+    mine = _nodes(str(tmp_path / (which + '-symbol.json')))
+    assert mine == _nodes(os.path.join(FIX, 'export_%s-symbol.json' % which))
+    assert mine[1]['is_np_shape'] == ['int', 1]
+    assert open(str(tmp_path / (which + '-0000.params')), 'rb').read() == \
+        open(os.path.join(FIX, 'export_%s-0000.params' % which), 'rb').read()
+
+
+@pytest.mark.parametrize('which', cases.EXPORTS)
+def test_imports_mxnets_export(which):
+    _, shapes = cases.export_model(mx, which)
+    names = 'data' if len(shapes) == 1 else ['data%d' % i for i in range(len(shapes))]
+    prefix = os.path.join(FIX, 'export_' + which)
+    block = mx.gluon.SymbolBlock.imports(prefix + '-symbol.json', names, prefix + '-0000.params')
+    assert all(isinstance(p.data(), mx.np.ndarray) for p in block.collect_params().values())
+    out = block(*cases.export_inputs(mx, shapes))
+    assert isinstance(out, mx.np.ndarray)
+    onp.testing.assert_allclose(out.asnumpy(), ARR['export:%s|out' % which], rtol=1e-5, atol=1e-6)

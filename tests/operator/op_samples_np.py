@@ -1,0 +1,66 @@
+"""Samples for the operators of MXNet's NumPy interface (mxcompat/symbol/numpy/_ops.py: ``_npi_add``, ``_np_sum``,
+``_npx_reshape`` ...), for tests/symbol/test_sym_vs_eager.py: importing this module adds them to
+``op_samples.SAMPLES``. The values against MXNet 1.9.1 are checked through Gluon in NumPy mode
+(tests/gluon/test_np_mode_golden.py, exported graphs included) and by the mx.np function each op runs."""
+import numpy as np
+
+import mxcompat.symbol.numpy  # noqa: F401  (registers the operators)
+from mxcompat.symbol.numpy._ops import UNARY
+from tests.operator import op_samples
+from tests.operator.op_samples import add, f, ints, nonzero, pos, distinct
+
+_BINARY = ('add', 'subtract', 'multiply', 'equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal')
+for _n in _BINARY:
+    add('_npi_' + _n, ({'lhs': f(2, 3), 'rhs': f(1, 3)}, {}), ({'lhs': ints(3, 2, 3), 'rhs': ints(3, 2, 1)}, {}))
+    add('_npi_%s_scalar' % _n, ({'data': f(2, 3)}, {'scalar': 0.5, 'is_int': False}),
+        ({'data': ints(4, 2, 3, lo=-2, dtype=np.int32)}, {'scalar': 1, 'is_int': True}))
+add('_npi_true_divide', ({'lhs': f(2, 3), 'rhs': nonzero(1, 3)}, {}))
+add('_npi_true_divide_scalar', ({'data': f(2, 3)}, {'scalar': 2.0, 'is_int': False}))
+add('_npi_rtrue_divide_scalar', ({'data': nonzero(2, 3)}, {'scalar': 2.0, 'is_int': False}))
+add('_npi_power', ({'lhs': pos(2, 3), 'rhs': f(1, 3)}, {}))
+add('_npi_power_scalar', ({'data': f(2, 3)}, {'scalar': 2, 'is_int': True}))
+add('_npi_rpower_scalar', ({'data': f(2, 3)}, {'scalar': 1.5, 'is_int': False}))
+add('_npi_mod', ({'lhs': f(2, 3, lo=-3, hi=3), 'rhs': nonzero(1, 3)}, {}))
+add('_npi_mod_scalar', ({'data': f(2, 3, lo=-3, hi=3)}, {'scalar': 0.7, 'is_int': False}))
+add('_npi_rmod_scalar', ({'data': nonzero(2, 3)}, {'scalar': 1.5, 'is_int': False}))
+add('_npi_rsubtract_scalar', ({'data': f(2, 3)}, {'scalar': 2.0, 'is_int': False}))
+add('_npi_subtract_scalar', ({'data': f(2, 3)}, {'scalar': 2.0, 'is_int': False}))
+for _n in UNARY + ('absolute', 'negative'):
+    if _n in ('log', 'log2', 'log10', 'log1p', 'sqrt', 'reciprocal'):
+        data = pos(2, 3)
+    elif _n in ('arcsin', 'arccos', 'arctanh'):
+        data = f(2, 3, lo=-0.9, hi=0.9)
+    elif _n == 'arccosh':
+        data = f(2, 3, lo=1.1, hi=3)
+    else:
+        data = f(2, 3, lo=-2, hi=2)
+    add('_npi_' + _n, ({'x': data}, {}))
+for _n in ('relu', 'sigmoid'):
+    add('_npx_' + _n, ({'data': f(2, 3, lo=-2, hi=2)}, {}))
+add('_npi_where', ({'condition': ints(2, 2, 3), 'x': f(2, 3), 'y': f(1, 3)}, {}))
+for _n in ('_np_sum', '_np_prod', '_npi_mean'):
+    add(_n, ({'a': f(2, 3, 4)}, {}), ({'a': f(2, 3, 4)}, {'axis': (0, 2), 'keepdims': True}),
+        ({'a': f(2, 3)}, {'axis': 1}))
+add('_np_sum', ({'a': ints(4, 2, 3, dtype=np.int32)}, {'axis': 0, 'dtype': 'float32'}))
+for _n in ('_np_max', '_np_min'):
+    add(_n, ({'a': distinct(2, 3, 4)}, {}), ({'a': distinct(2, 3, 4)}, {'axis': 1, 'keepdims': True}))
+for _n in ('_npi_var', '_npi_std'):
+    add(_n, ({'a': f(3, 4)}, {}), ({'a': f(3, 4)}, {'axis': 0, 'ddof': 1}))
+for _n in ('_npi_argmax', '_npi_argmin'):
+    add(_n, ({'data': distinct(3, 4)}, {'axis': 1}), ({'data': distinct(3, 4)}, {'axis': 0, 'keepdims': True}))
+add('_np_dot', ({'a': f(2, 3), 'b': f(3, 4)}, {}), ({'a': f(3), 'b': f(3)}, {}))
+add('_np_reshape', ({'a': f(2, 3, 4)}, {'newshape': (4, -1)}))
+add('_npx_reshape', ({'a': f(2, 1, 4)}, {'newshape': (-2, -3, -4)}), ({'a': f(2, 3, 4)}, {'newshape': (-2, -1)}))
+add('_np_transpose', ({'a': f(2, 3, 4)}, {}), ({'a': f(2, 3, 4)}, {'axes': (1, 0, 2)}))
+add('_np_squeeze', ({'a': f(2, 1, 3, 1)}, {}), ({'a': f(2, 1, 3, 1)}, {'axis': 1}))
+add('_npi_broadcast_to', ({'array': f(1, 3)}, {'shape': (2, 3)}))
+add('_np_copy', ({'a': f(2, 3)}, {}))
+add('_npi_concatenate', ([f(2, 3), f(1, 3)], {'axis': 0}), ([f(2, 3), f(2, 1)], {'axis': 1}))
+add('_npi_stack', ([f(2, 3), f(2, 3)], {'axis': 1}))
+add('_npi_full_like', ({'a': f(2, 3)}, {'fill_value': 1.5}), ({'a': ints(3, 2, 3, dtype=np.int32)},
+                                                               {'fill_value': 2, 'dtype': 'float32'}))
+add('_npi_zeros', ({}, {'shape': (2, 3)}))
+add('_npi_ones', ({}, {'shape': (2, 3), 'dtype': 'int32'}))
+add('_npi_arange', ({}, {'start': 1, 'stop': 7, 'step': 2}))
+
+ADDED = sorted(n for n in op_samples.SAMPLES if n.startswith(('_np_', '_npi_', '_npx_')))
