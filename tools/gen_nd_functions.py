@@ -65,15 +65,17 @@ HEADER_NAMES = {'_OpState', '_Null', '_finish', '_op_error', '_given', '_NDArray
                 '_type', '_object_new'}
 
 
-def generated_names(registry):
-    """The registry names that get a written-out function: operators with fixed inputs whose input and attribute
-    names the function's own names cannot shadow."""
+def generated_names(registry, populated):
+    """The registry names that get a written-out function: the operators the ``mx.nd`` namespace was made from
+    (``populated``) with fixed inputs, whose input and attribute names the function's own names cannot shadow."""
     reserved = {'out', 'name', 'kwargs'}
     names = []
     for reg_name, op in registry.items():
         args = list(op.inputs) + list(op.param_names)
         if op.variadic or reg_name in HEADER_NAMES or '_s_' + reg_name in HEADER_NAMES:
             continue
+        if reg_name not in populated:
+            continue  # (registered after the mx.nd namespace was made: e.g. mx.sym.np's operators)
         if any(n.startswith('_') or n in reserved for n in args) or len(set(args)) != len(args):
             continue
         names.append(reg_name)
@@ -103,8 +105,9 @@ def render_op(reg_name, op):
 def render():
     sys.path.insert(0, ROOT)
     from mxcompat.operator import registry
+    from mxcompat.ndarray import register
     parts, states = [HEADER], []
-    for reg_name in generated_names(registry.REGISTRY):
+    for reg_name in generated_names(registry.REGISTRY, register.POPULATED):
         o, body = render_op(reg_name, registry.REGISTRY[reg_name])
         states.append('%s = _OpState(%r, %s)' % (o, reg_name, reg_name))
         parts.append(body)

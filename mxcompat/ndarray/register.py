@@ -236,8 +236,11 @@ class OpState:
     __slots__ = ('op', 'impl', 'names', 'cache', 'general', 'fast', '_simple')
 
     def __init__(self, reg_name, fast):
-        op = registry.REGISTRY[reg_name]
-        self.op, self.impl, self.fast = op, op.impl, fast
+        op = registry.REGISTRY.get(reg_name)
+        self.op, self.fast = op, fast
+        if op is None:  # (an operator no longer registered: its function is never handed out)
+            return
+        self.impl = op.impl
         self.names = tuple(op.param_names)
         self.cache = {}
         self.general = _general_function(op, reg_name)
@@ -279,9 +282,13 @@ SUBMODULES = (('_contrib_', 'contrib'), ('_linalg_', 'linalg'), ('_random_', 'ra
               ('_sparse_', 'sparse'), ('_image_', 'image'))
 
 
+POPULATED = set()  # the registry names the mx.nd namespaces were made from
+
+
 def populate(module_dict, internal_dict, submodule_dicts):
     """Fill the nd namespaces (public, ``_internal``, contrib/linalg/...) from the registry."""
     seen = {}
+    POPULATED.update(registry.REGISTRY)
     for reg_name, op in registry.REGISTRY.items():
         fn = seen.get((id(op), reg_name))
         if fn is None:
