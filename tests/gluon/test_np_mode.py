@@ -403,6 +403,41 @@ def test_transforms(np_mode):
     assert is_np(x) and x.shape == (2, 3, 4, 4) and y.tolist() == [1, 2]
 
 
+DETERMINISTIC = [lambda: transforms().Cast(), lambda: transforms().CenterCrop(4), lambda: transforms().Resize((6, 5)),
+                 lambda: transforms().CropResize(1, 2, 5, 4, (3, 3)), lambda: transforms().RandomFlipLeftRight(),
+                 lambda: transforms().RandomBrightness(0.3), lambda: transforms().RandomColorJitter(0.1, 0.1, 0.1, 0.1),
+                 lambda: transforms().RandomLighting(0.1)]
+
+
+def transforms():
+    from mxcompat.gluon.data.vision import transforms as T
+    return T
+
+
+@pytest.mark.parametrize('hybridize', [False, True])
+@pytest.mark.parametrize('k', range(len(DETERMINISTIC)))
+def test_more_transforms(k, hybridize):
+    img = onp.random.RandomState(0).randint(0, 255, (10, 12, 3)).astype('uint8')
+    results = []
+    for numpy_mode in (False, True):
+        mx.random.seed(1)
+        t = DETERMINISTIC[k]()
+        if hybridize and isinstance(t, gluon.HybridBlock):
+            t.hybridize()
+        with mx.util.np_array(numpy_mode), mx.util.np_shape(numpy_mode):
+            results.append(t(np.array(img, dtype='uint8') if numpy_mode else mx.nd.array(img, dtype='uint8')))
+    assert is_np(results[1]) and is_legacy(results[0])
+    onp.testing.assert_allclose(results[1].asnumpy(), results[0].asnumpy(), atol=1e-5)
+
+
+def test_image_transforms_keep_the_kind(np_mode):
+    T = transforms()
+    chw = np.ones((3, 8, 8))
+    hwc = np.ones((8, 8, 3), dtype='uint8')
+    for out in (T.Rotate(30)(chw), T.RandomRotation((-10, 10))(chw), T.RandomResizedCrop(4)(hwc)):
+        assert is_np(out)
+
+
 def test_vision_datasets(np_mode, tmp_path):
     from .data.golden import tiny_files
     tiny_files.write_mnist(str(tmp_path / 'mnist'))

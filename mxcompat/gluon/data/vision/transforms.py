@@ -13,6 +13,7 @@ from ...block import Block, HybridBlock
 from ...nn import Sequential, HybridSequential
 from .... import image
 from ....base import numeric_types, MXNetTypeError, MXNetValueError
+from ..._npf import is_np, to_nd, to_np
 
 __all__ = ['Compose', 'Cast', 'ToTensor', 'Normalize', 'Rotate', 'RandomRotation', 'RandomResizedCrop', 'CropResize',
            'CenterCrop', 'Resize', 'RandomFlipLeftRight', 'RandomFlipTopBottom', 'RandomBrightness', 'RandomContrast',
@@ -80,7 +81,7 @@ class Rotate(Block):
 
     def forward(self, x):
         _check_float32(x)
-        return image.imrotate(x, *self._args)
+        return _legacy_image(image.imrotate, x, *self._args)
 
 
 class RandomRotation(Block):
@@ -100,7 +101,14 @@ class RandomRotation(Block):
         if np.random.random() > self._rotate_with_proba:
             return x
         _check_float32(x)
-        return image.random_rotate(x, *self._args)
+        return _legacy_image(image.random_rotate, x, *self._args)
+
+
+def _legacy_image(fn, x, *args):
+    """``fn`` (an ``mx.image`` function, written for NDArrays) on image ``x``; an ``mx.np`` image gives ``mx.np``
+    results (sharing memory both ways)."""
+    result = fn(to_nd(x), *args)
+    return to_np(result) if is_np(x) else result
 
 
 def _pair(size):
@@ -116,7 +124,7 @@ class RandomResizedCrop(Block):
         self._args = (_pair(size), scale, ratio, interpolation)
 
     def forward(self, x):
-        return image.random_size_crop(x, *self._args)[0]
+        return _legacy_image(image.random_size_crop, x, *self._args)[0]
 
 
 class CropResize(HybridBlock):
@@ -145,7 +153,7 @@ class CenterCrop(Block):
         self._args = (_pair(size), interpolation)
 
     def forward(self, x):
-        return image.center_crop(x, *self._args)[0]
+        return _legacy_image(image.center_crop, x, *self._args)[0]
 
 
 class Resize(HybridBlock):
