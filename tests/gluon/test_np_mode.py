@@ -487,3 +487,14 @@ def test_fused_rnn_keys_inside_a_model():
     keys = sorted(Model()._collect_params_with_prefix())
     assert keys == ['dense.bias', 'dense.weight', 'rnn._unfused.0.h2h_bias', 'rnn._unfused.0.h2h_weight',
                     'rnn._unfused.0.i2h_bias', 'rnn._unfused.0.i2h_weight']
+
+
+def test_numpy_symbols(np_mode):
+    x = mx.sym.var('x').as_np_ndarray()
+    assert isinstance(x, mx.sym.np._Symbol) and type(x.as_nd_ndarray()) is mx.sym.Symbol
+    y = (x[:, 1:] * 2 - 1).sum(axis=1) + mx.sym.np.ones((2,))
+    block = gluon.SymbolBlock(y, x)
+    out = block(np.arange(6).reshape(2, 3))
+    assert is_np(out) and out.tolist() == [5.0, 17.0]
+    with pytest.raises(MXNetNotImplementedError, match='mx.sym.np.sort'):
+        mx.sym.np.sort(x)

@@ -471,6 +471,11 @@ class _Symbol(Symbol):
         raise unsupported('mx.sym.np._Symbol.' + name, 'this method of NumPy symbols')
 
 
+# MXNet's legacy Symbol converts both ways too
+Symbol.as_np_ndarray = as_np
+Symbol.as_nd_ndarray = lambda self: self
+
+
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
