@@ -5,12 +5,12 @@ Distribution parameters are Python numbers or ``mx.np`` arrays (which broadcast 
 unless ``dtype`` says otherwise, 0-d when neither ``size`` nor an array parameter gives a shape.
 
 Where MXNet's NumPy sampler shares the legacy one's kernel (``randint``, ``shuffle``) it is the registry operator
-behind ``mx.nd.random``. The others transform draws taken from the registry's ``_random_uniform`` /
-``_random_normal`` / gamma / multinomial operators, with MXNet's formulas (``exponential`` is ``-scale * log(u)``,
-``gumbel`` ``loc - scale * log(-log(u))`` ...), so they follow ``mx.random.seed``. Differs from MXNet: MXNet draws
-these from another engine than ``mx.nd.random``'s (its single ``mshadow::Random`` one), so for more than 64 values,
-and for ``normal``, ``gamma``, ``choice`` and ``multinomial`` in general, the numbers after a seed are not MXNet's
-(see docs/differences.md).
+behind ``mx.nd.random``. The uniform-based samplers (``uniform``, ``rand``, ``exponential``, ``logistic``,
+``gumbel``, ``rayleigh``, ``weibull``, ``pareto``, ``power``, ``npx.random.bernoulli``) apply MXNet's formulas
+(``exponential`` is ``-scale * log(u)`` ...) to the draws of MXNet's single CPU engine, as MXNet does, so on the CPU
+they give MXNet's numbers for a seed (to float rounding of the formula). Differs from MXNet: ``normal`` (and what
+is built on it), ``gamma``, ``choice`` and ``multinomial`` transform draws of the registry's legacy samplers, so
+their numbers after a seed are not MXNet's (see docs/differences.md).
 """
 import math
 import numbers
@@ -21,6 +21,7 @@ import torch
 from ..base import MXNetError, MXNetTypeError, MXNetValueError, to_torch_dtype
 from ..context import current_context
 from ..ndarray.ndarray import NDArray
+from ..operator import _mxrandom
 from ..operator.registry import REGISTRY
 from .multiarray import ndarray, _np_wrap, _write, _ctx, _legacy_error, _array_input
 
@@ -87,7 +88,20 @@ def _draw(opname, shape, ctx, **attrs):
 
 
 def _uniform01(shape, ctx):
+    """Float32 uniform [0, 1) draws: on the CPU under MXNet's streams, those of MXNet's single engine (what its
+    NumPy samplers draw, ``mshadow::Random::SampleUniform``); otherwise the registry's ``_random_uniform``."""
+    dev = ctx.torch_device
+    if _mxrandom.on(dev):
+        n = math.prod(shape)
+        return torch.from_numpy(_onp.ascontiguousarray(_mxrandom.single_uniform(n), _onp.float32)).reshape(shape)
     return _draw('_random_uniform', shape, ctx, low=0.0, high=1.0)
+
+
+def _uniform01_and_one_more(shape, ctx):
+    """``_uniform01`` drawing one value more than it returns, as MXNet's ``power`` sampler does (it fills its
+    workspace, one longer than the output)."""
+    n = math.prod(shape)
+    return _uniform01((n + 1,), ctx)[:n].reshape(shape)
 
 
 def _standard_normal(shape, ctx):
@@ -195,7 +209,7 @@ def pareto(a, size=None, ctx=None, out=None):
 def power(a, size=None):
     """Samples ``(1 - u) ** (1 / a)`` (``a`` > 0)."""
     _check('power', _param('power', 'a', a), True, 'a')
-    return _sample('power', _uniform01, lambda u, k: torch.pow(1 - u, 1.0 / k), (('a', a),), size)
+    return _sample('power', _uniform01_and_one_more, lambda u, k: torch.pow(1 - u, 1.0 / k), (('a', a),), size)
 
 
 def gamma(shape, scale=1.0, size=None, dtype=None, ctx=None, out=None):

@@ -61,6 +61,13 @@ def test_statistics(src):
     assert abs(v - gv) <= 0.1 * gv + 1e-9, (v, gv)
 
 
+@pytest.mark.skipif(mx.random.get_streams() != 'mxnet', reason="MXNet's CPU streams are off (MXCOMPAT_RANDOM)")
+@pytest.mark.parametrize('i', range(len(CASES.VALUES)), ids=CASES.VALUES)
+def test_mxnet_numbers_after_a_seed(i):
+    # the uniform-based samplers draw MXNet's single CPU engine's numbers, as MXNet's NumPy samplers do
+    onp.testing.assert_allclose(_ours()['values'][i], GOLD['values'][i], rtol=2e-6, atol=1e-6)
+
+
 def test_chisquare_keeps_mxnet_scale():
     # MXNet 1.9.1 samples gamma(df / 2, 1 / 2): mean df / 4
     assert abs(GOLD['stats']['np.random.chisquare(4, size=N)'][0] - 1.0) < 0.05
@@ -77,8 +84,9 @@ def test_seed_reproduces_and_follows_mx_random_seed():
         assert x.asnumpy().tolist() == y.asnumpy().tolist()
 
 
-def test_uniform_draws_from_the_registry_uniform():
-    # np.random.uniform and mx.nd.random.uniform share their draws after one seed (as in MXNet for small sizes)
+def test_small_uniform_draws_equal_mx_nd_randoms():
+    # after a seed, MXNet's single engine (np.random) and the first engine of its parallel generator (mx.nd.random)
+    # start alike: up to 64 values the two give the same numbers, here as in MXNet
     mx.random.seed(42)
     a = np.random.uniform(size=5).asnumpy()
     mx.random.seed(42)
