@@ -8,9 +8,10 @@ Where MXNet's NumPy sampler shares the legacy one's kernel (``randint``, ``shuff
 behind ``mx.nd.random``. The uniform-based samplers (``uniform``, ``rand``, ``exponential``, ``logistic``,
 ``gumbel``, ``rayleigh``, ``weibull``, ``pareto``, ``power``, ``npx.random.bernoulli``) apply MXNet's formulas
 (``exponential`` is ``-scale * log(u)`` ...) to the draws of MXNet's single CPU engine, as MXNet does, so on the CPU
-they give MXNet's numbers for a seed (to float rounding of the formula). Differs from MXNet: ``normal`` (and what
-is built on it), ``gamma``, ``choice`` and ``multinomial`` transform draws of the registry's legacy samplers, so
-their numbers after a seed are not MXNet's (see docs/differences.md).
+they give MXNet's numbers for a seed (to float rounding of the formula); so do ``multinomial`` and ``choice``, which
+run MXNet's kernels on that engine's draws. Differs from MXNet: ``normal`` (and what is built on it) and ``gamma``
+transform draws of the registry's legacy samplers, so their numbers after a seed are not MXNet's (see
+docs/differences.md).
 """
 import math
 import numbers
@@ -290,8 +291,9 @@ def shuffle(x):
 
 def multinomial(n, pvals, size=None, **kwargs):
     """Counts of ``n`` draws over the categories of ``pvals`` (a list or an ``mx.np`` array; the last category
-    takes what the others leave, as NumPy's); int64, shape ``size + (len(pvals),)``. The draws are the registry's
-    ``_sample_multinomial`` category indices."""
+    takes what the others leave, as NumPy's); int64, shape ``size + (len(pvals),)``. On the CPU under MXNet's
+    streams, MXNet's own draws (double uniforms of its single engine, walked through the running sums in the
+    probabilities' dtype); otherwise the registry's ``_sample_multinomial`` category indices."""
     if kwargs:
         raise TypeError('mx.np.random.multinomial() got unexpected keyword arguments %s' % sorted(kwargs))
     if isinstance(pvals, ndarray):
@@ -317,10 +319,19 @@ def multinomial(n, pvals, size=None, **kwargs):
     total = float(torch.cumsum(p, 0).max())
     if total > 1.0 + 1e-12:
         raise MXNetError('mx.np.random.multinomial: the probabilities sum to %g > 1.0' % total)
+    m, n = math.prod(shape), int(n)
+    if _mxrandom.on(p.device) and m:
+        # MXNet fills its whole workspace: m * n values, and k more when pvals is a list (its copy's room)
+        u = _mxrandom.single_uniform(m * n + (0 if isinstance(pvals, ndarray) else k), _onp.float64)[:m * n]
+        host = p.numpy()
+        cum = _onp.add.accumulate(host)  # (in the probabilities' dtype, one by one, as MXNet's kernel)
+        idx = _onp.minimum(_onp.searchsorted(cum, u.astype(host.dtype), side='right'), k - 1).reshape(m, n)
+        counts = _onp.zeros((m, k), dtype=_onp.int64)
+        _onp.add.at(counts, (_onp.arange(m)[:, None], idx), 1)
+        return _np_wrap(torch.from_numpy(counts.reshape(shape + (k,))), ctx)
     p = p.to(torch.float64)
     head = float(p[:-1].sum())
     p = torch.cat([p[:-1], p.new_tensor([max(0.0, 1.0 - head)])]).to(torch.float32)
-    m, n = math.prod(shape), int(n)
     counts = torch.zeros((m, k), dtype=torch.int64, device=p.device)
     if m and n:
         idx = REGISTRY['_sample_multinomial'].impl(p, shape=(m, n), get_prob=False, dtype=torch.int32)
@@ -330,8 +341,10 @@ def multinomial(n, pvals, size=None, **kwargs):
 
 def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
     """Samples from ``range(a)`` (an int ``a``) or from the elements of the 1-D array ``a``, with probabilities
-    ``p`` (an ``mx.np`` array) if given; with replacement, the draws are the registry's ``_random_randint`` (or
-    ``_sample_multinomial`` with ``p``) operators; without, a torch permutation."""
+    ``p`` (an ``mx.np`` array) if given. On the CPU under MXNet's streams, MXNet's own draws from its single engine
+    (raw integers modulo ``a``, its reservoir sampling without replacement, float uniforms through the running
+    sums of ``p``), except a weighted sample without replacement (a torch one); elsewhere the registry's
+    ``_random_randint`` / ``_sample_multinomial`` operators and torch permutations."""
     if isinstance(a, ndarray):
         if a.ndim != 1:
             raise MXNetValueError('mx.np.random.choice: a must be 1-dimensional')
@@ -347,6 +360,11 @@ def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
     dev = ctx.torch_device
     if m == 0:
         idx = torch.empty((0,), dtype=torch.int64, device=dev)
+    elif _mxrandom.on(dev) and (replace or p is None):
+        if not replace and m > n:
+            raise MXNetValueError('mx.np.random.choice: cannot take a larger sample than the population (%d > %d) '
+                                  'without replacement' % (m, n))
+        idx = torch.from_numpy(_single_engine_choice(n, m, replace, None if p is None else p._t.detach().numpy()))
     elif replace:
         if p is None:
             idx = REGISTRY['_random_randint'].impl(low=0, high=n, shape=(m,), ctx=ctx, dtype=torch.int64)
@@ -364,6 +382,25 @@ def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
     idx = idx.reshape(shape)
     r = a._t[idx] if isinstance(a, ndarray) else idx
     return _write(out, r) if out is not None else _np_wrap(r, ctx)
+
+
+def _single_engine_choice(n, m, replace, weights):
+    """MXNet's choice kernels on its single CPU engine's draws: ``m`` indices of ``range(n)``."""
+    if weights is not None:  # with replacement: how many running sums (float32, one by one) lie below a uniform
+        u = _mxrandom.single_uniform(m, _onp.float32)
+        cum = _onp.add.accumulate(weights.astype(_onp.float32))
+        return _onp.minimum(_onp.searchsorted(cum, u, side='left'), n - 1).astype(_onp.int64)
+    if replace:
+        return (_mxrandom.SINGLE.draw(m).astype(_onp.int64) % n).astype(_onp.int64)
+    draws = min(m, n - m)  # MXNet's reservoir sampling
+    raw = _mxrandom.SINGLE.draw(draws).astype(_onp.int64)
+    split = n - draws
+    samples = raw % (_onp.arange(draws) + split + 1)
+    idx = _onp.arange(n, dtype=_onp.int64)
+    for i, z in enumerate(samples.tolist()):
+        if z < split:
+            idx[z], idx[i + split] = idx[i + split], idx[z]
+    return idx[n - m:] if 2 * m < n else idx[:m]
 
 
 def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
