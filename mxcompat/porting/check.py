@@ -33,10 +33,9 @@ DIFFERENCES = {
                        'dropped); gradients are dense',
     'mxnet.ndarray.sparse': 'sparse results MXNet keeps sparse may be computed dense and compressed (explicit '
                             'zeros dropped); gradients are dense',
-    'mxnet.np.random': "draws from the registry's samplers: after a seed, MXNet's numbers only for small uniform "
-                       'draws',
-    'mxnet.numpy.random': "draws from the registry's samplers: after a seed, MXNet's numbers only for small uniform "
-                          'draws',
+    'mxnet.np.random': "MXNet's numbers on the CPU except normal/gamma (and what is built on them): other numbers",
+    'mxnet.numpy.random': "MXNet's numbers on the CPU except normal/gamma (and what is built on them): other "
+                          'numbers',
     'mxnet.gluon.HybridBlock.hybridize': "static_alloc/static_shape have no effect; backend= takes a torch.compile "
                                          "backend ('inductor') or 'MKLDNN' (oneDNN convolution fusion for "
                                          "inference); MXNet's other subgraph backends raise",
