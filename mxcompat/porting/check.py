@@ -26,9 +26,11 @@ SUPPORTED, DIFFERENT, UNSUPPORTED = 'supported', 'supported-with-differences', '
 DIFFERENCES = {
     'mxnet.kvstore.create': "'dist_async' is applied synchronously (torch.distributed); other types as MXNet",
     'mxnet.kv.create': "'dist_async' is applied synchronously (torch.distributed); other types as MXNet",
-    'mxnet.random.seed': "seeds torch's generators: runs repeat here, but the numbers differ from MXNet's",
-    'mxnet.nd.random': "torch's generators: same distributions, different numbers than MXNet for a seed",
-    'mxnet.ndarray.random': "torch's generators: same distributions, different numbers than MXNet for a seed",
+    'mxnet.random.seed': "the CPU draws MXNet's numbers for a seed; a GPU draws from torch's generator (other "
+                         'numbers)',
+    'mxnet.nd.random': "MXNet's numbers on the CPU; on a GPU torch's generator (same distributions, other numbers)",
+    'mxnet.ndarray.random': "MXNet's numbers on the CPU; on a GPU torch's generator (same distributions, other "
+                            'numbers)',
     'mxnet.nd.sparse': 'sparse results MXNet keeps sparse may be computed dense and compressed (explicit zeros '
                        'dropped); gradients are dense',
     'mxnet.ndarray.sparse': 'sparse results MXNet keeps sparse may be computed dense and compressed (explicit '
@@ -41,7 +43,7 @@ DIFFERENCES = {
                                          "inference); MXNet's other subgraph backends raise",
     'mxnet.gluon.HybridBlock.optimize_for': "backend='MKLDNN' only; recorded calls run unfused; export writes the "
                                             'unpartitioned graph',
-    'mxnet.gluon.nn.Dropout': "the dropout mask comes from torch's generator",
+    'mxnet.gluon.nn.Dropout': "MXNet's mask on the CPU; on a GPU the mask comes from torch's generator",
     'mxnet.gpu': 'a CUDA device through torch; needs a CUDA build of torch',
     'mxnet.gluon.SymbolBlock': 'runs hybridized always; the graph serves every input shape',
     'mxnet.engine.bulk': 'accepted, no effect: torch runs operators eagerly',
