@@ -599,15 +599,21 @@ product = prod
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     """Mean over ``axis``; integer and bool arrays give float32 (float64 with NumPy default dtypes); an integer
-    ``dtype`` truncates the mean."""
+    ``dtype`` sums in that dtype (wrapping around, as NumPy and MXNet do) and truncates the quotient."""
     t = _array_input('mean', a)
     td = to_torch_dtype(dtype) if dtype is not None else (t.dtype if t.is_floating_point() else _default_float())
     axes = _norm_axes('mean', axis, t.dim(), True)
-    # (float16 accumulates in float32, integers in float64)
-    work = t.to(torch.float64 if not td.is_floating_point else torch.float32 if td is torch.float16 else td)
+    # computed in the input's float dtype and cast to ``dtype`` (the gradient in the input's precision, as MXNet's);
+    # float16 accumulates in float32, integers in float64
+    work = t.to(torch.float64 if not t.is_floating_point() else torch.float32 if t.dtype is torch.float16
+                else t.dtype)
     r = _reduce(torch.mean, work, axes, keepdims)
-    if not td.is_floating_point:  # (backward from the integer mean goes through the float one, as in MXNet)
-        r = _ag.keep_in_graph(r.to(td), surrogate=r)
+    if not td.is_floating_point:
+        n = t.numel() // builtins.max(r.numel(), 1) if t.numel() else 0
+        total = _reduce(torch.sum, t.detach(), axes, keepdims, dtype=td)
+        quotient = torch.trunc(total.to(torch.float64) / builtins.max(n, 1)).to(td)
+        # (backward from the integer mean goes through the float one, as in MXNet)
+        return _finish(_ag.keep_in_graph(quotient, surrogate=r), a._ctx, out)
     return _finish(r.to(td), a._ctx, out)
 
 
