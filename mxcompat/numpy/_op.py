@@ -150,12 +150,13 @@ def _binary(name, fn, kind):
     number_ok = fn in _TAKE_NUMBER
     # a float array with a Python number: torch keeps the array's dtype, as MXNet does
     float_direct = direct & {torch.float16, torch.float32, torch.float64} if number_ok else frozenset()
+    array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
 
     def f(x1, x2, out=None, **kwargs):
-        if type(x1) is ndarray and not kwargs:  # the common cases first
+        if type(x1) is array and not kwargs:  # the common cases first
             a = x1._t
             kind2 = type(x2)
-            if kind2 is ndarray:
+            if kind2 is array:
                 b = x2._t
                 da = a.dtype
                 if da is b.dtype and da in direct:
@@ -165,17 +166,17 @@ def _binary(name, fn, kind):
                         raise _broadcast_error(name, a, b, e) from None
                     if out is not None:
                         return _finish(r, x1._ctx, out)
-                    if r.requires_grad and not _STATE.recording:  # (variables used outside autograd.record())
+                    if r.requires_grad and not state.recording:  # (variables used outside autograd.record())
                         r = r.detach()
-                    w = _new(ndarray)
+                    w = new(array)
                     w._t = r
                     w._ctx = x1._ctx
                     return w
             elif (kind2 is float or kind2 is int) and a.dtype in float_direct and out is None:
                 r = fn(a, x2)
-                if r.requires_grad and not _STATE.recording:
+                if r.requires_grad and not state.recording:
                     r = r.detach()
-                w = _new(ndarray)
+                w = new(array)
                 w._t = r
                 w._ctx = x1._ctx
                 return w
@@ -325,17 +326,18 @@ def _unary(name, fn, host_name=None, float_only=False):
     bool_ok = name in _BOOL_OK
     direct = frozenset((torch.float16, torch.float32, torch.float64) if float_only else
                        [d for d in _DTYPES if d is not torch.bool or bool_ok])
+    array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
 
     def f(x, out=None, **kwargs):
-        if type(x) is ndarray and not kwargs:
+        if type(x) is array and not kwargs:
             t = x._t
             if t.dtype in direct:  # the common case: a float array, nothing to convert
                 r = fn(t)
                 if out is not None:
                     return _finish(r, x._ctx, out)
-                if r.requires_grad and not _STATE.recording:
+                if r.requires_grad and not state.recording:
                     r = r.detach()
-                w = _new(ndarray)
+                w = new(array)
                 w._t = r
                 w._ctx = x._ctx
                 return w
@@ -557,11 +559,20 @@ def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):  # no
     """Sum over ``axis``; integer arrays keep their dtype and bool gives int64, as in MXNet 1.9.1 (NumPy widens
     to int64); a float array summed to an integer ``dtype`` is summed in its dtype and the result cast."""
     t = a._t if type(a) is ndarray else _array_input('sum', a)
-    if dtype is None and out is None and not keepdims and t.dtype in _WIDE_FLOATS:  # the common cases
-        if axis is None and initial is None:
-            return _np_wrap(torch.sum(t), a._ctx)
-        if type(axis) is int and initial is None and -t.dim() <= axis < t.dim():
-            return _np_wrap(torch.sum(t, axis), a._ctx)
+    if dtype is None and out is None and not keepdims and initial is None and t.dtype in _WIDE_FLOATS:
+        if axis is None:  # the common cases
+            r = torch.sum(t)
+        elif type(axis) is int and -t.dim() <= axis < t.dim():
+            r = torch.sum(t, axis)
+        else:
+            r = None
+        if r is not None:
+            if r.requires_grad and not _STATE.recording:
+                r = r.detach()
+            w = _new(ndarray)
+            w._t = r
+            w._ctx = a._ctx
+            return w
     if initial is not None:
         _check_unsupported('sum', initial)
     td = _sum_dtype(t, dtype)
@@ -807,9 +818,16 @@ def dot(a, b, out=None):
         ta, tb = a._t, b._t
         if ta.dtype is tb.dtype and ta.dtype in _FLOATS and ta.dim() == 2 and tb.dim() == 2:
             try:
-                return _np_wrap(torch.mm(ta, tb), a._ctx)
+                r = torch.mm(ta, tb)
             except RuntimeError:
-                pass
+                r = None
+            if r is not None:
+                if r.requires_grad and not _STATE.recording:
+                    r = r.detach()
+                w = _new(ndarray)
+                w._t = r
+                w._ctx = a._ctx
+                return w
     ta, tb = _two_arrays('dot', a, b)
     return _finish(_product('dot', _dot, ta, tb), a._ctx, out)
 
