@@ -11,7 +11,8 @@ import torch
 from .base import MXNetError, MXNetValueError
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training', 'set_recording',
-           'set_training', 'mark_variables', 'backward', 'grad', 'get_symbol', 'Function', 'NDArray', 'Symbol']
+           'set_training', 'mark_variables', 'backward', 'grad', 'get_symbol', 'Function',
+           'NDArray', 'Symbol']  # noqa: F822 (served by the module's __getattr__)
 
 
 def __getattr__(name):

@@ -16,8 +16,8 @@ raises again. Unmarked tensors never reach this code: the marking is a tensor su
 Differs from MXNet: the operators writing into a failed array still run (MXNet skips them and leaves garbage);
 a backward pass through a failed result marks every gradient below it (MXNet: those computed from failed data);
 the shared random generator (``fail``'s ``rng``) carries a failure to later samples of the samplers and Dropout
-masks, as MXNet's, but not to other random draws (shuffle, initializers); an operator that reads only its input's shape (``shape_array``, ``random.normal_like``) gives an
-unmarked result.
+masks, as MXNet's, but not to other random draws (shuffle, initializers); an operator that reads only its input's
+shape (``shape_array``, ``random.normal_like``) gives an unmarked result.
 """
 import torch
 

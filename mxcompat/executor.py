@@ -346,7 +346,7 @@ class Executor:
         else:
             self.outputs = [NDArray._from_tensor(t.detach(), self._ctx) for t in outs]
 
-    def backward(self, out_grads=None, is_train=True):
+    def backward(self, out_grads=None, is_train=True):  # noqa: C901 (the head-gradient forms MXNet accepts, one branch each)
         """Gradients of the outputs (times ``out_grads``, ones by default) into the gradient arrays.
 
         Differs from MXNet: before any forward, this runs ``forward(is_train=True)`` first. MXNet differentiates

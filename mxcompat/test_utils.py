@@ -840,7 +840,7 @@ def _report(raise_on_err, err, header):
     print(str(err))
 
 
-def check_consistency(sym, ctx_list, scale=1.0, grad_req='write', arg_params=None, aux_params=None, rtol=None,
+def check_consistency(sym, ctx_list, scale=1.0, grad_req='write', arg_params=None, aux_params=None, rtol=None,  # noqa: C901 (MXNet's check_consistency signature: one branch per option)
                       atol=None, raise_on_err=True, ground_truth=None, equal_nan=False, use_uniform=False,
                       rand_type=np.float64):
     """Check that ``sym`` (or one symbol per entry) gives the same outputs and gradients for every entry of

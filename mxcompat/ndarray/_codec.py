@@ -368,7 +368,7 @@ def _check_semantics(r, v3, what):
                          % (r.source, what))
 
 
-def _read_record(r, i):
+def _read_record(r, i):  # noqa: C901 (one branch per field of MXNet's NDArray record)
     what = 'array %d' % i
     start = r.pos
     (magic,) = r.unpack('<I', what + ' header')

@@ -130,7 +130,7 @@ def _fits(fn, op):
     return code.co_argcount == len(names) + 2 and code.co_varnames[:len(names)] == names
 
 
-def _general_function(op, name):
+def _general_function(op, name):  # noqa: C901 (argument binding for every call form (positional, named, sparse, out=))
     """The function for any call of an OpDef: inputs positional or by name, then attributes; sparse inputs,
     ``out=`` and unparsed keywords included."""
     inputs = op.inputs
@@ -175,7 +175,7 @@ def _general_function(op, name):
     else:
         optional = op.optional
 
-        def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001
+        def fn(*args, out=None, name=None, **kwargs):  # noqa: C901, ARG001 (C901: MXNet positional/keyword binding, checked in order)
             arrays = list(args[:n_in])
             if len(args) > n_in:
                 extra = args[n_in:]

@@ -83,7 +83,7 @@ def _wrap_outputs(op, res, arrays, ctx, out):
     return [_np_wrap(r, ctx) for r in res]
 
 
-def make_npx_function(op, name, prefix='mx.npx'):
+def make_npx_function(op, name, prefix='mx.npx'):  # noqa: C901 (argument binding for every call form)
     """The ``mx.npx`` function of registry operator ``op``: MXNet's signature (inputs, then attributes, ``out``,
     ``name``); inputs are ``mx.np.ndarray`` (``None`` for an optional one left out); parsed attributes are cached
     per distinct call, as ``mx.nd``'s functions do."""
@@ -154,7 +154,7 @@ def _array_arg(qual, a):
     raise _not_np(qual, 'a', a)
 
 
-def _xreshape_shape(src, target):
+def _xreshape_shape(src, target):  # noqa: C901 (one branch per special code of MXNet's npx.reshape)
     """MXNet's ``npx.reshape`` shape rule. Codes: -1 infers one dimension (consuming one input dimension), -2
     copies an input dimension, -3 drops an input dimension of size 1, -4 copies all remaining ones, -5 merges two
     input dimensions, -6 splits one into the next two values (one of which may be -1)."""

@@ -80,7 +80,7 @@ def _unflatten(flat, mode, num_layers, input_size, h, d, proj=None):
     return out
 
 
-def _check(data, parameters, state, state_cell, seq_len, a):
+def _check(data, parameters, state, state_cell, seq_len, a):  # noqa: C901 (one check per input of MXNet's RNN op, each with its message)
     mode, proj = a['mode'], a['projection_size']
     lo, hi = a['lstm_state_clip_min'], a['lstm_state_clip_max']
     if proj is not None:

@@ -42,7 +42,7 @@ def _numel(shape):
 
 
 # ---- Reshape ----------------------------------------------------------------------------------------------------
-def infer_reshape(dshape, shape, reverse=False):
+def infer_reshape(dshape, shape, reverse=False):  # noqa: C901 (one branch per special code of MXNet's Reshape (0, -1..-4))
     """MXNet's reshape codes: 0 copies a dim, -1 infers one, -2 copies the rest, -3 merges two, -4 splits one."""
     src = list(dshape)
     spec = list(shape)

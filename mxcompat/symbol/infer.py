@@ -153,7 +153,7 @@ def _put(shp, key, shape, where):
     return False
 
 
-def _shape_step(n, shp, typ):
+def _shape_step(n, shp, typ):  # noqa: C901 (one pass step: forward, backward and per-op rules over one node)
     """One inference step at op node ``n``; True when it learned something."""
     if n.subgraphs:
         from .control_flow import shape_step

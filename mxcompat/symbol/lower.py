@@ -122,7 +122,7 @@ def _filled_shapes(sym, nodes, arg_shapes):
     return {id(n): table[(id(n), 0)] for n in todo if all(table.get((id(n), 0), (0,)))}
 
 
-def lower(sym, arg_shapes=None, split_heads=False, csr_args=()):
+def lower(sym, arg_shapes=None, split_heads=False, csr_args=()):  # noqa: C901 (one walk over the graph with a case per node kind)
     """Build the fx graph of ``sym`` (linted); ``arg_shapes`` ({name: shape}) completes creation ops whose
     ``shape`` has 0 (unknown) dimensions. ``split_heads`` returns the inputs of loss heads too (see
     ``Lowered``); ``Lowered.heads`` is empty when the symbol has none to split. The arguments named in

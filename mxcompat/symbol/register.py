@@ -25,12 +25,12 @@ def _missing_inputs(op, count, given):
     return n - given
 
 
-def make_function(op, func_name):
+def make_function(op, func_name):  # noqa: C901 (argument binding for every call form)
     hint = func_name.lower()
     inputs = op.inputs
     param_names = op.param_names
 
-    def fn(*args, **kwargs):
+    def fn(*args, **kwargs):  # noqa: C901 (MXNet positional/keyword binding, checked in order)
         name = kwargs.pop('name', None)
         attr = kwargs.pop('attr', None)
         kwargs.pop('out', None)  # (a symbol has no output array to write: MXNet's symbol functions drop it too)
