@@ -816,7 +816,8 @@ def dot(a, b, out=None):
     last axis, N-D with M-D the last axis of ``a`` with the second-to-last of ``b``."""
     if type(a) is ndarray and type(b) is ndarray and out is None:  # the common case: two float matrices
         ta, tb = a._t, b._t
-        if ta.dtype is tb.dtype and ta.dtype in _FLOATS and ta.dim() == 2 and tb.dim() == 2:
+        d = ta.dtype
+        if d is tb.dtype and d in _FLOATS and ta.dim() == 2 and tb.dim() == 2:
             try:
                 r = torch.mm(ta, tb)
             except RuntimeError:
