@@ -323,7 +323,7 @@ def multinomial(n, pvals, size=None, **kwargs):
     if _mxrandom.on(p.device) and m:
         # MXNet fills its whole workspace: m * n values, and k more when pvals is a list (its copy's room)
         u = _mxrandom.single_uniform(m * n + (0 if isinstance(pvals, ndarray) else k), _onp.float64)[:m * n]
-        host = p.numpy()
+        host = p.cpu().numpy()
         cum = _onp.add.accumulate(host)  # (in the probabilities' dtype, one by one, as MXNet's kernel)
         idx = _onp.minimum(_onp.searchsorted(cum, u.astype(host.dtype), side='right'), k - 1).reshape(m, n)
         counts = _onp.zeros((m, k), dtype=_onp.int64)
@@ -364,7 +364,8 @@ def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
         if not replace and m > n:
             raise MXNetValueError('mx.np.random.choice: cannot take a larger sample than the population (%d > %d) '
                                   'without replacement' % (m, n))
-        idx = torch.from_numpy(_single_engine_choice(n, m, replace, None if p is None else p._t.detach().numpy()))
+        weights = None if p is None else p._t.detach().cpu().numpy()
+        idx = torch.from_numpy(_single_engine_choice(n, m, replace, weights))
     elif replace:
         if p is None:
             idx = REGISTRY['_random_randint'].impl(low=0, high=n, shape=(m,), ctx=ctx, dtype=torch.int64)
