@@ -427,3 +427,16 @@ def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
     noise = _standard_normal(shape, mean._ctx).to(m.dtype)
     out = m + torch.einsum('...jk,...j->...k', scale.to(m.dtype), noise)
     return _np_wrap(out, mean._ctx)
+
+
+def __dir__():
+    # the module's listing as MXNet's: its samplers and module attributes, not the helpers this one imports
+    hooks = ('__dir__', '__getattr__')
+    return sorted([n for n in globals() if n.startswith('__') and n not in hooks] + ['_mx_nd_np'] + __all__)
+
+
+def __getattr__(name):
+    if name == '_mx_nd_np':  # (MXNet's module keeps the mx.nd.np namespace under this name)
+        from .. import numpy as found
+        return found
+    raise AttributeError("module 'mxnet.numpy.random' has no attribute %r" % name)

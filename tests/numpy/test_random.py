@@ -137,3 +137,10 @@ def test_choice_values():
 @pytest.mark.parametrize('name, params', sorted(signatures('np.random').items()))
 def test_signature_is_mxnets(name, params):
     check_signature(np.random, name, params)
+
+
+def test_dir_lists_what_mxnets_module_lists():
+    # D2L's lookup-api section prints dir(np.random): MXNet's module shows its samplers and _mx_nd_np, no helpers
+    names = dir(mx.np.random)
+    assert [n for n in names if not n.startswith('__')] == ['_mx_nd_np'] + sorted(mx.np.random.__all__)
+    assert mx.np.random._mx_nd_np is mx.np
