@@ -9,6 +9,7 @@ import torch
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, parse_bool, parse_tuple, parse_float_tuple,
                     parse_optional_int, parse_optional_float, parse_int_or_tuple, to_torch_dtype, unsupported)
 from ._float32 import parse_float32
+from ._meta import meta_inference
 
 __all__ = ['OpDef', 'defop', 'get', 'REGISTRY', 'REQUIRED']
 
@@ -204,7 +205,8 @@ class OpDef:
     def _infer(self, shapes, dtypes, attrs):
         metas = [None if s is None else torch.empty(s, dtype=d, device='meta') for s, d in zip(shapes, dtypes)]
         try:
-            out = self.impl(*metas, **attrs)
+            with meta_inference():
+                out = self.impl(*metas, **attrs)
         except MXNetError:
             raise
         except (RuntimeError, ValueError, IndexError, TypeError) as e:

@@ -1,0 +1,122 @@
+"""Running ops on meta tensors without loading torch._dynamo: shape inference's dispatch mode.
+
+Shape inference runs the registry's torch implementation on ``meta`` tensors. Most of torch's meta kernels are
+Python (``torch._meta_registrations``, ``torch._decomp``, ``torch._refs``); the pointwise ones (``add``, ``mul``,
+``relu``, ``tanh`` ..., also the ``alpha * mm`` inside ``addmm``'s) sit behind a type-promotion wrapper that imports
+``torch._dynamo`` on its first call: about 340 modules and 0.6 s on a 2-core machine, paid by the first deferred
+initialization or ``bind`` of every process, though nothing else a training script does needs them.
+
+``meta_inference()`` is a dispatch mode around such runs:
+
+- a pointwise aten op (``torch.Tag.pointwise``, one result, not in place) on contiguous meta tensors of one dtype
+  (not bool; where's condition bool) gets its result from torch without that kernel: the shape from
+  ``torch.broadcast_tensors`` of its tensor arguments (C++ view kernels), the dtype from the same op run on CPU
+  stand-ins of one element with the same dtypes and numbers of dimensions (the Python numbers passed as given). That
+  is the meta kernel's result, contiguity included, for every pointwise overload (tests/operator/test_meta.py
+  compares them; mixed dtypes and bools are where torch's CPU and meta kernels differ);
+- any other op, or a pointwise one where that raises, runs torch's own meta kernel; a Python one with the mode kept
+  on, so that the aten calls inside it (``addmm``'s ``alpha * mm``) are seen again.
+
+torch's Python meta kernels still call ``torch._check``, which loads sympy (about 0.25 s, once per process).
+"""
+import contextlib
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
+
+__all__ = ['meta_inference']
+
+_META = torch.device('meta')
+_CPU = torch.device('cpu')
+_META_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.Meta)
+_ops = {}  # OpOverload -> (pointwise fast path allowed, its Tensor argument positions, Python meta kernel)
+_WHERE = torch.ops.aten.where.self
+# pointwise, but the output keeps the first argument's shape instead of broadcasting all tensor arguments
+_NOT_BROADCAST = {torch.ops.aten.masked_fill.Scalar, torch.ops.aten.masked_fill.Tensor}
+
+
+def _op_info(func):
+    info = _ops.get(func)
+    if info is None:
+        schema = func._schema
+        rets = schema.returns
+        fast = (torch.Tag.pointwise in func.tags and not schema.is_mutable and len(rets) == 1
+                and str(rets[0].type) == 'Tensor' and func not in _NOT_BROADCAST)
+        slots = tuple(i for i, a in enumerate(schema.arguments) if str(a.type) == 'Tensor' and not a.kwarg_only)
+        info = _ops[func] = (fast, slots, _python_meta(func))
+    return info
+
+
+def _python_meta(func):
+    """Whether the dispatcher's meta kernel of ``func`` is a Python function (torch._meta_registrations'
+    decompositions and refs, custom ops' fake kernels) rather than C++."""
+    try:
+        table = torch._C._dispatch_dump_table(func.name())
+    except Exception:  # noqa: BLE001 -- not knowing: treat it as C++ and let torch run it as usual
+        return False
+    line = next((ln for ln in table.splitlines() if ln.startswith('Meta:')), '')
+    return '.py:' in line
+
+
+def _same_dtype(func, tensors):
+    """The cases where CPU and meta kernels agree on the result dtype: one dtype, not bool (torch's CPU and meta
+    kernels differ on some bool and mixed-dtype cases: shifts and pow of bools, the dtype of threshold_backward's
+    result); where's condition is bool."""
+    if func is _WHERE:
+        if tensors[0].dtype is not torch.bool or len(tensors) == 1:
+            return False
+        tensors = tensors[1:]
+    d = tensors[0].dtype
+    return d is not torch.bool and all(t.dtype is d for t in tensors)
+
+
+def _stand_in(t):
+    return torch.ones((1,) * t.dim(), dtype=t.dtype, device=_CPU)  # (whatever torch.set_default_device says)
+
+
+class _MetaInference(TorchDispatchMode):
+    @classmethod
+    def _should_skip_dynamo(cls):
+        # torch wraps a mode's __torch_dispatch__ in torch._disable_dynamo (which imports torch._dynamo) unless
+        # the mode says no; this one never runs under torch.compile (meta_inference steps aside there)
+        return False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        fast, slots, python = _op_info(func)
+        tensors = []
+        for a in (*args, *kwargs.values()):
+            if isinstance(a, torch.Tensor):
+                tensors.append(a)
+            elif isinstance(a, (list, tuple)):
+                tensors.extend(x for x in a if isinstance(x, torch.Tensor))
+        if not tensors or any(t.device != _META or type(t) is not torch.Tensor for t in tensors):
+            return func(*args, **kwargs)  # factories, CPU scalars mixed in, subclasses: torch's own way
+        if fast and _same_dtype(func, tensors) and all(t.is_contiguous() for t in tensors):
+            try:
+                shape = torch.broadcast_tensors(*tensors)[0].shape
+                swap = {id(t): _stand_in(t) for t in tensors}
+                cpu_args = [swap.get(id(a), a) for a in args]
+                cpu_kwargs = {k: swap.get(id(v), v) for k, v in kwargs.items()}
+                dtype = func(*cpu_args, **cpu_kwargs).dtype
+            except Exception:  # noqa: BLE001 -- whatever it is, torch's meta kernel says it properly
+                pass
+            else:
+                return torch.empty(shape, dtype=dtype, device=_META)
+        if python and all(i >= len(args) or isinstance(args[i], torch.Tensor) for i in slots):
+            with self:  # torch's Python meta kernel, with the aten calls inside it seen by this mode again
+                return func.redispatch(_META_KEYS, *args, **kwargs)
+        # a C++ meta kernel (views, factories, copies), or a Python number given for a Tensor (torch wraps it on
+        # the way down): torch's own way
+        return func(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def meta_inference():
+    """Within: ops on meta tensors as torch runs them (same shapes, dtypes and errors), without loading
+    ``torch._dynamo`` for pointwise ops. Does nothing under another dispatch mode or torch.compile."""
+    if _get_current_dispatch_mode() is not None or torch.compiler.is_compiling():
+        yield
+        return
+    with _MetaInference():
+        yield
