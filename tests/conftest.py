@@ -66,6 +66,15 @@ def _raise_deferred_errors():
     mx.nd.waitall()
 
 
+@pytest.fixture(autouse=True)
+def _legacy_semantics_after():
+    """Each test ends with MXNet's legacy semantics (NumPy shape, array and default-dtype switches off), so a test
+    that turned them on (``npx.set_np()``) cannot change the next one's shapes and arrays."""
+    yield
+    if mx.util.is_np_shape() or mx.util.is_np_array() or mx.util.is_np_default_dtype():
+        mx.util.reset_np()
+
+
 # One test body on every device there is: ``ctx`` is cpu(0), then gpu(0) where CUDA exists (skipped elsewhere).
 @pytest.fixture(params=['cpu', pytest.param('gpu', marks=pytest.mark.gpu)])
 def ctx(request):
