@@ -19,6 +19,7 @@ import torch
 from .base import MXNetValueError, MXNetTypeError, MXNetAssertionError, dtype_name, string_types  # noqa: F401
 from .ndarray import random as _random
 from .registry import _check, make_registry
+from .util import is_np_array
 
 __all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create', 'Load', 'Mixed', 'Zero', 'One', 'Constant',
            'Uniform', 'Normal', 'Orthogonal', 'Xavier', 'MSRAPrelu', 'Bilinear', 'LSTMBias', 'FusedRNN']
@@ -43,13 +44,19 @@ def _tensor(arr, who):
 
 def _draw(arr, rnd_type, a, b, who):
     """Fill ``arr`` in place as MXNet's ``random.uniform(a, b, out=arr)`` / ``random.normal(a, b, out=arr)``:
-    samples of its shape and dtype, drawn on its device."""
+    samples of its shape and dtype, drawn on its device; with NumPy semantics on (``npx.set_np()``), from
+    ``mx.np.random`` as MXNet's initializers then do (on the CPU, MXNet's single engine, not its parallel one)."""
     t = _tensor(arr, who)
     if not t.is_floating_point():
         raise MXNetTypeError('%s: random initialization needs a float16, float32 or float64 array, got %s'
                              % (who, arr.dtype.__name__))
-    sampler = _random.uniform if rnd_type == 'uniform' else _random.normal
-    drawn = sampler(a, b, shape=tuple(t.shape), dtype=dtype_name(t.dtype), ctx=arr.context)
+    if is_np_array():
+        from .numpy import random as np_random  # (on first use: mx.np is loaded lazily)
+        sampler = np_random.uniform if rnd_type == 'uniform' else np_random.normal
+        drawn = sampler(a, b, size=tuple(t.shape), dtype=dtype_name(t.dtype), ctx=arr.context)
+    else:
+        sampler = _random.uniform if rnd_type == 'uniform' else _random.normal
+        drawn = sampler(a, b, shape=tuple(t.shape), dtype=dtype_name(t.dtype), ctx=arr.context)
     with torch.no_grad():
         t.copy_(_tensor(drawn, who))
 

@@ -105,8 +105,30 @@ def _uniform01_and_one_more(shape, ctx):
     return _uniform01((n + 1,), ctx)[:n].reshape(shape)
 
 
-def _standard_normal(shape, ctx):
+def _standard_normal(shape, ctx, engine=None):
+    """Float32 standard normal draws: on the CPU under MXNet's streams, those of one ``SampleGaussian`` call on
+    MXNet's single engine (what its NumPy ``normal`` draws), or on ``engine``; otherwise the registry's
+    ``_random_normal``."""
+    if _mxrandom.on(ctx.torch_device):
+        return torch.from_numpy(_mxrandom.single_normal(math.prod(shape), engine=engine)).reshape(shape)
     return _draw('_random_normal', shape, ctx, loc=0.0, scale=1.0)
+
+
+def _normal_formula(z, loc, scale):
+    """MXNet's ``loc + z * scale`` in its kernels' types: two numbers as float32; otherwise in the array
+    parameter's type (a number given with it rounded to float32 first), float16 rounded after each operation."""
+    arrays = [p for p in (loc, scale) if isinstance(p, torch.Tensor)]
+    if not arrays:
+        return z * float(_onp.float32(scale)) + float(_onp.float32(loc))
+    it = arrays[0].dtype
+    m, s = (p if isinstance(p, torch.Tensor) else arrays[0].new_tensor(float(_onp.float32(p))) for p in (loc, scale))
+    if it is torch.float16:
+        return (m.float() + (z * s.float()).half().float()).half()
+    if it is torch.float64:
+        return m + z.double() * s
+    if not it.is_floating_point:
+        return m.float() + z * s.float()
+    return m + z * s
 
 
 def _float_dtype(fname, dtype):
@@ -154,7 +176,7 @@ def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, out=None):
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
     """Samples from N(loc, scale**2) (``scale`` >= 0, else ValueError)."""
     _check('normal', _param('normal', 'scale', scale), False, 'scale')
-    return _sample('normal', _standard_normal, lambda z, m, s: m + z * s, (('loc', loc), ('scale', scale)),
+    return _sample('normal', _standard_normal, _normal_formula, (('loc', loc), ('scale', scale)),
                    size, dtype, ctx, out)
 
 
@@ -424,7 +446,8 @@ def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
     shape = tuple(torch.broadcast_shapes(m.shape, c.shape[:-1]))
     shape = (_size(size) or ()) + shape if size is not None else shape
     scale = torch.linalg.cholesky(c.float() if c.dtype is torch.float16 else c).to(c.dtype)
-    noise = _standard_normal(shape, mean._ctx).to(m.dtype)
+    # (MXNet's fallback draws np.random.normal on its custom-operator thread, from that thread's own engine)
+    noise = _standard_normal(shape, mean._ctx, _mxrandom.CUSTOM_OP_SINGLE).to(m.dtype)
     out = m + torch.einsum('...jk,...j->...k', scale.to(m.dtype), noise)
     return _np_wrap(out, mean._ctx)
 

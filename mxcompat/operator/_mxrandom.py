@@ -512,6 +512,10 @@ def _logf_checked():
 # ---- the engines of this process ---------------------------------------------------------------------------------
 PARALLEL = ParallelRandom(0)   # the CPU context's parallel generator
 SINGLE = Engine(0)             # the CPU context's mshadow::Random<cpu> engine
+# MXNet's resources are per thread: custom operators (and the NumPy fallbacks built on them, as
+# multivariate_normal) run on a worker thread whose own single engine is seeded from 0 when it starts and never by
+# mx.random.seed (called on the main thread)
+CUSTOM_OP_SINGLE = Engine(0)
 
 
 def seed(seed_state, every_context=True):
@@ -994,6 +998,34 @@ def single_uniform(n, f=_F32):
     """``n`` canonical numbers of the single engine (``mshadow::Random::SampleUniform``)."""
     k = outputs_per_uniform(f)
     return canonical(SINGLE.draw(n * k).reshape(n, k), f)
+
+
+def single_normal(n, f=_F32, engine=None):
+    """``n`` standard normal values of float type ``f`` of one ``mshadow::Random::SampleGaussian`` call on the
+    single engine (or ``engine``, e.g. ``CUSTOM_OP_SINGLE``). That call makes one ``std::normal_distribution`` for
+    all its values, so each accepted polar pair gives two: y * mult, then the spare x * mult; an odd count's last
+    spare is dropped with the distribution."""
+    engine = SINGLE if engine is None else engine
+    out = np.empty(n, f)
+    k = 4 if f == _F64 else 2  # outputs per attempt (a pair of canonical numbers)
+    need, got = (n + 1) // 2, 0  # accepted pairs
+    while got < need:
+        rem = need - got
+        attempts = int(rem * 1.35) + 16  # pi/4 of the attempts are accepted
+        raw = engine.draw(attempts * k)
+        x, y, r2 = _pairs(raw.reshape(attempts, k), f)
+        acc = np.nonzero((r2 <= 1) & (r2 != 0))[0][:rem]
+        if len(acc) == rem:  # the outputs past the last accepted attempt wait for the next draw
+            engine.unread(raw[(int(acc[-1]) + 1) * k:])
+        lg = logf(r2[acc]) if f == _F32 else log(r2[acc])
+        mult = np.sqrt(f(-2) * lg / r2[acc])
+        vals = np.empty(2 * len(acc), f)
+        vals[0::2] = y[acc] * mult
+        vals[1::2] = x[acc] * mult
+        end = min(2 * (got + len(acc)), n)
+        out[2 * got:end] = vals[:end - 2 * got]
+        got += len(acc)
+    return out
 
 
 def _uniform_ints(engine, highs):
