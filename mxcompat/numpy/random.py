@@ -239,8 +239,31 @@ def gamma(shape, scale=1.0, size=None, dtype=None, ctx=None, out=None):
     """Samples Gamma(shape, scale) (both > 0) with the registry's gamma sampler (no gradient)."""
     _check('gamma', _param('gamma', 'shape', shape), True, 'shape')
     _check('gamma', _param('gamma', 'scale', scale), True, 'scale')
+    if _mxrandom.on(_context(ctx, (shape, scale)).torch_device):
+        td = _float_dtype('gamma', dtype)
+        return _sample('gamma', _single_engine_gamma(shape, scale, td), lambda g, k, s: g,
+                       (('shape', shape), ('scale', scale)), size, dtype, ctx, out)
     return _sample('gamma', _gamma_base(shape), lambda g, k, s: g * s, (('shape', shape), ('scale', scale)),
                    size, dtype, ctx, out)
+
+
+def _single_engine_gamma(alpha, scale, td):
+    """MXNet's own gamma samples (scaled) of the output shape, from its single CPU engine: the parameters in the
+    type of the array among them (the first), numbers as float32; float64, or float32 for a float16 ``td``
+    (MXNet's half_t of a double goes through float)."""
+    def base(shape, ctx):
+        arrays = [p for p in (alpha, scale) if isinstance(p, ndarray)]
+        it = arrays[0]._t.dtype if arrays else torch.float32
+        it = _onp.dtype(str(it).replace('torch.', '')) if it in _FLOAT_DTYPES else _onp.dtype(_onp.float32)
+
+        def values(p):
+            v = p._t.detach().cpu().numpy() if isinstance(p, ndarray) else _onp.float32(p)
+            return _onp.ascontiguousarray(_onp.broadcast_to(_onp.asarray(v).astype(it), shape)).ravel()
+        g = _mxrandom.single_gamma(values(alpha), values(scale))
+        if td is torch.float16:
+            g = g.astype(_onp.float32)
+        return torch.from_numpy(g).reshape(shape)
+    return base
 
 
 def _gamma_base(alpha):

@@ -407,6 +407,10 @@ class _LibM:
             if fn is not None:
                 fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
                 self.fns[name] = fn
+        fn = getattr(lib, 'powf', None)
+        if fn is not None:
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
+            self.fns['powf'] = fn
 
     def vector(self, name, x):
         """The float function ``name`` applied elementwise to ``x`` (float32 in and out)."""
@@ -434,6 +438,16 @@ def _pow(x, y):
     """The C library's double ``pow``, elementwise (through Python's ``math.pow``, which calls it)."""
     x, y = np.broadcast_arrays(np.asarray(x, dtype=_F64), np.asarray(y, dtype=_F64))
     return np.fromiter(map(math.pow, x.ravel().tolist(), y.ravel().tolist()), _F64, x.size).reshape(x.shape)
+
+
+def powf(x, y):
+    """The C library's ``powf``, elementwise on float32 arrays ``x`` and ``y`` (of one shape)."""
+    x, y = np.asarray(x, dtype=_F32), np.asarray(y, dtype=_F32)
+    fn = libm().fns.get('powf')
+    if fn is None or not x.size:
+        with np.errstate(all='ignore'):
+            return np.power(x.astype(_F64), y.astype(_F64)).astype(_F32)
+    return np.frompyfunc(fn, 2, 1)(x, y).astype(_F32)
 
 
 def log(x):
@@ -1026,6 +1040,56 @@ def single_normal(n, f=_F32, engine=None):
         out[2 * got:end] = vals[:end - 2 * got]
         got += len(acc)
     return out
+
+
+def single_gamma(a, b):
+    """MXNet's NumPy ``gamma`` sampler (np_gamma_op.h) on the single engine: one double sample per entry of ``a``
+    (shape) and ``b`` (scale), arrays of the parameters' type (a number given as float32). Each round draws 2n
+    double uniforms, then 2n double normals (one SampleUniform and one SampleGaussian call over the whole
+    workspace, n the call's size); entry i makes one Marsaglia-Tsang attempt with uniforms 2i, 2i + 1 and normal
+    2i. The entries rejected are attempted again in the next round, with the numbers of their slots."""
+    n = len(a)
+    out = np.empty(n, _F64)
+    pend = np.arange(n)
+    while pend.size:
+        u = single_uniform(2 * n, _F64).reshape(n, 2)[pend]
+        z = single_normal(2 * n, _F64).reshape(n, 2)[pend, 0]
+        got = _np_gamma_attempt(a[pend], b[pend], u[:, 0], u[:, 1], z)
+        out[pend] = got
+        pend = pend[got < 0]
+    return out
+
+
+def _np_gamma_attempt(a, b, u, u2, z):
+    """GammaTransform and GammaReduce of np_gamma_op.h in double (FType), with float ``logf``/``powf`` of the
+    double values; -1 where rejected. float16 parameters (mshadow's half_t) round each operation with a double
+    to half through float."""
+    half = a.dtype == np.float16
+    a64, small = a.astype(_F64), a < 1
+
+    def h(x):  # the result of a half_t operation with another type: rounded to half through float
+        return x.astype(_F32).astype(np.float16).astype(_F64) if half else x
+    if half:
+        af = a.astype(_F32)
+        d = h(np.where(small, af + _F32(2.0 / 3.0), af - _F32(1.0 / 3.0)))
+    else:
+        d = np.where(small, a64 + 2.0 / 3.0, a64 - 1.0 / 3.0)
+    c = 1.0 / np.sqrt(9.0 * d)
+    ocn = 1 + c * z
+    v = ocn * ocn * ocn
+    zz = z * z
+    with np.errstate(all='ignore'):
+        lu = logf(u.astype(_F32)).astype(_F64)
+        lv = logf(v.astype(_F32)).astype(_F64)
+        ok = (v > 0) & ((u <= 1 - 0.0331 * zz * zz) | (lu < 0.5 * zz + d * (1 - v + lv)))
+        dv = d * v
+        sample = (dv.astype(_F32) * b.astype(_F32)).astype(np.float16).astype(_F64) if half else dv * b.astype(_F64)
+    sample = np.where(ok & (sample > 0), sample, -1.0)
+    sm = np.nonzero(small & (sample > 0))[0]
+    if sm.size:
+        inv = h((_F32(1) / a[sm].astype(_F32)).astype(_F64)) if half else 1.0 / a64[sm]
+        sample[sm] = sample[sm] * powf(u2[sm].astype(_F32), inv.astype(_F32)).astype(_F64)
+    return sample
 
 
 def _uniform_ints(engine, highs):
