@@ -68,6 +68,45 @@ def test_mxnet_numbers_after_a_seed(i):
     onp.testing.assert_allclose(_ours()['values'][i], GOLD['values'][i], rtol=2e-6, atol=1e-6)
 
 
+@pytest.mark.skipif(mx.random.get_streams() != 'mxnet', reason="MXNet's CPU streams are off (MXCOMPAT_RANDOM)")
+@pytest.mark.parametrize('i', range(len(CASES.EXACT)), ids=CASES.EXACT)
+def test_mxnet_numbers_bit_for_bit(i):
+    # normal (both values of each polar pair of one SampleGaussian call), gamma and what is built on them, and
+    # Gluon's initializers in NumPy mode: MXNet's single-engine numbers to the last bit
+    onp.testing.assert_array_equal(_ours()['exact'][i], GOLD['exact'][i])
+
+
+@pytest.mark.skipif(mx.random.get_streams() != 'mxnet', reason="MXNet's CPU streams are off (MXCOMPAT_RANDOM)")
+def test_normal_uses_both_values_of_each_pair_within_a_call():
+    # MXNet 1.9.1 after mx.random.seed(0) (the legacy mx.nd.random.normal takes every other value instead)
+    npx.set_np()
+    try:
+        mx.random.seed(0)
+        assert np.random.normal(0, 1, size=(4,)).asnumpy().tolist() == onp.float32(
+            [2.2122064, 1.1630787, 0.7740038, 0.4838046]).tolist()
+        mx.random.seed(0)  # an odd count drops its last spare: the next call starts on a fresh pair
+        a = onp.concatenate([np.random.normal(size=3).asnumpy(), np.random.normal(size=2).asnumpy()])
+        mx.random.seed(0)
+        b = np.random.normal(size=6).asnumpy()
+        assert a[:3].tolist() == b[:3].tolist() and a[3:].tolist() == b[4:].tolist()
+    finally:
+        npx.reset_np()
+
+
+@pytest.mark.skipif(mx.random.get_streams() != 'mxnet', reason="MXNet's CPU streams are off (MXCOMPAT_RANDOM)")
+def test_numpy_mode_initializers_draw_through_np_random():
+    # MXNet's Normal/Uniform/Xavier call mx.np.random.* when NumPy semantics are on: the single engine's numbers
+    npx.set_np()
+    try:
+        mx.random.seed(3)
+        net = mx.gluon.nn.Dense(4, in_units=5)
+        net.initialize(mx.init.Normal(0.5))
+        mx.random.seed(3)
+        onp.testing.assert_array_equal(net.weight.data().asnumpy(), np.random.normal(0, 0.5, size=(4, 5)).asnumpy())
+    finally:
+        npx.reset_np()
+
+
 def test_chisquare_keeps_mxnet_scale():
     # MXNet 1.9.1 samples gamma(df / 2, 1 / 2): mean df / 4
     assert abs(GOLD['stats']['np.random.chisquare(4, size=N)'][0] - 1.0) < 0.05
