@@ -1,8 +1,9 @@
 """``mx.init`` / ``mx.initializer``: weight initializers, dispatched on the parameter's name as in MXNet.
 
-Random initializers draw through ``mx.nd.random`` as MXNet's do, so on the CPU (where Gluon initializes every
-parameter) the weights are MXNet's for the same ``mx.random.seed``; an array on a GPU draws from torch's generator
-there. Orthogonal factorises with numpy's SVD, as MXNet, whose LAPACK may choose other signs for singular vectors.
+Random initializers draw through ``mx.nd.random`` as MXNet's do (through ``mx.np.random`` with NumPy semantics on,
+as MXNet's then do), so on the CPU (where Gluon initializes every parameter) the weights are MXNet's for the same
+``mx.random.seed``; an array on a GPU draws from torch's generator there. Orthogonal factorises with numpy's SVD,
+as MXNet, whose LAPACK may choose other signs for singular vectors.
 Checks that MXNet makes with ``assert`` raise :class:`MXNetAssertionError` (an ``AssertionError`` and an
 ``MXNetValueError``).
 ``FusedRNN`` accepts a dumped initializer string (MXNet's lookup of it fails).

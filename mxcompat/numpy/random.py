@@ -5,13 +5,14 @@ Distribution parameters are Python numbers or ``mx.np`` arrays (which broadcast 
 unless ``dtype`` says otherwise, 0-d when neither ``size`` nor an array parameter gives a shape.
 
 Where MXNet's NumPy sampler shares the legacy one's kernel (``randint``, ``shuffle``) it is the registry operator
-behind ``mx.nd.random``. The uniform-based samplers (``uniform``, ``rand``, ``exponential``, ``logistic``,
-``gumbel``, ``rayleigh``, ``weibull``, ``pareto``, ``power``, ``npx.random.bernoulli``) apply MXNet's formulas
-(``exponential`` is ``-scale * log(u)`` ...) to the draws of MXNet's single CPU engine, as MXNet does, so on the CPU
-they give MXNet's numbers for a seed (to float rounding of the formula); so do ``multinomial`` and ``choice``, which
-run MXNet's kernels on that engine's draws. Differs from MXNet: ``normal`` (and what is built on it) and ``gamma``
-transform draws of the registry's legacy samplers, so their numbers after a seed are not MXNet's (see
-docs/differences.md).
+behind ``mx.nd.random``. The other samplers draw from MXNet's single CPU engine, as MXNet's do: the uniform-based
+ones (``uniform``, ``rand``, ``exponential``, ``logistic``, ``gumbel``, ``rayleigh``, ``weibull``, ``pareto``,
+``power``, ``npx.random.bernoulli``) apply MXNet's formulas (``exponential`` is ``-scale * log(u)`` ...) to its
+uniform draws (MXNet's numbers to float rounding of the formula); ``normal`` (``randn``, ``lognormal``) and
+``gamma`` (``beta``, ``chisquare``) are MXNet's kernels on its Gaussian and uniform draws, bit for bit;
+``multinomial`` and ``choice`` run MXNet's kernels on its draws. ``multivariate_normal`` draws its noise from the
+engine of MXNet's custom-operator thread, as MXNet's fallback does. Elsewhere (a GPU, torch's streams) the
+registry's samplers (see docs/differences.md).
 """
 import math
 import numbers

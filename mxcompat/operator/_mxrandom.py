@@ -8,9 +8,9 @@ The engines (a CPU context's random "resources" in MXNet):
   engines)`` (the last ones shorter or empty); each engine draws its chunk's values in order. The ``_random_*``,
   ``_random_*_like`` and ``_sample_*`` samplers, ``_random_randint``, ``_sample_unique_zipfian`` and Dropout's mask
   use it. Here the engines are the rows of one state array, twisted together (:class:`ParallelRandom`).
-* the single engine of ``mshadow::Random<cpu>`` (``kRandom``): ``_sample_multinomial`` and ``_shuffle`` draw from
-  it. Here numpy's ``MT19937`` with its legacy seeding, which is ``std::mt19937``'s ``init_genrand``
-  (:class:`Engine`).
+* the single engine of ``mshadow::Random<cpu>`` (``kRandom``): ``_sample_multinomial``, ``_shuffle`` and the
+  ``mx.np.random`` samplers draw from it. Here numpy's ``MT19937`` with its legacy seeding, which is
+  ``std::mt19937``'s ``init_genrand`` (:class:`Engine`).
 
 A fresh process starts with both seeded from 0 (``base = 0``), as MXNet's does. ``mx.random.seed(s)`` reseeds them
 from ``s * 127`` (mod 2**32: MXNet's seed magic), ``mx.random.seed(s, ctx)`` the parallel one from ``s * 127`` and
@@ -18,11 +18,12 @@ the single one from ``s``.
 
 On those outputs, the distributions of the libstdc++ that built MXNet 1.9.1's wheel (GCC 4.8): a float canonical
 number is an output / 2**32 rounded to float (1.0 when it rounds up: GCC 4.8 does not keep it below 1), a double
-one (first + second * 2**32) / 2**64; a normal value is Marsaglia's polar method on canonical numbers (MXNet makes
-a fresh distribution per value, so the spare value is dropped); integer ranges are drawn by rejection
-("downscaling"). Where MXNet's kernels call the C library (``logf``, ``log``, ``pow``, ``expf``, ``tanf``,
-``lgammaf``), the same functions are called: ``log``/``pow``/``exp`` through Python's ``math``, the float ones
-through ctypes; ``logf``, the one of the float normal sampler, is computed in double precision and only the values
+one (first + second * 2**32) / 2**64; a normal value is Marsaglia's polar method on canonical numbers (the
+parallel generator's samplers make a fresh distribution per value, so the spare value is dropped; the single
+engine's ``SampleGaussian`` one per call, so it uses both); integer ranges are drawn by rejection
+("downscaling"). Where MXNet's kernels call the C library (``logf``, ``log``, ``pow``, ``powf``, ``expf``,
+``tanf``, ``lgammaf``), the same functions are called: ``log``/``pow``/``exp`` through Python's ``math``, the float
+ones through ctypes; ``logf``, the one of the float normal sampler, is computed in double precision and only the values
 that lie near a rounding boundary are asked of the C library.
 
 Values come out as numpy arrays; ``random_ops`` and ``nn`` wrap them. Nothing here is about devices: CUDA
