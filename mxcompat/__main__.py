@@ -23,7 +23,9 @@ def main(argv=None):
         return convert_main(argv[1:])
     if argv[0] == '-c' and len(argv) > 1:
         from . import install_alias
+        from ._alias import report_mxnet_paths
         install_alias(force=True)
+        report_mxnet_paths()
         sys.argv = ['-c'] + argv[2:]
         exec(compile(argv[1], '<string>', 'exec'), {'__name__': '__main__'})  # noqa: S102
         return 0
@@ -32,7 +34,9 @@ def main(argv=None):
         print('mxcompat: cannot open %r: no such file' % script, file=sys.stderr)
         return 2
     from . import install_alias
+    from ._alias import report_mxnet_paths
     install_alias(force=True)
+    report_mxnet_paths()
     sys.argv = argv
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:

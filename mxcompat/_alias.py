@@ -120,3 +120,19 @@ def install_alias(force=False):
     from .ndarray.ndarray import NDArray
     NDArray.__module__ = 'mxnet.ndarray.ndarray'
     return True
+
+
+def report_mxnet_paths():
+    """Classes defined by mxcompat report MXNet's module paths (``<class 'mxnet.gluon.parameter.Parameter'>``,
+    ``mxnet.numpy.ndarray``), as the scripts that ``python -m mxcompat`` runs print them. Done for such runs only:
+    in a process that imports mxcompat by its own name, classes keep their real paths. Pickles then name the
+    classes as MXNet does, which the alias resolves."""
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == 'mxcompat' or name.startswith('mxcompat.')):
+            continue
+        public = 'mxnet' + name[len('mxcompat'):]
+        for obj in list(vars(module).values()):
+            if isinstance(obj, type) and obj.__module__ == name:
+                obj.__module__ = public
+    from .numpy import ndarray
+    ndarray.__module__ = 'mxnet.numpy'  # (MXNet's own: it sets the class's module to its namespace)

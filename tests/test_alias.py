@@ -33,6 +33,30 @@ def test_script_sees_mxnet_modules_identical_to_mxcompat(tmp_path):
     assert "argv ['--epochs', '3'] __main__" in r.stdout and '[3.0, 3.0]' in r.stdout
 
 
+def test_scripts_print_mxnets_class_paths(tmp_path):
+    # what MXNet 1.9.1 prints for the same lines (D2L prints type(x) and type(param)); a pickle round trip still
+    # finds the class
+    script = tmp_path / 'types.py'
+    script.write_text(textwrap.dedent('''
+        import pickle
+        from mxnet import np, npx, nd
+        from mxnet.gluon import nn
+        npx.set_np()
+        net = nn.Dense(2)
+        net.initialize()
+        net(np.ones((1, 3)))
+        print(type(np.arange(3)), type(nd.ones((1,))))
+        print(type(net.bias), type(net))
+        print(type(pickle.loads(pickle.dumps(np.arange(3)))))
+    '''))
+    r = run(['-m', 'mxcompat', str(script)])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "<class 'mxnet.numpy.ndarray'> <class 'mxnet.ndarray.ndarray.NDArray'>",
+        "<class 'mxnet.gluon.parameter.Parameter'> <class 'mxnet.gluon.nn.basic_layers.Dense'>",
+        "<class 'mxnet.numpy.ndarray'>"]
+
+
 def test_missing_script_and_usage():
     r = run(['-m', 'mxcompat', 'no_such_script.py'])
     assert r.returncode == 2 and 'no such file' in r.stderr
