@@ -130,12 +130,34 @@ def _fits(fn, op):
     return code.co_argcount == len(names) + 2 and code.co_varnames[:len(names)] == names
 
 
+def bind_inputs(op, who, args, kwargs):
+    """MXNet's binding of a call to a non-variadic operator: the inputs in order (positional first, then by name,
+    None where left out) are returned; positional values past the inputs become attributes in ``kwargs`` (changed
+    in place). ``who`` names the function in errors."""
+    inputs, n_in = op.inputs, len(op.inputs)
+    arrays = list(args[:n_in])
+    if len(args) > n_in:
+        extra = args[n_in:]
+        if len(extra) > len(op.param_names):
+            raise MXNetTypeError('Operator %s: too many positional arguments' % who)
+        for pname, v in zip(op.param_names, extra):
+            if pname in kwargs:
+                raise MXNetTypeError('Operator %s: got multiple values for argument %r' % (who, pname))
+            kwargs[pname] = v
+    if len(arrays) < n_in:
+        for iname in inputs[len(arrays):]:
+            arrays.append(kwargs.pop(iname, None))
+    elif kwargs:
+        for iname in inputs:
+            if iname in kwargs:
+                raise MXNetTypeError('Operator %s: got multiple values for input %r' % (who, iname))
+    return arrays
+
+
 def _general_function(op, name):  # noqa: C901 (argument binding for every call form (positional, named, sparse, out=))
     """The function for any call of an OpDef: inputs positional or by name, then attributes; sparse inputs,
     ``out=`` and unparsed keywords included."""
     inputs = op.inputs
-    n_in = len(inputs)
-    param_names = op.param_names
     impl = op.impl
     parse = op.parse_attrs
     sparse_name = name  # (the functions' own ``name`` argument shadows ``name``)
@@ -175,23 +197,8 @@ def _general_function(op, name):  # noqa: C901 (argument binding for every call 
     else:
         optional = op.optional
 
-        def fn(*args, out=None, name=None, **kwargs):  # noqa: C901, ARG001 (C901: MXNet positional/keyword binding, checked in order)
-            arrays = list(args[:n_in])
-            if len(args) > n_in:
-                extra = args[n_in:]
-                if len(extra) > len(param_names):
-                    raise MXNetTypeError('Operator %s: too many positional arguments' % op.name)
-                for pname, v in zip(param_names, extra):
-                    if pname in kwargs:
-                        raise MXNetTypeError('Operator %s: got multiple values for argument %r' % (op.name, pname))
-                    kwargs[pname] = v
-            if len(arrays) < n_in:
-                for iname in inputs[len(arrays):]:
-                    arrays.append(kwargs.pop(iname, None))
-            elif kwargs:
-                for iname in inputs:
-                    if iname in kwargs:
-                        raise MXNetTypeError('Operator %s: got multiple values for input %r' % (op.name, iname))
+        def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001 (name is MXNet's, unused for NDArrays)
+            arrays = bind_inputs(op, op.name, args, kwargs)
             attrs = parse_cached(kwargs)
             tensors = []
             for iname, a in zip(inputs, arrays):

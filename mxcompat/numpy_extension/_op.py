@@ -14,7 +14,7 @@ import torch
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray
-from ..ndarray.register import _fresh, _op_error, _UNSET, cached_parser
+from ..ndarray.register import _fresh, _op_error, _UNSET, cached_parser, bind_inputs
 from ..numpy.multiarray import ndarray, _np_wrap, _write, NotAnArrayError
 from ..operator import registry as _registry
 
@@ -83,7 +83,7 @@ def _wrap_outputs(op, res, arrays, ctx, out):
     return [_np_wrap(r, ctx) for r in res]
 
 
-def make_npx_function(op, name, prefix='mx.npx'):  # noqa: C901 (argument binding for every call form)
+def make_npx_function(op, name, prefix='mx.npx'):
     """The ``mx.npx`` function of registry operator ``op``: MXNet's signature (inputs, then attributes, ``out``,
     ``name``); inputs are ``mx.np.ndarray`` (``None`` for an optional one left out); parsed attributes are cached
     per distinct call, as ``mx.nd``'s functions do."""
@@ -91,19 +91,10 @@ def make_npx_function(op, name, prefix='mx.npx'):  # noqa: C901 (argument bindin
         raise MXNetError('%s.%s: variadic operator %s has no npx adapter' % (prefix, name, op.name))
     qual = '%s.%s' % (prefix, name)
     inputs, pnames = op.inputs, tuple(op.param_names)
-    n_in, impl, optional = len(inputs), op.impl, op.optional
+    impl, optional = op.impl, op.optional
     attrs_of = cached_parser(op.parse_attrs)
     def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001 (name is MXNet's)
-        arrays = list(args[:n_in])
-        if len(args) > n_in:
-            if len(args) - n_in > len(pnames):
-                raise MXNetTypeError('%s: too many positional arguments' % qual)
-            for pname, v in zip(pnames, args[n_in:]):
-                if pname in kwargs:
-                    raise MXNetTypeError('%s: got multiple values for argument %r' % (qual, pname))
-                kwargs[pname] = v
-        for iname in inputs[len(arrays):]:
-            arrays.append(kwargs.pop(iname, None))
+        arrays = bind_inputs(op, qual, args, kwargs)
         tensors = []
         ctx = None
         for iname, a in zip(inputs, arrays):
