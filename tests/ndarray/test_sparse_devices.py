@@ -9,6 +9,7 @@ import torch
 
 import mxcompat as mx
 from mxcompat.ndarray import sparse as sp
+from mxcompat.ndarray.sparse import spmm
 
 X = np.array([[0, 1.5, 0, 2], [0, 0, 0, 0], [3, 0, -1, 0]], dtype=np.float64)
 W = np.arange(12, dtype=np.float32).reshape(4, 3)
@@ -94,7 +95,7 @@ def spmm_policy(request, monkeypatch):
     """The device's own kernel choice, and the float32 round trip forced for half types (so CPU runs the path
     that CUDA takes)."""
     if request.param == 'float32 inside':
-        monkeypatch.setattr(sp, '_spmm_in_float32', lambda t: t.dtype in sp._HALF_TYPES)
+        monkeypatch.setattr(spmm, '_spmm_in_float32', lambda t: t.dtype in spmm._HALF_TYPES)
     return request.param
 
 
