@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError, cpp_log, unsupported
+from ..operator._cv_resize import resize_hwc
 from ..recordio import _MAGIC, _MAGIC_BYTES, _LEN_MASK, unpack
 from . import _cxxrandom as R
 from .io import MXDataIter, _Params, _REQUIRED, _BATCH, _PREFETCH, _open_local
@@ -81,9 +82,8 @@ def _sat_u8(x):
 
 
 def _resize(img, w, h, interp):
-    from ..image.image import _resize_tensor
     t = torch.from_numpy(np.require(img if img.ndim == 3 else img[:, :, None], requirements=['C', 'W']))
-    return _resize_tensor(t, int(w), int(h), int(interp)).numpy()  # host: from numpy
+    return resize_hwc(t, int(w), int(h), int(interp)).numpy()  # host: from numpy
 
 
 def shorter_edge_to(size, rows, cols):

@@ -13,7 +13,7 @@ for _k, _v in ndarray.__dict__.items():
     if _k in ndarray.__all__:
         globals()[_k] = _v
 
-from ..operator.extra_ops import histogram, imdecode  # noqa: E402,F401  (Python-level wrappers, as in MXNet)
+from .op import histogram, imdecode  # noqa: E402,F401  (Python-level functions, as in MXNet)
 
 
 from ._gaps import module_getattr as _module_getattr  # noqa: E402

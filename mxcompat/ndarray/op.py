@@ -1,4 +1,9 @@
-"""Every registry operator as an ``mx.nd`` function (see ``register.py``)."""
+"""Every registry operator as an ``mx.nd`` function (see ``register.py``), and MXNet's Python-level ``histogram``
+and legacy ``imdecode``."""
+import numpy as _np
+
+from ..base import MXNetValueError as _MXNetValueError, unsupported as _unsupported
+from .ndarray import NDArray as _NDArray, array as _array
 from . import register as _register
 from . import _functions  # noqa: F401  (fills register's table of written-out functions)
 from . import _internal, contrib, linalg, image  # noqa: F401
@@ -32,4 +37,24 @@ def dot(lhs=None, rhs=None, transpose_a=_Null, transpose_b=_Null, forward_stype=
 
 dot._op = _dense_dot._op
 
-_register.attach_methods(__import__('mxcompat.ndarray.ndarray', fromlist=['NDArray']).NDArray, globals())
+_register.attach_methods(_NDArray, globals())
+
+
+def histogram(a, bins=10, range=None):  # noqa: A002 (MXNet's name)
+    """Histogram of ``a``: (counts, bin_edges). ``bins`` is a count (then ``range`` defaults to numpy's result on
+    the data, as MXNet does) or an NDArray of edges."""
+    if isinstance(bins, _NDArray):
+        return _internal._histogram(data=a, bins=bins)
+    if isinstance(bins, (int, _np.integer)):
+        if range is None:
+            res, edges = _np.histogram(a.asnumpy().astype(_np.float64), bins=bins)  # float64 edges, as MXNet
+            return _array(res, ctx=a.context), _array(edges, ctx=a.context)
+        return _internal._histogram(data=a, bin_cnt=bins, range=range)
+    raise _MXNetValueError('bins argument should be either an integer or an NDArray')
+
+
+def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
+    """Legacy ``mx.nd.imdecode``: not supported, as in MXNet 1.9.1 itself (its ``_imdecode`` fails for every
+    input there). Use ``mx.image.imdecode``."""
+    raise _unsupported('mx.nd.imdecode', 'the legacy decoder',
+                       'it fails for every input in MXNet 1.9.1; use mx.image.imdecode instead')

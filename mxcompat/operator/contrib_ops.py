@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError, unsupported
 from . import nn as _nn
+from . import optimizer_updates as _updates
 from .extra_ops import group_infer, zero_grad
 from .registry import defop, REQUIRED
 
@@ -315,11 +316,6 @@ defop('_contrib_interleaved_matmul_encdec_valatt', ('keys_values', 'attention'),
 
 
 # ---- AdamW / multi-LAMB / group Adagrad ----------------------------------------------------------------------------
-def _opt():
-    from ..optimizer import _ops
-    return _ops
-
-
 def _scale_ok(rescale_grad):
     r = float(rescale_grad.reshape(-1)[0])
     return r if math.isfinite(r) and r != 0 else None
@@ -410,7 +406,7 @@ def _multi_lamb(per, mp):
             for i in range(n):
                 w, g, m, v = data[i * per:i * per + 4]
                 out = w.clone()
-                _opt().lamb_update(out, g, m, v, learning_rates[i], wds[i], step_count[i], beta1, beta2, epsilon,
+                _updates.lamb_update(out, g, m, v, learning_rates[i], wds[i], step_count[i], beta1, beta2, epsilon,
                                    bias_correction, rescale_grad, clip_gradient, lower_bound, upper_bound,
                                    weight32=data[i * per + 4] if mp else None)
                 outs.append(out)

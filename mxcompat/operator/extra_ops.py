@@ -1,24 +1,21 @@
-"""Less common ``mx.nd`` operators: cumsum, histogram, (un)ravel_multi_index, im2col/col2im, Crop, Correlation,
+"""Less common ``mx.nd`` operators: cumsum, _histogram, (un)ravel_multi_index, im2col/col2im, Crop, Correlation,
 softmax_cross_entropy, the AMP helpers (all_finite, multi_all_finite, multi_sum_sq, multi_lars, reset_arrays,
 amp_multicast), the ``random_pdf_*`` densities, the legacy ``*_v1`` layers, IdentityAttachKLSparseReg and the
 mixed-precision / multi-tensor SGD and LAMB update operators.
 
-``histogram`` and the legacy ``imdecode`` are Python-level functions in MXNet (``mx.nd.histogram`` calls the
-``_histogram`` operator); they are defined here for ``mx.nd`` to export.
-
 Differs from MXNet: the multi-tensor ops count their inputs with MXNet's ``num_arrays``/``num_weights``, and the
 registry's variadic convention also gives them a ``num_args`` attribute (filled in automatically; MXNet has none);
 im2col/col2im also take 1D and 3D kernels (MXNet 1.9.1 fails on them); ``all_finite``/``multi_all_finite`` with
-``init_output=False`` are not supported; ``imdecode`` raises (it fails for every input in MXNet 1.9.1).
+``init_output=False`` are not supported.
 """
 import math
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..base import MXNetError, MXNetValueError, MXNetTypeError, dtype_name, parse_float_tuple, unsupported
+from ..base import MXNetError, MXNetTypeError, dtype_name, parse_float_tuple, unsupported
 from . import nn as _nn
+from . import optimizer_updates as _updates
 from .registry import defop, REQUIRED
 
 _X = ('data',)
@@ -87,40 +84,6 @@ def _range_tuple(v):
 defop('_histogram', ('data', 'bins'), [('bin_cnt', 'int?', None), ('range', _range_tuple, None)], _histogram,
       optional=('bins',), num_outputs=2,
       input_names=lambda a: ['data'] if a['bin_cnt'] is not None else ['data', 'bins'])
-
-
-def histogram(a, bins=10, range=None):  # noqa: A002 (MXNet's name)
-    """Histogram of ``a``: (counts, bin_edges). ``bins`` is a count (then ``range`` defaults to numpy's result on
-    the data, as MXNet does) or an NDArray of edges."""
-    from ..ndarray.ndarray import NDArray, array
-    from ..ndarray import _internal
-    if isinstance(bins, NDArray):
-        return _internal._histogram(data=a, bins=bins)
-    if isinstance(bins, (int, np.integer)):
-        if range is None:
-            res, edges = np.histogram(a.asnumpy().astype(np.float64), bins=bins)  # float64 edges, as MXNet
-            return array(res, ctx=a.context), array(edges, ctx=a.context)
-        return _internal._histogram(data=a, bin_cnt=bins, range=range)
-    raise MXNetValueError('bins argument should be either an integer or an NDArray')
-
-
-def sym_histogram(a, bins=10, range=None, **kwargs):  # noqa: A002 (MXNet's name)
-    """``mx.sym.histogram``: ``bins`` is a Symbol of edges, or a count with a required ``range``."""
-    from ..symbol import _internal, Symbol
-    if isinstance(bins, Symbol):
-        return _internal._histogram(data=a, bins=bins, **kwargs)
-    if isinstance(bins, (int, np.integer)):
-        if range is None:
-            raise MXNetValueError('null range is not supported in symbol mode')
-        return _internal._histogram(data=a, bin_cnt=bins, range=range, **kwargs)
-    raise MXNetValueError('bins argument should be either an integer or an NDArray')
-
-
-def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
-    """Legacy ``mx.nd.imdecode``: not supported, as in MXNet 1.9.1 itself (its ``_imdecode`` fails for every
-    input there). Use ``mx.image.imdecode``."""
-    raise unsupported('mx.nd.imdecode', 'the legacy decoder',
-                      'it fails for every input in MXNet 1.9.1; use mx.image.imdecode instead')
 
 
 
@@ -352,11 +315,11 @@ def _multi_sum_sq(*data, num_arrays, num_args):
         if d.dtype is not data[0].dtype:
             raise MXNetTypeError("Operator multi_sum_sq: This layer requires uniform type. Expected '%s' v.s. given "
                                  "'%s' at 'array_%d'" % (dtype_name(data[0].dtype), dtype_name(d.dtype), i))
-    return _opt().multi_sum_sq(data)
+    return _updates.multi_sum_sq(data)
 
 
 def _multi_lars(lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad):
-    return _opt().multi_lars(lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad)
+    return _updates.multi_lars(lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad)
 
 
 def _reset_arrays(*data, num_arrays, num_args):
@@ -557,11 +520,6 @@ defop('IdentityAttachKLSparseReg', ('data', 'moving_avg'),
 
 
 # ---- mixed-precision / multi-tensor SGD and LAMB -------------------------------------------------------------------
-def _opt():
-    from ..optimizer import _ops  # at call time: the optimizer package imports the ndarray package
-    return _ops
-
-
 _COMMON = [('wd', 'float', 0.0), ('rescale_grad', 'float', 1.0), ('clip_gradient', 'float', -1.0)]
 _LR = [('lr', 'float', REQUIRED)]
 _MOM = [('momentum', 'float', 0.0)]
@@ -569,21 +527,21 @@ _MOM = [('momentum', 'float', 0.0)]
 
 def _mp_sgd(weight, grad, weight32, lr, wd, rescale_grad, clip_gradient, lazy_update):
     w = weight.clone()
-    _opt().sgd_update([w], [grad], None, [lr], [wd], rescale_grad=rescale_grad, clip_gradient=clip_gradient,
+    _updates.sgd_update([w], [grad], None, [lr], [wd], rescale_grad=rescale_grad, clip_gradient=clip_gradient,
                       weights32=[weight32])
     return w
 
 
 def _mp_sgd_mom(weight, grad, mom, weight32, lr, momentum, wd, rescale_grad, clip_gradient, lazy_update):
     w = weight.clone()
-    _opt().sgd_update([w], [grad], [mom], [lr], [wd], momentum=momentum, rescale_grad=rescale_grad,
+    _updates.sgd_update([w], [grad], [mom], [lr], [wd], momentum=momentum, rescale_grad=rescale_grad,
                       clip_gradient=clip_gradient, weights32=[weight32])
     return w
 
 
 def _mp_nag_mom(weight, grad, mom, weight32, lr, momentum, wd, rescale_grad, clip_gradient):
     w = weight.clone()
-    _opt().nag_mom_update(w, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, weight32=weight32)
+    _updates.nag_mom_update(w, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, weight32=weight32)
     return w
 
 
@@ -616,7 +574,7 @@ def _multi_sgd_impl(op, per, has_mom, mp, preloaded):
                        % (num_weights, len(lrs), len(wds)))
         groups = [data[i * per:(i + 1) * per] for i in range(num_weights)]
         ws = [g[0].clone() for g in groups]
-        _opt().sgd_update(ws, [g[1] for g in groups], [g[2] for g in groups] if has_mom else None, lrs, wds,
+        _updates.sgd_update(ws, [g[1] for g in groups], [g[2] for g in groups] if has_mom else None, lrs, wds,
                           momentum=momentum, rescale_grad=rescale_grad, clip_gradient=clip_gradient,
                           weights32=[g[-1] for g in groups] if mp else None)
         return tuple(ws) if num_weights > 1 else ws[0]

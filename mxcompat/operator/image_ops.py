@@ -22,6 +22,7 @@ import torch
 
 from ..base import MXNetValueError, MXNetTypeError, dtype_name
 from .registry import defop, REQUIRED
+from ._cv_resize import resize_hwc
 
 _X = ('data',)
 
@@ -114,7 +115,6 @@ def _resize_hw(op, shape, size, keep_ratio):
 
 
 def _resize(x, size, keep_ratio, interp):
-    from ..image.image import _resize_tensor
     op = '_image_resize'
     oh, ow = _resize_hw(op, tuple(x.shape), size, keep_ratio)
     if x.dtype not in _RESIZE_DTYPES:
@@ -126,9 +126,9 @@ def _resize(x, size, keep_ratio, interp):
                    MXNetTypeError)
     src = x.detach().cpu()
     if x.dim() == 3:
-        out = _resize_tensor(src, ow, oh, interp)
+        out = resize_hwc(src, ow, oh, interp)
     else:
-        out = torch.stack([_resize_tensor(img, ow, oh, interp) for img in src]) if len(src) else \
+        out = torch.stack([resize_hwc(img, ow, oh, interp) for img in src]) if len(src) else \
             src.new_empty((0, oh, ow, src.shape[3]))
     return out.to(x.device)
 

@@ -1,78 +1,74 @@
 """MXNet's fused update operators (``mx.nd.sgd_update``, ``adam_update`` ...), over the optimizer kernels.
 
 Each returns the updated weight (written to ``out``, usually the weight itself) and updates its state inputs
-(momentum, mean, var ...) in place, as MXNet's do. The math lives in ``mxcompat.optimizer._ops``.
+(momentum, mean, var ...) in place, as MXNet's do. The math lives in ``optimizer_updates.py``.
 """
 from .registry import defop, REQUIRED
+from . import optimizer_updates as _updates
 
 _COMMON = [('wd', 'float', 0.0), ('rescale_grad', 'float', 1.0), ('clip_gradient', 'float', -1.0)]
 _LAZY = [('lazy_update', 'bool', True)]
 
 
-def _k():
-    from ..optimizer import _ops  # imported at call time: the optimizer package imports the ndarray package
-    return _ops
-
-
 def _sgd(weight, grad, lr, wd, rescale_grad, clip_gradient, lazy_update):
     w = weight.clone()
-    _k().sgd_update([w], [grad], None, [lr], [wd], rescale_grad=rescale_grad, clip_gradient=clip_gradient)
+    _updates.sgd_update([w], [grad], None, [lr], [wd], rescale_grad=rescale_grad, clip_gradient=clip_gradient)
     return w
 
 
 def _sgd_mom(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, lazy_update):
     w = weight.clone()
-    _k().sgd_update([w], [grad], [mom], [lr], [wd], momentum=momentum, rescale_grad=rescale_grad,
+    _updates.sgd_update([w], [grad], [mom], [lr], [wd], momentum=momentum, rescale_grad=rescale_grad,
                     clip_gradient=clip_gradient)
     return w
 
 
 def _nag_mom(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient):
     w = weight.clone()
-    _k().nag_mom_update(w, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient)
+    _updates.nag_mom_update(w, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient)
     return w
 
 
 def _signsgd(weight, grad, lr, wd, rescale_grad, clip_gradient):
     w = weight.clone()
-    _k().signsgd_update(w, grad, lr, wd)
+    _updates.signsgd_update(w, grad, lr, wd)
     return w
 
 
 def _signum(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, wd_lh):
     w = weight.clone()
-    _k().signum_update(w, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, wd_lh)
+    _updates.signum_update(w, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient, wd_lh)
     return w
 
 
 def _adam(weight, grad, mean, var, lr, beta1, beta2, epsilon, wd, rescale_grad, clip_gradient, lazy_update):
     w = weight.clone()
-    _k().adam_update(w, grad, mean, var, lr, beta1, beta2, epsilon, wd, rescale_grad, clip_gradient)
+    _updates.adam_update(w, grad, mean, var, lr, beta1, beta2, epsilon, wd, rescale_grad, clip_gradient)
     return w
 
 
 def _ftml(weight, grad, d, v, z, lr, beta1, beta2, epsilon, t, wd, rescale_grad, clip_grad):
     w = weight.clone()
-    _k().ftml_update(w, grad, d, v, z, lr, t, beta1, beta2, epsilon, wd, rescale_grad, clip_grad)
+    _updates.ftml_update(w, grad, d, v, z, lr, t, beta1, beta2, epsilon, wd, rescale_grad, clip_grad)
     return w
 
 
 def _ftrl(weight, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradient):
     w = weight.clone()
-    _k().ftrl_update(w, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradient)
+    _updates.ftrl_update(w, grad, z, n, lr, lamda1, beta, wd, rescale_grad, clip_gradient)
     return w
 
 
 def _rmsprop(weight, grad, n, lr, gamma1, epsilon, wd, rescale_grad, clip_gradient, clip_weights):
     w = weight.clone()
-    _k().rmsprop_update(w, grad, n, lr, gamma1, epsilon, wd, rescale_grad, clip_gradient, clip_weights)
+    _updates.rmsprop_update(w, grad, n, lr, gamma1, epsilon, wd, rescale_grad, clip_gradient, clip_weights)
     return w
 
 
 def _rmspropalex(weight, grad, n, g, delta, lr, gamma1, gamma2, epsilon, wd, rescale_grad, clip_gradient,
                  clip_weights):
     w = weight.clone()
-    _k().rmspropalex_update(w, grad, n, g, delta, lr, gamma1, gamma2, epsilon, wd, rescale_grad, clip_gradient,
+    _updates.rmspropalex_update(w, grad, n, g, delta, lr, gamma1, gamma2, epsilon, wd, rescale_grad, clip_gradient,
                             clip_weights)
     return w
 

@@ -318,20 +318,6 @@ defop('_split_v2', _X, [('indices', 'shape', REQUIRED), ('axis', 'int', 1), ('sq
       doc='Split at ``indices`` (starting offsets) or into ``sections`` near-equal parts (the op under split_v2).')
 
 
-def sym_split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
-    """``mx.sym.split_v2``: split into ``indices_or_sections`` equal parts (an int) or at the given indices (a
-    tuple), as numpy's split."""
-    from ..symbol import _internal
-    indices, sections = [], 0
-    if isinstance(indices_or_sections, int):
-        sections = indices_or_sections
-    elif isinstance(indices_or_sections, tuple):
-        indices = [0] + list(indices_or_sections)
-    else:
-        raise MXNetValueError('indices_or_sections must either int or tuple of ints')
-    return _internal._split_v2(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis, sections=sections)
-
-
 # ---- repetition ----------------------------------------------------------------------------------------------------
 def _tile(data, reps):
     if not reps:

@@ -13,6 +13,7 @@ from .. import _memory
 from ..base import MXNetValueError
 from ..registry import add_class
 from ..ndarray import sparse as _sparse
+from ..ndarray.sparse.updates import lazy_rows  # noqa: F401  (the optimizers import it from here)
 from ..ndarray.ndarray import NDArray
 from ..autograd import _without_grad
 
@@ -43,25 +44,6 @@ _SPARSE = _sparse.BaseSparseNDArray
 def is_rsp(x):
     """Whether ``x`` is a row_sparse NDArray."""
     return isinstance(x, _sparse.RowSparseNDArray)
-
-
-def lazy_rows(kernel, weight, grad, states, *args, **kwargs):
-    """MXNet's lazy update for a row_sparse ``grad``: ``kernel(weight_rows, grad_rows, *state_rows, *args,
-    **kwargs)`` (an in-place dense rule from ``_ops``) runs on the rows ``grad`` stores only, and they are written
-    back into ``weight`` and ``states``; other rows keep their values. Weight and states may be dense or
-    row_sparse (their dense values are updated)."""
-    data, rows = grad._cmp()
-    if not rows.numel():
-        return
-    w = weight._t
-    picked = [s._t for s in states]
-    # (index_select/index_copy_: advanced indexing took ~50x longer on a 1M x 2 weight; the rows are unique)
-    w_rows = w.index_select(0, rows)
-    s_rows = [s.index_select(0, rows) for s in picked]
-    kernel(w_rows, data, *s_rows, *args, **kwargs)
-    w.index_copy_(0, rows, w_rows)
-    for s, r in zip(picked, s_rows):
-        s.index_copy_(0, rows, r)
 
 
 def check_arrays(opt, weights, grads):

@@ -13,7 +13,7 @@ import os
 import numpy as np
 import torch
 
-from . import _ops
+from ..operator import optimizer_updates as _ops
 from ..ndarray.sparse import check_sparse_adagrad
 from ._base import (Optimizer, AggregatedUpdates, register, zeros_state, check_arrays, preprocess_grad,
                     begin_update, inplace, is_rsp, lazy_rows)

@@ -13,7 +13,7 @@ import torch
 
 from ..base import MXNetError
 from ..ndarray import random as _random
-from . import _ops
+from ..operator import optimizer_updates as _ops
 from ._base import (Optimizer, AggregatedUpdates, register, zeros_state, check_arrays, mp_warning,
                     preprocess_grad, begin_update, inplace, is_rsp, lazy_rows)
 

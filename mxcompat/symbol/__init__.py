@@ -5,7 +5,6 @@ from .symbol import Symbol, var, Variable, Group, load, load_json, fromjson  # n
 from . import op, _internal, contrib, linalg, random, image, sparse  # noqa: F401
 from .op import *  # noqa: F401,F403
 from .op import zeros, ones, full, arange, eye, linspace, pow, power, maximum, minimum, hypot  # noqa: F401
-from ..operator.shape_ops import sym_split_v2 as split_v2  # noqa: E402,F401  (Python-level wrappers, as in MXNet)
-from ..operator.extra_ops import sym_histogram as histogram  # noqa: E402,F401
+from .op import split_v2, histogram  # noqa: F401  (Python-level functions, as in MXNet)
 from . import numpy, numpy_extension  # noqa: E402,F401  (mx.sym.np, mx.sym.npx)
 np, npx = numpy, numpy_extension

@@ -1,7 +1,9 @@
 """Every registry operator as an ``mx.sym`` function, plus MXNet's python-level symbol helpers."""
 from numbers import Number
 
-from ..base import MXNetTypeError
+import numpy as np
+
+from ..base import MXNetTypeError, MXNetValueError
 from . import register as _register
 from . import _internal, contrib, linalg, image, sparse, random
 from .symbol import Symbol
@@ -73,11 +75,35 @@ def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
                                dtype='float32' if dtype is None else dtype)
 
 
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """``mx.sym.split_v2``: split into ``indices_or_sections`` equal parts (an int) or at the given indices (a
+    tuple), as numpy's split."""
+    indices, sections = [], 0
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + list(indices_or_sections)
+    else:
+        raise MXNetValueError('indices_or_sections must either int or tuple of ints')
+    return _internal._split_v2(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis, sections=sections)
+
+
+def histogram(a, bins=10, range=None, **kwargs):  # noqa: A002 (MXNet's name)
+    """``mx.sym.histogram``: ``bins`` is a Symbol of edges, or a count with a required ``range``."""
+    if isinstance(bins, Symbol):
+        return _internal._histogram(data=a, bins=bins, **kwargs)
+    if isinstance(bins, (int, np.integer)):
+        if range is None:
+            raise MXNetValueError('null range is not supported in symbol mode')
+        return _internal._histogram(data=a, bin_cnt=bins, range=range, **kwargs)
+    raise MXNetValueError('bins argument should be either an integer or an NDArray')
+
+
 def eye(N, M=0, k=0, dtype=None, **kwargs):
     return _internal._eye(N=N, M=M, k=k, dtype='float32' if dtype is None else dtype, **kwargs)
 
 
 __all__ = [k for k, v in list(globals().items()) if not k.startswith('_') and callable(v)
-           and k not in ('Number', 'Symbol', 'MXNetTypeError')]
+           and k not in ('Number', 'Symbol', 'MXNetTypeError', 'MXNetValueError')]
 
 sparse._fill()  # EXPERIMENT

@@ -9,7 +9,6 @@ import pytest
 
 import mxcompat as mx
 from mxcompat.base import MXNetError, MXNetValueError, MXNetTypeError
-from mxcompat.operator import extra_ops
 
 HERE = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'ops_extra')
 _spec = importlib.util.spec_from_file_location('cases_ops_extra', os.path.join(HERE, 'cases_ops_extra.py'))
@@ -43,18 +42,18 @@ def test_against_mxnet(case):
 # ---- behaviours checked against the oracle by hand (MXNet fails on them or they are Python-level) ----------------
 def test_histogram_function():
     x = nd.array([0.1, 0.5, 1, 2, 3, 3.5, 10])
-    h, e = extra_ops.histogram(x, bins=3)  # numpy's result when range is not given, as MXNet
+    h, e = nd.histogram(x, bins=3)  # numpy's result when range is not given, as MXNet
     np.testing.assert_array_equal(h.asnumpy(), [5, 1, 1])
     np.testing.assert_allclose(e.asnumpy(), [0.1, 3.4, 6.7, 10], rtol=1e-6)
-    h, e = extra_ops.histogram(x, bins=3, range=(0, 4))
+    h, e = nd.histogram(x, bins=3, range=(0, 4))
     np.testing.assert_array_equal(h.asnumpy(), [3, 1, 2])
     assert h.dtype == np.int64
-    h, _ = extra_ops.histogram(x, bins=nd.array([0, 1, 2, 5]))
+    h, _ = nd.histogram(x, bins=nd.array([0, 1, 2, 5]))
     np.testing.assert_array_equal(h.asnumpy(), [2, 1, 3])
     with pytest.raises(MXNetValueError):
-        extra_ops.histogram(x, bins=2.5)
+        nd.histogram(x, bins=2.5)
     with pytest.raises(MXNetError, match='_histogram.*range'):
-        extra_ops.histogram(x, bins=3, range=(4, 0))
+        nd.histogram(x, bins=3, range=(4, 0))
     with pytest.raises(MXNetError, match='_histogram.*both or neither'):
         nd._internal._histogram(x, bin_cnt=3)
 
@@ -124,7 +123,7 @@ def test_random_pdf_shape_errors():
 
 def test_legacy_imdecode_is_unsupported():
     with pytest.raises(MXNetError, match='imdecode'):
-        extra_ops.imdecode(b'\x89PNG')
+        nd.imdecode(b'\x89PNG')
 
 
 def test_crop_errors():

@@ -1,12 +1,12 @@
-"""mxcompat/optimizer/_ops.py: the one-pass path of sgd_mom_update (torch's fused CPU SGD kernel) against MXNet's
-formula computed term by term in numpy float32, and the cases that must keep the per-term path."""
+"""mxcompat/operator/optimizer_updates.py: the one-pass path of sgd_mom_update (torch's fused CPU SGD kernel)
+against MXNet's formula computed term by term in numpy float32, and the cases that must keep the per-term path."""
 import numpy as np
 import pytest
 import torch
 from torch.profiler import profile, ProfilerActivity
 
 from mxcompat.kernels import cpu
-from mxcompat.optimizer import _ops
+from mxcompat.operator import optimizer_updates as _ops
 
 SHAPES = [(37, 29), (13,), (8, 8), (1,)]  # tails that are not a multiple of the vector width
 
