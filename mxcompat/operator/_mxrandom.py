@@ -130,8 +130,7 @@ def _twist(mt, scratch):
         odd *= _MATRIX
         y >>= np.uint32(1)
         y ^= mt[:, far:far + hi - lo]
-        y ^= odd
-        mt[:, lo:hi] = y
+        np.bitwise_xor(y, odd, out=mt[:, lo:hi])
     y = (mt[:, 623] & _UPPER) | (mt[:, 0] & _LOWER)
     mt[:, 623] = mt[:, 396] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * _MATRIX)
 
@@ -171,29 +170,37 @@ def _groups(keys, most=8):
     return [(int(v), np.nonzero(inverse == i)[0]) for i, v in enumerate(values)]
 
 
+def _scaled(raw, dtype, scale):
+    """Outputs ``raw`` converted to ``dtype``, times ``scale`` in that dtype when given."""
+    if scale is None:
+        return raw
+    return np.multiply(raw, scale, dtype=dtype, casting='unsafe')
+
+
 class ParallelRandom:
     """MXNet's parallel CPU generator: ``NUM_STATES`` engines, engine ``i`` seeded with ``base + i``.
 
-    The engines' states are the rows of one array, twisted together; each engine's next outputs wait in a row of
-    one buffer (``_buf[i, _pos[i]:]``, ``_BLOCKS`` twists' worth), so a call reads all its engines' values with a
-    few array operations. An engine is seeded when a call first reaches it after ``seed``."""
+    As ``std::mt19937`` keeps it, an engine is its 624-word state and the position of its next output in the block
+    that state gives (``_pos``; 624: used up, the next output twists first). The states are the rows of one array:
+    a call twists and tempers all its engines together, straight into the result (only the outputs it reads are
+    tempered). :meth:`peek` works on copies and keeps the states it twisted, for :meth:`skip` to take. An engine is
+    seeded when a call first reaches it after ``seed``."""
 
-    _BLOCKS = 4
-    _WIDTH = _BLOCKS * _N
-    PEEK = _WIDTH - _N + 1  # the most outputs :meth:`peek` hands out at once
+    PEEK = 3 * _N + 1  # the most outputs :meth:`peek` hands out at once (the window of the samplers that look ahead)
 
     def __init__(self, base=0):
         self._mt = np.zeros((NUM_STATES, _N), dtype=np.uint32)
-        self._buf = np.zeros((NUM_STATES, self._WIDTH), dtype=np.uint32)
-        self._pos = np.full(NUM_STATES, self._WIDTH, dtype=np.int64)
+        self._pos = np.full(NUM_STATES, _N, dtype=np.int64)
         self._epochs = np.zeros(NUM_STATES, dtype=np.int64)
         self._epoch = 0
         self._scratch = None
+        self._peeked = None
         self.seed(base)
 
     def seed(self, base):
         self._base = int(base) & _U32
         self._epoch += 1
+        self._peeked = None
 
     def _fresh(self, rows):
         """Seed the engines of ``rows`` (sorted row numbers) that this seed has not reached yet."""
@@ -201,126 +208,145 @@ class ParallelRandom:
         if stale.size:
             self._mt[stale] = _init_states(self._base + stale.astype(np.uint64))
             self._epochs[stale] = self._epoch
-            self._pos[stale] = self._WIDTH
+            self._pos[stale] = _N
 
-    def _blocks(self, rows):
-        """The next 624 outputs of each engine of ``rows``: (len(rows), 624), in a scratch array that the next
-        call overwrites."""
+    def _space(self, i, shape):
+        """Scratch array ``i`` (0, 1: the twist's; 2, 3: the tempering's) as a contiguous uint32 array of ``shape``."""
         if self._scratch is None:
-            self._scratch = [np.empty(NUM_STATES * _N, np.uint32) for _ in range(3)]
-        sel = _rows(rows)
-        mt = self._mt[sel]  # (a view when the rows are consecutive)
-        _twist(mt, self._scratch)
-        if not isinstance(sel, slice):
-            self._mt[sel] = mt
-        size = mt.size
-        out, tmp = (a[:size].reshape(mt.shape) for a in self._scratch[2:0:-1])
-        return _temper(mt, out, tmp)
+            self._scratch = [np.empty(NUM_STATES * _N, np.uint32) for _ in range(4)]
+        size = math.prod(shape)
+        if self._scratch[i].size < size:
+            self._scratch[i] = np.empty(size, np.uint32)
+        return self._scratch[i][:size].reshape(shape)
 
-    def _refill(self, rows):
-        """Drop each row's used-up blocks and append new ones: afterwards at least ``PEEK`` outputs wait."""
-        drop = self._pos[rows] // _N
-        blocks, width = self._BLOCKS, self._WIDTH
-        groups = _groups(drop)
-        if groups is None:  # rows at many different places: move them all at once
-            sub = self._buf[rows].reshape(len(rows), blocks, _N)
-            keep = np.minimum(np.arange(blocks) + drop[:, None], blocks - 1)
-            sub = np.take_along_axis(sub, keep[:, :, None], axis=1)
-            for t in range(int(drop.max(initial=0))):
-                who = np.nonzero(drop > t)[0]
-                sub[who, blocks - drop[who] + t] = self._blocks(rows[who])
-            self._buf[rows] = sub.reshape(len(rows), width)
+    def _emit(self, words, dst, scale):
+        """Temper the state words ``words`` (rows, w) into ``dst`` (rows, w) of any dtype; with ``scale``, each output
+        converted to dst's dtype is multiplied by it (in that dtype) on the way."""
+        if scale is None and dst.dtype == np.uint32:
+            _temper(words, dst, self._space(3, words.shape))
+            return
+        out = _temper(words, self._space(2, words.shape), self._space(3, words.shape))
+        if scale is None:
+            dst[...] = out
         else:
-            for d, idx in groups:
-                r = _rows(rows[idx])
-                if d < blocks:
-                    self._buf[r, :width - d * _N] = self._buf[r, d * _N:]
-                for t in range(blocks - d, blocks):
-                    self._buf[r, t * _N:(t + 1) * _N] = self._blocks(r)
-        self._pos[rows] -= _N * drop
+            np.multiply(out, scale, out=dst, dtype=dst.dtype, casting='unsafe')
+
+    def _read_aligned(self, sel, p, m, dst, scale, commit):
+        """The next ``m`` outputs of the engines ``sel`` (a slice or index array of rows), all at position ``p``, into
+        ``dst``. Reading (``commit``) advances them; else the states after each twist are returned (copies)."""
+        mt = self._mt[sel]  # (a view for a slice: twisted in place)
+        a = min(_N - p, m)
+        if a > 0:
+            self._emit(mt[:, p:p + a], dst[:, :a], scale)
+        saved, copied, ln = [], isinstance(sel, slice) is False, a
+        while a < m:
+            if not commit and not copied:
+                mt, copied = mt.copy(), True
+            _twist(mt, self._scratch)
+            if not commit:
+                saved.append(mt.copy())
+            ln = min(_N, m - a)
+            self._emit(mt[:, :ln], dst[:, a:a + ln], scale)
+            a += ln
+        if commit:
+            if not isinstance(sel, slice) and m > _N - p:
+                self._mt[sel] = mt
+            self._pos[sel] = p + m if m <= _N - p else ln
+        return saved
+
+    def _read_scattered(self, rows, pos, m, out, scale):
+        """:meth:`_read_aligned` for engines at many different positions, without advancing them: the outputs left
+        in each current block by index, then the twisted blocks of the engines that need them, placed by flat
+        index. Returns (the rows that twisted, as indices into ``rows``; the states after each twist)."""
+        w = min(m, _N)
+        src = np.minimum(pos[:, None] + np.arange(w), _N - 1)
+        got = _temper(self._mt[rows[:, None], src], self._space(2, (len(rows), w)), self._space(3, (len(rows), w)))
+        head = np.minimum(_N - pos, m)
+        mine = np.arange(w) < head[:, None]
+        out[:, :w][mine] = _scaled(got[mine], out.dtype, scale)
+        need = np.nonzero(head < m)[0]
+        saved = []
+        if need.size:
+            mt = self._mt[rows[need]]
+            hn = head[need]
+            flat = out.reshape(-1)
+            for t in range((m - int(hn.min()) + _N - 1) // _N):
+                _twist(mt, self._scratch)
+                saved.append(mt.copy())
+                dest = hn[:, None] + t * _N + np.arange(_N)
+                fits = dest < m
+                blk = _temper(mt, self._space(2, mt.shape), self._space(3, mt.shape))[fits]
+                flat[(need[:, None] * m + dest)[fits]] = _scaled(blk, out.dtype, scale)
+        return need, saved
+
+    def _fill(self, rows, m, out, scale, commit):
+        """The next ``m`` outputs of each engine of ``rows`` into ``out`` (len(rows), m); reads them (``commit``) or
+        remembers the states twisted, for :meth:`skip`."""
+        self._fresh(rows)
+        if self._scratch is None:
+            self._space(0, (1,))
+        pos = self._pos[rows]
+        groups = _groups(pos)
+        parts = []
+        if groups is None:
+            need, saved = self._read_scattered(rows, pos, m, out, scale)
+            parts.append((need, saved))
+            if commit:
+                self._commit(rows, pos, np.full(len(rows), m), parts)
+        else:
+            for p, idx in groups:
+                idx = _rows(idx) if not isinstance(idx, slice) else idx
+                sel = _rows(rows[idx])
+                dst = out[idx] if isinstance(idx, slice) else np.empty((len(idx), m), out.dtype)
+                saved = self._read_aligned(sel, p, m, dst, scale, commit)
+                if not isinstance(idx, slice):
+                    out[idx] = dst
+                parts.append((np.arange(len(rows))[idx], saved))
+        if not commit:
+            self._peeked = (rows, pos, parts)
+        return out
+
+    def _commit(self, rows, pos, counts, parts):
+        # engines at ``pos`` that read ``counts`` outputs: each takes the state after the twists it needed
+        counts = np.asarray(counts, dtype=np.int64)
+        left = _N - pos
+        new = pos + counts
+        for idx, saved in parts:
+            c, lf = counts[idx], left[idx]
+            twists = np.where(c <= lf, 0, (c - lf + _N - 1) // _N)
+            for t, state in enumerate(saved, 1):
+                who = np.nonzero(twists == t)[0]
+                if who.size:
+                    self._mt[rows[idx[who]]] = state[who]
+            more = twists > 0
+            new[idx[more]] = (c - lf - (twists - 1) * _N)[more]
+        self._pos[rows] = new
 
     def peek(self, rows, m):
         """The next ``m`` (at most ``PEEK``) outputs of each engine of ``rows`` (sorted row numbers), left unread:
         shape (len(rows), m)."""
-        self._fresh(rows)
-        short = rows[self._pos[rows] + m > self._WIDTH]
-        if short.size:
-            self._refill(short)
-        pos = self._pos[rows]
-        groups = _groups(pos)
-        if groups is None:
-            return self._buf[rows[:, None], pos[:, None] + np.arange(m)]
-        if len(groups) == 1:
-            return self._buf[_rows(rows), pos[0]:pos[0] + m]
-        out = np.empty((len(rows), m), np.uint32)
-        for p, idx in groups:
-            out[idx] = self._buf[_rows(rows[idx]), p:p + m]
-        return out
+        return self._fill(rows, m, np.empty((len(rows), m), np.uint32), None, False)
 
     def skip(self, rows, counts):
-        """Mark ``counts`` outputs of each engine of ``rows`` read (after :meth:`peek`)."""
-        self._pos[rows] += counts
+        """Mark ``counts`` outputs of each engine of ``rows`` read (after :meth:`peek` of those rows)."""
+        counts = np.broadcast_to(np.asarray(counts, dtype=np.int64), (len(rows),))
+        peeked, self._peeked = self._peeked, None
+        if peeked is None or peeked[0] is not rows and not np.array_equal(peeked[0], rows):
+            most = int(counts.max(initial=0))  # (no peek of these rows just before: look as far ahead now)
+            self._fill(rows, most, np.empty((len(rows), most), np.uint32), None, False)
+            peeked, self._peeked = self._peeked, None
+        self._commit(rows, peeked[1], counts, peeked[2])
 
-    def take(self, rows, m, out=None):
+    def take(self, rows, m, out=None, scale=None):
         """The next ``m`` outputs of each engine of ``rows``, read: (len(rows), m), written into ``out`` when given
-        (a contiguous array of any dtype: the outputs are converted as they are copied)."""
-        if m <= self.PEEK:
-            got = self.peek(rows, m)
-            self._pos[rows] += m
-            if out is None:
-                return got
-            out[...] = got
-            return out
-        # more than the buffer holds: the waiting outputs, then new blocks (each engine only the blocks it needs)
-        self._fresh(rows)
-        width = self._WIDTH
-        pos = self._pos[rows]
+        (a contiguous array of any dtype: the outputs are converted as they are copied, and multiplied by
+        ``scale`` in that dtype when given)."""
         if out is None:
-            out = np.empty((len(rows), m), np.uint32)
-        groups = _groups(pos)
-        if groups is None:
-            self._take_scattered(rows, pos, out)
+            out = np.empty((len(rows), m), np.uint32 if scale is None else np.asarray(scale).dtype)
+        if m <= 0 or not len(rows):
             return out
-        for p, idx in groups:
-            r = _rows(rows[idx])
-            waiting = width - p
-            head = min(waiting, m)
-            out[idx, :head] = self._buf[r, p:p + head]
-            if m <= waiting:
-                self._pos[r] += m
-                continue
-            for a in range(waiting, m, _N):
-                blk = self._blocks(r)
-                out[idx, a:a + _N] = blk[:, :m - a]
-            self._buf[r, width - _N:] = blk
-            self._pos[r] = width - _N + (m - a)
-        return out
-
-    def _take_scattered(self, rows, pos, out):
-        # :meth:`take` for engines at many different places: the waiting outputs by index, then the blocks each
-        # engine needs, placed by flat index
-        width, m = self._WIDTH, out.shape[1]
-        waiting = width - pos
-        head = out[:, :width]
-        src = pos[:, None] + np.arange(head.shape[1])
-        mine = src < np.minimum(pos + m, width)[:, None]
-        head[mine] = self._buf[rows[:, None], np.minimum(src, width - 1)][mine]
-        n_blocks = (np.maximum(m - waiting, 0) + _N - 1) // _N
-        flat = out.reshape(-1)
-        last = np.zeros((len(rows), _N), np.uint32)
-        for t in range(int(n_blocks.max(initial=0))):
-            who = np.nonzero(n_blocks > t)[0]
-            blk = self._blocks(rows[who])
-            dest = waiting[who, None] + t * _N + np.arange(_N)
-            fits = dest < m
-            flat[(who[:, None] * m + dest)[fits]] = blk[fits]
-            last[who] = blk
-        # an engine that drew blocks keeps the rest of its last one waiting; the others read on in their buffer
-        drew = n_blocks > 0
-        r = rows[drew]
-        self._buf[r, width - _N:] = last[drew]
-        self._pos[r] = width - _N + (m - waiting[drew] - (n_blocks[drew] - 1) * _N)
-        self._pos[rows[~drew]] += m
+        self._peeked = None
+        return self._fill(rows, m, out, scale, True)
 
     @staticmethod
     def split(n):
@@ -333,16 +359,16 @@ class ParallelRandom:
         full, rest = divmod(n, step)
         return step, [step] * full + ([rest] if rest else [])
 
-    def fixed(self, n, k, dtype=np.uint32):
+    def fixed(self, n, k, dtype=np.uint32, scale=None):
         """The outputs of a call filling ``n`` values with ``k`` outputs each: a new array of shape (n, k), in the
-        values' order (converted to ``dtype``)."""
+        values' order (converted to ``dtype``, and multiplied by ``scale`` in it when given)."""
         step, counts = self.split(n)
         out = np.empty(n * k, dtype)
         full = n // step if counts else 0
         if full:
-            self.take(np.arange(full), step * k, out[:full * step * k].reshape(full, step * k))
+            self.take(np.arange(full), step * k, out[:full * step * k].reshape(full, step * k), scale)
         if full < len(counts):
-            self.take(np.array([full]), counts[-1] * k, out[full * step * k:].reshape(1, counts[-1] * k))
+            self.take(np.array([full]), counts[-1] * k, out[full * step * k:].reshape(1, counts[-1] * k), scale)
         return out.reshape(n, k)
 
 
@@ -371,10 +397,8 @@ def canonical(raw, ftype):
 
 def canonical_call(n, ftype):
     """The canonical numbers of a call of the parallel generator filling ``n`` values of float type ``ftype``."""
-    if ftype == _F32:  # (the outputs converted to float as they are read: one pass less)
-        u = PARALLEL.fixed(n, 1, _F32).reshape(n)
-        u *= _F32(2.0 ** -32)
-        return u
+    if ftype == _F32:  # (the outputs converted to float and scaled as they are read: no pass of their own)
+        return PARALLEL.fixed(n, 1, _F32, _F32(2.0 ** -32)).reshape(n)
     raw = PARALLEL.fixed(n, 2)
     return canonical_f64(raw[:, 0], raw[:, 1])
 
