@@ -282,7 +282,7 @@ class NDArray:
     @property
     def grad(self):
         t = self._t
-        g = t.grad if t.requires_grad else None
+        g = t.grad if t.requires_grad else getattr(t, '_mx_int_grad', None)  # (the buffer of an integer variable)
         if g is None:
             return None
         stype = getattr(t, '_mx_grad_stype', None)

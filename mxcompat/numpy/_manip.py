@@ -8,7 +8,7 @@ import torch
 
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError
 from ..ndarray.ndarray import NDArray
-from .multiarray import ndarray, _np_wrap, _operand, _reshape, _ctx, array
+from .multiarray import ndarray, _np_wrap, _operand, _reshape, _ctx, _perm, array
 from ._op import _tensor, _ctx_of, _finish
 
 __all__ = ['reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'expand_dims', 'squeeze', 'broadcast_to',
@@ -56,9 +56,7 @@ def ravel(x, order='C'):
 def transpose(a, axes=None):
     """Permute the axes (reversed when ``axes`` is None)."""
     t = _tensor('transpose', a)
-    perm = tuple(range(t.dim() - 1, -1, -1)) if axes is None else tuple(int(x) for x in axes)
-    if len(perm) != t.dim():
-        raise MXNetValueError('transpose: axes %s do not match an array of %d dimensions' % (perm, t.dim()))
+    perm = tuple(range(t.dim() - 1, -1, -1)) if axes is None else _perm('transpose', axes, t.dim())
     return _np_wrap(t.permute(perm), _ctx_of(a))
 
 

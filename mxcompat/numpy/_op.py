@@ -543,8 +543,8 @@ def _reduce(fn, t, axes, keepdims, **kw):
         axes = tuple(range(t.dim()))
         if not keepdims:
             return fn(t, **kw) if fn is not torch.amax and fn is not torch.amin else fn(t, dim=axes)
-    if not axes:
-        return t.clone()
+    if not axes:  # (no axis reduced: the elements themselves, in the dtype asked for)
+        return t.to(kw['dtype'], copy=True) if 'dtype' in kw else t.clone()
     return fn(t, dim=axes, keepdim=keepdims, **kw)
 
 

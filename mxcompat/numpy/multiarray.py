@@ -15,7 +15,7 @@ import numpy as _np
 import torch
 
 from .. import autograd as _ag
-from ..base import MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype
+from ..base import MXNetError, MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray
 from ..ndarray.register import _write_out
@@ -424,7 +424,7 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
             axes = axes[0]
         if not axes:
             return self.T
-        return _np_wrap(_copy(self._t.permute(*[int(a) for a in axes])), self._ctx)
+        return _np_wrap(_copy(self._t.permute(_perm('transpose', axes, self._t.dim()))), self._ctx)
 
     def squeeze(self, axis=None):
         t = self._t
@@ -534,6 +534,16 @@ def _assign(t, k, v, flips):
         target[k] = v.reshape(v.shape[v.dim() - n:])
     if flips:
         t.copy_(target.flip(flips))
+
+
+def _perm(name, axes, ndim):
+    """``axes`` as a permutation of ``ndim`` axes, raising MXNet's errors (ValueError for a repeated axis)."""
+    perm = tuple(int(x) for x in axes)
+    if len(perm) != ndim or not all(-ndim <= x < ndim for x in perm):
+        raise MXNetError('%s: axes %s are no permutation of the %d axes of the array' % (name, perm, ndim))
+    if len(set(x % ndim for x in perm)) != ndim:
+        raise MXNetValueError('%s: repeated axis in axes %s' % (name, perm))
+    return perm
 
 
 def _copy(t):

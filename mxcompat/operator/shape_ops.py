@@ -303,6 +303,8 @@ def _split_v2(data, indices, axis, squeeze_axis, sections):
         starts = [i * q + min(i, r) for i in range(sections)]
     else:
         starts = list(indices)
+    if size == 0:  # a zero-size axis splits into empty pieces wherever the indices are (as NumPy's split)
+        starts = [0] * len(starts)
     bounds = []
     for i, b in enumerate(starts):
         e = starts[i + 1] if i + 1 < len(starts) else size

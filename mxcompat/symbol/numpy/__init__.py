@@ -164,6 +164,34 @@ def dot(a, b, out=None):  # noqa: ARG001
     return _call('_np_dot', a, b)
 
 
+def tensordot(a, b, axes=2):
+    """A ``_npi_tensordot_int_axes`` node (``axes`` an int) or a ``_npi_tensordot`` node, as MXNet's."""
+    if _is_int(axes):
+        return _call('_npi_tensordot_int_axes', a, b, axes=int(axes))
+    if len(axes) != 2:
+        raise MXNetValueError('Axes must consist of two arrays.')
+    a_axes, b_axes = ((x,) if _is_int(x) else tuple(x) for x in axes)
+    if len(a_axes) != len(b_axes):
+        raise MXNetValueError('Axes length mismatch')
+    return _call('_npi_tensordot', a, b, a_axes_summed=a_axes, b_axes_summed=b_axes)
+
+
+def inner(a, b):
+    return tensordot(a, b, [-1, -1])
+
+
+def outer(a, b):
+    return tensordot(reshape(a, (-1,)), reshape(b, (-1,)), 0)
+
+
+def vdot(a, b):
+    return tensordot(reshape(a, (-1,)), reshape(b, (-1,)), 1)
+
+
+def roll(a, shift, axis=None):
+    return _call('_np_roll', a, shift=shift, axis=axis)
+
+
 def reshape(a, newshape, order='C'):
     return _call('_np_reshape', a, newshape=newshape if isinstance(newshape, tuple) else
                  ((newshape,) if isinstance(newshape, numbers.Integral) else tuple(newshape)), order=order)
@@ -194,7 +222,11 @@ def copy(a):
 
 
 def clip(a, a_min, a_max, out=None):  # noqa: ARG001
-    return _call('clip', a, a_min=a_min, a_max=a_max)
+    """A ``clip`` node; a bound given as None is infinite, as in MXNet."""
+    if a_min is None and a_max is None:
+        raise MXNetValueError('array_clip: must set either max or min')
+    return _call('clip', a, a_min=float('-inf') if a_min is None else a_min,
+                 a_max=float('inf') if a_max is None else a_max)
 
 
 def where(condition, x, y):
@@ -209,14 +241,14 @@ def stack(arrays, axis=0, out=None):  # noqa: ARG001
     return _call('_npi_stack', *arrays, axis=axis)
 
 
-def _split_node(ary, indices_or_sections, axis, name):
+def _split_node(ary, indices_or_sections, axis, name, op_name='_split_v2'):
     if isinstance(indices_or_sections, numbers.Integral):
         sections, indices = int(indices_or_sections), []
     elif isinstance(indices_or_sections, (list, tuple)):
         sections, indices = 0, [0] + list(indices_or_sections)
     else:
         raise MXNetValueError('mx.sym.np.%s: indices_or_sections must be an int or a list of ints' % name)
-    node = _call('_split_v2', ary, indices=indices, axis=axis, squeeze_axis=False, sections=sections)
+    node = _call(op_name, ary, indices=indices, axis=axis, squeeze_axis=False, sections=sections)
     return [as_np(Symbol.__getitem__(node, i)) for i in range(len(node))]  # (its outputs, not rows)
 
 
@@ -230,8 +262,8 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def hsplit(ary, indices_or_sections):
-    """Splits along axis 1 (``mx.np.hsplit`` on a symbol of at least 2 dimensions)."""
-    return _split_node(ary, indices_or_sections, 1, 'hsplit')
+    """Splits along axis 1 (axis 0 of a 1-D array): one ``_npi_hsplit`` node, as MXNet's."""
+    return _split_node(ary, indices_or_sections, 1, 'hsplit', '_npi_hsplit')
 
 
 def vsplit(ary, indices_or_sections):
@@ -260,7 +292,11 @@ def ones(shape, dtype=None, order='C', ctx=None):  # noqa: ARG001
 
 
 def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):  # noqa: ARG001
+    """A ``_full`` node; a symbol ``fill_value`` is broadcast to ``shape`` (and cast to ``dtype``), as MXNet's."""
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    if isinstance(fill_value, Symbol):
+        ret = broadcast_to(fill_value, shape)
+        return ret if dtype is None else ret.astype(dtype)
     return _call('_full', shape=shape, ctx=_ctx(ctx), dtype=_default_dtype(dtype), value=float(fill_value))
 
 
@@ -280,6 +316,12 @@ def full_like(a, fill_value, dtype=None, order='C', ctx=None, out=None):  # noqa
 
 
 def arange(start, stop=None, step=1, dtype=None, ctx=None):
+    if step is None:
+        step = 1
+    if start is None and stop is None:
+        raise MXNetValueError('start and stop cannot be both None')
+    if step == 0:
+        raise ZeroDivisionError('step cannot be 0')
     if stop is None:
         start, stop = 0, start
     return _call('_npi_arange', start=start, stop=stop, step=step, ctx=_ctx(ctx), dtype=_default_dtype(dtype))
@@ -337,6 +379,12 @@ class _Symbol(Symbol):
 
     def __iter__(self):
         return (self[i] for i in range(len(self._outputs)))
+
+    def __repr__(self):
+        # MXNet's: <_Symbol name>, a group listing its outputs' own reprs
+        if len(self._outputs) > 1:
+            return '<_Symbol group [%s]>' % ', '.join(repr(s) for s in self)
+        return '<_Symbol %s>' % self.name
 
     def as_nd_ndarray(self):
         """This symbol as a legacy ``mx.sym.Symbol``."""
@@ -474,6 +522,9 @@ class _Symbol(Symbol):
 # MXNet's legacy Symbol converts both ways too
 Symbol.as_np_ndarray = as_np
 Symbol.as_nd_ndarray = lambda self: self
+
+
+from . import linalg  # noqa: E402,F401  (mx.sym.np.linalg: it builds on the functions above)
 
 
 def __getattr__(name):

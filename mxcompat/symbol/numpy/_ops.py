@@ -52,7 +52,9 @@ def _on_arrays(fn, **fixed):
 
 
 def _number(v):
-    """A fill value: an int where it is one (MXNet writes '1' or '1.5')."""
+    """A fill value: an int where it is one (MXNet writes '1' or '1.5'; a bool fills as 1 or 0)."""
+    if v in ('True', 'False'):
+        return int(v == 'True')
     if isinstance(v, str):
         f = float(v)
         return int(f) if f.is_integer() and '.' not in v and 'e' not in v.lower() else f
@@ -144,6 +146,32 @@ registry.defop('_npi_concatenate', ('*data',), [('axis', 'int?', 0)],
 registry.defop('_npi_stack', ('*data',), [('axis', 'int', 0)],
                _on_arrays(lambda *data, axis, num_args: _mxnp.stack(data, axis=axis)))
 
+registry.defop('_np_roll', ('data',), [('shift', 'axis', None), ('axis', 'axis', None)], _on_arrays(_mxnp.roll))
+registry.defop('_npi_hsplit', ('data',), [('indices', 'shape', ()), ('axis', 'int', 1), ('squeeze_axis', 'bool', False),
+                                          ('sections', 'int', 0)],
+               lambda data, indices, axis, squeeze_axis, sections: registry.get('_split_v2').impl(
+                   data, indices, axis if data.dim() > 1 else 0, squeeze_axis, sections),
+               view=True, num_outputs=lambda attrs: attrs['sections'] if attrs['sections'] > 0 else len(attrs['indices']))
+registry.defop('_npi_tensordot', ('a', 'b'), [('a_axes_summed', 'shape', ()), ('b_axes_summed', 'shape', ())],
+               _on_arrays(lambda a, b, a_axes_summed, b_axes_summed:
+                          _mxnp.tensordot(a, b, (a_axes_summed, b_axes_summed))))
+registry.defop('_npi_tensordot_int_axes', ('a', 'b'), [('axes', 'int', 2)], _on_arrays(_mxnp.tensordot))
+
+# ---- linear algebra (mx.np.linalg's functions, MXNet's _npi_<name> operators) ----------------------------------------
+for _name in ('det', 'inv', 'cholesky', 'eigvals'):
+    registry.defop('_npi_' + _name, ('A',), [], _on_arrays(getattr(_mxnp.linalg, _name)))
+registry.defop('_npi_eigvalsh', ('A',), [('UPLO', 'str', 'L')], _on_arrays(_mxnp.linalg.eigvalsh))
+registry.defop('_npi_eigh', ('A',), [('UPLO', 'str', 'L')], _on_arrays(_mxnp.linalg.eigh), num_outputs=2)
+registry.defop('_npi_eig', ('A',), [], _on_arrays(_mxnp.linalg.eig), num_outputs=2)
+registry.defop('_npi_slogdet', ('A',), [], _on_arrays(_mxnp.linalg.slogdet), num_outputs=2)
+registry.defop('_npi_svd', ('A',), [], _on_arrays(_mxnp.linalg.svd), num_outputs=3)
+registry.defop('_npi_tensorinv', ('a',), [('ind', 'int', 2)], _on_arrays(_mxnp.linalg.tensorinv))
+registry.defop('_npi_solve', ('a', 'b'), [], _on_arrays(_mxnp.linalg.solve))
+registry.defop('_npi_tensorsolve', ('a', 'b'), [('a_axes', 'shape', None)],
+               _on_arrays(lambda a, b, a_axes: _mxnp.linalg.tensorsolve(a, b, axes=a_axes or None)))
+registry.defop('_npi_pinv_scalar_rcond', ('A',), [('rcond', 'float', 1e-15), ('hermitian', 'bool', False)],
+               _on_arrays(_mxnp.linalg.pinv))
+
 # ---- creation ----------------------------------------------------------------------------------------------------
 registry.defop('_npi_zeros', (), _CREATE, lambda shape, ctx, dtype: torch.zeros(shape, dtype=dtype, device=_dev(ctx)),
                infer=_create_infer)
@@ -170,6 +198,8 @@ def _dot_param(attrs, data):
 
 
 opinfo.PARAM_SHAPES.setdefault('_np_dot', _dot_param)
+# a b whose shape is known already (a 1-D vector, or an input rather than a parameter) keeps it
+opinfo.COMPATIBLE.setdefault('_np_dot', {}).setdefault('b', lambda old, new: True)
 
 
 # their functions in mx.nd._internal and mx.sym._internal, as MXNet has them (those namespaces were filled from the
