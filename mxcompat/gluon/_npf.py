@@ -91,7 +91,12 @@ class _NumpyNamespace:
     def __init__(self, module, adapt, np_name, npx_name):
         self._module, self._adapt = module, adapt
         self._np_names = (np_name, npx_name)
-        self.__name__ = module.__name__
+
+    @property
+    def __name__(self):
+        # the module's name, under the package this class's module reports (``mxnet`` where ``python -m mxcompat``
+        # reports MXNet's paths, else ``mxcompat``), as MXNet's F is that module
+        return type(self).__module__.split('.', 1)[0] + self._module.__name__[len('mxcompat'):]
 
     def __getattr__(self, name):
         if name in ('np', 'numpy', 'npx', 'numpy_extension'):
@@ -109,7 +114,7 @@ class _NumpyNamespace:
         return found
 
     def __repr__(self):
-        return '<%s giving NumPy results>' % self._module.__name__
+        return '<module %r from %r>' % (self.__name__, self._module.__file__)
 
 
 NP_F = _NumpyNamespace(_nd, _adapt_arrays, 'mxcompat.numpy', 'mxcompat.numpy_extension')

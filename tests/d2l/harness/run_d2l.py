@@ -31,10 +31,10 @@ Steps (``all`` = prepare, run, report):
   .venv) on the repository's committed HEAD, exported to WORK/mxcompat-COMMIT (--mxcompat-tree worktree: the files
   as they are).
 - report: WORK/report.md and report.json. Verdicts for mxcompat against the oracle's stdout: pass (same text,
-  numbers within rtol 1e-4 / atol 1e-5, timings ignored) / numbers differ (same text, other numbers: expected
-  where random draws differ) / output differs (the text differs; first differing line shown) / fails or timeout
-  (first error: exception, message, innermost mxcompat frame, the book line and the d2l/mxnet.py line it came
-  through; failures grouped by that first error) / runs (oracle did not).
+  numbers within rtol 1e-4 / atol 1e-5; timings, object addresses and modules' file paths ignored) / numbers
+  differ (same text, other numbers: expected where random draws differ) / output differs (the text differs; first
+  differing line shown) / fails or timeout (first error: exception, message, innermost mxcompat frame, the book
+  line and the d2l/mxnet.py line it came through; failures grouped by that first error) / runs (oracle did not).
 """
 import argparse
 import concurrent.futures
@@ -64,6 +64,7 @@ NUM = re.compile(r'[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|\bnan\b|[-+]?\bi
 TIMING = re.compile(r'\bsec\b|examples/sec|tokens/sec|\bms\b')
 SHELL = re.compile(r'<<<d2l-shell.*?d2l-shell>>>\n?', re.S)
 ADDR = re.compile(r' at 0x[0-9a-f]+')
+MODFILE = re.compile(r"(<module '[\w.]+' from )'[^']*'>")  # where each installation keeps its files
 
 
 def profile_of(section):
@@ -173,7 +174,7 @@ def run(args):
 
 # ---- comparison ---------------------------------------------------------------------------------------------------
 def _normalize(text):
-    text = ADDR.sub(' at 0x?', SHELL.sub('<shell output>\n', text))
+    text = MODFILE.sub(r"\1'?'>", ADDR.sub(' at 0x?', SHELL.sub('<shell output>\n', text)))
     return [line.rstrip() for line in text.splitlines() if line.strip()]
 
 
