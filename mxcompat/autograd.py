@@ -4,11 +4,10 @@ Differs from MXNet: gradients are computed by torch's autograd engine. Recording
 per thread, as in MXNet. Outside ``record()`` results are detached from any graph, so calling ``backward`` on them
 raises ``MXNetError`` as MXNet does.
 """
-import threading
-
 import torch
 
 from .base import MXNetError, MXNetValueError
+from ._recording import STATE, _Scope, _set_grad_mode, _without_grad  # noqa: F401  (mx.autograd's state)
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training', 'set_recording',
            'set_training', 'mark_variables', 'backward', 'grad', 'get_symbol', 'Function',
@@ -25,20 +24,6 @@ def __getattr__(name):
         from .symbol.symbol import Symbol
         return Symbol
     raise AttributeError("module 'mxnet.autograd' has no attribute %r" % name)
-
-
-class _State(threading.local):
-    def __init__(self):
-        super().__init__()
-        self.recording = False
-        self.training = False
-        self.in_grad = False  # inside autograd.grad(): leaf 'write' hooks must not clear .grad buffers
-        # a torch-level caller (an Executor with gradients, a GluonModule) runs operators for torch's autograd while
-        # mxcompat is not recording: operators must then keep torch's graph (no inference-only kernels)
-        self.torch_grads = False
-
-
-STATE = _State()
 
 
 def set_recording(is_recording):
@@ -61,46 +46,6 @@ def is_recording():
 
 def is_training():
     return STATE.training
-
-
-# what torch.set_grad_enabled(mode) does, without making its context-manager object (private API; falls back)
-_set_grad_mode = getattr(torch._C, '_set_grad_enabled', torch.set_grad_enabled)
-
-
-def _without_grad(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` with torch's grad mode off, as under ``torch.no_grad()`` but without building its
-    object; the mode is back on afterwards, also when ``fn`` raises."""
-    if not torch.is_grad_enabled():
-        return fn(*args, **kwargs)
-    _set_grad_mode(False)
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        _set_grad_mode(True)
-
-
-class _Scope:
-    """``with``-block that sets recording/training and torch's grad mode, restoring them on exit."""
-
-    def __init__(self, is_record, train_mode):
-        self._rec = is_record
-        self._train = train_mode
-        self._prev = None
-
-    def __enter__(self):
-        st = STATE
-        self._prev = (st.recording, st.training, torch.is_grad_enabled())
-        if self._rec is not None:
-            st.recording = self._rec
-            _set_grad_mode(self._rec)
-        if self._train is not None:
-            st.training = self._train
-        return self
-
-    def __exit__(self, *exc):
-        st = STATE
-        st.recording, st.training, grad = self._prev
-        _set_grad_mode(grad)
 
 
 def record(train_mode=True):

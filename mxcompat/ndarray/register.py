@@ -5,9 +5,9 @@ import functools
 
 import torch
 
-from ..base import MXNetError, MXNetTypeError
+from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..context import current_context
-from ..operator import registry
+from ..operator import custom, registry
 from .ndarray import NDArray, _wrap, _STATE
 from .. import _profstate
 
@@ -110,6 +110,8 @@ def make_function(op, func_name=None):
     """The ``mx.nd`` function of an OpDef under registry name ``func_name``: the written-out one of
     ``_functions.py`` where it matches the OpDef, else the general function."""
     name = func_name or op.name
+    if isinstance(op, custom.CustomOpDef):
+        return _custom_function(op, name)
     state = _GENERATED.get(name)
     if state is not None and state.op is op and _fits(state.fast, op):
         fn = state.fast
@@ -120,6 +122,37 @@ def make_function(op, func_name=None):
     fn.__doc__ = op.doc
     fn._op = op
     return fn
+
+
+def _custom_function(op, func_name):
+    """``mx.nd.Custom(*inputs, op_type=..., out=None, **kwargs)``: inputs are positional NDArrays."""
+    def Custom(*data, out=None, name=None, **kwargs):  # noqa: ARG001 (name is MXNet's, unused for NDArrays)
+        for i, a in enumerate(data):
+            if not isinstance(a, NDArray):
+                raise MXNetTypeError('Operator Custom: input %d must be an NDArray, got %s' % (i, type(a).__name__))
+        for k, v in kwargs.items():
+            if isinstance(v, NDArray):
+                raise MXNetTypeError('Operator Custom: NDArray inputs must be positional (got keyword %r)' % k)
+        attrs = op.parse_attrs({k: custom.attr_string(v) for k, v in kwargs.items()})
+        node = attrs[custom.SPEC]
+        ctx = data[0]._ctx if data else current_context()
+        node.ctx = ctx
+        res = node.run([a._t for a in data])
+        res = [res] if isinstance(res, torch.Tensor) else list(res)
+        if out is not None:
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            if len(outs) != len(res):
+                raise MXNetValueError('Operator Custom (op_type=%r): out has %d arrays for %d outputs'
+                                      % (node.op_type, len(outs), len(res)))
+            for o, r in zip(outs, res):
+                _write_out(o, r)
+            return out
+        wrapped = [_wrap(r, ctx) for r in res]
+        return wrapped[0] if len(wrapped) == 1 else wrapped
+    return custom.frontend(Custom, op, func_name)
+
+
+custom.FRONTENDS['ndarray'] = NDArray._from_tensor
 
 
 def _fits(fn, op):

@@ -16,7 +16,6 @@ context and input shapes/dtypes, shared by the executors bound from the same Sym
 executor). Sparse storage types are not supported.
 """
 import collections
-import sys
 import threading
 import warnings
 
@@ -24,9 +23,10 @@ import numpy as np
 import torch
 from torch.autograd.function import once_differentiable
 
-from .. import autograd as _ag
-from ..base import (MXNetError, MXNetTypeError, MXNetValueError, MXNetIndexError, DTYPE_NP2MX, to_np_dtype,
-                    to_torch_dtype, unsupported)
+from .._recording import STATE as _RECORDING, _Scope
+from ..base import (MXNetError, MXNetTypeError, MXNetValueError, MXNetIndexError, DTYPE_NP2MX, dtype_name,
+                    to_np_dtype, to_torch_dtype, unsupported)
+from ..context import Context, context_of, current_context
 from . import registry
 
 __all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators', 'get_operator_arguments',
@@ -34,8 +34,8 @@ __all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators
 
 _PROPS = {}  # op_type -> CustomOpProp subclass
 _LOCK = threading.Lock()
-_SPEC = '_mxcompat_custom'  # key of the parsed attributes holding the node's _Custom state
-_HANDOFF = threading.local()  # attributes mx.sym.Custom parsed, reused by the node it creates next (one prop)
+SPEC = '_mxcompat_custom'  # key of the parsed attributes holding the node's _Custom state
+HANDOFF = threading.local()  # attributes mx.sym.Custom parsed, reused by the node it creates next (one prop)
 
 
 # ---- the user-facing classes ---------------------------------------------------------------------------------------
@@ -117,7 +117,6 @@ def register(reg_name):
             if reg_name in _PROPS:
                 warnings.warn('New registration is overriding existing custom operator %s' % reg_name, stacklevel=2)
             _PROPS[reg_name] = prop_cls
-        _install()
         return prop_cls
     return do_register
 
@@ -135,7 +134,6 @@ _KIND_TYPES = {'int': 'int', 'float': 'float', 'float32': 'float', 'bool': 'bool
 
 
 def _arg_type(op, name):
-    from ..base import dtype_name
     parser, default = op.params[name]
     kind = next((k for k, p in registry.PARSERS.items() if p is parser), None)
     allowed = op.choices.get(name)
@@ -313,7 +311,6 @@ class _Custom:
 
     # -- running ---------------------------------------------------------------------------------------------------
     def run(self, tensors):
-        from ..context import context_of, current_context
         n, na = len(self.args), len(self.aux)
         if len(tensors) != n + na:
             raise MXNetValueError('Operator Custom (op_type=%r): expected %d inputs (%s), got %d'
@@ -330,9 +327,14 @@ class _Custom:
         return res
 
 
+# The layers above hand this module what it gives the user's code: ``NDArray._from_tensor`` (the arrays a CustomOp's
+# forward/backward get; set by mxcompat.ndarray.register) and ``mx.sym.Custom`` (the node a PythonOp's get_symbol
+# makes; set by mxcompat.symbol.register).
+FRONTENDS = {}
+
+
 def _nd(t, ctx):
-    from ..ndarray.ndarray import NDArray
-    return NDArray._from_tensor(t, ctx)
+    return FRONTENDS['ndarray'](t, ctx)
 
 
 class _CustomFunction(torch.autograd.Function):
@@ -340,13 +342,12 @@ class _CustomFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(fctx, node, op, ctx, out_specs, aux, *args):
-        from ..context import Context
         device = args[0].device if args else ctx.torch_device
         outs = [_nd(torch.zeros(s, dtype=d, device=device), ctx) for s, d in zip(*out_specs)]
         ins = [_nd(t.detach(), ctx) for t in args]
         aux_nd = [_nd(t, ctx) for t in aux]
-        is_train = _ag.STATE.training
-        with _ag._Scope(False, is_train), Context(ctx):
+        is_train = _RECORDING.training
+        with _Scope(False, is_train), Context(ctx):
             node.call('CustomOp.forward', op.forward, is_train=int(is_train), req=['write'] * len(outs),
                       in_data=ins, out_data=outs, aux=aux_nd)
         res = [o._t for o in outs]
@@ -361,7 +362,6 @@ class _CustomFunction(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(fctx, *grads):
-        from ..context import Context
         ctx, n = fctx.ctx, fctx.n_args
         saved = fctx.saved_tensors
         args, outs = saved[:n], saved[n:]
@@ -369,7 +369,7 @@ class _CustomFunction(torch.autograd.Function):
         req = ['write' if need[i] else 'null' for i in range(n)]
         in_grad = [_nd(torch.zeros_like(a), ctx) for a in args]
         out_grad = [_nd(torch.zeros_like(o) if g is None else g.contiguous(), ctx) for g, o in zip(grads, outs)]
-        with _ag._Scope(False, None), Context(ctx):
+        with _Scope(False, None), Context(ctx):
             fctx.node.call('CustomOp.backward', fctx.op.backward, req=req, out_grad=out_grad,
                            in_data=[_nd(a, ctx) for a in args], out_data=[_nd(o, ctx) for o in outs],
                            in_grad=in_grad, aux=fctx.aux)
@@ -377,18 +377,17 @@ class _CustomFunction(torch.autograd.Function):
 
 
 # ---- the registry op -----------------------------------------------------------------------------------------------
-def _attr_string(v):
+def attr_string(v):
     return v if isinstance(v, str) else str(v)
 
 
-class _CustomOpDef(registry.OpDef):
+class CustomOpDef(registry.OpDef):
     """``Custom``: its attributes are ``op_type`` plus whatever the prop's ``__init__`` takes (as strings)."""
 
     __slots__ = ()
 
     def parse_attrs(self, kwargs):
-        _install()
-        handed = _HANDOFF.__dict__.pop('attrs', None)
+        handed = HANDOFF.__dict__.pop('attrs', None)
         if handed is not None and handed[0] == kwargs:
             return handed[1]
         kwargs = dict(kwargs)
@@ -396,35 +395,35 @@ class _CustomOpDef(registry.OpDef):
         op_type = kwargs.pop('op_type', None)
         if op_type is None:
             raise MXNetValueError('Operator Custom: Required argument `op_type` is missing.')
-        op_type = _attr_string(op_type)
+        op_type = attr_string(op_type)
         prop_cls = _PROPS.get(op_type)
         if prop_cls is None:
             raise MXNetValueError('Operator Custom: Cannot find custom operator %s; register it first with '
                                   '@mx.operator.register(%r)' % (op_type, op_type))
-        params = {k: _attr_string(v) for k, v in kwargs.items() if not (k.startswith('__') and k.endswith('__'))}
+        params = {k: attr_string(v) for k, v in kwargs.items() if not (k.startswith('__') and k.endswith('__'))}
         attrs = dict(params, op_type=op_type)
-        attrs[_SPEC] = _Custom(op_type, prop_cls, params)
+        attrs[SPEC] = _Custom(op_type, prop_cls, params)
         if injected is not None:  # the generic nd function counted the inputs
             attrs['num_args'] = injected
         return attrs
 
     def input_names(self, attrs, num_args=None):
-        return attrs[_SPEC].input_names()
+        return attrs[SPEC].input_names()
 
 
 def _custom(*tensors, **attrs):
     """Apply a custom operator registered with ``mx.operator.register``: ``op_type`` names it, other keyword
     arguments reach its ``CustomOpProp`` as strings; the inputs are its arguments then its auxiliary states."""
-    return attrs[_SPEC].run(tensors)
+    return attrs[SPEC].run(tensors)
 
 
 def _infer(shapes, dtypes, attrs):
-    return attrs[_SPEC].infer(shapes, dtypes)
+    return attrs[SPEC].infer(shapes, dtypes)
 
 
-def _param_shapes(attrs, data_shape):
+def param_shapes(attrs, data_shape):
     """Shapes of the other inputs from the first one, by the prop's ``infer_shape`` (unknown ones passed as [])."""
-    node = attrs[_SPEC]
+    node = attrs[SPEC]
     try:
         ins, _, auxs = node.infer_shape([list(data_shape)] + [[]] * (len(node.args) - 1))
     except MXNetError:
@@ -432,10 +431,10 @@ def _param_shapes(attrs, data_shape):
     return {name: s for name, s in zip(node.input_names(), ins + auxs) if s}
 
 
-OP = _CustomOpDef('Custom', ('*data',), [('op_type', 'str', registry.REQUIRED)], _custom,
-                  num_outputs=lambda attrs: len(attrs[_SPEC].outputs), infer=_infer, aliases=('_npi_Custom',),
-                  output_names=lambda attrs: list(attrs[_SPEC].outputs),
-                  input_names=lambda attrs: attrs[_SPEC].input_names())
+OP = CustomOpDef('Custom', ('*data',), [('op_type', 'str', registry.REQUIRED)], _custom,
+                  num_outputs=lambda attrs: len(attrs[SPEC].outputs), infer=_infer, aliases=('_npi_Custom',),
+                  output_names=lambda attrs: list(attrs[SPEC].outputs),
+                  input_names=lambda attrs: attrs[SPEC].input_names())
 OP.aux = _AuxInputs()
 OP.key_var_num_args = None
 for _name in ('Custom',) + OP.aliases:
@@ -445,103 +444,12 @@ for _name in ('Custom',) + OP.aliases:
 
 
 # ---- mx.nd.Custom / mx.sym.Custom ----------------------------------------------------------------------------------
-def _frontend(fn, op, func_name):
+def frontend(fn, op, func_name):
     fn.__name__ = fn.__qualname__ = func_name
     fn.__doc__ = _custom.__doc__
     fn._op = op
     fn._custom_frontend = True
     return fn
-
-
-def make_nd_function(op, func_name):
-    """``mx.nd.Custom(*inputs, op_type=..., out=None, **kwargs)``: inputs are positional NDArrays."""
-    def Custom(*data, out=None, name=None, **kwargs):  # noqa: ARG001 (name is MXNet's, unused for NDArrays)
-        from ..context import current_context
-        from ..ndarray.ndarray import NDArray, _wrap
-        for i, a in enumerate(data):
-            if not isinstance(a, NDArray):
-                raise MXNetTypeError('Operator Custom: input %d must be an NDArray, got %s' % (i, type(a).__name__))
-        for k, v in kwargs.items():
-            if isinstance(v, NDArray):
-                raise MXNetTypeError('Operator Custom: NDArray inputs must be positional (got keyword %r)' % k)
-        attrs = op.parse_attrs({k: _attr_string(v) for k, v in kwargs.items()})
-        node = attrs[_SPEC]
-        ctx = data[0]._ctx if data else current_context()
-        node.ctx = ctx
-        res = node.run([a._t for a in data])
-        res = [res] if isinstance(res, torch.Tensor) else list(res)
-        if out is not None:
-            from ..ndarray.register import _write_out
-            outs = out if isinstance(out, (list, tuple)) else [out]
-            if len(outs) != len(res):
-                raise MXNetValueError('Operator Custom (op_type=%r): out has %d arrays for %d outputs'
-                                      % (node.op_type, len(outs), len(res)))
-            for o, r in zip(outs, res):
-                _write_out(o, r)
-            return out
-        wrapped = [_wrap(r, ctx) for r in res]
-        return wrapped[0] if len(wrapped) == 1 else wrapped
-    return _frontend(Custom, op, func_name)
-
-
-def make_sym_function(op, func_name):
-    """``mx.sym.Custom(*inputs, op_type=..., name=None, attr=None, **kwargs)``: inputs are Symbols given either
-    positionally or by the prop's argument names; missing ones become variables ``<name>_<input>``."""
-    def Custom(*data, **kwargs):
-        from ..symbol.symbol import Symbol, make_op_symbol
-        name = kwargs.pop('name', None)
-        attr = kwargs.pop('attr', None)
-        by_name = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
-        if data and by_name:
-            raise MXNetTypeError('Operators with variable length input can only accept input Symbols either as '
-                                 'positional or keyword arguments, not both')
-        for i, s in enumerate(data):
-            if not isinstance(s, Symbol):
-                raise MXNetTypeError('Operator Custom: input %d must be a Symbol, got %s' % (i, type(s).__name__))
-        attrs = {k: _attr_string(v) for k, v in kwargs.items() if k not in by_name}  # None too, as MXNet
-        parsed = op.parse_attrs(attrs)
-        names = parsed[_SPEC].input_names()
-        if len(data) > len(names):
-            raise MXNetValueError('Operator Custom (op_type=%r): %d inputs given, it takes %d (%s)'
-                                  % (attrs.get('op_type'), len(data), len(names), ', '.join(names)))
-        unknown = sorted(set(by_name) - set(names))
-        if unknown:
-            raise MXNetValueError('Operator Custom (op_type=%r): keyword argument name %s not found; candidate '
-                                  'arguments: %s' % (attrs.get('op_type'), ', '.join(unknown), ', '.join(names)))
-        ins = list(data) + [by_name.get(n) for n in names[len(data):]]
-        _HANDOFF.attrs = (attrs, parsed)
-        try:
-            sym = make_op_symbol(op, 'custom', ins, attrs, name)
-        finally:
-            _HANDOFF.__dict__.pop('attrs', None)
-        if attr:
-            sym._set_attr(**attr)
-        return sym
-    return _frontend(Custom, op, func_name)
-
-
-_INSTALLED = []
-
-
-def _install():
-    """Put the Custom front-ends into the generated nd/sym namespaces, and teach symbol shape inference the
-    prop's input shapes, once those modules exist (they are built after the operator registry)."""
-    if _INSTALLED:
-        return
-    mods = {k: sys.modules.get('mxcompat.' + k) for k in ('ndarray', 'ndarray.op', 'ndarray._internal', 'symbol',
-                                                          'symbol.op', 'symbol._internal', 'symbol.opinfo')}
-    if any(m is None for m in mods.values()) or not all(hasattr(mods[k], 'Custom')
-                                                        for k in ('ndarray', 'symbol')):
-        return
-    _INSTALLED.append(True)
-    mods['symbol.opinfo'].PARAM_SHAPES.setdefault('Custom', _param_shapes)
-    for kind, make in (('ndarray', make_nd_function), ('symbol', make_sym_function)):
-        for reg_name in ('Custom',) + OP.aliases:
-            fn = make(OP, reg_name)
-            for mod in (mods[kind], mods[kind + '.op'], mods[kind + '._internal']):
-                cur = getattr(mod, reg_name, None)
-                if cur is not None and getattr(cur, '_op', None) is OP and not getattr(cur, '_custom_frontend', 0):
-                    setattr(mod, reg_name, fn)
 
 
 register('custom_op')(CustomOpProp)
@@ -649,7 +557,6 @@ class _LegacyOp(CustomOp):
 
 
 def _legacy_symbol(pyop, kind, args, kwargs):
-    from .. import symbol
     op_type = '_%s_%x' % (kind, id(pyop))
     if op_type not in _PROPS:
         class _Prop(CustomOpProp):
@@ -675,6 +582,5 @@ def _legacy_symbol(pyop, kind, args, kwargs):
 
         with _LOCK:
             _PROPS[op_type] = _Prop
-        _install()
     PythonOp._ref_holder.append(pyop)  # as MXNet: the instance lives as long as the process
-    return symbol.Custom(*args, op_type=op_type, **kwargs)
+    return FRONTENDS['symbol'](*args, op_type=op_type, **kwargs)

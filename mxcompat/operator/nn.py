@@ -12,14 +12,13 @@ import math
 import torch
 import torch.nn.functional as F
 
-from .. import autograd as _ag
+from .._recording import STATE as _STATE
 from .. import engine, kernels
 from ..base import MXNetError, MXNetValueError, parse_bool, unsupported
 from . import _mxrandom
 from .indexing import recorded, remember_log_softmax
 from .registry import defop, REQUIRED
 
-_STATE = _ag.STATE
 _X = ('data',)
 
 

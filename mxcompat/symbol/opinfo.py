@@ -3,6 +3,7 @@ and their names, attributes given to the variables it creates, and the shapes of
 import torch
 
 from ..base import MXNetError, parse_tuple
+from ..operator import custom
 from ..operator.elemwise import BINARY
 from ..operator.shape_ops import reshape_data_from_output, transpose_data_from_output
 
@@ -153,6 +154,7 @@ def _rnn(attrs, data):
 
 # op -> f(attrs (strings or values), data_shape) -> {input name: shape}, for parameters inferred from the data
 PARAM_SHAPES = {
+    'Custom': custom.param_shapes,
     'FullyConnected': _fc,
     'Convolution': lambda a, d: _kernel_params(a, d),
     'Convolution_v1': lambda a, d: _kernel_params(a, d),

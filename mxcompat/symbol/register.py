@@ -1,7 +1,7 @@
 """Generates the ``mx.sym`` operator functions from the operator registry (the same entries as ``mx.nd``)."""
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..ndarray.register import SUBMODULES
-from ..operator import registry
+from ..operator import custom, registry
 from .symbol import Symbol, make_op_symbol
 
 
@@ -26,6 +26,8 @@ def _missing_inputs(op, count, given):
 
 
 def make_function(op, func_name):  # noqa: C901 (argument binding for every call form)
+    if isinstance(op, custom.CustomOpDef):
+        return _custom_function(op, func_name)
     hint = func_name.lower()
     inputs = op.inputs
     param_names = op.param_names
@@ -83,6 +85,44 @@ def make_function(op, func_name):  # noqa: C901 (argument binding for every call
     fn.__doc__ = op.doc
     fn._op = op
     return fn
+
+
+def _custom_function(op, func_name):
+    """``mx.sym.Custom(*inputs, op_type=..., name=None, attr=None, **kwargs)``: inputs are Symbols given either
+    positionally or by the prop's argument names; missing ones become variables ``<name>_<input>``."""
+    def Custom(*data, **kwargs):
+        name = kwargs.pop('name', None)
+        attr = kwargs.pop('attr', None)
+        by_name = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
+        if data and by_name:
+            raise MXNetTypeError('Operators with variable length input can only accept input Symbols either as '
+                                 'positional or keyword arguments, not both')
+        for i, s in enumerate(data):
+            if not isinstance(s, Symbol):
+                raise MXNetTypeError('Operator Custom: input %d must be a Symbol, got %s' % (i, type(s).__name__))
+        attrs = {k: custom.attr_string(v) for k, v in kwargs.items() if k not in by_name}  # None too, as MXNet
+        parsed = op.parse_attrs(attrs)
+        names = parsed[custom.SPEC].input_names()
+        if len(data) > len(names):
+            raise MXNetValueError('Operator Custom (op_type=%r): %d inputs given, it takes %d (%s)'
+                                  % (attrs.get('op_type'), len(data), len(names), ', '.join(names)))
+        unknown = sorted(set(by_name) - set(names))
+        if unknown:
+            raise MXNetValueError('Operator Custom (op_type=%r): keyword argument name %s not found; candidate '
+                                  'arguments: %s' % (attrs.get('op_type'), ', '.join(unknown), ', '.join(names)))
+        ins = list(data) + [by_name.get(n) for n in names[len(data):]]
+        custom.HANDOFF.attrs = (attrs, parsed)
+        try:
+            sym = make_op_symbol(op, 'custom', ins, attrs, name)
+        finally:
+            custom.HANDOFF.__dict__.pop('attrs', None)
+        if attr:
+            sym._set_attr(**attr)
+        return sym
+    return custom.frontend(Custom, op, func_name)
+
+
+custom.FRONTENDS['symbol'] = _custom_function(custom.OP, 'Custom')
 
 
 def populate(module_dict, internal_dict, submodule_dicts):

@@ -4,7 +4,7 @@ import torch
 
 from ...base import MXNetTypeError, numeric_types
 from ...operator import registry
-from ... import autograd as _ag
+from ..._recording import STATE as _RECORDING
 from .. import ndarray as _nd
 from ..ndarray import NDArray, _wrap, _scalar_for
 from .storage import BaseSparseNDArray, CSRNDArray, _csr_rows, _from_dense_tensor, _sp, _dense_of, _to_out, _op
@@ -182,7 +182,7 @@ def _broadcast(kind):
 def _recorded(arrays):
     """Whether autograd is recording with a sparse input that has a gradient attached: then the op runs on the
     dense values so that the gradient flows (the result is dense)."""
-    if not _ag.STATE.recording:
+    if not _RECORDING.recording:
         return False
     return any(isinstance(a, BaseSparseNDArray) and a._dense is not None and a._dense.requires_grad for a in arrays)
 

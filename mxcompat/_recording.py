@@ -1,0 +1,58 @@
+"""The per-thread autograd state (recording, training) and torch's grad mode switches: what operators, arrays and
+graph runners read while ``mx.autograd`` (a layer above them) changes it."""
+import threading
+
+import torch
+
+
+class _State(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.recording = False
+        self.training = False
+        self.in_grad = False  # inside autograd.grad(): leaf 'write' hooks must not clear .grad buffers
+        # a torch-level caller (an Executor with gradients, a GluonModule) runs operators for torch's autograd while
+        # mxcompat is not recording: operators must then keep torch's graph (no inference-only kernels)
+        self.torch_grads = False
+
+
+STATE = _State()
+
+# what torch.set_grad_enabled(mode) does, without making its context-manager object (private API; falls back)
+_set_grad_mode = getattr(torch._C, '_set_grad_enabled', torch.set_grad_enabled)
+
+
+def _without_grad(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with torch's grad mode off, as under ``torch.no_grad()`` but without building its
+    object; the mode is back on afterwards, also when ``fn`` raises."""
+    if not torch.is_grad_enabled():
+        return fn(*args, **kwargs)
+    _set_grad_mode(False)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _set_grad_mode(True)
+
+
+class _Scope:
+    """``with``-block that sets recording/training and torch's grad mode, restoring them on exit."""
+
+    def __init__(self, is_record, train_mode):
+        self._rec = is_record
+        self._train = train_mode
+        self._prev = None
+
+    def __enter__(self):
+        st = STATE
+        self._prev = (st.recording, st.training, torch.is_grad_enabled())
+        if self._rec is not None:
+            st.recording = self._rec
+            _set_grad_mode(self._rec)
+        if self._train is not None:
+            st.training = self._train
+        return self
+
+    def __exit__(self, *exc):
+        st = STATE
+        st.recording, st.training, grad = self._prev
+        _set_grad_mode(grad)
