@@ -4,7 +4,6 @@ Differs from MXNet: the graph is a ``torch.fx.GraphModule`` (``executor.graph_mo
 goes through torch autograd. ``group2ctx`` (model parallelism across devices) is not supported.
 """
 import operator
-import os
 
 import numpy as np
 import torch
@@ -15,6 +14,10 @@ from .context import Context
 from .ndarray.ndarray import NDArray, array as _nd_array
 from .ndarray.sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, summed_rows, zeros as _sparse_zeros
 from .operator.extra_ops import _ZeroGrad
+from .symbol import runner as _runner
+from .symbol.lower import run_monitored
+from .symbol.passes.storage import row_sparse_grads
+from .symbol.passes.subgraph import executor_backend
 
 _storage_use_count = getattr(torch._C, '_storage_Use_Count', None)  # private; without it we copy
 
@@ -86,10 +89,6 @@ class Executor:
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req='write', aux_states=None, group2ctx=None,
                  shared_exec=None, _shared_outputs=None):
-        from .symbol.inplace import plan_inplace
-        from .symbol.lower import lower
-        from .symbol.subgraph import executor_backend, fuse_convolutions
-        from .symbol.symbol import eliminate_common_expr
         if group2ctx:
             raise unsupported('Symbol.bind', 'group2ctx', 'model parallelism over devices is not implemented')
         if not isinstance(ctx, Context):
@@ -116,24 +115,24 @@ class Executor:
         for i, g in enumerate(self.grad_arrays):
             if g is None:
                 self._grad_req[i] = 'null'
-        # csr arguments that take no gradient reach the graph compressed (symbol/storage.py)
+        # csr arguments that take no gradient reach the graph compressed (symbol/passes/storage.py)
         self._csr = [isinstance(a, CSRNDArray) and r == 'null' for a, r in zip(self.arg_arrays, self._grad_req)]
         self._any_csr = any(self._csr)
         csr_args = frozenset(n for n, csr in zip(arg_names, self._csr) if csr)
-        # MXNet's MXNET_ELIMINATE_COMMON_EXPR (default on): the graph run is the symbol with common
-        # subexpressions merged; get_optimized_symbol() returns it
-        self._optimized = symbol
-        if os.environ.get('MXNET_ELIMINATE_COMMON_EXPR', '1') != '0':
-            cse = eliminate_common_expr(symbol)
-            if cse.list_inputs() == symbol.list_inputs():
-                self._optimized = cse
-        # one lowering, with loss heads split: backward seeds their gradients directly (see Lowered); the plain
-        # graph for users (graph_module) is built on first access
-        self._lowered = lower(self._optimized, {n: a.shape for n, a in zip(arg_names, self.arg_arrays)},
-                              split_heads=True, csr_args=csr_args)
+        self._no_grads = all(r == 'null' for r in self._grad_req)
+        # what forward runs (symbol/runner.py): the symbol with common subexpressions merged (MXNet's
+        # MXNET_ELIMINATE_COMMON_EXPR; get_optimized_symbol() returns it), lowered once with loss heads split
+        # (backward seeds their gradients directly: see Lowered), with MXNet's in-place activations and additions
+        # and, in an inference-only executor, MXNet's default oneDNN convolution fusion (symbol/passes/subgraph.py)
+        self._runner = _runner.compile(symbol, arg_shapes={n: a.shape for n, a in zip(arg_names, self.arg_arrays)},
+                                       split_heads=True, csr_args=csr_args,
+                                       backend='MKLDNN' if self._no_grads and executor_backend() else None)
+        self._optimized = self._runner.symbol
+        self._lowered = self._runner.lowered
         self._lowered.output_names = symbol.list_outputs()
         self._nout = len(self._lowered.output_names)
-        self._plain = None if self._lowered.heads else self._lowered
+        # the plain graph for users and monitors (graph_module; csr arguments dense): built on first access
+        self._plain = None if self._lowered.heads or self._any_csr else self._lowered
         aux_names = self._lowered.aux_names
         self.aux_arrays = _as_list(aux_names, aux_states, 'aux_states')
         if any(r != 'null' for r in self._grad_req):
@@ -146,13 +145,6 @@ class Executor:
             self._track = [False] * len(arg_names)
         # fixed at bind: what forward records and what backward writes
         self._any_track = any(self._track)
-        self._no_grads = all(r == 'null' for r in self._grad_req)
-        # what forward runs: that graph with MXNet's in-place activations and additions (monitors run the plain
-        # one) and, in an inference-only executor, MXNet's default oneDNN convolution fusion (symbol/subgraph.py)
-        graph = self._lowered.graph_module
-        if self._no_grads and executor_backend():
-            graph = fuse_convolutions(graph)
-        self._run = plan_inplace(graph).forward
         # (integer inputs take no gradient in torch; MXNet writes them zeros)
         self._zeroed = [i for i, (r, track, a) in enumerate(zip(self._grad_req, self._track, self.arg_arrays))
                         if r == 'write' and (not track or not a._t.is_floating_point())]
@@ -203,9 +195,8 @@ class Executor:
         """The ``torch.fx.GraphModule`` of this executor's graph (arguments, then aux states -> tuple of outputs).
         The executor itself runs a variant whose loss heads are not recorded, and seeds their MXNet gradients."""
         if self._plain is None:
-            from .symbol.lower import lower
-            self._plain = lower(self._optimized, {n: a.shape for n, a in zip(self._lowered.arg_names,
-                                                                                self.arg_arrays)})
+            self._plain = _runner.lower_graph(self._optimized, {n: a.shape for n, a in zip(self._lowered.arg_names,
+                                                                                           self.arg_arrays)})
         return self._plain.graph_module
 
     # -- running ------------------------------------------------------------------------------------------------
@@ -242,15 +233,10 @@ class Executor:
                 outs = self._monitored_forward(args, aux)
             elif self._any_track:
                 ins = self._leaves(args)
-                if torch.is_grad_enabled():
-                    outs = self._run(*ins, *aux)
-                else:
-                    with torch.enable_grad():
-                        outs = self._run(*ins, *aux)
+                outs = self._runner(ins + aux, grad=True)
                 self._saved = (ins, outs)
             else:
-                with torch.no_grad():
-                    outs = self._run(*args, *aux)
+                outs = self._runner(args + aux, grad=False)
                 self._saved = None
         except MXNetError:
             raise
@@ -294,7 +280,6 @@ class Executor:
         """Run the plain graph node by node, reporting each MXNet operator's outputs to the monitor callback
         (and with ``monitor_all`` first its inputs), named as MXNet names them (``_Node.monitor_names``). The
         records are kept for ``_monitored_backward``."""
-        from .symbol.lower import run_monitored
         callback, monitor_all = self._monitor
         ins = self._leaves(args)
         ctx = self._ctx
@@ -303,8 +288,9 @@ class Executor:
             callback(name, NDArray._from_tensor(t.detach(), ctx))
 
         with torch.enable_grad() if self._any_track else torch.no_grad():
-            outs, records = run_monitored(self.graph_module, list(ins) + list(aux), report, monitor_all,
-                                          executor=True)
+            tensors = list(ins) + list(aux)
+            outs, records = run_monitored(self.graph_module, tensors, report, monitor_all, executor=True)
+            outs = self._runner.fresh(outs, tensors)  # (as an unmonitored run returns them)
         self._saved = (ins, outs) if self._any_track else None
         self._mon_records = records
         return outs
@@ -407,7 +393,7 @@ class Executor:
             _ag.set_training(prev)
         dsts, srcs = [], []
         for i, g in zip(want, grads):
-            if g is not None and g.layout is torch.sparse_coo:  # (from a csr product: symbol/storage.py)
+            if g is not None and g.layout is torch.sparse_coo:  # (from a csr product: symbol/passes/storage.py)
                 _write_sparse_grad(self.grad_arrays[i], g, self._grad_req[i])
                 continue
             dst = self.grad_arrays[i]._t
@@ -539,7 +525,7 @@ def _peak_bytes(graph, vals):
     output = nodes[-1]
     root = {}
     for n in nodes:
-        if n.op == 'call_function' and n.args and isinstance(n.args[0], torch.fx.Node) and (
+        if n.op == 'call_method' or n.op == 'call_function' and n.args and isinstance(n.args[0], torch.fx.Node) and (
                 n.target is operator.getitem or getattr(_op_def(n), 'view', False)):
             root[n] = root.get(n.args[0], n.args[0])
         else:
@@ -630,11 +616,10 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, 
     """Infer shapes and dtypes, allocate zero arrays (and gradients unless grad_req is 'null') and bind.
 
     Storage types come from ``stype_dict``, else from the variables' ``stype``. A csr argument gets a CSRNDArray,
-    which the graph reads compressed where it takes no gradient (symbol/storage.py); gradients are row_sparse
+    which the graph reads compressed where it takes no gradient (symbol/passes/storage.py); gradients are row_sparse
     where MXNet's backward makes them so (``storage.row_sparse_grads``). Differs from MXNet: a row_sparse
     argument gets a dense array (the whole weight, as every device holds it here)."""
     stypes = _storage_types(symbol, stype_dict)
-    from .symbol.storage import row_sparse_grads
     rsp_grads = row_sparse_grads(symbol, stypes)
     from .symbol.infer import infer
     from .base import to_torch_dtype

@@ -28,10 +28,12 @@ from . import autograd as _ag
 from . import initializer
 from .base import MXNetError, MXNetValueError, MXNetTypeError, parse_tuple, unsupported
 from .executor import Executor
-from .gluon.block import Block, HybridBlock, _contiguous_views, _flatten
+from .gluon._nested import _flatten
+from .gluon.block import Block, HybridBlock
 from .ndarray.ndarray import NDArray, _wrap
 from .symbol import Symbol
 from .symbol.lower import _ident as _lower_ident, lower
+from .symbol.runner import lower_graph
 
 __all__ = ['to_torch', 'GluonModule', 'TorchBlock']
 
@@ -508,8 +510,8 @@ class GluonModule(torch.nn.Module):
         else:
             raise MXNetValueError('as_torch_module: %s has not run yet; pass example inputs' % block.name)
         self._block_name = block.name
-        low = lower(graph)
-        self.graph_module = _contiguous_views(low.graph_module)  # as the hybridized block runs it
+        low = lower_graph(graph)  # the plain graph a hybridized block runs
+        self.graph_module = low.graph_module
         params = {p.name: p for p in block.collect_params().values()}
         params.update({p.name: p for is_data, p in block._cached_op_args if not is_data})
         data_pos = {s.name: i for i, s in enumerate(inputs)}

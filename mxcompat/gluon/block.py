@@ -1,44 +1,39 @@
 """Gluon's ``Block``, ``HybridBlock`` and ``SymbolBlock``.
 
-Hybridizing records ``hybrid_forward`` once with ``F = mx.sym`` (as MXNet does) and lowers the Symbol to one
-``torch.fx.GraphModule`` (``mxcompat.symbol.lower``) that runs on the parameters' tensors; autograd flows through
-it since those tensors are the parameters' leaves. Differs from MXNet: the graph does not depend on input shapes,
-so one graph serves every input shape; ``static_alloc``/``static_shape``/``inline_limit``/bulk sizes are accepted
-and have no effect; ``hybridize(backend=...)`` takes a ``torch.compile`` backend (``'inductor'``, ``'eager'``,
-``'aot_eager'``) instead of MXNet's subgraph backends; ``optimize_for`` raises ``MXNetNotImplementedError``.
+Hybridizing records ``hybrid_forward`` once with ``F = mx.sym`` (as MXNet does) and compiles the Symbol with
+``mxcompat.symbol.runner`` (the runner bound executors and ``mx.nd.CachedOp`` use too), which runs its
+``torch.fx`` graph on the parameters' tensors; autograd flows through it since those tensors are the parameters'
+leaves. Differs from MXNet: the graph does not depend on input shapes, so one graph serves every input shape;
+``static_alloc``/``static_shape``/``inline_limit``/bulk sizes are accepted and have no effect;
+``hybridize(backend=...)`` takes a ``torch.compile`` backend (``'inductor'``, ``'eager'``, ``'aot_eager'``) or
+MXNet's ``'MKLDNN'`` (its oneDNN convolution fusion), the one subgraph backend ``optimize_for`` takes.
 """
-import contextlib
 import copy
 import json
-import operator
 import os.path
 import re
-import threading
 import warnings
-import weakref
 from collections import OrderedDict, defaultdict
 
 import numpy as np
-import torch
 
-from .. import name as _name
 from .. import symbol as _symbol_mod
 from .. import initializer
-from ..autograd import STATE as _AG
 from ..base import MXNetError, MXNetNotImplementedError, MXNetValueError, MXNetTypeError, unsupported
 from ..context import Context
 from ..ndarray.ndarray import NDArray, _wrap
-from ..symbol import Symbol
+from ..symbol import Symbol, runner as _runner
 from ..util import is_np_array
 from ..symbol.numpy import as_np as _as_np_symbol
+from ._block_scope import HookHandle, _BlockScope
+from ._nested import _flatten, _gather_type_ctx_info, _regroup
 from ._npf import eager_F, symbolic_F, to_np
 from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _check, _indent, _brief_print_list,
                         _nd_save, _nd_load)
 
 __all__ = ['Block', 'HybridBlock', 'SymbolBlock']  # HookHandle is public in gluon.utils in MXNet
 
-_TORCH_BACKENDS = ('inductor', 'eager', 'aot_eager')
-# MXNet's subgraph backends that exist here: 'MKLDNN', its oneDNN convolution fusion (symbol/subgraph.py)
+# MXNet's subgraph backends that exist here: 'MKLDNN', its oneDNN convolution fusion (symbol/passes/subgraph.py)
 _MXNET_BACKENDS = ('MKLDNN',)
 
 _DEFAULT_CTX = Context._default_ctx  # the per-thread default-context state (``with ctx:`` sets its value)
@@ -46,165 +41,6 @@ _DEFAULT_CTX = Context._default_ctx  # the per-thread default-context state (``w
 
 class _Untraceable(MXNetError):
     """A NumPy-mode ``hybrid_forward`` used something ``mx.sym.np`` does not provide (the cause says what)."""
-
-
-class HookHandle:
-    """Handle of a forward (pre-)hook: ``detach()`` (or leaving a ``with`` block) removes the hook."""
-
-    _id = 0
-
-    def __init__(self):
-        self._hooks_dict_ref = None
-        self._id = HookHandle._id
-        HookHandle._id += 1
-
-    def attach(self, hooks_dict, hook):
-        _check(not self._hooks_dict_ref, 'The same handle cannot be attached twice.')
-        self._id = id(hook)
-        hooks_dict[self._id] = hook
-        self._hooks_dict_ref = weakref.ref(hooks_dict)
-
-    def detach(self):
-        hooks = self._hooks_dict_ref() if self._hooks_dict_ref is not None else None
-        if hooks is not None and self._id in hooks:
-            del hooks[self._id]
-
-    def __getstate__(self):
-        return (self._hooks_dict_ref() if self._hooks_dict_ref is not None else None, self._id)
-
-    def __setstate__(self, state):
-        if state[0] is None:
-            self._hooks_dict_ref = weakref.ref(OrderedDict())
-        else:
-            self._hooks_dict_ref = weakref.ref(state[0])
-        self._id = state[1]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, ptype, value, trace):
-        self.detach()
-
-
-class _BlockScope:
-    """The ``with block.name_scope():`` scope: children made inside get the block's prefix, and so do the symbols
-    made inside (through ``mx.name.Prefix``)."""
-
-    _current = threading.local()
-
-    def __init__(self, block):
-        self._block = block
-        self._counter = {}
-        self._saved = None  # (enclosing scope, entered mx.name.Prefix) while active
-
-    @staticmethod
-    def _active():
-        return getattr(_BlockScope._current, 'value', None)
-
-    def _next_prefix(self, hint):
-        """``hint`` numbered by how many children of that kind this scope has named so far."""
-        n = self._counter.setdefault(hint, 0)
-        self._counter[hint] = n + 1
-        return '{}{}_'.format(hint, n)
-
-    @staticmethod
-    def create(prefix, params, hint):
-        """(prefix, ParameterDict) of a new block: names come from the global name manager (``dense0_``) outside
-        any scope, from the enclosing block's counters inside one."""
-        scope = _BlockScope._active()
-        if scope is None:
-            full = prefix if prefix is not None else _name.NameManager.current.get(None, hint) + '_'
-            if params is not None:
-                return full, ParameterDict(params.prefix, params)
-            return full, ParameterDict(full)
-        local = prefix if prefix is not None else scope._next_prefix(hint)
-        owner = scope._block.params
-        if params is not None:
-            return scope._block.prefix + local, ParameterDict(params.prefix, params)
-        return scope._block.prefix + local, ParameterDict(owner.prefix + local, owner._shared)
-
-    def __enter__(self):
-        if not self._block._empty_prefix:
-            naming = _name.Prefix(self._block.prefix)
-            self._saved = (_BlockScope._active(), naming)
-            _BlockScope._current.value = self
-            naming.__enter__()
-        return self
-
-    def __exit__(self, ptype, value, trace):
-        if self._block._empty_prefix or self._saved is None:
-            return
-        outer, naming = self._saved
-        self._saved = None
-        naming.__exit__(ptype, value, trace)
-        _BlockScope._current.value = outer
-
-
-# ---- nested inputs/outputs <-> flat lists -------------------------------------------------------------------------
-def _flatten(args, inout_str):
-    """(flat list, format): format 0 for one array, n > 1 for an n-output Symbol, -1 for None, lists for nesting."""
-    if args is None:
-        return [None], -1
-    if isinstance(args, Symbol):
-        width = len(args.list_outputs())
-        return [args], width if width > 1 else 0
-    if isinstance(args, NDArray):
-        return [args], 0
-    if isinstance(args, (list, tuple)):
-        parts = [_flatten(item, inout_str) for item in args]
-        return [leaf for leaves, _ in parts for leaf in leaves], [code for _, code in parts]
-    raise MXNetValueError('When hybridized, the input of HybridBlock {} must be (nested) list of Symbol or '
-                          'NDArray, but got {} of type {}'.format(inout_str, str(args), str(type(args))))
-
-
-def _take(flat, code):
-    """Rebuild the value that ``code`` describes from the front of ``flat``: (value, rest of flat)."""
-    if isinstance(code, list):
-        if not isinstance(flat, (list, tuple)):
-            raise MXNetValueError('When hybridized, the output of HybridBlock must be (nested) list of Symbol or '
-                                  'NDArray, but got {} of type {}'.format(flat, type(flat)))
-        built = []
-        for sub in code:
-            item, flat = _take(flat, sub)
-            built.append(item)
-        return built, flat
-    if code > 0:
-        return flat[:code], flat[code:]
-    if code == 0:
-        return flat[0], flat[1:]
-    if code == -1:
-        if flat[0] is None:
-            return None, flat[1:]
-        raise MXNetValueError('We do not support passing types that are not None when the initial HybridBlock has '
-                              'received NoneType and has been hybridized. Received arg = {}, fmt = {}.'
-                              .format(flat[0], code))
-    raise MXNetValueError('Unsupported encoded format {}.'.format(code))
-
-
-def _regroup(args, fmt):
-    """Inverse of ``_flatten``."""
-    return _take(args, fmt)[0]
-
-
-def _gather_type_ctx_info(args):
-    """(has Symbol, has NDArray, set of contexts, first context) over nested ``args``."""
-    if isinstance(args, NDArray):
-        return False, True, {args._ctx}, args._ctx
-    if isinstance(args, Symbol):
-        return True, False, set(), None
-    if isinstance(args, (list, tuple)):
-        has_sym = has_nd = False
-        ctxs, first = set(), None
-        for a in args:
-            s, n, c, f = _gather_type_ctx_info(a)
-            has_sym, has_nd = has_sym or s, has_nd or n
-            if first is None:
-                first = f
-            ctxs |= c
-            if has_sym and has_nd:
-                break
-        return has_sym, has_nd, ctxs, first
-    return False, False, set(), None
 
 
 class Block:
@@ -543,119 +379,6 @@ class Block:
             while handles:
                 handles.pop().detach()
 
-
-def _contiguous_views(gm):
-    """Make the results of view operators (slice, transpose ...) contiguous, as the eager ``mx.nd`` calls do, so the
-    ops after them see the same memory layout and the hybridized results equal the imperative ones bit for bit."""
-    from ..operator import registry
-    graph = gm.graph
-    changed = False
-    for node in list(graph.nodes):
-        name = getattr(node.target, '_mx_op', None) if node.op == 'call_function' else None
-        if name is None or not registry.get(name).view:
-            continue
-        getitems = [u for u in node.users if u.op == 'call_function' and u.target is operator.getitem]
-        for src in getitems or [node]:
-            with graph.inserting_after(src):
-                fresh = graph.call_method('contiguous', (src,))
-            src.replace_all_uses_with(fresh, delete_user_cb=lambda u, f=fresh: u is not f)
-            changed = True
-    if changed:
-        graph.lint()
-        gm.recompile()
-    return gm
-
-
-class _CachedOp:
-    """A hybridized graph: the lowered fx module and, for each of its inputs (arguments then auxiliary states),
-    either the index of a data input or the Parameter that feeds it. A graph with creation ops of unknown shape
-    (Gluon RNN layers' ``_zeros`` begin states with batch size 0) is lowered again for each new set of input
-    shapes, as MXNet's cached op infers shapes per call."""
-
-    __slots__ = ('sym', 'backend', 'graph_module', 'fn', 'slots', 'names', 'alias_outputs', 'n_out', 'by_shape')
-
-    def __init__(self, sym, slot_of, backend):
-        from ..symbol.lower import lower, needs_shapes
-        from ..symbol.symbol import eliminate_common_expr
-        self.sym = eliminate_common_expr(sym)  # as MXNet's cached ops do
-        self.backend = backend
-        low = lower(self.sym)
-        self.names = low.arg_names + low.aux_names
-        self.slots = [slot_of[n] for n in self.names]
-        self.n_out = len(low.output_names)
-        self.by_shape = {} if needs_shapes(self.sym) else None
-        self._use(low)
-
-    def _use(self, low):
-        from ..symbol.inplace import plan_inplace
-        from ..operator import registry
-        self.graph_module = _contiguous_views(low.graph_module)
-        # outputs that may share memory with an input (a placeholder, or a view op's result): copied at run time,
-        # since MXNet's operators always return fresh arrays
-        out_node = [n for n in self.graph_module.graph.nodes if n.op == 'output'][0]
-        self.alias_outputs = []
-        for i, n in enumerate(out_node.args[0]):
-            op = getattr(n.target, '_mx_op', None) if n.op == 'call_function' else None
-            if n.op in ('placeholder', 'call_method') or (op is not None and registry.get(op).view) or \
-                    (n.op == 'call_function' and op is None):
-                self.alias_outputs.append(i)
-        if self.backend is None:  # the plain graph, with MXNet's in-place activations and additions
-            self.fn = plan_inplace(self.graph_module)
-        elif self.backend == 'MKLDNN':  # and its convolution chains fused, for inference
-            from ..symbol.subgraph import fuse_convolutions
-            self.fn = plan_inplace(fuse_convolutions(self.graph_module))
-        else:
-            self.fn = torch.compile(self.graph_module, backend=self.backend, dynamic=None)
-
-    def _for_shapes(self, tensors):
-        """Switch to the graph lowered for these input shapes (lowering it on first sight)."""
-        key = tuple(tuple(t.shape) for t in tensors)
-        got = self.by_shape.get(key)
-        if got is None:
-            from ..symbol.lower import lower
-            if len(self.by_shape) >= 32:
-                self.by_shape.clear()
-            self._use(lower(self.sym, dict(zip(self.names, key))))
-            got = self.by_shape[key] = (self.graph_module, self.fn, self.alias_outputs)
-        self.graph_module, self.fn, self.alias_outputs = got
-
-    def __call__(self, tensors):
-        if self.by_shape is not None:
-            self._for_shapes(tensors)
-        # a plain graph runs its generated forward directly: the module call around it would only look for
-        # hooks (none are set on this private module) and decorate tracebacks
-        fn = self.fn.forward if isinstance(self.fn, torch.fx.GraphModule) else self.fn
-        if _AG.recording:
-            outs = fn(*tensors)
-        else:
-            with torch.no_grad():
-                outs = fn(*tensors)
-        return self._fresh(outs, tensors)
-
-    def run_hooked(self, tensors, callback, monitor_all, ctx):
-        """Run the plain graph node by node, calling the op hook ``callback(name, op name, array)`` as MXNet's
-        cached ops do (names as bytes; see ``_Node.monitor_names``)."""
-        from ..symbol.lower import run_monitored
-        if self.by_shape is not None:
-            self._for_shapes(tensors)
-
-        def report(node, name, t):
-            callback(name.encode(), node.op.name.encode(), NDArray._from_tensor(t.detach(), ctx))
-        with contextlib.nullcontext() if _AG.recording else torch.no_grad():
-            outs, _ = run_monitored(self.graph_module, tensors, report, monitor_all)
-        return self._fresh(outs, tensors)
-
-    def _fresh(self, outs, tensors):
-        if self.alias_outputs:
-            outs = list(outs)
-            ptrs = {t.untyped_storage().data_ptr() for t in tensors}
-            for i in self.alias_outputs:
-                o = outs[i]
-                if o.untyped_storage().data_ptr() in ptrs or not o.is_contiguous():
-                    outs[i] = o.clone(memory_format=torch.contiguous_format)
-        return outs
-
-
 class HybridBlock(Block):
     """A Block whose computation is ``hybrid_forward(F, x, *args, **params)``, with ``F`` being ``mx.nd`` when run
     imperatively and ``mx.sym`` when traced; ``hybridize()`` runs the traced graph as one torch.fx module."""
@@ -744,7 +467,9 @@ class HybridBlock(Block):
         self._ensure_initialized(params, input_names, args)
         slots = [(True, data_names[n]) if n in data_names else (False, params[n]) for n in input_names]
         self._cached_op_args = slots
-        self._cached_op = _CachedOp(out, dict(zip(input_names, slots)), self._backend)
+        op = self._cached_op = _runner.compile(out, backend=self._backend)
+        slot_of = dict(zip(input_names, slots))
+        self._cached_op_slots = [slot_of[n] for n in op.input_names]  # (in the order the graph takes its inputs)
 
     def _deferred_infer_shape(self, *args):
         try:
@@ -776,31 +501,36 @@ class HybridBlock(Block):
                                           'Stored format = {}, input format = {}'.format(fmt, self._in_format))
             real = [a for a in flat if a is not None]
         ctx = real[0]._ctx
-        tensors = [real[v]._t if is_data else v.data(ctx)._t for is_data, v in op.slots]
+        tensors = [real[v]._t if is_data else v.data(ctx)._t for is_data, v in self._cached_op_slots]
         # the graph runs on its inputs' context: operators without inputs (zeros, random draws) place arrays there
-        default = Context._default_ctx
-        prev_ctx, default.value = default.value, ctx
         try:
             if self._callback is None:
-                outs = op(tensors)
+                outs = op(tensors, ctx)
             else:
-                if dict(self._flags).get('static_alloc') or dict(self._flags).get('static_shape'):
-                    warnings.warn('register_op_hook is experimental when static_alloc=True / static_shape=True '
-                                  ' and may not work correctly')
-                outs = op.run_hooked(tensors, self._callback, self._monitor_all, ctx)
+                outs = self._run_hooked(op, tensors, ctx)
         except MXNetError:
             raise
         except (RuntimeError, ValueError, IndexError, TypeError) as e:
             raise MXNetError('%s (hybridized): %s (input shapes %s)'
                              % (self.name, str(e).splitlines()[0], [a.shape for a in real])) from None
-        finally:
-            default.value = prev_ctx
         outs = [_wrap(t, ctx) for t in outs]
         if is_np_array():  # (a SymbolBlock run in NumPy mode)
             outs = to_np(outs)
         if self._out_format == 0:
             return outs[0]
         return _regroup(outs, self._out_format)
+
+    def _run_hooked(self, op, tensors, ctx):
+        """Run the plain graph node by node, calling the op hook ``callback(name, op name, array)`` as MXNet's
+        cached ops do (names as bytes; see ``_Node.monitor_names``)."""
+        if dict(self._flags).get('static_alloc') or dict(self._flags).get('static_shape'):
+            warnings.warn('register_op_hook is experimental when static_alloc=True / static_shape=True '
+                          ' and may not work correctly')
+        callback = self._callback
+
+        def report(node, name, t):
+            callback(name.encode(), node.op.name.encode(), NDArray._from_tensor(t.detach(), ctx))
+        return op.run_monitored(tensors, report, self._monitor_all, ctx)
 
     def optimize_for(self, x, *args, backend=None, clear=False, static_alloc=False, static_shape=False,
                      inline_limit=2, forward_bulk_size=None, backward_bulk_size=None, **kwargs):
@@ -823,7 +553,7 @@ class HybridBlock(Block):
 
     def _clear_cached_op(self):
         """Forget the traced graph and its compiled form (the next hybridized call traces again)."""
-        self._cached_graph, self._cached_op, self._cached_op_args = (), None, []
+        self._cached_graph, self._cached_op, self._cached_op_args, self._cached_op_slots = (), None, [], []
         self._np_untraceable = None  # why a NumPy-mode trace failed (the block then runs imperatively)
 
     def register_child(self, block, name=None):
@@ -838,9 +568,9 @@ class HybridBlock(Block):
                   inline_limit=2, forward_bulk_size=None, backward_bulk_size=None, **kwargs):
         """Run as one torch.fx graph (``backend``: a torch.compile backend, or None for the plain graph).
         ``static_alloc``/``static_shape``/``inline_limit``/bulk sizes are accepted and have no effect."""
-        if backend is not None and backend not in _TORCH_BACKENDS + _MXNET_BACKENDS:
+        if backend is not None and backend not in _runner.TORCH_BACKENDS + _MXNET_BACKENDS:
             raise unsupported('HybridBlock.hybridize', 'backend=%r' % (backend,),
-                              'use one of %s (torch.compile), %s or None' % (_TORCH_BACKENDS, _MXNET_BACKENDS))
+                              'use one of %s (torch.compile), %s or None' % (_runner.TORCH_BACKENDS, _MXNET_BACKENDS))
         if kwargs:
             raise unsupported('HybridBlock.hybridize', 'backend options %s' % sorted(kwargs))
         self._backend, self._active = backend, active

@@ -1052,25 +1052,29 @@ __all__ += ['split_v2', 'CachedOp']
 
 
 class CachedOp:
-    """A Symbol compiled once (to a torch.fx graph) and called on NDArrays: ``op(*inputs, out=None)``,
-    inputs in ``sym.list_inputs()`` order."""
+    """A Symbol compiled once and called on NDArrays: ``op(*inputs, out=None, default_ctx=None)``, inputs in
+    ``sym.list_inputs()`` order. It runs as a hybridized block does (``symbol/runner.py``): common subexpressions
+    merged, view results contiguous, outputs never sharing memory with an input unless they are that input, as in
+    MXNet, whose HybridBlock runs this class. ``flags`` (MXNet's ``static_alloc`` ...) are accepted and have no
+    effect; ``default_ctx`` places what operators without inputs create when no input is given."""
 
     def __init__(self, sym, flags=()):
-        from ..symbol.lower import lower
+        from ..symbol import runner  # reason: the symbol package imports this module
         self._sym = sym
-        self._lowered = lower(sym)
+        self._runner = runner.compile(sym)
         names = sym.list_inputs()
-        order = self._lowered.arg_names + self._lowered.aux_names
-        self._perm = [names.index(n) for n in order]
+        self._perm = [names.index(n) for n in self._runner.input_names]
 
     def __call__(self, *args, **kwargs):
         out = kwargs.pop('out', None)
-        kwargs.pop('default_ctx', None)
+        default_ctx = kwargs.pop('default_ctx', None)
         if kwargs:
             raise MXNetTypeError('CachedOp: unknown arguments %s' % sorted(kwargs))
-        tensors = [args[i]._t for i in self._perm]
-        res = self._lowered.graph_module(*tensors)
-        ctx = args[0]._ctx if args else current_context()
+        if len(args) != len(self._perm):
+            raise MXNetValueError('CachedOp: %d inputs given, the symbol takes %d (%s)'
+                                  % (len(args), len(self._perm), ', '.join(self._sym.list_inputs())))
+        ctx = args[0]._ctx if args else default_ctx or current_context()
+        res = self._runner([args[i]._t for i in self._perm], ctx)
         outs = [_wrap(r, ctx) for r in res]
         if out is not None:
             outs_list = out if isinstance(out, (list, tuple)) else [out]

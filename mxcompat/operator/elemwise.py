@@ -326,7 +326,7 @@ for _sname, _fn, _rev in [
 
 # MXNet's scatter forms (elemwise_scatter_op): with a row_sparse lhs (csr too for the scalar forms) MXNet computes the
 # lhs's stored rows (values) only and keeps its sparsity; on dense arrays, as these entries compute, they are
-# elemwise_div, _plus_scalar and _minus_scalar. (csr values in bound graphs: symbol/storage.py.)
+# elemwise_div, _plus_scalar and _minus_scalar. (csr values in bound graphs: symbol/passes/storage.py.)
 defop('_scatter_elemwise_div', _BIN_IN, (), _elemwise_fn('_scatter_elemwise_div', _div), same_shape='*',
       doc='lhs / rhs elementwise; for a row_sparse lhs MXNet divides its stored rows only.')
 defop('_scatter_plus_scalar', _X, _SCALAR_PARAMS, _scalar_op(torch.add), same_shape='*',

@@ -204,7 +204,7 @@ def _rnn(data, parameters, state, state_cell=None, sequence_length=None, **a):
         state_cell, sequence_length = None, state_cell
     pieces = None
     if type(parameters) is tuple:
-        # the inputs of the _rnn_param_concat a hybridized graph skips (symbol/inplace.py): checked as the vector
+        # the inputs of the _rnn_param_concat a hybridized graph skips (symbol/passes/inplace.py): checked as the vector
         # they would make, and handed to torch as they are
         pieces = parameters
         parameters = torch.empty((sum(p.numel() for p in pieces),), dtype=pieces[0].dtype, device='meta')

@@ -15,7 +15,7 @@ import torch.fx
 from .. import _profstate
 from ..autograd import _without_grad
 from ..base import MXNetError
-from .storage import densify, sparse_rule
+from .passes.storage import densify, sparse_rule
 from .symbol import _aux_vars
 
 __all__ = ['lower', 'Lowered']
@@ -126,7 +126,7 @@ def lower(sym, arg_shapes=None, split_heads=False, csr_args=()):  # noqa: C901 (
     """Build the fx graph of ``sym`` (linted); ``arg_shapes`` ({name: shape}) completes creation ops whose
     ``shape`` has 0 (unknown) dimensions. ``split_heads`` returns the inputs of loss heads too (see
     ``Lowered``); ``Lowered.heads`` is empty when the symbol has none to split. The arguments named in
-    ``csr_args`` come in as ``storage.CsrValue``s (see ``symbol/storage.py``)."""
+    ``csr_args`` come in as ``storage.CsrValue``s (see ``symbol/passes/storage.py``)."""
     nodes = sym._nodes()
     split = _splittable_heads(sym, nodes) if split_heads else set()
     head_inputs = {}

@@ -1,4 +1,4 @@
-"""Bound graphs fed csr data (symbol/storage.py): MXNet's example/sparse models train to MXNet 1.9.1's numbers
+"""Bound graphs fed csr data (symbol/passes/storage.py): MXNet's example/sparse models train to MXNet 1.9.1's numbers
 (tests/fixtures/module_sparse/sparse_graphs.json, generator beside it) without densifying the data, gradients
 have MXNet's storage types, and operators without a csr rule read the dense values."""
 import json

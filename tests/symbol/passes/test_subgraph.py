@@ -1,4 +1,4 @@
-"""MXNet's oneDNN convolution fusion (symbol/subgraph.py): inference-only executors by default, Gluon's
+"""MXNet's oneDNN convolution fusion (symbol/passes/subgraph.py): inference-only executors by default, Gluon's
 hybridize(backend='MKLDNN') / optimize_for; goldens from MXNet 1.9.1 in tests/fixtures/subgraph."""
 import json
 import os
@@ -8,10 +8,10 @@ import pytest
 
 import mxcompat as mx
 from mxcompat import autograd, gluon, kernels
-from mxcompat.symbol.subgraph import _FusedConv
+from mxcompat.symbol.passes.subgraph import _FusedConv
 from tests._fixtures import load_generator
 
-FIX = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'subgraph')
+FIX = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'subgraph')
 pytestmark = pytest.mark.skipif(not kernels.cpu.ONEDNN_CONV, reason="this torch build has no oneDNN convolution fusion")
 
 
@@ -50,12 +50,12 @@ def _bound(name, grad_req='null'):
 def test_executor_fuses_the_chains_mxnet_fuses(monkeypatch):
     monkeypatch.delenv('MXNET_SUBGRAPH_BACKEND', raising=False)
     exe = _bound('conv_bn_add_relu')
-    gm = exe._run.__self__
+    gm = exe._runner.fn
     # the stem (conv + bias, BatchNorm, relu) and the body (conv, BatchNorm, the residual add, relu)
     assert len(_fused_nodes(gm)) == 2
     assert not {'Convolution', 'BatchNorm', 'elemwise_add', 'Activation'} & set(_mx_ops(gm))
     # softrelu has no oneDNN post-op in torch: conv + BatchNorm fused, the activation stays
-    gm = _bound('conv_bn_softrelu')._run.__self__
+    gm = _bound('conv_bn_softrelu')._runner.fn
     assert len(_fused_nodes(gm)) == 1 and _mx_ops(gm).count('Activation') == 1
     # the plain graph users see (graph_module) keeps MXNet's operators
     assert 'BatchNorm' in _mx_ops(exe.graph_module)
@@ -64,7 +64,7 @@ def test_executor_fuses_the_chains_mxnet_fuses(monkeypatch):
 def test_training_executor_is_not_fused(monkeypatch):
     monkeypatch.delenv('MXNET_SUBGRAPH_BACKEND', raising=False)
     exe = _bound('conv_bn_add_relu', grad_req='write')
-    assert not _fused_nodes(exe._run.__self__)
+    assert not _fused_nodes(exe._runner.fn)
 
 
 @pytest.mark.parametrize('env, fused', [({'MXNET_SUBGRAPH_BACKEND': 'NONE'}, 0),
@@ -75,7 +75,7 @@ def test_training_executor_is_not_fused(monkeypatch):
 def test_environment_switches(env, fused, monkeypatch):
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    gm = _bound('conv_bn_add_relu')._run.__self__
+    gm = _bound('conv_bn_add_relu')._runner.fn
     assert len(_fused_nodes(gm)) == fused
     ops = _mx_ops(gm)
     if 'MXNET_DISABLE_MKLDNN_FUSE_CONV_SUM' in env:
@@ -185,7 +185,7 @@ def test_residual_addend_shape_mismatch_raises_mxnet_error():
             'bn_gamma': mx.nd.ones((64,)), 'bn_beta': mx.nd.zeros((64,)), 'other': mx.nd.ones((1, 64, 3, 3))}
     aux = [mx.nd.zeros((64,)), mx.nd.ones((64,))]
     exe = out.bind(mx.cpu(), args, aux_states=aux, grad_req='null')
-    fused = _fused_nodes(exe._run.__self__)
+    fused = _fused_nodes(exe._runner.fn)
     assert len(fused) == 1
     ref = mx.nd.relu(mx.nd.BatchNorm(mx.nd.Convolution(args['data'], args['c_weight'], kernel=(3, 3),
                                                        num_filter=64, no_bias=True),
@@ -239,7 +239,7 @@ def test_model_zoo_module_inference_fused_and_unfused_agree(name, monkeypatch):
         mod.bind(data_shapes=[('data', x.shape)], for_training=False)
         mod.set_params({k: v for k, v in params.items() if k not in aux_names},
                        {k: v for k, v in params.items() if k in aux_names})
-        fused = _fused_nodes(mod._exec_group.execs[0]._run.__self__)
+        fused = _fused_nodes(mod._exec_group.execs[0]._runner.fn)
         assert bool(fused) == (backend == 'MKLDNN')
         outs[backend] = mod.predict(mx.io.NDArrayIter(x, batch_size=1)).asnumpy()
     want = outs['NONE']

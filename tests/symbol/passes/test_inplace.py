@@ -1,4 +1,4 @@
-"""In-place activations and additions in hybridized graphs (mxcompat/symbol/inplace.py): which nodes are rewritten,
+"""In-place activations and additions in hybridized graphs (mxcompat/symbol/passes/inplace.py): which nodes are rewritten,
 and that values, gradients and BatchNorm's moving statistics are bit for bit those of the plain graph."""
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ import mxcompat as mx
 from mxcompat import gluon
 from mxcompat.base import MXNetError
 from mxcompat.gluon import nn
-from mxcompat.symbol import inplace
+from mxcompat.symbol.passes import inplace
 
 
 class Residual(gluon.HybridBlock):
@@ -161,7 +161,7 @@ def _executor_grads():
 
 def test_executor_same_bits_as_the_plain_graph(monkeypatch):
     exe, got = _executor_grads()
-    assert [n.target._mx_op for n in exe._run.__self__.graph.nodes
+    assert [n.target._mx_op for n in exe._runner.fn.graph.nodes
             if n.op == 'call_function' and n.target.__module__ == inplace.__name__] == ['elemwise_add', 'Activation']
     monkeypatch.setattr(inplace, 'plan_inplace', lambda gm: gm)
     _, want = _executor_grads()

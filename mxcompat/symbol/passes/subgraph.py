@@ -20,9 +20,9 @@ import os
 
 import torch
 
-from .. import _profstate, kernels
-from ..autograd import STATE as _STATE
-from ..operator import nn as _nn
+from ... import _profstate, kernels
+from ...autograd import STATE as _STATE
+from ...operator import nn as _nn
 
 __all__ = ['fuse_convolutions', 'executor_backend']
 

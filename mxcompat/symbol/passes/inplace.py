@@ -14,7 +14,7 @@ gradients unchanged; the hybridized LSTM step 0.97-0.98 of the time in an in-pro
 """
 import torch
 
-from .. import _profstate
+from ... import _profstate
 
 _PROF = _profstate.FLAGS
 

@@ -20,8 +20,8 @@ dense, and sparse results other than these (``dot(csr.T, x)``, row_sparse output
 """
 import torch
 
-from .. import _profstate
-from ..ndarray import sparse as _sparse
+from ... import _profstate
+from ...ndarray import sparse as _sparse
 
 __all__ = ['CsrValue', 'densify', 'sparse_rule', 'row_sparse_grads']
 
