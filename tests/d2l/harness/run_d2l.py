@@ -34,7 +34,8 @@ Steps (``all`` = prepare, run, report):
   numbers within rtol 1e-4 / atol 1e-5; timings, object addresses and modules' file paths ignored) / numbers
   differ (same text, other numbers: expected where random draws differ) / output differs (the text differs; first
   differing line shown) / fails or timeout (first error: exception, message, innermost mxcompat frame, the book
-  line and the d2l/mxnet.py line it came through; failures grouped by that first error) / runs (oracle did not).
+  line and the d2l/mxnet.py line it came through; failures grouped by that first error) / fails as oracle (the
+  same exception type after the same output) / runs (oracle did not).
 """
 import argparse
 import concurrent.futures
@@ -261,6 +262,16 @@ def _meta(args, impl, s):
     return json.loads(text) if text else None
 
 
+def _fails_alike(args, s, mo, error, out_m):
+    """Whether the oracle failed too, with the same exception type after the same output (a section that needs
+    what the machine lacks, such as several GPUs, or code the book has for other frameworks only)."""
+    if mo is None or mo['rc'] in (0, 'timeout') or error.get('type') in (None, 'timeout', 'no traceback'):
+        return False
+    out_o = _read(os.path.join(args.work, 'runs', 'oracle', s, 'stdout')) or ''
+    err_o = _read(os.path.join(args.work, 'runs', 'oracle', s, 'stderr')) or ''
+    return first_error(err_o, s + '.py')['type'] == error['type'] and compare(out_o, out_m)[0] == 'pass'
+
+
 def report(args):
     rows, fails = [], []
     for s in sections(args):
@@ -279,7 +290,10 @@ def report(args):
                                      'mxcompat_frame': None, 'book_line': None}
                 else:
                     row['detail'] = first_error(err_m, s + '.py')
-                fails.append(row)
+                if _fails_alike(args, s, mo, row['detail'], out_m):
+                    row['verdict'] = 'fails as oracle'
+                else:
+                    fails.append(row)
             elif mo is None or mo['rc'] != 0:
                 row['verdict'] = 'runs (oracle did not)'
             else:
