@@ -255,29 +255,23 @@ class ParallelRandom:
         return saved
 
     def _read_scattered(self, rows, pos, m, out, scale):
-        """:meth:`_read_aligned` for engines at many different positions, without advancing them: the outputs left
-        in each current block by index, then the twisted blocks of the engines that need them, placed by flat
-        index. Returns (the rows that twisted, as indices into ``rows``; the states after each twist)."""
-        w = min(m, _N)
-        src = np.minimum(pos[:, None] + np.arange(w), _N - 1)
-        got = _temper(self._mt[rows[:, None], src], self._space(2, (len(rows), w)), self._space(3, (len(rows), w)))
-        head = np.minimum(_N - pos, m)
-        mine = np.arange(w) < head[:, None]
-        out[:, :w][mine] = _scaled(got[mine], out.dtype, scale)
-        need = np.nonzero(head < m)[0]
+        """:meth:`_read_aligned` for engines at many different positions, without advancing them: every engine's
+        blocks from its current one on, side by side, and each engine's window cut out of them. Returns (the rows
+        that twisted, as indices into ``rows``; the states after each twist)."""
+        twists = max(0, -(-(int(pos.max()) + m) // _N) - 1)
+        width = (twists + 1) * _N
+        first = int(pos.min())
+        blocks = np.empty((len(rows), width), np.uint32)
+        mt = self._mt[rows]
+        _temper(mt[:, first:], blocks[:, first:_N], self._space(3, (len(rows), _N - first)))
         saved = []
-        if need.size:
-            mt = self._mt[rows[need]]
-            hn = head[need]
-            flat = out.reshape(-1)
-            for t in range((m - int(hn.min()) + _N - 1) // _N):
-                _twist(mt, self._scratch)
-                saved.append(mt.copy())
-                dest = hn[:, None] + t * _N + np.arange(_N)
-                fits = dest < m
-                blk = _temper(mt, self._space(2, mt.shape), self._space(3, mt.shape))[fits]
-                flat[(need[:, None] * m + dest)[fits]] = _scaled(blk, out.dtype, scale)
-        return need, saved
+        for t in range(1, twists + 1):
+            _twist(mt, self._scratch)
+            saved.append(mt.copy())
+            _temper(mt, blocks[:, t * _N:(t + 1) * _N], self._space(3, mt.shape))
+        win = np.lib.stride_tricks.sliding_window_view(blocks, m, axis=1)[np.arange(len(rows)), pos]
+        out[...] = _scaled(win, out.dtype, scale)
+        return np.arange(len(rows)), saved
 
     def _fill(self, rows, m, out, scale, commit):
         """The next ``m`` outputs of each engine of ``rows`` into ``out`` (len(rows), m); reads them (``commit``) or
@@ -444,9 +438,7 @@ class _LibM:
         if fn is None:  # (no C library found: numpy's functions, in double; not always MXNet's last bit)
             with np.errstate(all='ignore'):
                 return _FALLBACK[name](x.astype(_F64)).astype(_F32)
-        if not x.size:
-            return np.empty(x.shape, _F32)
-        return np.frompyfunc(fn, 1, 1)(x).astype(_F32)
+        return np.fromiter(map(fn, x.ravel().tolist()), _F32, x.size).reshape(x.shape)
 
 
 _FALLBACK = {'logf': np.log, 'expf': np.exp, 'tanf': np.tan, 'lgammaf': np.frompyfunc(math.lgamma, 1, 1)}
@@ -497,18 +489,32 @@ _LOGF_DOUBT = np.array([0, 1.2e-21, 0, 2.5e-19, 0, 0, 0, 0, 0, 0, 0, 1.4e-14, 5.
                         4.8e-9, 4.8e-9, 4.8e-9, 4.8e-9])  # e = -23 .. 7
 
 
-def _logf_doubtful(wide, near):
-    """Where the C library's logf may differ from ``near``, the double logarithm ``wide`` rounded to float: the
-    exact value lies within the measured error of the rounding boundary between ``near`` and its neighbour."""
-    with np.errstate(invalid='ignore'):
-        side = np.nextafter(near, np.where(wide > near, _F32(np.inf), _F32(-np.inf)))
-        boundary = (near.astype(_F64) + side.astype(_F64)) * 0.5
-        e = np.frexp(wide)[1] - _LOGF_DOUBT_FROM
-        known = (e >= 0) & (e < len(_LOGF_DOUBT))
-        bound = np.where(known, _LOGF_DOUBT[np.clip(e, 0, len(_LOGF_DOUBT) - 1)], 1.2e-7 * np.abs(wide))
-        # (at least numpy's own error in double precision, far below a float's rounding)
-        doubt = np.abs(wide - boundary) <= np.maximum(bound, 1e-15 * np.abs(wide))
-    return doubt & np.isfinite(wide)
+def _doubt_ulps():
+    """By the 11 exponent bits of a double: how many of its units in the last place the measured error of
+    ``_LOGF_DOUBT`` spans (at least 9.01: numpy's own error in double precision, 1e-15 of the value, far below a
+    float's rounding), -1 where no value is doubtful (zero, infinities, NaN), 2**29 where the table says nothing."""
+    biased = np.arange(2048)
+    e = biased - 1022 - _LOGF_DOUBT_FROM  # (frexp's exponent, from the table's first)
+    known = (e >= 0) & (e < len(_LOGF_DOUBT))
+    ulps = np.ldexp(_LOGF_DOUBT[np.clip(e, 0, len(_LOGF_DOUBT) - 1)], 1075 - biased)
+    out = np.where(known, np.maximum(ulps, 9.01), 2.0 ** 29)
+    out[[0, 2047]] = -1
+    return out
+
+
+_DOUBT_ULPS = _doubt_ulps()
+
+
+def _logf_doubtful(wide, near=None):
+    """Where the C library's logf may differ from the double logarithm ``wide`` rounded to float: the exact value
+    lies within the measured error of a rounding boundary. In a double, the boundaries between floats are where its
+    29 bits past a float's precision read 2**28, so the distance in units of the double's last place is read off
+    its bits."""
+    bits = np.ascontiguousarray(wide, dtype=_F64).view(np.uint64)
+    past = (bits & np.uint64((1 << 29) - 1)).view(np.int64)
+    past -= 1 << 28
+    np.abs(past, out=past)
+    return past <= _DOUBT_ULPS[(bits >> np.uint64(52)) & np.uint64(0x7FF)]
 
 
 def logf(x):
