@@ -62,5 +62,20 @@ add('_npi_full_like', ({'a': f(2, 3)}, {'fill_value': 1.5}), ({'a': ints(3, 2, 3
 add('_npi_zeros', ({}, {'shape': (2, 3)}))
 add('_npi_ones', ({}, {'shape': (2, 3), 'dtype': 'int32'}))
 add('_npi_arange', ({}, {'start': 1, 'stop': 7, 'step': 2}))
+add('_np_roll', ({'data': f(2, 3)}, {'shift': 1}), ({'data': f(2, 3)}, {'shift': (1, -1), 'axis': (0, 1)}))
+add('_npi_hsplit', ({'data': f(2, 4)}, {'indices': (), 'sections': 2}), ({'data': f(5)}, {'indices': (0, 2)}))
+add('_npi_tensordot', ({'a': f(2, 3, 4), 'b': f(4, 3, 2)}, {'a_axes_summed': (1, 2), 'b_axes_summed': (1, 0)}))
+add('_npi_tensordot_int_axes', ({'a': f(2, 3, 4), 'b': f(3, 4, 2)}, {'axes': 2}), ({'a': f(2), 'b': f(3)},
+                                                                                  {'axes': 0}))
+_SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], dtype=np.float32)
+for _n in ('_npi_det', '_npi_inv', '_npi_cholesky', '_npi_slogdet', '_npi_eigvalsh', '_npi_eigh'):
+    add(_n, ({'A': _SPD}, {}))
+add('_npi_eigvals', ({'A': _SPD}, {}))
+add('_npi_eig', ({'A': _SPD}, {}))
+add('_npi_svd', ({'A': f(2, 3)}, {}))
+add('_npi_pinv_scalar_rcond', ({'A': f(3, 2)}, {}))
+add('_npi_solve', ({'a': _SPD, 'b': f(3, 2)}, {}))
+add('_npi_tensorinv', ({'a': np.eye(6, dtype=np.float32).reshape(6, 2, 3) * 2 + 0.1}, {'ind': 1}))
+add('_npi_tensorsolve', ({'a': (np.eye(6, dtype=np.float32) * 2 + 0.1).reshape(2, 3, 6), 'b': f(2, 3)}, {}))
 
 ADDED = sorted(n for n in op_samples.SAMPLES if n.startswith(('_np_', '_npi_', '_npx_')))
