@@ -158,11 +158,22 @@ registry.defop('_npi_tensordot', ('a', 'b'), [('a_axes_summed', 'shape', ()), ('
 registry.defop('_npi_tensordot_int_axes', ('a', 'b'), [('axes', 'int', 2)], _on_arrays(_mxnp.tensordot))
 
 # ---- linear algebra (mx.np.linalg's functions, MXNet's _npi_<name> operators) ----------------------------------------
-for _name in ('det', 'inv', 'cholesky', 'eigvals'):
+for _name in ('det', 'inv', 'cholesky'):
     registry.defop('_npi_' + _name, ('A',), [], _on_arrays(getattr(_mxnp.linalg, _name)))
+
+
+def _eig_infer(vectors):
+    # (eig checks the values it computes are real, which meta tensors cannot tell): values (..., n), vectors (..., n, n)
+    def infer(shapes, dtypes, attrs):  # noqa: ARG001
+        out = [tuple(shapes[0][:-1])] + ([tuple(shapes[0])] if vectors else [])
+        return out, [dtypes[0]] * len(out)
+    return infer
+
+
+registry.defop('_npi_eigvals', ('A',), [], _on_arrays(_mxnp.linalg.eigvals), infer=_eig_infer(False))
 registry.defop('_npi_eigvalsh', ('A',), [('UPLO', 'str', 'L')], _on_arrays(_mxnp.linalg.eigvalsh))
 registry.defop('_npi_eigh', ('A',), [('UPLO', 'str', 'L')], _on_arrays(_mxnp.linalg.eigh), num_outputs=2)
-registry.defop('_npi_eig', ('A',), [], _on_arrays(_mxnp.linalg.eig), num_outputs=2)
+registry.defop('_npi_eig', ('A',), [], _on_arrays(_mxnp.linalg.eig), num_outputs=2, infer=_eig_infer(True))
 registry.defop('_npi_slogdet', ('A',), [], _on_arrays(_mxnp.linalg.slogdet), num_outputs=2)
 registry.defop('_npi_svd', ('A',), [], _on_arrays(_mxnp.linalg.svd), num_outputs=3)
 registry.defop('_npi_tensorinv', ('a',), [('ind', 'int', 2)], _on_arrays(_mxnp.linalg.tensorinv))
