@@ -118,10 +118,10 @@ def _attach(arr, grad_req='write', grad_buf=None):
 # result, which is in torch's graph. Backward from such a result goes through its shadow (``_heads``); the leaf's
 # shadow is the integer data plus a float64 zero leaf whose gradient hook fills the integer buffer. Float arrays
 # never meet this class: their operators run as before.
-# As in MXNet 1.9.1, casts pass gradients through and integer mod sends none (zeros).
+# As in MXNet 1.9.1, casts pass gradients through, integer mod sends none (zeros), and mx.np's mixed integer/float
+# binary operators leave their integer input's gradient 0 (numpy._op._promote).
 # Differs from MXNet: gradients are computed in float64 and cast once per backward pass (MXNet computes each
-# operator's backward in the integer dtype, which can truncate or wrap intermediate values); an integer input of a
-# mixed integer/float operator gets its gradient (MXNet 1.9.1's mixed-precision binary operators leave it 0).
+# operator's backward in the integer dtype, which can truncate or wrap intermediate values).
 _SHADOW_DTYPE = torch.float64
 _INPLACE = frozenset('__%s__' % n for n in ('setitem', 'iadd', 'isub', 'imul', 'itruediv', 'ifloordiv', 'imod', 'ipow',
                                               'iand', 'ior', 'ixor', 'ilshift', 'irshift', 'imatmul'))

@@ -204,9 +204,9 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
         da, db = a.dtype, b.dtype
         dt = pair(da, db)
         if da is not dt:
-            a = a.to(dt)
+            a = _promote(a, dt)
         if db is not dt:
-            b = b.to(dt)
+            b = _promote(b, dt)
         try:
             r = fn(a, b)
         except RuntimeError as e:
@@ -221,6 +221,14 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` with MXNet 1.9.1\'s dtype rules (see ``_op``\'s notes).' % name
     return f
+
+
+def _promote(t, dt):
+    """``t`` cast to a binary operator's dtype ``dt``. An integer variable made float this way enters as a constant:
+    MXNet's mixed-precision operators send their integer input no gradient (a cast by ``astype`` passes it)."""
+    if isinstance(t, _ag._IntGradTensor) and dt.is_floating_point and not t.is_floating_point():
+        t = t.as_subclass(torch.Tensor)
+    return t.to(dt)
 
 
 def _pair_ok(name, kind, d):
