@@ -1,5 +1,5 @@
-"""In-place activations and additions in hybridized graphs (mxcompat/symbol/passes/inplace.py): which nodes are rewritten,
-and that values, gradients and BatchNorm's moving statistics are bit for bit those of the plain graph."""
+"""In-place activations and additions in hybridized graphs (mxcompat/symbol/passes/inplace.py): which nodes are
+rewritten, and that values, gradients and BatchNorm's moving statistics are bit for bit those of the plain graph."""
 import numpy as np
 import pytest
 import torch

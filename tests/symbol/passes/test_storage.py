@@ -1,4 +1,5 @@
-"""csr values in bound graphs (mxcompat/symbol/passes/storage.py): operators with a rule for them, against MXNet 1.9.1."""
+"""csr values in bound graphs (mxcompat/symbol/passes/storage.py): operators with a rule for them, against MXNet
+1.9.1."""
 import numpy as np
 
 import mxcompat as mx
