@@ -209,8 +209,9 @@ def _dot_param(attrs, data):
 
 
 opinfo.PARAM_SHAPES.setdefault('_np_dot', _dot_param)
-# a b whose shape is known already (a 1-D vector, or an input rather than a parameter) keeps it
-opinfo.COMPATIBLE.setdefault('_np_dot', {}).setdefault('b', lambda old, new: True)
+# a b whose shape is fully known already (a 1-D vector, or an input rather than a parameter) keeps it; a deferred
+# parameter's partly known shape ((0, 100): 0 unknown) takes the inferred first dimension
+opinfo.COMPATIBLE.setdefault('_np_dot', {}).setdefault('b', lambda old, new: all(d > 0 for d in old))
 
 
 # their functions in mx.nd._internal and mx.sym._internal, as MXNet has them (those namespaces were filled from the
