@@ -80,3 +80,27 @@ def test_symbols_of_linalg():
         assert 'mx.sym.np.linalg.matrix_power' in str(e)
     else:
         raise AssertionError('expected MXNetNotImplementedError')
+
+
+def test_hybridized_dot_shapes_of_b():
+    # a 1-D b keeps its shape; a deferred weight of shape (0, 4) gets its first dimension from the data
+    v = mx.np.array([1.0, 2.0, 3.0])
+    _hybrid_vs_eager(lambda F, x, y: F.np.dot(x, y), mx.np.ones((2, 3)), v)
+
+    class Dense(mx.gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.w = self.params.get('w', shape=(0, 4), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return x.dot(w)
+    prev = mx.util.is_np_array()
+    mx.npx.set_np()
+    try:
+        blk = Dense()
+        blk.initialize()
+        blk.hybridize()
+        assert blk(mx.np.ones((2, 3))).shape == (2, 4)
+        assert blk.w.shape == (3, 4)
+    finally:
+        mx.npx.set_np(prev, prev)
