@@ -15,6 +15,7 @@ import os
 import torch
 
 from ..autograd import STATE as _AG
+from ..base import MXNetValueError
 from ..context import Context
 from ..operator import registry
 from .lower import lower, needs_shapes, run_monitored
@@ -83,7 +84,7 @@ class Runner:
     def __init__(self, symbol, cse=None, inplace=True, backend=None, arg_shapes=None, split_heads=False,
                  csr_args=()):
         if backend is not None and backend != 'MKLDNN' and backend not in TORCH_BACKENDS:
-            raise ValueError('runner: unknown backend %r' % (backend,))
+            raise MXNetValueError('runner: unknown backend %r' % (backend,))
         self.symbol = _cse(symbol, cse)
         self.backend, self.inplace = backend, inplace
         self.split_heads, self.csr_args = split_heads, frozenset(csr_args)
