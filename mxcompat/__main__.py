@@ -4,6 +4,10 @@ import runpy
 import sys
 
 from .porting import numpy2
+from .porting.check import main as check_main
+from .porting.convert import main as convert_main
+from . import install_alias
+from ._alias import report_mxnet_paths
 
 USAGE = """usage: python -m mxcompat script.py [args ...]   (runs an `import mxnet` script on mxcompat)
        python -m mxcompat check [--json] script.py [...]   (static porting report; runs nothing)
@@ -16,14 +20,10 @@ def main(argv=None):
         print(USAGE)
         return 0 if argv else 2
     if argv[0] == 'check' and not os.path.isfile('check'):
-        from .porting.check import main as check_main
         return check_main(argv[1:])
     if argv[0] == 'convert' and not os.path.isfile('convert'):
-        from .porting.convert import main as convert_main
         return convert_main(argv[1:])
     if argv[0] == '-c' and len(argv) > 1:
-        from . import install_alias
-        from ._alias import report_mxnet_paths
         install_alias(force=True)
         report_mxnet_paths()
         sys.argv = ['-c'] + argv[2:]
@@ -33,8 +33,6 @@ def main(argv=None):
     if not os.path.exists(script):
         print('mxcompat: cannot open %r: no such file' % script, file=sys.stderr)
         return 2
-    from . import install_alias
-    from ._alias import report_mxnet_paths
     install_alias(force=True)
     report_mxnet_paths()
     sys.argv = argv

@@ -7,20 +7,10 @@ import logging
 import math
 import time
 
+from . import model as _model
+
 __all__ = ['module_checkpoint', 'do_checkpoint', 'log_train_metric', 'Speedometer', 'ProgressBar',
            'LogValidationMetricsCallback']
-
-
-def _save_checkpoint():
-    """``mx.model.save_checkpoint``; raises the not-implemented error for ``mx.model`` while that is missing."""
-    try:
-        from .model import save_checkpoint
-    except ModuleNotFoundError as e:
-        if e.name != __package__ + '.model':
-            raise
-        from . import _planned
-        _planned.missing('model')
-    return save_checkpoint
 
 
 def _every(period, action):
@@ -44,8 +34,7 @@ def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False):
 def do_checkpoint(prefix, period=1):
     """Epoch-end callback saving ``prefix-symbol.json`` and ``prefix-%04d.params`` every ``period`` epochs
     through ``mx.model.save_checkpoint``."""
-    save = _save_checkpoint()
-    return _every(period, lambda epoch, sym, arg, aux: save(prefix, epoch, sym, arg, aux))
+    return _every(period, lambda epoch, sym, arg, aux: _model.save_checkpoint(prefix, epoch, sym, arg, aux))
 
 
 def _log_values(template, param, head):

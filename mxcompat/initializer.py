@@ -18,9 +18,11 @@ import numpy as np
 import torch
 
 from .base import MXNetValueError, MXNetTypeError, MXNetAssertionError, dtype_name, string_types  # noqa: F401
-from .ndarray import random as _random
+from .ndarray import random as _random, NDArray, load
 from .registry import _check, make_registry
 from .util import is_np_array
+from .numpy import random as np_random
+from .ndarray.ndarray import _wrap
 
 __all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create', 'Load', 'Mixed', 'Zero', 'One', 'Constant',
            'Uniform', 'Normal', 'Orthogonal', 'Xavier', 'MSRAPrelu', 'Bilinear', 'LSTMBias', 'FusedRNN']
@@ -52,7 +54,6 @@ def _draw(arr, rnd_type, a, b, who):
         raise MXNetTypeError('%s: random initialization needs a float16, float32 or float64 array, got %s'
                              % (who, arr.dtype.__name__))
     if is_np_array():
-        from .numpy import random as np_random  # (on first use: mx.np is loaded lazily)
         sampler = np_random.uniform if rnd_type == 'uniform' else np_random.normal
         drawn = sampler(a, b, size=tuple(t.shape), dtype=dtype_name(t.dtype), ctx=arr.context)
     else:
@@ -132,7 +133,6 @@ class Initializer:
         """Name-pattern dispatch for ``init(str, arr)`` (deprecated in MXNet, still supported)."""
         warnings.warn('Calling initializer with init(str, NDArray) has been deprecated. '
                       'Please use init(mx.init.InitDesc(...), NDArray) instead.', DeprecationWarning, stacklevel=3)
-        from .ndarray import NDArray
         for ok, what in ((isinstance(name, string_types), 'name must be string'),
                          (isinstance(arr, NDArray), 'arr must be NDArray')):
             if not ok:
@@ -201,7 +201,6 @@ class Load:
 
     def __init__(self, param, default_init=None, verbose=False):
         if isinstance(param, str):
-            from .ndarray import load
             param = load(param)
         _check(isinstance(param, dict), 'Load: param must be a dict or a file of named arrays, got %s'
                % type(param).__name__)
@@ -461,7 +460,6 @@ class FusedRNN(Initializer):
             setattr(self, '_' + key, value)
 
     def _init_weight(self, desc, arr):
-        from .ndarray.ndarray import _wrap
         t = _tensor(arr, 'FusedRNN')
         pieces = fused_rnn_slices(t.detach(), self._num_hidden, self._num_layers, self._mode, self._bidirectional)
         global_init = getattr(desc, 'global_init', None)

@@ -7,6 +7,8 @@ import logging
 from collections import namedtuple
 
 from .base import MXNetError, unsupported
+from .context import cpu
+from . import symbol as sym, ndarray as nd
 
 __all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params', 'FeedForward']
 
@@ -24,20 +26,17 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
 
 def save_params(fname, arg_params, aux_params):
     """Write parameters under MXNet's ``arg:``/``aux:`` keys (copied to the CPU) to ``fname``."""
-    from . import ndarray as nd
     save_dict = {'arg:%s' % k: v.as_in_context(_cpu()) for k, v in arg_params.items()}
     save_dict.update({'aux:%s' % k: v.as_in_context(_cpu()) for k, v in aux_params.items()})
     nd.save(fname, save_dict)
 
 
 def _cpu():
-    from .context import cpu
     return cpu()
 
 
 def load_params(prefix, epoch):
     """(arg_params, aux_params) from ``prefix-%04d.params``."""
-    from . import ndarray as nd
     save_dict = nd.load('%s-%04d.params' % (prefix, epoch))
     arg_params, aux_params = {}, {}
     if not save_dict:
@@ -56,7 +55,6 @@ def load_params(prefix, epoch):
 
 def load_checkpoint(prefix, epoch):
     """(symbol, arg_params, aux_params) from a checkpoint written by ``save_checkpoint`` (here or by MXNet)."""
-    from . import symbol as sym
     symbol = sym.load('%s-symbol.json' % prefix)
     arg_params, aux_params = load_params(prefix, epoch)
     return symbol, arg_params, aux_params

@@ -9,13 +9,13 @@ import re
 
 from .base import MXNetTypeError
 from .ndarray.ndarray import NDArray
+from . import ndarray as nd
 
 __all__ = ['Monitor']
 
 
 def _default_stat(x):
     """The 2-norm divided by sqrt(size) (MXNet's default statistic, computed lazily on the device)."""
-    from . import ndarray as nd
     return nd.norm(x) / math.sqrt(x.size)
 
 

@@ -35,6 +35,7 @@ import torch
 from . import _profstate
 from ._fileio import write_atomic
 from .base import MXNetError, unsupported
+from .operator.registry import REGISTRY
 
 __all__ = ['set_config', 'profiler_set_config', 'set_state', 'profiler_set_state', 'dump', 'dump_profile', 'dumps',
            'pause', 'resume', 'set_kvstore_handle', 'Domain', 'Task', 'Frame', 'Event', 'Counter', 'Marker']
@@ -178,7 +179,6 @@ class _Profiler:
             self.start('mx.profiler')
 
     def _take(self, trace):
-        from .operator.registry import REGISTRY
         base = trace.get('baseTimeNanoseconds', 0) / 1000.0
         stats = self.stats
         for ev in trace.get('traceEvents', ()):

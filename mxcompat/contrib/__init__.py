@@ -10,6 +10,7 @@ from ..ndarray import contrib as ndarray  # noqa: F401
 from ..ndarray import contrib as nd  # noqa: F401
 from ..symbol import contrib as symbol  # noqa: F401
 from ..symbol import contrib as sym  # noqa: F401
+from ..base import unsupported
 
 _MISSING = {'onnx': 'ONNX import and export (mxcompat.porting converts MXNet files to torch, and torch.onnx exports)',
             'tensorboard': 'the LogMetricsCallback for TensorBoard'}
@@ -17,6 +18,5 @@ _MISSING = {'onnx': 'ONNX import and export (mxcompat.porting converts MXNet fil
 
 def __getattr__(attr):
     if attr in _MISSING:
-        from ..base import unsupported
         raise unsupported('mx.contrib.' + attr, _MISSING[attr], 'it is not implemented in this version of mxcompat')
     raise AttributeError("module 'mxnet.contrib' has no attribute %r" % attr)

@@ -4,6 +4,7 @@ import functools
 
 from .. import autograd as _ag
 from ..base import MXNetTypeError
+from ..ndarray.ndarray import NDArray, _wrap
 
 __all__ = ['set_is_training', 'TrainingStateScope', 'train_section', 'test_section', 'mark_variables', 'backward',
            'compute_gradient', 'grad_and_loss', 'grad']
@@ -59,7 +60,6 @@ def compute_gradient(outputs):
 
 def grad_and_loss(func, argnum=None):
     """Wrap ``func`` to return (gradients of the chosen arguments, its outputs)."""
-    from ..ndarray.ndarray import NDArray, _wrap
 
     @functools.wraps(func)
     def wrapped(*args):

@@ -10,6 +10,7 @@ from .parameter import *  # noqa: F401,F403
 from .block import *  # noqa: F401,F403
 from . import nn  # noqa: F401
 from .trainer import *  # noqa: F401,F403
+from ..base import unsupported
 
 _OPTIONAL = ('data', 'utils', 'loss', 'rnn', 'model_zoo', 'contrib')
 for _sub in _OPTIONAL:
@@ -20,6 +21,5 @@ del _sub
 
 def __getattr__(attr):
     if attr in _OPTIONAL:
-        from ..base import unsupported
         raise unsupported('mx.gluon.' + attr, 'the module', 'it is not implemented in this version of mxcompat')
     raise AttributeError("module 'mxnet.gluon' has no attribute %r" % attr)

@@ -22,10 +22,9 @@ import torch
 
 from .. import _memory, autograd, initializer, kernels
 from ..autograd import STATE as _AG
-from ..base import MXNetError, MXNetAssertionError, MXNetValueError, MXNetTypeError, unsupported
+from ..base import MXNetError, MXNetAssertionError, MXNetValueError, MXNetTypeError, unsupported, to_torch_dtype
 from ..context import Context, cpu, current_context
-from ..ndarray import ndarray as _nd
-from ..ndarray import sparse as _sparse
+from ..ndarray import sparse as _sparse, ndarray as _nd, _codec
 from ..ndarray.ndarray import NDArray
 from ..numpy import multiarray as _mx_np
 from ..symbol import Symbol
@@ -33,6 +32,7 @@ from .. import symbol as _symbol
 from ..symbol.numpy import as_np as _as_np_symbol
 from ..util import _np_shape_level, is_np_array
 from ._npf import to_np
+from ..ndarray.utils import load, _wrap_all, save
 
 __all__ = ['DeferredInitializationError', 'Parameter', 'Constant', 'ParameterDict', 'tensor_types']
 
@@ -563,7 +563,6 @@ def _check_np_stype(name, stype):
 
 
 def _dtype(dtype):
-    from ..base import to_torch_dtype
     return to_torch_dtype(dtype)
 
 
@@ -792,17 +791,14 @@ class ParameterDict:
 
 
 def _nd_save(filename, data):
-    from ..ndarray.utils import save
     save(filename, data)
 
 
 def _nd_load(filename):
     """The arrays of a parameter file. Under NumPy array semantics they are ``mx.np`` arrays, and files written
     with or without NumPy shape semantics both load (MXNet retries a legacy file with those semantics off)."""
-    from ..ndarray.utils import load, _wrap_all
     if not is_np_array():
         return load(filename)
-    from ..ndarray import _codec
     loaded = _wrap_all(_codec.load_file(filename, np_shape=None))
     if isinstance(loaded, dict):
         return {k: to_np(v) for k, v in loaded.items()}

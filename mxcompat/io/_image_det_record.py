@@ -43,6 +43,7 @@ from . import _cxxrandom as R
 from ._image_record import _RecSplit, _resize, decode_record, load_mean_image, pick_interp, shorter_edge_to
 from .io import MXDataIter, _BatchLoader, _open_local, _Params, _Prefetched, _REQUIRED, _BATCH, _PREFETCH
 from ..recordio import unpack
+from .. import ndarray as nd
 
 API = 'ImageDetRecordIter'
 _MAGIC = 233  # MXNet's kRandMagic for this iterator: the augmenter engine of thread 0 and the shuffle seed offset
@@ -416,7 +417,6 @@ class _DetInstances:
         return self.label_map[header.id]
 
     def _mean_image(self):
-        from .. import ndarray as nd
         if os.path.exists(self.p.mean_img):
             self.meanimg = load_mean_image(API, self.p.mean_img)
             return

@@ -26,6 +26,8 @@ from ..operator._cv_resize import resize_hwc
 from ..recordio import _MAGIC, _MAGIC_BYTES, _LEN_MASK, unpack
 from . import _cxxrandom as R
 from .io import MXDataIter, _Params, _REQUIRED, _BATCH, _PREFETCH, _open_local
+from ..image.image import _decode_numpy
+from .. import ndarray as nd
 
 _MAGIC_SEED = 111  # MXNet's kRandMagic for the record parser and the indexed split
 _CHUNK_BYTES = 64 << 20
@@ -221,7 +223,6 @@ def _gray_first_is_red(img):
 def decode_record(api, rec, channels):
     """One record -> (header, HxWxC uint8 BGR(A) image), decoded as ``cv::imdecode`` with the flag MXNet's
     iterators pick from the channel count (1: gray, 3: colour, 4: unchanged and must have 4 channels)."""
-    from ..image.image import _decode_numpy
     header, content = unpack(rec)
     img = _decode_numpy(bytes(content), {1: 0, 3: 1, 4: -1}[channels], bgr=True)
     if channels == 4 and (img.ndim != 3 or img.shape[2] != 4):
@@ -232,7 +233,6 @@ def decode_record(api, rec, channels):
 
 def load_mean_image(api, path):
     """The one array of an ``nd.save`` file (MXNet's mean image), as float32 numpy."""
-    from .. import ndarray as nd
     data = nd.load(path)
     arrays = list(data.values()) if isinstance(data, dict) else data
     if len(arrays) != 1:
@@ -382,7 +382,6 @@ class _ImageRecordParser:
         return labels
 
     def _mean_image(self):
-        from .. import ndarray as nd
         if os.path.exists(self.p.mean_img):
             self.meanimg = load_mean_image(self.api, self.p.mean_img)
             return

@@ -27,6 +27,8 @@ import numpy as np
 
 from ..base import MXNetError, unsupported
 from ..context import cpu
+from .io import MXDataIter, _open_local, _BATCH, _PREFETCH, _REQUIRED, _Params
+from ..ndarray.sparse import csr_matrix
 
 _API = 'LibSVMIter'
 
@@ -335,7 +337,6 @@ def _uri_args(api_path):
 
 
 def _files(path):
-    from .io import _open_local
     out = []
     for p in path.split(';'):
         local = p[len('file://'):] if p.startswith('file://') else p
@@ -455,7 +456,6 @@ class _SparseBatches:
 
 
 def _make_iter_class():
-    from .io import MXDataIter
 
     class LibSVMDataIter(MXDataIter):
         """MXDataIter whose data (and label, with ``label_libsvm``) are CSRNDArrays."""
@@ -465,13 +465,11 @@ def _make_iter_class():
             super().__init__(handle, **kwargs)
 
         def getdata(self):
-            from ..ndarray.sparse import csr_matrix
             return csr_matrix(self._cur(0), shape=self._shapes[0], ctx=cpu(0))
 
         def getlabel(self):
             if self._shapes[1] is None:  # dense labels, the first number of each line
                 return super().getlabel()
-            from ..ndarray.sparse import csr_matrix
             return csr_matrix(self._cur(1), shape=self._shapes[1], ctx=cpu(0))
 
     return LibSVMDataIter
@@ -481,7 +479,6 @@ _ITER_CLASS = []
 
 
 def libsvm_iter(kwargs):
-    from .io import _BATCH, _PREFETCH, _REQUIRED, _Params
     spec = dict({'data_libsvm': ('string', _REQUIRED), 'data_shape': ('Shape(tuple)', _REQUIRED),
                  'label_libsvm': ('string', 'NULL'), 'label_shape': ('Shape(tuple)', (1,)),
                  'num_parts': ('int', 1), 'part_index': ('int', 0)}, **_BATCH, **_PREFETCH)

@@ -21,6 +21,7 @@ from ..ndarray.ndarray import _wrap
 from ..context import cpu
 from . import _cxxrandom
 from .utils import _init_data, _has_instance, _getdata_by_idx, _slice_along_batch_axis  # noqa: F401
+from ..ndarray.sparse import CSRNDArray
 
 __all__ = ['DataDesc', 'DataBatch', 'DataIter', 'ResizeIter', 'PrefetchingIter', 'NDArrayIter', 'MXDataIter',
            'CSVIter', 'LibSVMIter', 'MNISTIter', 'ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter',
@@ -301,7 +302,6 @@ class NDArrayIter(DataIter):
         sources = _init_data(data, allow_empty=False, default_name=data_name)
         targets = _init_data(label, allow_empty=True, default_name=label_name)
         self.data, self.label = sources, targets
-        from ..ndarray.sparse import CSRNDArray
         if last_batch_handle != 'discard' and _has_instance(sources + targets, CSRNDArray):
             raise NotImplementedError("NDArrayIter: CSRNDArray (or scipy.sparse.csr_matrix) inputs need "
                                       "last_batch_handle='discard', got %r" % (last_batch_handle,))

@@ -4,7 +4,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import ndarray as _nd
-from ..ndarray import NDArray, array
+from ..ndarray import NDArray, array, sparse
 
 
 def _is_h5py_dataset(v):
@@ -49,7 +49,6 @@ def _has_instance(data, dtype):
 
 def _getdata_by_idx(data, idx):
     """Reorder every array by ``idx`` (h5py datasets stay as they are). As in MXNet the result is float32."""
-    from ..ndarray import sparse
     out = []
     for k, v in data:
         if isinstance(v, sparse.CSRNDArray):  # rows taken in csr storage (no scipy needed)

@@ -20,6 +20,8 @@ from ..base import MXNetError
 from ..context import Context, cpu_pinned
 from ..ndarray.ndarray import NDArray
 from .base import KVStoreBase, flatten_kv, _check
+from ..ndarray import sparse
+from .. import optimizer as opt
 
 __all__ = ['KVStore']
 
@@ -175,7 +177,6 @@ class KVStore(KVStoreBase):
         if len(vs) == 1:
             return vs[0]
         if type(vs[0]) is not NDArray and all(v.stype == 'row_sparse' for v in vs):
-            from ..ndarray import sparse
             return sparse.add_n(*[v.as_in_context(_PINNED) for v in vs])  # row_sparse sum, as MXNet
         ts = [v._t for v in vs]
         device = ts[0].device if self._device_merge else _CPU
@@ -339,7 +340,6 @@ class KVStore(KVStoreBase):
 
     def set_optimizer(self, optimizer):
         """Apply ``optimizer`` (through ``mx.optimizer.get_updater``) on every push."""
-        from .. import optimizer as opt
         self._set_updater(opt.get_updater(optimizer))
 
     def _set_updater(self, updater):

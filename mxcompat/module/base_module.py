@@ -4,7 +4,11 @@ import time
 import warnings
 
 from ..base import MXNetError, _as_list
-from ..model import BatchEndParam
+from ..model import BatchEndParam, save_params
+from ..ndarray.ndarray import NDArray
+from ..io import NDArrayIter
+from ..initializer import Uniform
+from .. import metric as _metric, ndarray as nd
 
 
 _PARAM_SUFFIXES = ('_weight', '_bias', '_gamma', '_beta')
@@ -95,10 +99,7 @@ class BaseModule:
 
         Differs from MXNet: an NDArray/numpy ``eval_data`` is wrapped in an ``NDArrayIter`` (batch size of the
         bound module) instead of being run as one batch."""
-        from .. import ndarray as nd
-        from ..ndarray.ndarray import NDArray
         if isinstance(eval_data, (NDArray, __import__('numpy').ndarray)):
-            from ..io import NDArrayIter
             eval_data = NDArrayIter(eval_data, batch_size=self.data_shapes[0][1][0] if self.binded
                                     else eval_data.shape[0])
         per_batch = [[o.copy() for o in outs]
@@ -135,7 +136,6 @@ class BaseModule:
                    aux_params, allow_missing, force_rebind, force_init, num_epoch, validation_metric, monitor):
         """What ``fit`` does before its first epoch (bind, monitor, parameters, optimizer); returns the training
         metric (an EvalMetric) and the validation metric (as given)."""
-        from ..initializer import Uniform
         if num_epoch is None:
             raise MXNetError('please specify number of epochs')
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label, for_training=True,
@@ -229,12 +229,10 @@ class BaseModule:
 
     def save_params(self, fname):
         """Save parameters with MXNet's ``arg:``/``aux:`` keys."""
-        from ..model import save_params
         save_params(fname, *self.get_params())
 
     def load_params(self, fname):
         """Load parameters saved by ``save_params`` (or by MXNet)."""
-        from .. import ndarray as nd
         split = {'arg': {}, 'aux': {}}
         for key, value in nd.load(fname).items():
             kind, _, name = key.partition(':')
@@ -258,5 +256,4 @@ def _call_all(callbacks, param):
 
 
 def _as_metric(eval_metric):
-    from .. import metric as _metric
     return eval_metric if isinstance(eval_metric, _metric.EvalMetric) else _metric.create(eval_metric)

@@ -14,6 +14,9 @@ from ..name import NameManager
 from .base_module import BaseModule, _check_module_names
 from .module import Module
 from .python_module import _Checks
+from ..context import Context, cpu
+from .. import symbol as sym, ndarray as nd
+from ..model import load_params
 
 __all__ = ['BucketingModule']
 
@@ -34,7 +37,6 @@ class BucketingModule(_Checks, BaseModule):
                  fixed_param_names=None, state_names=None, group2ctxs=None, compression_params=None):
         super().__init__(logger=logger)
         self._require(default_bucket_key is not None, 'default_bucket_key is required')
-        from ..context import Context, cpu
         from .executor_group import prepare_group2ctxs
         ctxs = cpu() if context is None else context
         prepare_group2ctxs('mx.mod.BucketingModule', group2ctxs, [ctxs] if isinstance(ctxs, Context) else ctxs)
@@ -226,7 +228,6 @@ class BucketingModule(_Checks, BaseModule):
     # -- checkpoints --------------------------------------------------------------------------------------------
     def save_checkpoint(self, prefix, epoch, remove_amp_cast=False):
         """Write ``prefix-%04d.params``, ``prefix-<key>-symbol.json`` per bucket and ``prefix.buckets`` (int32 keys)."""
-        from .. import ndarray as nd
         keys = list(self._buckets)
         self._require(bool(keys), 'Empty BucketingModule cannot be saved')
         self.save_params('%s-%04d.params' % (prefix, epoch))
@@ -237,9 +238,6 @@ class BucketingModule(_Checks, BaseModule):
     @staticmethod
     def load(prefix, epoch, sym_gen=None, default_bucket_key=None, **kwargs):
         """A BucketingModule from ``save_checkpoint``'s files; bind it before use."""
-        from .. import ndarray as nd
-        from .. import symbol as sym
-        from ..model import load_params
         _load_require(sym_gen is not None, 'sym_gen is required for loading BucketingModule')
         _load_require(default_bucket_key is not None, 'default_bucket_key is required for loading BucketingModule')
         keys = [int(k) for k in nd.load('%s.buckets' % prefix)[0].asnumpy().astype('int32')]

@@ -3,11 +3,12 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
+from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError, unsupported
 from ..executor import copy_into
 from ..io.io import DataDesc
 from ..ndarray import ndarray as _nd
 from ..ndarray.sparse import CSRNDArray
+from ..context import Context
 
 
 def _desc(d):
@@ -56,8 +57,6 @@ def prepare_group2ctxs(api, group2ctxs, contexts):
 
     Differs from MXNet: placement is only honoured as a context label, so every context involved must be a CPU
     (all CPU contexts are the one torch CPU device); GPU contexts raise."""
-    from ..base import unsupported
-    from ..context import Context
     n = len(contexts)
     if not group2ctxs:
         return [None] * n

@@ -11,6 +11,10 @@ from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from .base_module import BaseModule, _check_module_names
 from .executor_group import ExecutorGroup, _desc, prepare_group2ctxs
+from ..model import load_checkpoint
+from ..ndarray import ndarray as _nd
+from .._fileio import read_all, write_atomic
+from .. import kvstore as kvs, optimizer as opt
 
 __all__ = ['Module']
 
@@ -54,7 +58,6 @@ class Module(BaseModule):
     @staticmethod
     def load(prefix, epoch, load_optimizer_states=False, **kwargs):
         """A Module from ``prefix-symbol.json`` and ``prefix-%04d.params`` (and ``.states``)."""
-        from ..model import load_checkpoint
         sym, *params = load_checkpoint(prefix, epoch)
         mod = Module(symbol=sym, **kwargs)
         mod._arg_params, mod._aux_params = params
@@ -148,7 +151,6 @@ class Module(BaseModule):
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False, force_rebind=False,
              shared_module=None, grad_req='write'):
         """Allocate executors for these input shapes (DataDesc list or (name, shape) pairs)."""
-        from ..ndarray import ndarray as _nd
         if self.binded and not force_rebind:
             self.logger.warning('Already bound, ignoring bind()')
             return
@@ -199,7 +201,6 @@ class Module(BaseModule):
     def init_optimizer(self, kvstore='local', optimizer='sgd', optimizer_params=(('learning_rate', 0.01),),
                        force_init=False):
         """Create the optimizer (rescale_grad = 1/batch size) and the KVStore as MXNet decides."""
-        from .. import optimizer as opt
         self._need('binded', 'params_initialized')
         if self.optimizer_initialized and not force_init:
             self.logger.warning('optimizer already initialized, ignoring...')
@@ -233,7 +234,6 @@ class Module(BaseModule):
         return {i * n_dev + k: n for i, n in enumerate(names) for k in range(n_dev)}
 
     def _build_optimizer(self, optimizer, optimizer_params, rescale_grad, idx2name):
-        from .. import optimizer as opt
         if isinstance(optimizer, str):
             kwargs = dict(optimizer_params)
             kwargs.setdefault('rescale_grad', rescale_grad)
@@ -271,7 +271,6 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
-            from .._fileio import write_atomic
             write_atomic(fname, [self._updater.get_states()], 'save optimizer states')
 
     def load_optimizer_states(self, fname):
@@ -279,7 +278,6 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
         else:
-            from .._fileio import read_all
             self._updater.set_states(read_all(fname, 'load optimizer states'))
 
     # -- computation ------------------------------------------------------------------------------------------
@@ -357,7 +355,6 @@ def _create_kvstore(kvstore, num_device, arg_params):
     update_on_kv = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
     if kvstore is None or (isinstance(kvstore, str) and num_device == 1 and 'dist' not in kvstore):
         return None, False  # one device on one machine: no store needed
-    from .. import kvstore as kvs
     if isinstance(kvstore, kvs.KVStoreBase):
         kv = kvstore
     elif isinstance(kvstore, str):

@@ -8,6 +8,7 @@ import logging
 from ..base import MXNetAssertionError, MXNetError
 from ..initializer import Uniform
 from .base_module import BaseModule
+from .. import ndarray as nd
 
 __all__ = ['PythonModule', 'PythonLossModule']
 
@@ -145,7 +146,6 @@ class PythonLossModule(PythonModule):
 
     def _backward_impl(self):
         """The gradient of the scores: ``grad_func(scores, labels)`` (an NDArray or anything ``nd.array`` takes)."""
-        from .. import ndarray as nd
         if self._grad_func is None:
             raise NotImplementedError('PythonLossModule: pass grad_func or override _backward_impl')
         raw = self._grad_func(self._scores, self._labels)

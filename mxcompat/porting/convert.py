@@ -14,14 +14,15 @@ import sys
 import torch
 
 from ..base import MXNetError, MXNetValueError, parse_tuple
+from .. import symbol as _sym
+from ..ndarray import load as _nd_load
+from ..interop import to_torch
 
 __all__ = ['load_model', 'convert', 'export_onnx', 'main']
 
 
 def load_model(symbol_file, param_file=None):
     """(Symbol, arg_params, aux_params) from MXNet's files (``arg:``/``aux:`` keys, or bare names)."""
-    from .. import symbol as _sym
-    from ..ndarray import load as _nd_load
     sym = _sym.load(symbol_file)
     arg_params, aux_params = {}, {}
     if param_file is not None:
@@ -49,7 +50,6 @@ def _parse_shapes(items):
 
 def convert(symbol_file, param_file=None, shapes=None, data_names=None, dynamic_batch=False):
     """The standalone ``torch.fx.GraphModule`` of the model in these files, and its example inputs."""
-    from ..interop import to_torch
     sym, arg_params, aux_params = load_model(symbol_file, param_file)
     examples = {n: torch.zeros(s) for n, s in (shapes or {}).items()}
     if data_names is None:  # every argument the parameter file does not hold

@@ -13,6 +13,7 @@ from .io import BucketSentenceIter, encode_sentences  # noqa: F401
 from .rnn_cell import (RNNParams, BaseRNNCell, RNNCell, LSTMCell, GRUCell, FusedRNNCell,  # noqa: F401
                        SequentialRNNCell, DropoutCell, ModifierCell, ZoneoutCell, ResidualCell, BidirectionalCell,
                        save_rnn_checkpoint, load_rnn_checkpoint, do_rnn_checkpoint)
+from ..base import unsupported
 
 __all__ = ['io', 'rnn_cell', 'BucketSentenceIter', 'encode_sentences'] + rnn_cell.__all__ + conv_rnn_cell.__all__
 
@@ -22,7 +23,6 @@ MISSING = ('rnn', 'rnn_unroll')
 
 def __getattr__(name):
     if name in MISSING:
-        from ..base import unsupported
         what = ('the mxnet.rnn.rnn module' if name == 'rnn' else 'the deprecated symbolic unroll helper')
         raise unsupported('mx.rnn.' + name, what, 'it is not implemented; call cell.unroll(length, inputs, ...) '
                           'instead (the checkpoint helpers are in mx.rnn itself)')

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..base import MXNetAssertionError, MXNetValueError
 from ..io import DataBatch, DataDesc, DataIter
+from .. import ndarray as nd
 
 __all__ = ['encode_sentences', 'BucketSentenceIter']
 
@@ -92,7 +93,6 @@ class BucketSentenceIter(DataIter):
 
     def reset(self):
         """Shuffle the batch order (``random``) and each bucket's sentences (``np.random``), then rewind."""
-        from .. import ndarray as nd
         random.shuffle(self.idx)
         for arr in self.data:
             np.random.shuffle(arr)

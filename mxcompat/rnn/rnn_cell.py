@@ -19,6 +19,7 @@ from .. import initializer, ndarray, symbol
 from ..base import MXNetAssertionError
 from ..model import load_checkpoint, save_checkpoint
 from ..ndarray.ndarray import _wrap
+from ..gluon.rnn.rnn_cell import zoneout_step
 
 __all__ = ['RNNParams', 'BaseRNNCell', 'RNNCell', 'LSTMCell', 'GRUCell', 'FusedRNNCell', 'SequentialRNNCell',
            'DropoutCell', 'ModifierCell', 'ZoneoutCell', 'ResidualCell', 'BidirectionalCell',
@@ -518,7 +519,6 @@ class ZoneoutCell(ModifierCell):
         self.prev_output = None
 
     def __call__(self, inputs, states):
-        from ..gluon.rnn.rnn_cell import zoneout_step
         next_output, next_states = self.base_cell(inputs, states)
         output, states = zoneout_step(symbol, next_output, next_states, self.prev_output, states,
                                       self.zoneout_outputs, self.zoneout_states)

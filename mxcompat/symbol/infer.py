@@ -18,6 +18,7 @@ from ..base import MXNetError, MXNetTypeError, DTYPE_MX2NP, parse_tuple, to_np_d
 from . import opinfo
 from .symbol import _aux_vars
 from ..util import is_np_shape
+from .control_flow import type_step, shape_step
 
 UNKNOWN = -1  # an unknown dimension, inside inference
 
@@ -156,7 +157,6 @@ def _put(shp, key, shape, where):
 def _shape_step(n, shp, typ):  # noqa: C901 (one pass step: forward, backward and per-op rules over one node)
     """One inference step at op node ``n``; True when it learned something."""
     if n.subgraphs:
-        from .control_flow import shape_step
         return shape_step(n, shp, typ)
     params = n.params()
     keys = [(id(s), i) for s, i in n.inputs]
@@ -264,7 +264,6 @@ def _infer_shapes_guessing_dtypes(n, params, in_shapes, in_types):
 
 def _type_step(n, shp, typ):
     if n.subgraphs:
-        from .control_flow import type_step
         return type_step(n, shp, typ)
     params = n.params()
     keys = [(id(s), i) for s, i in n.inputs]

@@ -6,6 +6,7 @@ from ..base import MXNetError, parse_tuple
 from ..operator import custom
 from ..operator.elemwise import BINARY
 from ..operator.shape_ops import reshape_data_from_output, transpose_data_from_output
+from ..operator.rnn_op import rnn_input_shapes
 
 # op -> names of all outputs, including the hidden ones MXNet keeps in the graph (nnvm's num_outputs)
 OUTPUT_NAMES = {
@@ -148,7 +149,6 @@ def _svm_label(attrs, data):
 
 def _rnn(attrs, data):
     # the flat parameter vector and the initial states of the fused RNN op (MXNet's RNNShape, with projection)
-    from ..operator.rnn_op import rnn_input_shapes
     return rnn_input_shapes(attrs, data)
 
 

@@ -17,6 +17,9 @@ from ..name import NameManager
 from ..operator import registry
 from ..util import _np_shape_level
 from . import _monitor_names, opinfo
+from ..context import current_context
+from ..base import unsupported, dtype_name, NotImplementedForSymbol
+from .._fileio import read_text, write_text
 
 __all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'fromjson']
 
@@ -168,7 +171,6 @@ def _attr_str(v):
     try:
         import torch
         if isinstance(v, torch.dtype):
-            from ..base import dtype_name
             return dtype_name(v)
     except ImportError:  # pragma: no cover
         pass
@@ -491,7 +493,6 @@ class Symbol:
 
     def save(self, fname, remove_amp_cast=True):
         """Write ``tojson(remove_amp_cast)`` to ``fname`` (atomically)."""
-        from .._fileio import write_text
         write_text(fname, self.tojson(remove_amp_cast), 'save symbol file')
 
     def _without_amp_casts(self):
@@ -546,7 +547,6 @@ class Symbol:
 
     def eval(self, ctx=None, **kwargs):
         """Bind to the given NDArrays and run forward; returns the outputs."""
-        from ..context import current_context
         ex = self.bind(ctx or current_context(), kwargs)
         return ex.forward()
 
@@ -557,15 +557,12 @@ class Symbol:
         return op.squeeze(self, axis=axis, **kwargs)
 
     def gradient(self, wrt):
-        from ..base import unsupported
         raise unsupported('Symbol.gradient', 'symbolic gradients', 'bind the symbol and call backward instead')
 
     def optimize_for(self, backend, *args, **kwargs):
-        from ..base import unsupported
         raise unsupported('Symbol.optimize_for', 'backend=%r' % backend)
 
     def get_backend_symbol(self, backend):
-        from ..base import unsupported
         raise unsupported('Symbol.get_backend_symbol', 'backend=%r' % backend)
 
 
@@ -574,7 +571,6 @@ class MXNetIndexError_(MXNetError, IndexError):
 
 
 def NotImplementedForSymbol_(fn, alias):
-    from ..base import NotImplementedForSymbol
     return NotImplementedForSymbol(fn, alias)
 
 
@@ -827,6 +823,5 @@ fromjson = load_json
 
 def load(fname):
     """Load a symbol from an MXNet JSON file (local path or any fsspec URL)."""
-    from .._fileio import read_text
     return load_json(read_text(fname, 'load symbol file'))
 

@@ -23,11 +23,14 @@ import torch
 from ... import ndarray as _nd
 from ... import symbol as _sym
 from ...base import MXNetTypeError, MXNetValueError, unsupported
-from ...ndarray import NDArray
+from ...ndarray import NDArray, op as nd_op
 from ...operator import registry as _registry
 from ...symbol.symbol import Symbol, _Node
 from . import lists
 from .loss_scaler import LossScaler
+from ...ndarray.register import FLUENT, _FLUENT_RENAME
+from ...gluon.trainer import Trainer
+from ...optimizer import Optimizer
 
 __all__ = ['init', 'init_trainer', 'scale_loss', 'unscale', 'convert_model', 'convert_hybrid_block',
            'list_lp16_ops', 'list_fp32_ops', 'list_lp16_fp32_ops', 'list_conditional_fp32_ops',
@@ -266,8 +269,6 @@ _ND_ARITH['__rmul__'] = _ND_ARITH['__mul__']
 
 def _route_ndarray_methods(patched):
     from numbers import Number
-    from ...ndarray import op as nd_op
-    from ...ndarray.register import FLUENT, _FLUENT_RENAME
     for meth, (array_op, scalar_op) in _ND_ARITH.items():
         if array_op not in patched and scalar_op not in patched:
             continue
@@ -321,12 +322,10 @@ def init(target_dtype='float16', target_precision_ops=None, conditional_fp32_ops
 
 
 def _is_trainer(obj):
-    from ...gluon.trainer import Trainer
     return isinstance(obj, Trainer)
 
 
 def _only_trainer(obj):
-    from ...optimizer import Optimizer
     if isinstance(obj, Optimizer):
         raise MXNetTypeError('AMP is currently only compatible with Gluon Trainer')
     raise MXNetTypeError('optimizer_or_trainer should be a Gluon Trainer or an optimizer, instead is %s' % type(obj))

@@ -11,7 +11,7 @@ from ...base import MXNetError, MXNetTypeError, MXNetValueError
 from ...context import cpu
 from ...initializer import Uniform
 from ...module.module import Module, _create_kvstore
-from ... import ndarray as nd
+from ... import ndarray as nd, optimizer as opt
 from .svrg_optimizer import _SVRGOptimizer
 
 __all__ = ['SVRGModule']
@@ -89,7 +89,6 @@ class SVRGModule(Module):
     def _create_optimizer(self, optimizer, default_opt, kvstore, optimizer_params):
         """The ``optimizer`` (``_SVRGOptimizer``) around ``default_opt``, its index->name map extended by a
         ``<param>_full`` entry per parameter."""
-        from ... import optimizer as opt
         kv, update_on_kv = _create_kvstore(kvstore, self._ctx_len, self._arg_params)
         idx2name = self._optimizer_index(update_on_kv)
         for name in self._param_dict[0]:

@@ -29,6 +29,7 @@ from ...base import MXNetError, MXNetKeyError, MXNetTypeError, MXNetValueError, 
 from . import _constants as C
 from . import vocab
 from .vocab import _check
+from ...gluon.utils import check_sha1, download
 
 __all__ = ['register', 'create', 'get_pretrained_file_names', 'GloVe', 'FastText', 'CustomEmbedding',
            'CompositeEmbedding']
@@ -86,7 +87,6 @@ class _TokenEmbedding(vocab.Vocabulary):
     def _get_pretrained_file(cls, embedding_root, pretrained_file_name):
         """Path of ``pretrained_file_name`` under ``<embedding_root>/<class name>``, fetching and unpacking MXNet's
         archive of it when the file is absent or is not the published one."""
-        from ...gluon.utils import check_sha1, download
         folder = os.path.join(os.path.expanduser(embedding_root), cls.__name__.lower())
         path = os.path.join(folder, pretrained_file_name)
         file_sha1 = cls.pretrained_file_name_sha1[pretrained_file_name]

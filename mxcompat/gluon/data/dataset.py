@@ -3,7 +3,7 @@
 import os
 
 from ...base import MXNetError, MXNetTypeError, MXNetAssertionError
-from ... import ndarray as nd
+from ... import ndarray as nd, recordio
 from .sampler import Sampler, SequentialSampler, FilterSampler
 
 __all__ = ['Dataset', 'SimpleDataset', 'ArrayDataset', 'RecordFileDataset']
@@ -142,7 +142,6 @@ class RecordFileDataset(Dataset):
     """The raw records (bytes) of a RecordIO ``.rec`` file, with its ``.idx`` index next to it."""
 
     def __init__(self, filename):
-        from ... import recordio
         self.filename = filename
         self.idx_file = os.path.splitext(filename)[0] + '.idx'
         missing = [f for f in (filename, self.idx_file) if not os.path.isfile(f)]

@@ -20,6 +20,7 @@ from ..symbol import Symbol, Group
 from .. import register as _register
 from ...operator import registry as _registry
 from . import _ops  # noqa: F401  (registers the _npi_ / _np_ operators)
+from ...context import current_context
 
 __all__ = ['_Symbol']
 
@@ -277,7 +278,6 @@ def _default_dtype(dtype):
 
 
 def _ctx(ctx):
-    from ...context import current_context
     return str(ctx if ctx is not None else current_context())
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..dataset import Dataset, RecordFileDataset, _DownloadedDataset
 from ...._fileio import extract_archive
 from ....base import MXNetError, data_dir
-from .... import ndarray as nd
+from .... import ndarray as nd, image, recordio
 from ....numpy import multiarray as _mx_np
 from ....util import is_np_array
 
@@ -222,7 +222,6 @@ class ImageRecordDataset(RecordFileDataset):
         self._flag, self._transform = flag, transform
 
     def __getitem__(self, idx):
-        from .... import image, recordio
         header, payload = recordio.unpack(super().__getitem__(idx))
         return _apply(self._transform, image.imdecode(payload, self._flag), header.label)
 
@@ -265,6 +264,5 @@ class ImageFolderDataset(Dataset):
         return len(self.items)
 
     def __getitem__(self, idx):
-        from .... import image
         path, label = self.items[idx]
         return _apply(self._transform, image.imread(path, self._flag), label)
