@@ -454,6 +454,10 @@ def libm():
 def _pow(x, y):
     """The C library's double ``pow``, elementwise (through Python's ``math.pow``, which calls it)."""
     x, y = np.broadcast_arrays(np.asarray(x, dtype=_F64), np.asarray(y, dtype=_F64))
+    if x.size and (y == 2.0).all() and (x.astype(_F32) == x).all():
+        # (a float's square is exact in double, and pow is within 0.54 units in the last place of the exact value:
+        # it returns that value; the gamma sampler's shape 0.5 in float raises its uniform numbers to 2)
+        return x * x
     return np.fromiter(map(math.pow, x.ravel().tolist(), y.ravel().tolist()), _F64, x.size).reshape(x.shape)
 
 
@@ -887,7 +891,8 @@ def _gamma_constant(n, a, b, f):
         return v, _accepts(1.0 - ue.astype(_F64), z, d, v)
 
     while rows.size:
-        raw = PARALLEL.peek(rows, width)
+        # (a value reads about 4 canonical numbers: a window a little longer than the values left need)
+        raw = PARALLEL.peek(rows, min(width, k * (5 * int((counts[rows] - done[rows]).max()) + 32)))
         u = canonical_f32(raw) if f == _F32 else canonical_f64(raw[:, :-1], raw[:, 1:])
         n_u = u.shape[1]
         n_p = n_u - k  # positions a polar pair can start at
@@ -901,21 +906,28 @@ def _gamma_constant(n, a, b, f):
             lane = nxt[:, r::2 * k]
             lane[:] = np.minimum.accumulate(lane[:, ::-1], axis=1)[:, ::-1]
 
+        nxt_f, y_f, r2_f, u_f = nxt.reshape(-1), y.reshape(-1), r2.reshape(-1), u.reshape(-1)
+        row_p, row_u = np.arange(len(rows)) * n_p, np.arange(len(rows)) * n_u
+
         def attempt(rw, p):
-            # (found, z > -k, accepted, end) of the attempts starting at p, with numpy's logarithms
-            qq = nxt[rw, p]
+            # (found, z > -k, accepted, end) of the attempts starting at p, with numpy's logarithms (flat indices:
+            # cheaper than pairs of index arrays)
+            qq = nxt_f[row_p[rw] + p]
             found = qq < never
-            qq = np.where(found, qq, 0)
+            qq[~found] = 0
+            at = row_p[rw] + qq
+            r2q = r2_f[at]
             with np.errstate(divide='ignore', invalid='ignore'):
-                z = (y[rw, qq] * np.sqrt(f(-2) * _fast_log(r2[rw, qq].astype(_F64)).astype(f) / r2[rw, qq])).astype(f)
+                z = (y_f[at] * np.sqrt(f(-2) * _fast_log(r2q.astype(_F64)).astype(f) / r2q)).astype(f)
             after = qq + 2 * k
-            over = found & (z > -kk) & (after < n_u)
-            ue = u[rw, np.minimum(after, n_u - 1)].astype(_F64)
+            up = found & (z > -kk)
+            over = up & (after < n_u)
+            ue = u_f[row_u[rw] + np.minimum(after, n_u - 1)].astype(_F64)
             xv = (1.0 + (c * z).astype(_F64)).astype(f)
             v = (xv * xv * xv).astype(_F64)
             with np.errstate(divide='ignore', invalid='ignore'):
                 acc = over & (_fast_log(1.0 - ue) < 0.5 * z.astype(_F64) ** 2 + float(d) * ((1.0 - v) + _fast_log(v)))
-            end = np.where(found & (z > -kk), after + k, after) + np.where(acc & small, k, 0)
+            end = after + k * up + (k * small) * acc
             fine = found & ((z <= -kk) | (after < n_u)) & ~(acc & small & (after + k >= n_u))
             return fine, over, acc, end
 
