@@ -377,6 +377,8 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
             if not isinstance(value, ndarray):
                 raise _legacy_error('__setitem__', value)
             v = value._t.to(device=t.device, dtype=t.dtype)
+            if v is not value._t and value._t.requires_grad and _STATE.recording and not v.is_floating_point():
+                return self._assign_recorded(key, value._t)
         elif isinstance(value, _SCALARS):
             v = _cast_scalar(value, t.dtype)
         else:
@@ -394,6 +396,21 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
             raise MXNetValueError('ndarray of shape %s: cannot assign a value of shape %s at index %r (%s)'
                                   % (self.shape, tuple(getattr(v, 'shape', ())), key,
                                      str(e).splitlines()[0])) from None
+
+    def _assign_recorded(self, key, src):
+        """``self[key] = src`` under ``record()``, ``self`` of an integer dtype and ``src`` a float array in the
+        graph: the integer data is written and ``self`` joins the graph through a float64 stand-in
+        (``autograd._IntGradTensor``), so backward from ``self`` reaches ``src``, as MXNet's recorded assignment."""
+        if isinstance(self._t, _ag._IntGradTensor):
+            raise MXNetError('Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd.')
+        self[key] = _np_wrap(src.detach(), self._ctx)  # (the data, with the errors of any assignment)
+        t = self._t
+        shadow = t.to(torch.float64)
+        k, flips = _np_index(key, shadow)
+        _assign(shadow, k, src.to(device=t.device, dtype=torch.float64), flips)
+        t = t.as_subclass(_ag._IntGradTensor)
+        t._mx_grad_surrogate = shadow
+        self._t = t
 
     # -- shape -----------------------------------------------------------------------------------------------------
     def reshape(self, *args, **kwargs):
