@@ -116,8 +116,8 @@ def _attach(arr, grad_req='write', grad_buf=None):
 # floating-point tensors only, so such a variable's tensor is an ``_IntGradTensor``: every torch function given one
 # under ``record()`` also runs on float64 stand-ins ("shadows") of those inputs, and a result carries the shadow
 # result, which is in torch's graph. Backward from such a result goes through its shadow (``_heads``); the leaf's
-# shadow is the integer data plus a float64 zero leaf whose gradient hook fills the integer buffer. Float arrays
-# never meet this class: their operators run as before.
+# shadow is the integer data plus a float64 zero leaf whose gradient hook fills the integer buffer. Arrays computed
+# without an integer variable never meet this class: their operators run as before.
 # As in MXNet 1.9.1, casts pass gradients through, integer mod sends none (zeros), and mx.np's mixed integer/float
 # binary operators leave their integer input's gradient 0 (numpy._op._promote).
 # Differs from MXNet: gradients are computed in float64 and cast once per backward pass (MXNet computes each
