@@ -35,6 +35,11 @@ ARRAY_UFUNCS = (
 _TUPLE_RESULTS = frozenset(getattr(_onp, n) for n in ('broadcast_arrays', 'atleast_1d', 'atleast_2d', 'atleast_3d',
                                                       'meshgrid')) if int(_onp.__version__.split('.')[0]) >= 2 \
     else frozenset()
+# NumPy 2's linalg functions give named tuples (EigResult ...): their dispatched results come back as those too
+_LINALG = getattr(_onp.linalg, '_linalg', None)
+_NAMED_RESULTS = {getattr(_onp.linalg, fn): getattr(_LINALG, kind) for fn, kind in (('eig', 'EigResult'),
+                                                                                 ('eigh', 'EighResult'))
+                  if hasattr(_LINALG, kind)}
 # {NumPy function: mx.np function} and {ufunc name: mx.np function}, filled on first use (mx.np.linalg and the
 # rest of the package are imported by then)
 FUNCTIONS = {}
@@ -88,6 +93,8 @@ def array_function(self, func, types, args, kwargs):  # noqa: ARG001 (NEP 18's s
     r = mx_fn(*args, **kwargs)
     if type(r) is list and func in _TUPLE_RESULTS:  # (what the installed NumPy's function gives)
         return tuple(r)
+    if type(r) is tuple and func in _NAMED_RESULTS:
+        return _NAMED_RESULTS[func](*r)
     return r
 
 

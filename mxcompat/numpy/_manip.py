@@ -8,7 +8,7 @@ import torch
 
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError
 from ..ndarray.ndarray import NDArray
-from .multiarray import ndarray, _np_wrap, _operand, _reshape, _ctx, _perm, array
+from .multiarray import ndarray, _np_wrap, _operand, _reshape, _ctx, _perm, _copy, array
 from ._op import _tensor, _ctx_of, _finish
 
 __all__ = ['reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'expand_dims', 'squeeze', 'broadcast_to',
@@ -37,8 +37,10 @@ def _ts(name, arrays):
 
 
 def reshape(a, newshape, order='C', out=None):
-    """NumPy's ``reshape`` (``order='C'`` only; MXNet silently takes 'F' as 'C'): a view where the data allow
-    one."""
+    """NumPy's ``reshape`` (``order='C'`` only; MXNet silently takes 'F' as 'C'): a new array, as MXNet's (NumPy
+    gives a view where the data allow one)."""
+    if type(a) is ndarray and out is None and order == 'C':
+        return a.reshape(newshape)
     if order != 'C':
         raise NotImplementedError('mx.np.reshape: order=%r is not supported (MXNet: only C)' % order)
     a = a if isinstance(a, ndarray) else _np_wrap(_tensor('reshape', a), _ctx_of(a))
@@ -47,31 +49,32 @@ def reshape(a, newshape, order='C', out=None):
 
 
 def ravel(x, order='C'):
-    """The flattened array (a view where possible)."""
+    """The flattened array (a new array, as MXNet's; NumPy gives a view where it can)."""
     if order != 'C':
         raise NotImplementedError('mx.np.ravel: order=%r is not supported (MXNet: only C)' % order)
-    return _np_wrap(_tensor('ravel', x).reshape(-1), _ctx_of(x))
+    return _np_wrap(_copy(_tensor('ravel', x).reshape(-1)), _ctx_of(x))
 
 
 def transpose(a, axes=None):
-    """Permute the axes (reversed when ``axes`` is None)."""
+    """Permute the axes (reversed when ``axes`` is None); a new array, as MXNet's (NumPy gives a view)."""
     t = _tensor('transpose', a)
     perm = tuple(range(t.dim() - 1, -1, -1)) if axes is None else _perm('transpose', axes, t.dim())
-    return _np_wrap(t.permute(perm), _ctx_of(a))
+    return _np_wrap(_copy(t.permute(perm)), _ctx_of(a))
 
 
 def swapaxes(a, axis1, axis2):
-    """Interchange two axes."""
-    return _np_wrap(_tensor('swapaxes', a).transpose(axis1, axis2), _ctx_of(a))
+    """Interchange two axes (a new array, as MXNet's; NumPy gives a view)."""
+    return _np_wrap(_copy(_tensor('swapaxes', a).transpose(axis1, axis2)), _ctx_of(a))
 
 
 def moveaxis(a, source, destination):
-    """Move axes to new positions."""
-    return _np_wrap(torch.movedim(_tensor('moveaxis', a), source, destination), _ctx_of(a))
+    """Move axes to new positions (a new array, as MXNet's; NumPy gives a view)."""
+    return _np_wrap(_copy(torch.movedim(_tensor('moveaxis', a), source, destination)), _ctx_of(a))
 
 
 def expand_dims(a, axis):
-    """Insert a length-1 axis at ``axis`` (an int or a tuple of ints)."""
+    """Insert a length-1 axis at ``axis`` (an int or a tuple of ints); a new array, as MXNet's (NumPy gives a
+    view)."""
     t = _tensor('expand_dims', a)
     axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
     nd = t.dim() + len(axes)
@@ -79,7 +82,7 @@ def expand_dims(a, axis):
         raise MXNetIndexError('expand_dims: axis %s is out of bounds for the result of %d dimensions' % (axis, nd))
     for ax in sorted(x % nd for x in axes):
         t = t.unsqueeze(ax)
-    return _np_wrap(t, _ctx_of(a))
+    return _np_wrap(_copy(t), _ctx_of(a))
 
 
 def squeeze(a, axis=None, out=None):
@@ -102,7 +105,7 @@ def broadcast_to(array, shape):  # noqa: A002
         lead = len(shape) - t.dim()
         shape = tuple(t.shape[i - lead] if s == -2 and i >= lead else s for i, s in enumerate(shape))
     try:
-        return _np_wrap(t.expand(shape).contiguous(), _ctx_of(array))
+        return _np_wrap(_copy(t.expand(shape)), _ctx_of(array))
     except RuntimeError:
         raise MXNetValueError('operands could not be broadcast together with remapped shapes [original->remapped]: '
                               '%s and requested shape %s' % (tuple(t.shape), shape)) from None
@@ -116,10 +119,10 @@ def broadcast_arrays(*args):
 
 def _atleast(name, fn):
     def f(*arys):
-        res = [_np_wrap(fn(t), _ctx_of(a)) for t, a in zip(_ts(name, arys), arys)]
+        res = [_np_wrap(_copy(fn(t)), _ctx_of(a)) for t, a in zip(_ts(name, arys), arys)]  # (copies, as MXNet's)
         return res[0] if len(res) == 1 else res
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = 'NumPy\'s ``%s``.' % name
+    f.__doc__ = 'NumPy\'s ``%s`` (new arrays, as MXNet\'s; NumPy gives views).' % name
     return f
 
 
@@ -207,8 +210,8 @@ def _splitter(name, even, axis_of=None):
         pts = _split_points(n, indices_or_sections, name, even)
         bounds = [0] + [builtins_min(builtins_max(p if p >= 0 else p + n, 0), n) for p in pts] + [n]
         ctx = _ctx_of(ary)
-        return [_np_wrap(t.narrow(ax, lo, builtins_max(hi - lo, 0)), ctx) for lo, hi in zip(bounds[:-1],
-                                                                                            bounds[1:])]
+        return [_np_wrap(_copy(t.narrow(ax, lo, builtins_max(hi - lo, 0))), ctx)  # (copies, as MXNet's)
+                for lo, hi in zip(bounds[:-1], bounds[1:])]
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s``.' % name
     return f

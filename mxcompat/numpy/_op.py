@@ -822,11 +822,10 @@ def _dot(ta, tb):
 def dot(a, b, out=None):
     """NumPy's ``dot``: 0-d operands multiply, 1-D with 1-D is the inner product, N-D with 1-D contracts the
     last axis, N-D with M-D the last axis of ``a`` with the second-to-last of ``b``."""
-    if type(a) is ndarray and type(b) is ndarray and out is None:  # the common case: two float matrices
+    if type(a) is ndarray and type(b) is ndarray and out is None:  # the common case: two matrices
         ta, tb = a._t, b._t
-        d = ta.dtype
-        if d is tb.dtype and d in _FLOATS and ta.dim() == 2 and tb.dim() == 2:
-            try:
+        if ta.dim() == 2 and tb.dim() == 2:
+            try:  # (torch.mm refuses two dtypes, and dtypes it has no kernel for: the general path then)
                 r = torch.mm(ta, tb)
             except RuntimeError:
                 r = None
@@ -959,9 +958,7 @@ def _eq_method(fn):
     def m(self, other):
         if isinstance(other, NDArray) and not isinstance(other, ndarray):
             raise _legacy_error(fn.__name__, other)
-        if other is None:
-            return False
-        return fn(self, other)
+        return fn(self, other)  # (``a == None`` raises TypeError, as in MXNet)
     return m
 
 

@@ -353,21 +353,42 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         block give a view of this array; other slices, integer and boolean arrays (``mx.np``, legacy, NumPy,
         lists, ranges) give copies."""
         t = self._t
-        if type(key) is int:
-            n = t.shape[0] if t.dim() else 0
-            if not -n <= key < n:
-                raise MXNetIndexError('index %d is out of bounds for axis 0 with size %d' % (key, n))
-            return _np_wrap(t[key], self._ctx)
-        k, flips = _np_index(key, t)
-        try:
-            r = (t.flip(flips) if flips else t)[k]
-            if not flips and not r.is_contiguous():
-                r = _copy(r)
-        except IndexError as e:
-            raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
-        except (RuntimeError, TypeError) as e:
-            raise MXNetIndexError('ndarray of shape %s: invalid index %r (%s)' % (self.shape, key, e)) from None
-        return _np_wrap(r, self._ctx)
+        kind = type(key)
+        r = None
+        if kind is int:  # the common cases inline (the per-call cost is the budget): a[3], a[1:3, 2:]
+            try:
+                r = t[key]
+            except IndexError:
+                raise MXNetIndexError('index %d is out of bounds for axis 0 with size %d'
+                                      % (key, t.shape[0] if t.dim() else 0)) from None
+        elif kind is tuple or kind is slice:
+            for k in (key if kind is tuple else (key,)):  # ints and slices of step 1: torch's own indexing
+                if type(k) is not int and (type(k) is not slice or k.step is not None):
+                    break
+            else:
+                try:
+                    r = t[key]
+                except (IndexError, RuntimeError, TypeError):
+                    pass  # (the general path below raises MXNet's error)
+                else:
+                    if not r.is_contiguous():
+                        r = r.contiguous()
+        if r is None:
+            k, flips = _np_index(key, t)
+            try:
+                r = (t.flip(flips) if flips else t)[k]
+                if not flips and not r.is_contiguous():
+                    r = _copy(r)
+            except IndexError as e:
+                raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
+            except (RuntimeError, TypeError) as e:
+                raise MXNetIndexError('ndarray of shape %s: invalid index %r (%s)' % (self.shape, key, e)) from None
+        if r.requires_grad and not _STATE.recording:  # (_np_wrap, inline: a call costs 3% of a[3])
+            r = r.detach()
+        a = _object_new(ndarray)
+        a._t = r
+        a._ctx = self._ctx
+        return a
 
     def __setitem__(self, key, value):
         """NumPy assignment: ``value`` (an ``mx.np`` array, NumPy array, list or number) broadcasts to the indexed
@@ -415,6 +436,14 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     # -- shape -----------------------------------------------------------------------------------------------------
     def reshape(self, *args, **kwargs):
         """NumPy's ``reshape`` (``order='C'`` only); a new array, as MXNet 1.9.1's (NumPy gives a view)."""
+        if args and not kwargs:  # the common case inline: reshape(4, 16), reshape((4, 16))
+            t = self._t
+            try:
+                r = torch.reshape(t, args[0] if len(args) == 1 and type(args[0]) is not int else args)
+            except (RuntimeError, TypeError):
+                r = None  # (the general path below raises MXNet's error)
+            if r is not None:
+                return _np_wrap(r.clone() if r.is_contiguous() else _copy(r), self._ctx)
         order = kwargs.pop('order', 'C')
         if 'newshape' in kwargs or 'shape' in kwargs:
             args = (kwargs.pop('newshape', None) or kwargs.pop('shape'),)

@@ -103,10 +103,7 @@ CASES = load_generator('np_array', 'np_array_cases.py')
 GOLD = json.load(open(os.path.join(FIXTURES, 'np_array', 'np_array.json')))
 OURS = {}
 # Known differences from MXNet 1.9.1, with what mxcompat gives instead.
-KNOWN = {
-    # mx.np's == / != with None answer False (MXNet raises TypeError)
-    ('cases', 'np_equal_none'): {'out': ['False', 'False']},
-}
+KNOWN = {}
 
 
 def _ours():
