@@ -147,8 +147,8 @@ def _check_stypes(name, grad_stype, stype):
 
 def _grad_array(arr, req, buf, sparse=False):
     """The gradient NDArray of ``arr`` backed by ``buf`` (row_sparse when ``sparse``; an ``mx.np`` array for an
-    ``mx.np`` ``arr``): wired into autograd for float data; integer parameters get a buffer nothing ever writes
-    (MXNet keeps one too)."""
+    ``mx.np`` ``arr``): wired into autograd; integer data as an integer variable (``autograd._attach``) whose
+    backward writes ``buf`` in the data's dtype, as MXNet's."""
     if sparse:
         grad = _sparse.zeros('row_sparse', arr.shape, ctx=arr._ctx, dtype=arr.dtype)
         grad._t = buf
@@ -158,6 +158,8 @@ def _grad_array(arr, req, buf, sparse=False):
         grad = NDArray._from_tensor(buf, arr._ctx)
     if arr._t.is_floating_point():
         _wire_grad(arr, req, grad)
+    elif not sparse:
+        autograd._attach(arr, req, buf)
     return grad
 
 
