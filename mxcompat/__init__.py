@@ -6,9 +6,12 @@
 ``__version__`` is the MXNet API version mxcompat implements, '1.9.1' (libraries check it, e.g. GluonCV wants
 ``mxnet>=1.4.0,<2.0.0``); mxcompat's own release is ``__mxcompat_version__`` (pyproject.toml's version).
 """
-from .libinfo import __version__  # noqa: F401 ('1.9.1': the one place that names it)
-
 import gc as _gc
+import os
+import re
+from importlib import metadata
+
+from .libinfo import __version__  # noqa: F401 ('1.9.1': the one place that names it)
 
 # Importing makes tens of thousands of lasting objects; the full collections they would set off, each walking
 # torch's whole heap, took 0.1-0.2 s of a 0.2-0.3 s import. Collection resumes (if it was on) once we are loaded.
@@ -41,8 +44,6 @@ finally:
 def _own_version():
     """mxcompat's release: the version in pyproject.toml beside the package (a source checkout, where that file is
     the one source of truth), else the installed distribution's metadata, which was built from it."""
-    import os
-    import re
     pyproject = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'pyproject.toml')
     try:
         with open(pyproject, encoding='utf-8') as f:
@@ -54,7 +55,6 @@ def _own_version():
         found = re.search(r'^version\s*=\s*["\']([^"\']+)["\']', project.group(1), re.M)
         if found:
             return found.group(1)
-    from importlib import metadata
     return metadata.version('mxcompat')
 
 

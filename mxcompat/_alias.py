@@ -3,6 +3,8 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+from .ndarray.ndarray import NDArray
+from .numpy import ndarray
 
 
 class _MXNetAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -117,7 +119,6 @@ def install_alias(force=False):
     sys.meta_path.insert(0, _MXNetAlias())
     sys.meta_path.insert(1, _LibraryFixups())
     # pickles then name the class as MXNet does, mxnet.ndarray.ndarray.NDArray, so real MXNet can load them
-    from .ndarray.ndarray import NDArray
     NDArray.__module__ = 'mxnet.ndarray.ndarray'
     return True
 
@@ -134,5 +135,4 @@ def report_mxnet_paths():
         for obj in list(vars(module).values()):
             if isinstance(obj, type) and obj.__module__ == name:
                 obj.__module__ = public
-    from .numpy import ndarray
     ndarray.__module__ = 'mxnet.numpy'  # (MXNet's own: it sets the class's module to its namespace)

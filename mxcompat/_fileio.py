@@ -6,6 +6,8 @@ previous file untouched and no temporary file behind. Paths with a scheme (``s3:
 """
 import os
 import secrets
+import tarfile
+import zipfile
 
 from .base import MXNetError, MXNetTypeError
 
@@ -29,7 +31,7 @@ def path_of(fname):
 
 def get_fsspec(path, action):
     try:
-        import fsspec
+        import fsspec  # reason: optional dependency (remote paths), loaded on first use
     except ImportError:
         raise MXNetError('cannot %s %r: remote paths are handled by fsspec, which is not installed; install fsspec '
                          '(pip install fsspec and the filesystem\'s package, e.g. s3fs)' % (action, path)) from None
@@ -118,8 +120,6 @@ def extract_archive(archive, folder):
     """Unpack ``archive`` into ``folder``: a zip file by its ``.zip`` name, otherwise a tar (plain or compressed)
     whose members are filtered as plain data where Python has extraction filters (no absolute paths, links out of
     ``folder`` or device files)."""
-    import tarfile
-    import zipfile
     if str(archive).endswith('.zip'):
         with zipfile.ZipFile(archive) as zf:
             zf.extractall(folder)

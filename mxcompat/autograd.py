@@ -4,9 +4,11 @@ Differs from MXNet: gradients are computed by torch's autograd engine. Recording
 per thread, as in MXNet. Outside ``record()`` results are detached from any graph, so calling ``backward`` on them
 raises ``MXNetError`` as MXNet does.
 """
+import weakref
+
 import torch
 
-from .base import MXNetError, MXNetValueError
+from .base import MXNetError, MXNetValueError, unsupported
 from ._recording import STATE, _Scope, _set_grad_mode, _without_grad  # noqa: F401  (mx.autograd's state)
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording', 'is_training', 'set_recording',
@@ -88,7 +90,6 @@ def _grad_hook(tensor_ref, write):
 
 def _attach(arr, grad_req='write', grad_buf=None):
     """Make NDArray ``arr`` a variable with a gradient buffer (``grad_buf`` tensor, or zeros)."""
-    import weakref
     if grad_req not in _GRAD_REQS:
         raise MXNetValueError("grad_req must be one of 'write', 'add', 'null'; got %r" % (grad_req,))
     t = arr._t
@@ -131,7 +132,6 @@ _CASTS = frozenset(('to', 'type', 'type_as', 'long', 'int', 'short', 'char', 'by
 
 
 def _int_leaf(t, grad_req, grad_buf):
-    import weakref
     t = t.detach().as_subclass(_IntGradTensor)
     t._mx_grad_req = grad_req
     t._mx_fresh_grad = False
@@ -387,7 +387,6 @@ class _InGraph(torch.autograd.Function):
 
 def get_symbol(x):
     """Not available: torch autograd keeps no MXNet symbol of the recorded graph."""
-    from .base import unsupported
     raise unsupported('mx.autograd.get_symbol', 'retrieving the recorded graph as a Symbol',
                       'trace the computation with a HybridBlock instead')
 

@@ -6,6 +6,8 @@ Differs from MXNet: besides ``MXNetError`` (a ``RuntimeError``), errors that MXN
 """
 import ast
 import os
+import sys
+import time
 
 import numpy as np
 
@@ -84,8 +86,6 @@ def cpp_log(where, fmt, *args):
     """Print a line where MXNet's C++ core logs one (dmlc ``LOG(INFO)``): to stderr as ``[HH:MM:SS] where: text``,
     ``where`` being MXNet's source location. Unlike ``logging.info``, this leaves Python's logging unconfigured,
     so a script's later ``logging.basicConfig(level=...)`` still takes effect, as it does with MXNet."""
-    import sys
-    import time
     sys.stderr.write('[%s] %s: %s\n' % (time.strftime('%H:%M:%S'), where, fmt % args if args else fmt))
 
 

@@ -20,7 +20,7 @@ _TORCH_LIBS = ('torch', 'torch_cpu', 'c10', 'torch_cuda', 'c10_cuda', 'torch_pyt
 
 
 def _torch_dir():
-    import torch
+    import torch  # reason: mxcompat/__init__.py reads libinfo first, before the import-time gc pause
     return os.path.dirname(os.path.abspath(torch.__file__))
 
 

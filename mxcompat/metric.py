@@ -5,6 +5,8 @@ float32 where MXNet works in float32) and accumulated as float64, as MXNet's Pyt
 scalars. Differs from MXNet: checks MXNet makes with ``assert`` raise an error that is both an ``AssertionError``
 and an ``MXNetValueError``; ``CompositeEvalMetric.get_metric`` raises for a bad index (MXNet returns the error).
 """
+import ctypes
+import ctypes.util
 import math
 from collections import OrderedDict
 
@@ -475,8 +477,6 @@ _LIBM = []
 def _libm_log(name):
     """The C library's ``log``/``logf`` (what MXNet's CPU log calls), or None where it cannot be loaded."""
     if not _LIBM:
-        import ctypes
-        import ctypes.util
         try:
             lib = ctypes.CDLL(ctypes.util.find_library('m') or ctypes.util.find_library('c'))
             fns = {}

@@ -20,6 +20,9 @@ import importlib.util
 import platform
 import re
 
+import torch
+import torch.distributed as dist
+
 __all__ = ['Feature', 'feature_list', 'Features']
 
 # MXNet 1.9.1's feature names, in its order.
@@ -82,8 +85,6 @@ def _installed(module):
 
 
 def _detect():
-    import torch
-    import torch.distributed as dist
     config = torch.__config__.show()
     cuda = torch.cuda.is_available()
     dist_ok = dist.is_available()

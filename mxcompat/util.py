@@ -8,8 +8,12 @@ global, read by symbol shape inference and symbol JSON. NumPy array semantics (`
 import contextlib
 import functools
 import inspect
+import logging
 import os
 import threading
+
+import torch
+import numpy as np
 
 from .base import MXNetValueError
 
@@ -30,13 +34,11 @@ def makedirs(d):
 
 def get_gpu_count():
     """Number of CUDA devices torch sees (0 without CUDA)."""
-    import torch
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
 def get_gpu_memory(gpu_dev_id):
     """(free, total) bytes of GPU ``gpu_dev_id``, from ``torch.cuda.mem_get_info``."""
-    import torch
     if not torch.cuda.is_available():
         raise MXNetValueError('get_gpu_memory: CUDA is not available, so there is no GPU %d' % gpu_dev_id)
     if not 0 <= gpu_dev_id < torch.cuda.device_count():
@@ -49,7 +51,6 @@ def get_cuda_compute_capability(ctx):
     """Compute capability of a GPU context as an int (70 for sm_70), from torch."""
     if ctx.device_type != 'gpu':
         raise ValueError('Expecting a gpu context to get cuda compute capability, while received ctx {}'.format(ctx))
-    import torch
     if not torch.cuda.is_available():
         raise RuntimeError('get_cuda_compute_capability(%s): CUDA is not available' % (ctx,))
     major, minor = torch.cuda.get_device_capability(ctx.device_id)
@@ -87,7 +88,6 @@ def set_np_shape(active):
     if level not in (_NP_SHAPE_OFF, _NP_SHAPE_THREAD, _NP_SHAPE_GLOBAL):
         raise MXNetValueError('set_np_shape: expected False/True or 0/1/2, got %r' % (active,))
     if level and not _set_np_shape_logged:
-        import logging
         logging.info('NumPy-shape semantics activated: () is a scalar shape, 0 a zero-size dimension, '
                      '-1 an unknown dimension.')
         _set_np_shape_logged = True
@@ -273,7 +273,6 @@ def np_ufunc_legal_option(key, value):
     if key == 'order':
         return isinstance(value, str)
     if key == 'dtype':
-        import numpy as np
         legal_types = (np.int8, np.uint8, np.int32, np.int64, np.float16, np.float32, np.float64)
         return value in _LEGAL_DTYPES if isinstance(value, str) else any(value is t for t in legal_types)
     if key == 'subok':

@@ -176,7 +176,7 @@ def plot_network(symbol, title='plot', save_format='pdf', shape=None, dtype=None
     Needs the graphviz Python package (``pip install graphviz``) and, to render, the Graphviz ``dot`` program.
     """
     try:
-        from graphviz import Digraph
+        from graphviz import Digraph  # reason: optional dependency; import mxcompat must not load it
     except ImportError:
         raise ImportError('mx.viz.plot_network needs the graphviz Python package: pip install graphviz '
                           '(and the Graphviz programs, e.g. apt-get install graphviz, to render)') from None

@@ -13,6 +13,7 @@ Differs from MXNet: a legacy-named operator given ``mx.np`` arrays inside a ``hy
 padding layers, the RNN cells) work too.
 """
 import functools
+import importlib
 import types
 
 from .. import ndarray as _nd
@@ -100,7 +101,6 @@ class _NumpyNamespace:
 
     def __getattr__(self, name):
         if name in ('np', 'numpy', 'npx', 'numpy_extension'):
-            import importlib
             found = importlib.import_module(self._np_names[name.startswith('npx') or name == 'numpy_extension'])
         else:
             value = getattr(self._module, name)

@@ -111,7 +111,7 @@ def replace_file(src, dst):
 
 def _fetch(url, fname, sha1_hash, verify_ssl, overwrite):
     try:
-        import requests
+        import requests  # reason: optional dependency, loaded on first use
     except ImportError:
         raise MXNetError('download: fetching %s needs the requests package (pip install requests), or put the '
                          'file at %s yourself' % (url, fname)) from None

@@ -513,7 +513,7 @@ class ImageDetIter(ImageIter):
         TypeError there).
         """
         try:
-            import cv2
+            import cv2  # reason: optional dependency, loaded on first use
         except ImportError:
             raise ImportError('ImageDetIter.draw_next draws with OpenCV, which is not installed: '
                               'pip install opencv-python-headless') from None

@@ -42,7 +42,7 @@ __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 're
 # ---- decoding / encoding (Pillow) -------------------------------------------------------------------------------
 def _pil():
     try:
-        from PIL import Image
+        from PIL import Image  # reason: optional dependency, loaded on first use
     except ImportError:
         raise ImportError('mxcompat decodes and encodes images with Pillow, which is not installed: '
                           'pip install pillow') from None

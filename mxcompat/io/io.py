@@ -13,6 +13,7 @@ import threading
 import warnings
 from collections import namedtuple
 
+import torch
 import numpy as np
 
 from ..base import MXNetError, cpp_log, parse_bool, parse_float_tuple, parse_tuple, unsupported
@@ -548,7 +549,6 @@ class MXDataIter(DataIter):
 
 
 def _torch_from(a):
-    import torch
     return torch.from_numpy(np.array(a))
 
 

@@ -5,6 +5,7 @@ import datetime
 import hashlib
 import os
 
+import torch.distributed as dist
 import torch
 
 from ..base import MXNetError
@@ -42,7 +43,6 @@ class Group:
         self.store_type = store_type
         self.rank, self.size = 0, 1
         self.dist = None
-        import torch.distributed as dist
         if not dist.is_available():
             if _env_world_size() > 1:
                 raise MXNetError('KVStore(%s): this torch build has no torch.distributed' % store_type)

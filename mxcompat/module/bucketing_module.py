@@ -17,6 +17,7 @@ from .python_module import _Checks
 from ..context import Context, cpu
 from .. import symbol as sym, ndarray as nd
 from ..model import load_params
+from .executor_group import prepare_group2ctxs
 
 __all__ = ['BucketingModule']
 
@@ -37,7 +38,6 @@ class BucketingModule(_Checks, BaseModule):
                  fixed_param_names=None, state_names=None, group2ctxs=None, compression_params=None):
         super().__init__(logger=logger)
         self._require(default_bucket_key is not None, 'default_bucket_key is required')
-        from .executor_group import prepare_group2ctxs
         ctxs = cpu() if context is None else context
         prepare_group2ctxs('mx.mod.BucketingModule', group2ctxs, [ctxs] if isinstance(ctxs, Context) else ctxs)
         self._sym_gen, self._default_bucket_key = sym_gen, default_bucket_key

@@ -4,6 +4,7 @@ Differs from MXNet: executors run torch.fx graphs; ``group2ctxs`` (model paralle
 every context is a CPU (placement is then just the arrays' context label) and raises for GPU contexts.
 """
 import logging
+import os
 import warnings
 
 from ..base import MXNetError, MXNetValueError
@@ -351,7 +352,6 @@ class Module(BaseModule):
 
 def _create_kvstore(kvstore, num_device, arg_params):
     """(kvstore or None, update_on_kvstore) as MXNet chooses them."""
-    import os
     update_on_kv = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
     if kvstore is None or (isinstance(kvstore, str) and num_device == 1 and 'dist' not in kvstore):
         return None, False  # one device on one machine: no store needed

@@ -1,4 +1,6 @@
 """``mx.nd``: NDArray, creation functions and every registry operator as a function."""
+import importlib
+
 from .. import operator as _operator  # noqa: F401  (registers the operators)
 from . import ndarray
 from .ndarray import *  # noqa: F401,F403
@@ -24,7 +26,6 @@ def __getattr__(name):
     # mx.nd.np / mx.nd.npx (MXNet's NumPy functions on arrays, the F.np / F.npx of hybrid_forward) are mx.np and
     # mx.npx, a layer above: imported on first use
     if name == 'np' or name == 'npx':
-        import importlib
         found = globals()[name] = importlib.import_module('..numpy' if name == 'np' else '..numpy_extension',
                                                           __name__)
         return found

@@ -8,6 +8,7 @@ uninitialised).
 import math
 
 from ..base import MXNetValueError, MXNetTypeError
+from ..context import current_context
 
 __all__ = ['foreach', 'while_loop', 'cond', 'rand_zipfian', 'uniform', 'adamw_update', 'mp_adamw_update',
            'multi_adamw_update', 'multi_mp_adamw_update', 'multi_lamb_update', 'multi_mp_lamb_update']
@@ -127,7 +128,6 @@ def cond(pred, then_func, else_func, name='cond'):  # noqa: ARG001
 def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
     """Sample ``num_sampled`` classes from an approximately log-uniform (Zipfian) distribution over
     [0, range_max); returns (sampled int64, expected count of true_classes, expected count of the samples)."""
-    from ..context import current_context
     ctx = ctx or current_context()
     return zipfian(_nd()[3].uniform, true_classes.as_in_context(ctx), num_sampled, range_max, ctx=ctx)
 

@@ -5,6 +5,8 @@ Differs from MXNet: writes are atomic (temp file + rename); remote paths (``s3:/
 from ..base import MXNetTypeError
 from ..context import cpu
 from .ndarray import NDArray
+from . import sparse, _codec
+from ..util import _np_shape_level, is_np_shape
 
 __all__ = ['save', 'load', 'load_frombuffer']
 
@@ -35,17 +37,13 @@ def _records(data):
 def save(fname, data):
     """Save an NDArray, a list or a str-keyed dict of NDArrays to ``fname`` in MXNet's format (its np-shape V3
     records under ``mx.util.set_np_shape(True)``, as MXNet)."""
-    from . import _codec
-    from ..util import is_np_shape
     _codec.save_file(fname, _records(data), np_shape=is_np_shape())
 
 
 def _from_record(r):
-    from . import _codec
     if r is None:  # a "none" array record (older MXNet writers): MXNet's Python load refuses it too
         raise MXNetTypeError('load: the file holds an empty (none) NDArray record, which MXNet cannot load')
     if isinstance(r, _codec.SparseRecord):
-        from . import sparse
         return sparse._from_record(r)
     return NDArray._from_tensor(r, cpu(0))
 
@@ -59,8 +57,6 @@ def _wrap_all(loaded):
 def load(fname):
     """Load a list or dict of NDArrays saved by ``save`` (here or in real MXNet). As in MXNet, files saved under
     NumPy shape semantics load only under them, and other files not while those are on for this thread only."""
-    from . import _codec
-    from ..util import _np_shape_level
     return _wrap_all(_codec.load_file(fname, np_shape=_np_shape_level()))
 
 
@@ -68,6 +64,4 @@ def load_frombuffer(buf):
     """Like ``load``, from the bytes of such a file."""
     if not isinstance(buf, (bytes, bytearray, memoryview)):
         raise MXNetTypeError('load_frombuffer: buf must be bytes, got %s' % type(buf).__name__)
-    from . import _codec
-    from ..util import _np_shape_level
     return _wrap_all(_codec.loads(bytes(buf), np_shape=_np_shape_level()))

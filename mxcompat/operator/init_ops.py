@@ -5,8 +5,9 @@ import numpy as np
 import torch
 
 from ..base import MXNetValueError, unsupported
-from ..context import Context
+from ..context import Context, current_context
 from .registry import defop
+from ..util import is_np_shape
 
 
 def _ctx(v):
@@ -20,7 +21,6 @@ def _ctx(v):
 
 
 def _dev(ctx):
-    from ..context import current_context
     return (ctx if ctx is not None else current_context()).torch_device
 
 
@@ -29,7 +29,6 @@ _CREATE = [('shape', 'shape', ()), ('ctx', _ctx, None), ('dtype', 'dtype', torch
 
 def _create_infer(shapes, dtypes, attrs):
     # legacy shape semantics: a 0 or -1 in ``shape`` is a dimension for symbol inference to fill in
-    from ..util import is_np_shape
     shape = tuple(attrs['shape'])
     if not is_np_shape():
         shape = tuple(max(d, 0) for d in shape)

@@ -10,6 +10,7 @@ from ..base import (MXNetError, MXNetValueError, MXNetTypeError, parse_bool, par
                     parse_optional_int, parse_optional_float, parse_int_or_tuple, to_torch_dtype, unsupported)
 from ._float32 import parse_float32
 from ._meta import meta_inference
+from ..base import dtype_name
 
 __all__ = ['OpDef', 'defop', 'get', 'REGISTRY', 'REQUIRED']
 
@@ -243,6 +244,5 @@ def check_same_dtype(op, tensors):
     d0 = tensors[0].dtype
     for i, t in enumerate(tensors[1:], 1):
         if t.dtype is not d0:
-            from ..base import dtype_name
             raise MXNetTypeError('Operator %s: Incompatible attr in node at %d-th input: expected %s, got %s'
                                  % (op, i, dtype_name(d0), dtype_name(t.dtype)))

@@ -29,6 +29,7 @@ from ..base import MXNetError, MXNetAssertionError, MXNetValueError
 from ..ndarray.contrib import _flatten, _regroup, _scalar
 from ..operator import registry
 from .symbol import Symbol, _Node, make_op_symbol, var
+from .lower import lower
 
 __all__ = ['foreach', 'while_loop', 'cond']
 
@@ -305,7 +306,6 @@ class _Body:
     """A subgraph's fx graph, called with the node's input values."""
 
     def __init__(self, graph, places):
-        from .lower import lower
         lowered = lower(graph)
         names = graph.list_inputs()
         self.graph_module = lowered.graph_module

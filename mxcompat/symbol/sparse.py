@@ -1,4 +1,5 @@
 """``mx.sym.sparse``: operators filed under this namespace (filled from the registry by ``op.py``)."""
+from . import _internal
 
 # The names of MXNet's mx.sym.sparse that the registry has (the same ops; the graph computes on dense values)
 def _fill():
@@ -12,5 +13,4 @@ def _fill():
                'sum tan tanh trunc where zeros_like').split():
         if hasattr(_op, _n):
             globals().setdefault(_n, getattr(_op, _n))
-    from . import _internal
     globals().setdefault('retain', getattr(_internal, '_sparse_retain', None))

@@ -8,6 +8,7 @@ attributes. Binding lowers the graph to one ``torch.fx.GraphModule`` (see ``lowe
 import json
 from numbers import Number
 
+import torch
 import numpy as np
 
 from ..attribute import AttrScope
@@ -169,7 +170,6 @@ def _attr_str(v):
     if hasattr(v, 'dtype') and not isinstance(v, np.ndarray) and str(type(v)).find('torch') >= 0:
         return str(v)
     try:
-        import torch
         if isinstance(v, torch.dtype):
             return dtype_name(v)
     except ImportError:  # pragma: no cover

@@ -16,6 +16,7 @@ and hand-written methods do not; names in the override lists must be mxcompat op
 import contextlib
 import functools
 import logging
+from numbers import Number
 
 import numpy as np
 import torch
@@ -268,7 +269,6 @@ _ND_ARITH['__rmul__'] = _ND_ARITH['__mul__']
 
 
 def _route_ndarray_methods(patched):
-    from numbers import Number
     for meth, (array_op, scalar_op) in _ND_ARITH.items():
         if array_op not in patched and scalar_op not in patched:
             continue

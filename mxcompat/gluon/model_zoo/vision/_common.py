@@ -8,6 +8,7 @@ from .... import base
 from ....context import cpu
 from ... import nn
 from ...contrib.nn import HybridConcurrent, Identity  # noqa: F401
+from ..model_store import get_model_file
 
 DEFAULT_ROOT = os.path.join(base.data_dir(), 'models')
 
@@ -33,7 +34,6 @@ def relu():
 def load_pretrained(net, pretrained, file_name, ctx, root):
     """Load ``<root>/<file_name>-<hash>.params`` (downloaded when absent) into ``net`` when ``pretrained``."""
     if pretrained:
-        from ..model_store import get_model_file
         net.load_parameters(get_model_file(file_name, root=root), ctx=ctx)
     return net
 
