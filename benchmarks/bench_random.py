@@ -10,6 +10,8 @@ million uniform / normal numbers with ``mx.nd.random`` beside ``torch.rand`` / `
     python -m pytest benchmarks/bench_random.py --benchmark-json=/tmp/r.json && python benchmarks/ratios.py /tmp/r.json
     python benchmarks/bench_random.py      # alternates the sides: steadier on a busy machine; also shows
                                            # mxcompat with set_streams('torch'), what the streams themselves cost
+    python benchmarks/bench_random.py --breakdown   # CPU time of each phase of the initialization, and of the
+                                                    # samplers of MXNet's streams within it
 Target (issue 37): the resnet50_v1 initialization at most 1.5x torch's.
 """
 import statistics
@@ -134,8 +136,68 @@ def interleaved(rounds=7):
     return out
 
 
+def _cpu_median(fn, rounds):
+    times = []
+    for _ in range(rounds):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return statistics.median(times)
+
+
+def breakdown(rounds=5):
+    """Where resnet50_v1's initialization spends its CPU time (process time, so other processes' load counts less):
+    {phase: median ms} for construction, initialize(), the first forward (deferred initialization), the samplers of
+    MXNet's streams inside them, the same run on torch's generators, and the torch network's construction."""
+    from mxcompat.operator import _mxrandom, random_ops
+    x = mx.nd.zeros((1, 3, 32, 32))
+    spent = [0.0]
+    originals = dict(random_ops.MX_SAMPLERS)
+
+    def timed(sampler):
+        def run(*args):
+            t0 = time.process_time()
+            try:
+                return sampler(*args)
+            finally:
+                spent[0] += time.process_time() - t0
+        return run
+
+    phases = {k: [] for k in ('construct', 'initialize', 'first forward', "MXNet streams' samplers", 'total',
+                              "total on torch's streams")}
+    random_ops.MX_SAMPLERS.update({k: timed(v) for k, v in originals.items()})
+    try:
+        for r in range(rounds + 1):
+            spent[0] = 0.0
+            t0 = time.process_time()
+            net = vision.resnet50_v1()
+            t1 = time.process_time()
+            net.initialize(mx.init.Xavier())
+            t2 = time.process_time()
+            net(x).wait_to_read()
+            t3 = time.process_time()
+            if r:  # (the first round warms up)
+                for k, v in zip(phases, (t1 - t0, t2 - t1, t3 - t2, spent[0], t3 - t0)):
+                    phases[k].append(v)
+    finally:
+        random_ops.MX_SAMPLERS.update(originals)
+    ours = mxcompat_init()
+    prev = _mxrandom.set_streams('torch')
+    try:
+        phases["total on torch's streams"] = [_cpu_median(ours, rounds)]
+    finally:
+        _mxrandom.set_streams(prev)
+    out = {k: statistics.median(v) * 1e3 for k, v in phases.items()}
+    out['torch construction'] = _cpu_median(torch_resnet50_v1, rounds) * 1e3
+    return out
+
+
 if __name__ == '__main__':
-    torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
+    torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 1)
+    if '--breakdown' in sys.argv:
+        for name, ms in breakdown().items():
+            print('%-28s %8.1f ms CPU' % (name, ms))
+        sys.exit(0)
     print('%-20s %12s %10s %7s %22s' % ('workload', 'mxcompat ms', 'torch ms', 'ratio', "on torch's streams ms"))
     for name, (m, t, mt) in interleaved().items():
         print('%-20s %12.1f %10.1f %7.2f %22.1f' % (name, m * 1e3, t * 1e3, m / t, mt * 1e3))

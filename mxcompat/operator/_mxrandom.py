@@ -620,10 +620,16 @@ def to_output(v, otype):
 def uniform(n, low, high, otype):
     """``low + (high - low) * u`` per value (``low``/``high``: parameter arrays of the input type)."""
     f = ftype(otype)
-    u = canonical_call(n, f)
     low, high = np.asarray(low), np.asarray(high)
     c = _ctype(low.dtype, f)
     lo, hi = low.astype(_itype(low)), high.astype(_itype(high))
+    if c == _F32 == f and lo.size == 1 and hi.size == 1:
+        span = (hi - lo).ravel()[0]
+        if not abs(span) < 2.0 ** -94 or span == 0:  # (then span / 2**32 is exact: one rounding, as u * span's)
+            v = PARALLEL.fixed(n, 1, _F32, span * _F32(2.0 ** -32)).reshape(n)
+            v += lo.ravel()[0]
+            return to_output(v, otype)
+    u = canonical_call(n, f)
     v = u.astype(c, copy=False)
     v *= _per_value(hi - lo, n).astype(c)  # (in place: the same roundings as lo + (hi - lo) * u)
     v += _per_value(lo, n).astype(c)

@@ -3,6 +3,7 @@ the scalar libstdc++ distributions of io/_cxxrandom, the C library called direct
 checked against MXNet 1.9.1 in tests/ndarray/test_random_streams.py."""
 import ctypes
 import ctypes.util
+import math
 
 import numpy as np
 import pytest
@@ -131,6 +132,49 @@ def test_logf_and_log_are_the_c_librarys():
     assert (R.logf(x) == _libm('logf', ctypes.c_float)(x).astype(np.float32)).all()
     d = rng.random(50000)
     assert (R.log(d) == _libm('log', ctypes.c_double)(d).astype(np.float64)).all()
+
+
+def test_logf_doubt_is_the_distance_to_a_rounding_boundary():
+    # the bits of the double logarithm flag every value whose exact logarithm may lie, within the measured error of
+    # the C library's logf (or 1e-15 of it), on the other side of the boundary between two floats
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.random(400000), 1 - rng.random(50000) * 1e-3, rng.random(20000) * 1e-30,
+                        rng.random(20000) * 1e30]).astype(np.float32)
+    wide = np.log(x[x > 0].astype(np.float64))
+    near = wide.astype(np.float32)
+    side = np.nextafter(near, np.where(wide > near, np.float32(np.inf), np.float32(-np.inf)))
+    boundary = (near.astype(np.float64) + side.astype(np.float64)) * 0.5
+    e = np.frexp(wide)[1] - R._LOGF_DOUBT_FROM
+    known = (e >= 0) & (e < len(R._LOGF_DOUBT))
+    bound = np.where(known, R._LOGF_DOUBT[np.clip(e, 0, len(R._LOGF_DOUBT) - 1)], np.inf)
+    must = (np.abs(wide - boundary) <= np.maximum(bound, 1e-15 * np.abs(wide))) & (wide != 0)
+    flagged = R._logf_doubtful(wide)
+    assert (flagged >= must).all()
+    assert flagged.sum() <= must.sum() * 1.01 + 10  # (and hardly more: the 1e-15 floor rounded up to 9.01 units)
+    assert not R._logf_doubtful(np.array([0.0, np.inf, -np.inf, np.nan])).any()
+
+
+def test_pow_of_two_is_the_c_librarys():
+    rng = np.random.default_rng(6)
+    x = np.concatenate([rng.random(20000).astype(np.float32), np.ldexp(np.float32(1), -np.arange(140))])
+    x = x.astype(np.float64)
+    assert (R._pow(x, 2.0) == np.array([math.pow(v, 2.0) for v in x.tolist()])).all()
+    d = rng.random(2000)  # (doubles: their squares are not exact, the C library is asked)
+    assert (R._pow(d, 2.0) == np.array([math.pow(v, 2.0) for v in d.tolist()])).all()
+
+
+@pytest.mark.parametrize('low,high', [(-0.25, 0.25), (3.0, 3.0), (0.0, 2.0 ** -100), (-1e30, 3e38), (1.5, -2.0)])
+def test_uniform_scales_as_it_converts(low, high):
+    # one rounding of raw * (span / 2**32), as MXNet's low + (high - low) * u with u = raw / 2**32
+    R.seed(11)
+    got = R.uniform(5000, np.float32([low]), np.float32([high]), np.float32)
+    R.seed(11)
+    u = R.canonical_f32(R.PARALLEL.fixed(5000, 1).reshape(-1))
+    with np.errstate(over='ignore'):
+        span = np.float32(high) - np.float32(low)
+        want = u * span + np.float32(low)
+    assert (got.view(np.uint32) == want.view(np.uint32)).all()
+    R.seed(0)
 
 
 def test_seed_sets_both_kinds_of_engine():
