@@ -10,6 +10,7 @@ from . import install_alias
 from ._alias import report_mxnet_paths
 
 USAGE = """usage: python -m mxcompat script.py [args ...]   (runs an `import mxnet` script on mxcompat)
+       python -m mxcompat -m module [args ...]   (runs a module as `python -m` does: `-m pytest` for a test suite)
        python -m mxcompat check [--json] script.py [...]   (static porting report; runs nothing)
        python -m mxcompat convert model-symbol.json model-0000.params -o model.pt [--onnx | --export]"""
 
@@ -28,6 +29,15 @@ def main(argv=None):
         report_mxnet_paths()
         sys.argv = ['-c'] + argv[2:]
         exec(compile(argv[1], '<string>', 'exec'), {'__name__': '__main__'})  # noqa: S102
+        return 0
+    if argv[0] == '-m' and len(argv) > 1:
+        # as `python -m module`: the module runs as __main__ with sys.argv[0] its file and the working directory
+        # first on sys.path; `python -m mxcompat -m pytest` runs a library's own tests with `import mxnet` aliased
+        install_alias(force=True)
+        report_mxnet_paths()
+        sys.argv = [argv[1]] + argv[2:]
+        sys.path.insert(0, os.getcwd())
+        runpy.run_module(argv[1], run_name='__main__', alter_sys=True)
         return 0
     script = argv[0]
     if not os.path.exists(script):

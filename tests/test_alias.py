@@ -69,6 +69,28 @@ def test_dash_c():
     assert r.returncode == 0 and r.stdout.strip() == '3.0', r.stderr
 
 
+def test_dash_m_runs_a_module_with_the_alias(tmp_path):
+    # `python -m mxcompat -m pytest` runs a library's own test suite on mxcompat: the module is __main__, gets the
+    # remaining arguments, and finds modules of the working directory, as with `python -m`
+    (tmp_path / 'show_args.py').write_text(textwrap.dedent('''
+        import sys, mxnet, mxcompat
+        print(__name__, mxnet is mxcompat, sys.argv[1:])
+    '''))
+    r = run(['-m', 'mxcompat', '-m', 'show_args', 'a', '--b'], cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ['__main__', 'True', "['a',", "'--b']"]
+    (tmp_path / 'test_uses_mxnet.py').write_text(textwrap.dedent('''
+        import mxnet as mx
+        def test_sum():
+            assert mx.nd.arange(4).sum().asscalar() == 6.0
+        def test_fails():
+            assert mx.nd.ones(2).shape == (3,)
+    '''))
+    r = run(['-m', 'mxcompat', '-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'test_uses_mxnet.py'],
+            cwd=str(tmp_path))
+    assert r.returncode == 1 and '1 failed, 1 passed' in r.stdout, r.stdout + r.stderr  # pytest's exit status
+
+
 def test_real_mxnet_is_not_shadowed_unless_forced(tmp_path):
     fake = tmp_path / 'site' / 'mxnet'
     fake.mkdir(parents=True)
