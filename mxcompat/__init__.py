@@ -63,6 +63,6 @@ def __getattr__(attr):
         globals()[attr] = version = _own_version()
         return version
     if attr == 'to_torch':  # imported on first use: tracing pulls in torch's fake-tensor machinery
-        from .interop import to_torch
+        from .interop import to_torch  # reason: interop loads torch's fake-tensor machinery: on first use
         return to_torch
     return _planned.missing(attr)

@@ -20,10 +20,10 @@ def __getattr__(name):
     # MXNet's autograd module exposes NDArray and Symbol (scripts star-import them from here); imported lazily
     # because the ndarray package imports this module first.
     if name == 'NDArray':
-        from .ndarray.ndarray import NDArray
+        from .ndarray.ndarray import NDArray  # reason: ndarray.ndarray imports autograd (attach_grad, backward)
         return NDArray
     if name == 'Symbol':
-        from .symbol.symbol import Symbol
+        from .symbol.symbol import Symbol  # reason: the symbol package imports autograd
         return Symbol
     raise AttributeError("module 'mxnet.autograd' has no attribute %r" % name)
 
@@ -243,7 +243,7 @@ def _attach_shadows(real, shadow):
 
 def mark_variables(variables, gradients, grad_reqs='write'):
     """Mark NDArrays as variables whose gradients go into the given NDArrays (shared buffers)."""
-    from .ndarray.ndarray import NDArray
+    from .ndarray.ndarray import NDArray  # reason: ndarray.ndarray imports autograd (attach_grad, backward)
     if isinstance(variables, NDArray):
         variables, gradients = [variables], [gradients]
     if isinstance(grad_reqs, str):
@@ -255,7 +255,7 @@ def mark_variables(variables, gradients, grad_reqs='write'):
 
 
 def _heads(heads, head_grads):
-    from .ndarray.ndarray import NDArray
+    from .ndarray.ndarray import NDArray  # reason: ndarray.ndarray imports autograd (attach_grad, backward)
     if isinstance(heads, NDArray):
         heads = [heads]
         head_grads = None if head_grads is None else ([head_grads] if isinstance(head_grads, NDArray)
@@ -342,7 +342,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):
     """Gradients of ``heads`` with respect to ``variables``, returned as a list of new NDArrays (``.grad``
     untouched); a list even for a single variable, as MXNet 1.9.1 returns."""
-    from .ndarray.ndarray import NDArray
+    from .ndarray.ndarray import NDArray  # reason: ndarray.ndarray imports autograd (attach_grad, backward)
     ts, gs = _heads(heads, head_grads)
     vs = [variables] if isinstance(variables, NDArray) else list(variables)
     if retain_graph is None:
@@ -406,7 +406,7 @@ class Function:
         return self._saved
 
     def __call__(self, *inputs):
-        from .ndarray.ndarray import NDArray, _wrap
+        from .ndarray.ndarray import NDArray, _wrap  # reason: ndarray.ndarray imports autograd (attach_grad, backward)
         func = self
 
         class _Fn(torch.autograd.Function):

@@ -16,6 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from .base import MXNetError, unsupported
+from ._imagecodec import decode_numpy, encode_numpy
 
 __all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack', 'pack_img', 'unpack_img']
 
@@ -254,9 +255,8 @@ def unpack_img(s, iscolor=-1):
     ``iscolor`` follows ``cv2.imdecode``: -1 keeps the stored channels, 0 gives grayscale, 1 gives BGR.
     Differs from MXNet: decodes with Pillow, not OpenCV (JPEG pixels may differ slightly; PNG is exact).
     """
-    from .image.image import _decode_numpy
     header, s = unpack(s)
-    return header, _decode_numpy(bytes(s), iscolor, bgr=True)
+    return header, decode_numpy(bytes(s), iscolor, bgr=True)
 
 
 def pack_img(header, img, quality=95, img_fmt='.jpg'):
@@ -264,5 +264,4 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
 
     Differs from MXNet: encodes with Pillow, so the bytes differ from OpenCV's; decoded PNG pixels are identical.
     """
-    from .image.image import _encode_numpy
-    return pack(header, _encode_numpy(img, quality, img_fmt))
+    return pack(header, encode_numpy(img, quality, img_fmt))

@@ -12,7 +12,6 @@ Differs from MXNet:
   (at most 1 apart). Pillow's own resize filters antialias when shrinking, which OpenCV does not, so they
   are not used.
 """
-import io as _io
 import functools
 import json
 import logging
@@ -30,6 +29,7 @@ from .. import io
 from .. import recordio
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, numeric_types
 from ..operator._cv_resize import resize_hwc
+from .._imagecodec import decode_numpy
 
 __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 'resize_short', 'fixed_crop',
            'random_crop', 'center_crop', 'color_normalize', 'random_size_crop', 'imrotate', 'random_rotate',
@@ -37,100 +37,6 @@ __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 're
            'CenterCropAug', 'RandomOrderAug', 'BrightnessJitterAug', 'ContrastJitterAug', 'SaturationJitterAug',
            'HueJitterAug', 'ColorJitterAug', 'LightingAug', 'ColorNormalizeAug', 'RandomGrayAug',
            'HorizontalFlipAug', 'CastAug', 'CreateAugmenter', 'ImageIter']
-
-
-# ---- decoding / encoding (Pillow) -------------------------------------------------------------------------------
-def _pil():
-    try:
-        from PIL import Image  # reason: optional dependency, loaded on first use
-    except ImportError:
-        raise ImportError('mxcompat decodes and encodes images with Pillow, which is not installed: '
-                          'pip install pillow') from None
-    return Image
-
-
-def _gray_png(rgb):
-    """libpng's png_set_rgb_to_gray(1, 0.299, 0.587) on 8-bit data (what OpenCV asks for)."""
-    r, g, b = (rgb[..., i].astype(np.uint32) for i in range(3))
-    return ((9797 * r + 19234 * g + 3737 * b) >> 15).astype(np.uint8)
-
-
-def _gray_cv(rgb):
-    """OpenCV's fixed-point BGR2GRAY (14-bit weights, rounded)."""
-    r, g, b = (rgb[..., i].astype(np.uint32) for i in range(3))
-    return ((4899 * r + 9617 * g + 1868 * b + 8192) >> 14).astype(np.uint8)
-
-
-def _decode_numpy(buf, flag=1, bgr=False):
-    """Decode ``buf`` like ``cv2.imdecode(buf, flag)``: HxW (flag 0), HxWx3 (flag > 0) or the stored channels
-    (flag < 0); RGB order unless ``bgr``. Raises MXNetError for data that is not an image."""
-    Image = _pil()
-    try:
-        im = Image.open(_io.BytesIO(buf))
-        fmt = im.format
-        if flag == 0 and fmt == 'JPEG' and im.mode in ('RGB', 'L'):
-            im.draft('L', im.size)  # libjpeg's own grayscale output, as OpenCV requests for JPEG
-        im.load()
-    except Exception:  # noqa: BLE001  (Pillow raises many kinds for broken data)
-        raise MXNetError('Check failed: !res.empty(): Decoding failed. Invalid image file.') from None
-    mode = im.mode
-    if mode.startswith('I;16') or mode in ('I', 'F'):
-        arr = np.asarray(im)
-        arr = (arr.astype(np.int64) >> 8 if mode != 'F' else arr).clip(0, 255).astype(np.uint8)
-        chans = 1
-    else:
-        if mode == 'P':
-            im = im.convert('RGBA' if 'transparency' in im.info else 'RGB')
-        elif mode == '1':
-            im = im.convert('L')
-        elif mode == 'LA':
-            im = im.convert('RGBA')
-        elif mode not in ('L', 'RGB', 'RGBA'):
-            im = im.convert('RGB')
-        arr = np.asarray(im)
-        chans = 1 if arr.ndim == 2 else arr.shape[2]
-    if flag == 0:
-        if chans == 1:
-            return np.ascontiguousarray(arr)
-        rgb = arr[..., :3]
-        return _gray_png(rgb) if fmt == 'PNG' else _gray_cv(rgb)
-    if chans == 1:
-        arr = np.repeat(arr[:, :, None], 3, axis=2)
-        if flag < 0:
-            return np.ascontiguousarray(arr[:, :, 0])
-    elif chans == 4 and flag > 0:
-        arr = arr[..., :3]
-    if bgr:
-        arr = arr[..., [2, 1, 0, 3][:arr.shape[2]]]
-    return np.ascontiguousarray(arr)
-
-
-def _encode_numpy(img, quality=95, img_fmt='.jpg'):
-    """Encode a uint8 HxW / HxWxC numpy image in OpenCV's BGR(A) order, like ``cv2.imencode``."""
-    Image = _pil()
-    img = np.asarray(img)
-    if img.dtype != np.uint8:
-        raise MXNetTypeError('pack_img: only uint8 images can be encoded, got %s' % img.dtype)
-    if img.ndim == 3 and img.shape[2] == 1:
-        img = img[:, :, 0]
-    if img.ndim == 3:
-        img = img[..., [2, 1, 0, 3][:img.shape[2]]]
-    ext = img_fmt.upper()
-    out = _io.BytesIO()
-    try:
-        pic = Image.fromarray(np.ascontiguousarray(img))
-        if ext in ('.JPG', '.JPEG'):
-            pic.save(out, format='JPEG', quality=int(quality))
-        elif ext == '.PNG':
-            pic.save(out, format='PNG', compress_level=min(max(int(quality), 0), 9))
-        else:
-            fmt = Image.registered_extensions().get(img_fmt.lower())
-            if fmt is None:
-                raise ValueError('unknown image format %r' % img_fmt)
-            pic.save(out, format=fmt)
-    except Exception as e:  # noqa: BLE001
-        raise AssertionError('failed to encode image: %s' % e) from None
-    return out.getvalue()
 
 
 def _uint8_image(arr):
@@ -168,7 +74,7 @@ def imdecode(buf, flag=1, to_rgb=1, out=None):
                          'if you would like to input type str, please convert to bytes')
     if not data:
         raise MXNetError('_cvimdecode: Check failed: len > 0: Input cannot be an empty buffer')
-    arr = _decode_numpy(data, 0 if flag == 0 else 1, bgr=not to_rgb)
+    arr = decode_numpy(data, 0 if flag == 0 else 1, bgr=not to_rgb)
     return _write_out(_uint8_image(arr), out)
 
 

@@ -26,7 +26,7 @@ from ..operator._cv_resize import resize_hwc
 from ..recordio import _MAGIC, _MAGIC_BYTES, _LEN_MASK, unpack
 from . import _cxxrandom as R
 from .io import MXDataIter, _Params, _REQUIRED, _BATCH, _PREFETCH, _open_local
-from ..image.image import _decode_numpy
+from .._imagecodec import decode_numpy
 from .. import ndarray as nd
 
 _MAGIC_SEED = 111  # MXNet's kRandMagic for the record parser and the indexed split
@@ -224,7 +224,7 @@ def decode_record(api, rec, channels):
     """One record -> (header, HxWxC uint8 BGR(A) image), decoded as ``cv::imdecode`` with the flag MXNet's
     iterators pick from the channel count (1: gray, 3: colour, 4: unchanged and must have 4 channels)."""
     header, content = unpack(rec)
-    img = _decode_numpy(bytes(content), {1: 0, 3: 1, 4: -1}[channels], bgr=True)
+    img = decode_numpy(bytes(content), {1: 0, 3: 1, 4: -1}[channels], bgr=True)
     if channels == 4 and (img.ndim != 3 or img.shape[2] != 4):
         raise MXNetError('%s: Invalid image with index %d. Expected 4 channels, got %d'
                          % (api, header.id, 1 if img.ndim == 2 else img.shape[2]))

@@ -779,7 +779,7 @@ def _libsvm_iter(**kwargs):
     CSRNDArray (batch_size, data_shape[0]); labels are the first number of each line (dense), or CSR rows of
     ``label_libsvm`` with ``label_shape``. Only ``round_batch=True``: the last batch is completed from the start and
     the next epoch continues after the borrowed rows. See mxcompat/io/_libsvm.py for what differs from MXNet."""
-    from ._libsvm import libsvm_iter
+    from ._libsvm import libsvm_iter  # reason: _libsvm builds on this module's MXDataIter
     return libsvm_iter(kwargs)
 
 
@@ -854,7 +854,7 @@ def _mnist_iter(**kwargs):
 
 def _image_record(name, dtype=None):
     def create(**kwargs):
-        from ._image_record import image_record_iter
+        from ._image_record import image_record_iter  # reason: _image_record builds on this module's MXDataIter
         return image_record_iter(name, kwargs, dtype)
     return create
 
@@ -874,7 +874,7 @@ def _image_det_record_iter(**kwargs):
     directories raise ``MXNetNotImplementedError``. Unknown arguments warn (MXNet ignores them silently). With a
     .rec file larger than one read chunk (64 MB here, MXNet's is smaller), ``shuffle`` shuffles within other chunks.
     """
-    from ._image_det_record import image_det_record_iter
+    from ._image_det_record import image_det_record_iter  # reason: _image_det_record builds on this module's MXDataIter
     return image_det_record_iter(kwargs)
 
 

@@ -157,7 +157,7 @@ def create(name='local'):
     if name in KVStoreBase.kv_registry:
         return KVStoreBase.kv_registry[name]()
     if 'dist' in name or name in ('horovod', 'byteps'):
-        from .dist import DistKVStore
+        from .dist import DistKVStore  # reason: dist builds on this module's KVStoreBase
         return DistKVStore(name)
-    from .kvstore import KVStore
+    from .kvstore import KVStore  # reason: kvstore builds on this module's KVStoreBase
     return KVStore(name)

@@ -15,7 +15,7 @@ __all__ = ['foreach', 'while_loop', 'cond', 'rand_zipfian', 'uniform', 'adamw_up
 
 
 def _nd():
-    from . import ndarray, op, _internal, random
+    from . import ndarray, op, _internal, random  # reason: op and _internal fill this module's namespace
     return ndarray, op, _internal, random
 
 

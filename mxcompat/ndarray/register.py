@@ -308,7 +308,7 @@ def _sparse_dispatch(name, arrays, attrs, out):
         if getattr(a, '_np_array', False):
             raise MXNetTypeError('Operator %s: this mx.nd operator takes legacy NDArrays, got an mx.np.ndarray '
                                  '(convert it with as_nd_ndarray(), or use the mx.np / mx.npx function)' % name)
-    from . import sparse
+    from . import sparse  # reason: the sparse package imports this module
     return sparse.dispatch(name, arrays, attrs, out)
 
 

@@ -56,7 +56,8 @@ def _lookup(root, dotted):
 
 
 def _fill():
-    from .. import numpy as mx_np  # (the package importing this module: complete by the first dispatch)
+    # reason: the mx.np package imports this module (it is complete by the first dispatch)
+    from .. import numpy as mx_np
     for name in ARRAY_FUNCTIONS:
         onp_fn = _lookup(_onp, name)
         try:

@@ -484,6 +484,6 @@ def __dir__():
 
 def __getattr__(name):
     if name == '_mx_nd_np':  # (MXNet's module keeps the mx.nd.np namespace under this name)
-        from .. import numpy as found
+        from .. import numpy as found  # reason: the mx.np package imports this module
         return found
     raise AttributeError("module 'mxnet.numpy.random' has no attribute %r" % name)

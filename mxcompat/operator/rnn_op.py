@@ -22,7 +22,7 @@ import torch
 from torch.nn import functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from ..autograd import STATE
+from .._recording import STATE
 from ..base import MXNetValueError, MXNetTypeError, dtype_name
 from .registry import REQUIRED, defop, get
 

@@ -646,6 +646,6 @@ _CONV_CELLS = ('BaseConvRNNCell', 'ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell') 
 
 def __getattr__(name):
     if name in _CONV_CELLS:
-        from . import conv_rnn_cell
+        from . import conv_rnn_cell  # reason: conv_rnn_cell builds on this module's cells
         return getattr(conv_rnn_cell, name)
     raise AttributeError("module 'mxnet.rnn.rnn_cell' has no attribute %r" % name)

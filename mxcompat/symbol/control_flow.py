@@ -72,7 +72,7 @@ def _tagged(node, name):
 def _heads(symbols, name, repeats=0):
     """The subgraph of body results ``symbols``, with ``identity`` where MXNet puts one (inside the body's scope).
     ``repeats``: results from this index on also get one when they repeat an earlier result (foreach's states)."""
-    from . import op
+    from . import op  # reason: op imports this module (foreach, while_loop, cond)
     entries = [_entry(s, 'control-flow body results') for s in symbols]
     inputs = set(Symbol(entries).list_inputs()) if entries else set()
     names = {s.name for s in symbols[:repeats]}
@@ -396,7 +396,7 @@ _Sub = collections.namedtuple('_Sub', 'ops inputs places heads shp typ')
 
 def _bodies(node, lay, shp, typ, keys):
     """The node's bodies, their tables seeded from the node's known inputs (per step where sliced)."""
-    from . import infer
+    from . import infer  # reason: infer imports this module
     subs = []
     for graph, places in lay.subs:
         nodes = graph._nodes()
@@ -417,7 +417,7 @@ def shape_step(node, shp, typ):
     """One shape-inference step at a control-flow node (``infer._shape_step``'s contract): each body is inferred
     from the node's known inputs, loop states are unified with the body's new states, and what the bodies learned
     about their inputs and outputs comes back to the node. True when something was learned."""
-    from . import infer
+    from . import infer  # reason: infer imports this module
     lay = _layout(node)
     keys = [(id(s), i) for s, i in node.inputs]
     rows = lay.rows
@@ -455,7 +455,7 @@ def shape_step(node, shp, typ):
 
 def type_step(node, shp, typ):
     """Dtype inference at a control-flow node: each body's, from the node's known input dtypes."""
-    from . import infer
+    from . import infer  # reason: infer imports this module
     lay = _layout(node)
     keys = [(id(s), i) for s, i in node.inputs]
     subs = _bodies(node, lay, shp, typ, keys)

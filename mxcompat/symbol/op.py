@@ -106,4 +106,4 @@ def eye(N, M=0, k=0, dtype=None, **kwargs):
 __all__ = [k for k, v in list(globals().items()) if not k.startswith('_') and callable(v)
            and k not in ('Number', 'Symbol', 'MXNetTypeError', 'MXNetValueError')]
 
-sparse._fill()  # EXPERIMENT
+sparse._fill(globals())

@@ -366,7 +366,7 @@ class Symbol:
 
     # -- operators --------------------------------------------------------------------------------------------
     def _bin(self, other, op_name, scalar_name, reverse_scalar=None):
-        from . import _internal
+        from . import _internal  # reason: _internal is generated from this module's Symbol
         if isinstance(other, Symbol):
             return getattr(_internal, op_name)(self, other)
         if isinstance(other, Number):
@@ -465,21 +465,21 @@ class Symbol:
         return self._infer_shape_impl(True, *args, **kwargs)
 
     def _infer_shape_impl(self, partial, *args, **kwargs):
-        from .infer import infer
+        from .infer import infer  # reason: infer imports this module
         known = _known(self, args, kwargs, 'infer_shape')
         shapes, _ = infer(self, known, {}, partial)
         return shapes
 
     def infer_type(self, *args, **kwargs):
         """(arg_types, out_types, aux_types) as numpy types; (None, None, None) when incomplete."""
-        from .infer import infer
+        from .infer import infer  # reason: infer imports this module
         known = _known(self, args, kwargs, 'infer_type')
         known = {k: to_torch_dtype(v) for k, v in known.items() if v is not None}
         _, types = infer(self, {}, known, False)
         return types
 
     def infer_type_partial(self, *args, **kwargs):
-        from .infer import infer
+        from .infer import infer  # reason: infer imports this module
         known = _known(self, args, kwargs, 'infer_type')
         known = {k: to_torch_dtype(v) for k, v in known.items() if v is not None}
         _, types = infer(self, {}, known, True)
@@ -533,13 +533,13 @@ class Symbol:
     def simple_bind(self, ctx, grad_req='write', type_dict=None, stype_dict=None, group2ctx=None,
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
         """Allocate arrays from input shapes (and ``type_dict``) and bind; returns an Executor."""
-        from ..executor import simple_bind
+        from ..executor import simple_bind  # reason: bind returns an Executor, a layer above
         return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_arg_names, shared_exec,
                            shared_buffer, **kwargs)
 
     def bind(self, ctx, args, args_grad=None, grad_req='write', aux_states=None, group2ctx=None, shared_exec=None):
         """Bind to given arrays; returns an Executor running one torch.fx graph."""
-        from ..executor import Executor
+        from ..executor import Executor  # reason: bind returns an Executor, a layer above
         return Executor(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
 
     def _bind(self, *a, **k):
@@ -553,7 +553,7 @@ class Symbol:
     def squeeze(self, axis=None, inplace=False, **kwargs):  # noqa: ARG002 (MXNet's signature)
         """``mx.sym.squeeze(self, axis=axis)``: as in MXNet, ``axis`` is always passed, so the node records
         ``axis='None'`` when none is given."""
-        from . import op
+        from . import op  # reason: op is generated from this module's Symbol
         return op.squeeze(self, axis=axis, **kwargs)
 
     def gradient(self, wrt):
