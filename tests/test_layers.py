@@ -118,19 +118,22 @@ def _sources():
 SOURCES = _sources()
 
 
-def imports():
+def _import_nodes(tree):
+    """(import statement, whether it sits inside a function) for every import statement of ``tree``."""
     found = []
-    for module, (lines, tree, is_pkg) in SOURCES.items():
 
-        def visit(node, in_function):
-            for child in ast.iter_child_nodes(node):
-                inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-                if isinstance(child, (ast.Import, ast.ImportFrom)):
-                    found.append(Import(module, child.lineno, in_function, _targets(module, is_pkg, child),
-                                        _has_reason(lines, child.lineno)))
-                visit(child, inside)
-        visit(tree, False)
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                found.append((child, in_function))
+            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+    visit(tree, False)
     return found
+
+
+def imports():
+    return [Import(module, node.lineno, in_function, _targets(module, is_pkg, node), _has_reason(lines, node.lineno))
+            for module, (lines, tree, is_pkg) in SOURCES.items() for node, in_function in _import_nodes(tree)]
 
 
 IMPORTS = imports()
@@ -178,17 +181,13 @@ def imports_of_external():
     """(module, in_function, name) of every import of a module outside mxcompat."""
     out = []
     for module, (_, tree, _) in SOURCES.items():
-
-        def visit(node, in_function):
-            for child in ast.iter_child_nodes(node):
-                inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-                if isinstance(child, ast.Import):
-                    out.extend((module, in_function, a.name) for a in child.names)
-                elif isinstance(child, ast.ImportFrom) and not child.level and child.module:
-                    out.append((module, in_function, child.module))
-                visit(child, inside)
-        visit(tree, False)
+        for node, in_function in _import_nodes(tree):
+            if isinstance(node, ast.Import):
+                out.extend((module, in_function, a.name) for a in node.names)
+            elif not node.level and node.module:
+                out.append((module, in_function, node.module))
     return out
+
 
 
 def test_layer_of():
