@@ -3,7 +3,9 @@
 CPU samplers (``mx.nd.random.*``, the ``_random_*``/``_sample_*`` operators, Dropout, the initializers) draw MXNet
 1.9.1's numbers: the same seed gives the same values as MXNet, and a fresh process starts where MXNet's does
 (its first ``mx.nd.random.uniform()`` is 0.5488135). CUDA samplers draw from torch's generators (MXNet's GPU
-streams are Philox ones): a seed reproduces runs there, not MXNet's numbers. ``set_streams('torch')``, or
+streams are Philox ones): a seed reproduces runs there, not MXNet's numbers. torch's generators (also drawn by the
+RNN layers' dropout) start seeded from 0 as well: ``import mxcompat`` seeds them, where torch would seed its own
+from the clock, so a script repeats its numbers from run to run, as under MXNet. ``set_streams('torch')``, or
 ``MXCOMPAT_RANDOM=torch`` in the environment, puts the CPU samplers on torch's generators too.
 """
 import numpy as _np
@@ -36,6 +38,10 @@ def seed(seed_state, ctx='all'):
             torch.cuda.manual_seed(s)
     else:
         torch.manual_seed(s)
+
+
+# (a fresh process as after seed(0), as MXNet's starts)
+torch.manual_seed(0)
 
 
 def set_streams(kind):
