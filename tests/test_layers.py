@@ -48,7 +48,7 @@ UPWARD = {
 }
 
 # Function-level imports: at most this many in all, each with its reason comment ...
-MAX_FUNCTION_LEVEL = 75
+MAX_FUNCTION_LEVEL = 72
 # ... except, for now, in these modules (graph code under another change; the counts may only go down)
 UNREASONED = {
     'mxcompat.ndarray.ndarray': 20, 'mxcompat.executor': 8, 'mxcompat.gluon.block': 2, 'mxcompat.interop': 2,

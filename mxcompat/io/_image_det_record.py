@@ -41,7 +41,8 @@ import numpy as np
 from ..base import MXNetError, cpp_log, unsupported
 from . import _cxxrandom as R
 from ._image_record import _RecSplit, _resize, decode_record, load_mean_image, pick_interp, shorter_edge_to
-from .io import MXDataIter, _BatchLoader, _open_local, _Params, _Prefetched, _REQUIRED, _BATCH, _PREFETCH
+from .io import (MXDataIter, _BatchLoader, _open_local, _Params, _Prefetched, _REQUIRED, _BATCH, _PREFETCH,
+                 _creator)
 from ..recordio import unpack
 from .. import ndarray as nd
 
@@ -507,3 +508,24 @@ def image_det_record_iter(kwargs):
                          'iterator only outputs float32' % (API, p.dtype))
     loader = _BatchLoader(_DetInstances(p), p.batch_size, p.round_batch, API)
     return MXDataIter(_Prefetched(loader, p.dtype), **kwargs)
+
+
+def _image_det_record_iter(**kwargs):
+    """Batches of images and padded object-detection labels from a .rec file (MXNet's ImageDetRecordIter).
+
+    Each label row is ``[channels, rows, cols, n, label[0:n], label_pad_value...]`` of width
+    ``label_pad_width + 4`` (without ``label_pad_width``, the widest label of the file), where ``label`` is the
+    record's ``[A, B, header..., objects...]`` after the detection augmenter (``resize``, ``rand_mirror_prob``,
+    ``rand_pad_prob``, ``rand_crop_prob`` with its samplers, ``random_contrast_prob``, ``resize_mode``).
+
+    Differs from MXNet: images are decoded with Pillow and resized by mxcompat's OpenCV-rule resizing, so JPEG
+    and interpolated pixels can differ by a little; random draws follow MXNet's engines as with one decoding
+    thread. The HLS jitter (``max_random_hue``/``max_random_saturation``/``max_random_illumination`` with a
+    probability > 0), ``aug_seq='aug_default'``, ``shuffle_chunk_size`` that splits the file, remote paths and
+    directories raise ``MXNetNotImplementedError``. Unknown arguments warn (MXNet ignores them silently). With a
+    .rec file larger than one read chunk (64 MB here, MXNet's is smaller), ``shuffle`` shuffles within other chunks.
+    """
+    return image_det_record_iter(kwargs)
+
+
+ImageDetRecordIter = _creator('ImageDetRecordIter', _image_det_record_iter)

@@ -25,7 +25,7 @@ from ..base import MXNetError, cpp_log, unsupported
 from ..operator._cv_resize import resize_hwc
 from ..recordio import _MAGIC, _MAGIC_BYTES, _LEN_MASK, unpack
 from . import _cxxrandom as R
-from .io import MXDataIter, _Params, _REQUIRED, _BATCH, _PREFETCH, _open_local
+from .io import MXDataIter, _Params, _REQUIRED, _BATCH, _PREFETCH, _open_local, _creator
 from .._imagecodec import decode_numpy
 from .. import ndarray as nd
 
@@ -529,3 +529,16 @@ def image_record_iter(api, kwargs, fixed_dtype=None):
     if dtype not in _DTYPES:
         raise MXNetError('%s: unknown dtype for ImageRecordIter2: %s' % (api, dtype))
     return MXDataIter(_ImageRecordParser(api, p, _DTYPES[dtype]), **kwargs)
+
+
+def _image_record(name, dtype=None):
+    def create(**kwargs):
+        return image_record_iter(name, kwargs, dtype)
+    return create
+
+
+ImageRecordIter = _creator('ImageRecordIter', _image_record('ImageRecordIter'))
+ImageRecordUInt8Iter = _creator('ImageRecordUInt8Iter', _image_record('ImageRecordUInt8Iter', 'uint8'))
+ImageRecordInt8Iter = _creator('ImageRecordInt8Iter', _image_record('ImageRecordInt8Iter', 'int8'))
+ImageRecordIter_v1 = _creator('ImageRecordIter_v1', _image_record('ImageRecordIter_v1'))
+ImageRecordUInt8Iter_v1 = _creator('ImageRecordUInt8Iter_v1', _image_record('ImageRecordUInt8Iter_v1', 'uint8'))

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..base import MXNetError, unsupported
 from ..context import cpu
-from .io import MXDataIter, _open_local, _BATCH, _PREFETCH, _REQUIRED, _Params
+from .io import MXDataIter, _open_local, _BATCH, _PREFETCH, _REQUIRED, _Params, _creator
 from ..ndarray.sparse import csr_matrix
 
 _API = 'LibSVMIter'
@@ -522,3 +522,14 @@ def libsvm_iter(kwargs):
         _ITER_CLASS.append(_make_iter_class())
     shapes = ((p.batch_size, p.data_shape[0]), (p.batch_size, p.label_shape[0]) if label is not None else None)
     return _ITER_CLASS[0](_SparseBatches(p, data, label), shapes, **kwargs)
+
+
+def _libsvm_iter(**kwargs):
+    """Batches of LibSVM rows (``label index:value ...``, 0-based indices) from ``data_libsvm``: data is a
+    CSRNDArray (batch_size, data_shape[0]); labels are the first number of each line (dense), or CSR rows of
+    ``label_libsvm`` with ``label_shape``. Only ``round_batch=True``: the last batch is completed from the start and
+    the next epoch continues after the borrowed rows. See mxcompat/io/_libsvm.py for what differs from MXNet."""
+    return libsvm_iter(kwargs)
+
+
+LibSVMIter = _creator('LibSVMIter', _libsvm_iter)

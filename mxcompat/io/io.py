@@ -25,8 +25,7 @@ from .utils import _init_data, _has_instance, _getdata_by_idx, _slice_along_batc
 from ..ndarray.sparse import CSRNDArray
 
 __all__ = ['DataDesc', 'DataBatch', 'DataIter', 'ResizeIter', 'PrefetchingIter', 'NDArrayIter', 'MXDataIter',
-           'CSVIter', 'LibSVMIter', 'MNISTIter', 'ImageRecordIter', 'ImageRecordUInt8Iter', 'ImageRecordInt8Iter',
-           'ImageRecordIter_v1', 'ImageRecordUInt8Iter_v1', 'ImageDetRecordIter']
+           'CSVIter', 'MNISTIter']  # (the LibSVM and image record iterators: their modules, joined here by the package)
 
 
 class DataDesc(namedtuple('DataDesc', ['name', 'shape'])):
@@ -774,15 +773,6 @@ def _csv_iter(**kwargs):
     return MXDataIter(_Prefetched(loader, p.dtype), **kwargs)
 
 
-def _libsvm_iter(**kwargs):
-    """Batches of LibSVM rows (``label index:value ...``, 0-based indices) from ``data_libsvm``: data is a
-    CSRNDArray (batch_size, data_shape[0]); labels are the first number of each line (dense), or CSR rows of
-    ``label_libsvm`` with ``label_shape``. Only ``round_batch=True``: the last batch is completed from the start and
-    the next epoch continues after the borrowed rows. See mxcompat/io/_libsvm.py for what differs from MXNet."""
-    from ._libsvm import libsvm_iter  # reason: _libsvm builds on this module's MXDataIter
-    return libsvm_iter(kwargs)
-
-
 _MNIST_SPEC = dict({'image': ('string', './train-images-idx3-ubyte'), 'label': ('string', './train-labels-idx1-ubyte'),
                     'batch_size': ('int', 128), 'shuffle': ('boolean', True), 'flat': ('boolean', False),
                     'seed': ('int', 0), 'silent': ('boolean', False), 'num_parts': ('int', 1),
@@ -852,38 +842,5 @@ def _mnist_iter(**kwargs):
     return MXDataIter(_Prefetched(_MNISTSource(p), p.dtype), **kwargs)
 
 
-def _image_record(name, dtype=None):
-    def create(**kwargs):
-        from ._image_record import image_record_iter  # reason: _image_record builds on this module's MXDataIter
-        return image_record_iter(name, kwargs, dtype)
-    return create
-
-
-def _image_det_record_iter(**kwargs):
-    """Batches of images and padded object-detection labels from a .rec file (MXNet's ImageDetRecordIter).
-
-    Each label row is ``[channels, rows, cols, n, label[0:n], label_pad_value...]`` of width
-    ``label_pad_width + 4`` (without ``label_pad_width``, the widest label of the file), where ``label`` is the
-    record's ``[A, B, header..., objects...]`` after the detection augmenter (``resize``, ``rand_mirror_prob``,
-    ``rand_pad_prob``, ``rand_crop_prob`` with its samplers, ``random_contrast_prob``, ``resize_mode``).
-
-    Differs from MXNet: images are decoded with Pillow and resized by mxcompat's OpenCV-rule resizing, so JPEG
-    and interpolated pixels can differ by a little; random draws follow MXNet's engines as with one decoding
-    thread. The HLS jitter (``max_random_hue``/``max_random_saturation``/``max_random_illumination`` with a
-    probability > 0), ``aug_seq='aug_default'``, ``shuffle_chunk_size`` that splits the file, remote paths and
-    directories raise ``MXNetNotImplementedError``. Unknown arguments warn (MXNet ignores them silently). With a
-    .rec file larger than one read chunk (64 MB here, MXNet's is smaller), ``shuffle`` shuffles within other chunks.
-    """
-    from ._image_det_record import image_det_record_iter  # reason: _image_det_record builds on this module's MXDataIter
-    return image_det_record_iter(kwargs)
-
-
 CSVIter = _creator('CSVIter', _csv_iter)
-LibSVMIter = _creator('LibSVMIter', _libsvm_iter)
 MNISTIter = _creator('MNISTIter', _mnist_iter)
-ImageRecordIter = _creator('ImageRecordIter', _image_record('ImageRecordIter'))
-ImageRecordUInt8Iter = _creator('ImageRecordUInt8Iter', _image_record('ImageRecordUInt8Iter', 'uint8'))
-ImageRecordInt8Iter = _creator('ImageRecordInt8Iter', _image_record('ImageRecordInt8Iter', 'int8'))
-ImageRecordIter_v1 = _creator('ImageRecordIter_v1', _image_record('ImageRecordIter_v1'))
-ImageRecordUInt8Iter_v1 = _creator('ImageRecordUInt8Iter_v1', _image_record('ImageRecordUInt8Iter_v1', 'uint8'))
-ImageDetRecordIter = _creator('ImageDetRecordIter', _image_det_record_iter)
