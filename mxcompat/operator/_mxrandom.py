@@ -200,15 +200,19 @@ class ParallelRandom:
     def seed(self, base):
         self._base = int(base) & _U32
         self._epoch += 1
+        self._seeded = 0  # (engines seeded from this base so far)
         self._peeked = None
 
     def _fresh(self, rows):
         """Seed the engines of ``rows`` (sorted row numbers) that this seed has not reached yet."""
+        if self._seeded == NUM_STATES:
+            return
         stale = rows[self._epochs[rows] != self._epoch]
         if stale.size:
             self._mt[stale] = _init_states(self._base + stale.astype(np.uint64))
             self._epochs[stale] = self._epoch
             self._pos[stale] = _N
+            self._seeded += stale.size
 
     def _space(self, i, shape):
         """Scratch array ``i`` (0, 1: the twist's; 2, 3: the tempering's) as a contiguous uint32 array of ``shape``."""
@@ -255,23 +259,33 @@ class ParallelRandom:
         return saved
 
     def _read_scattered(self, rows, pos, m, out, scale):
-        """:meth:`_read_aligned` for engines at many different positions, without advancing them: every engine's
-        blocks from its current one on, side by side, and each engine's window cut out of them. Returns (the rows
-        that twisted, as indices into ``rows``; the states after each twist)."""
-        twists = max(0, -(-(int(pos.max()) + m) // _N) - 1)
-        width = (twists + 1) * _N
-        first = int(pos.min())
-        blocks = np.empty((len(rows), width), np.uint32)
-        mt = self._mt[rows]
-        _temper(mt[:, first:], blocks[:, first:_N], self._space(3, (len(rows), _N - first)))
+        """:meth:`_read_aligned` for engines at many different positions, without advancing them. The engines whose
+        current block holds their ``m`` outputs temper just those words; the others lay their blocks from the
+        current one on side by side, and each one's window is cut out of them. Returns (the rows that twisted, as
+        indices into ``rows``; the states after each twist)."""
+        within = pos + m <= _N
+        inside = np.nonzero(within)[0]
+        if inside.size:
+            words = self._mt[rows[inside, None], pos[inside, None] + np.arange(m)]
+            got = _temper(words, self._space(2, words.shape), self._space(3, words.shape))
+            out[inside] = _scaled(got, out.dtype, scale)
+        need = np.nonzero(~within)[0]
         saved = []
-        for t in range(1, twists + 1):
-            _twist(mt, self._scratch)
-            saved.append(mt.copy())
-            _temper(mt, blocks[:, t * _N:(t + 1) * _N], self._space(3, mt.shape))
-        win = np.lib.stride_tricks.sliding_window_view(blocks, m, axis=1)[np.arange(len(rows)), pos]
-        out[...] = _scaled(win, out.dtype, scale)
-        return np.arange(len(rows)), saved
+        if need.size:
+            at = pos[need]
+            twists = -(-(int(at.max()) + m) // _N) - 1
+            first = int(at.min())
+            blocks = np.empty((len(need), (twists + 1) * _N), np.uint32)
+            mt = self._mt[rows[need]]
+            _temper(mt[:, first:], blocks[:, first:_N], self._space(3, (len(need), _N - first)))
+            for t in range(1, twists + 1):
+                _twist(mt, self._scratch)
+                saved.append(mt.copy())
+                cols = min(_N, int(at.max()) + m - t * _N)  # (the words the windows reach)
+                _temper(mt[:, :cols], blocks[:, t * _N:t * _N + cols], self._space(3, (len(need), cols)))
+            win = np.lib.stride_tricks.sliding_window_view(blocks, m, axis=1)[np.arange(len(need)), at]
+            out[need] = _scaled(win, out.dtype, scale)
+        return need, saved
 
     def _fill(self, rows, m, out, scale, commit):
         """The next ``m`` outputs of each engine of ``rows`` into ``out`` (len(rows), m); reads them (``commit``) or
@@ -280,13 +294,20 @@ class ParallelRandom:
         if self._scratch is None:
             self._space(0, (1,))
         pos = self._pos[rows]
-        groups = _groups(pos)
+        groups = _groups(pos) if m > 64 or len(rows) <= 8 else None  # (a few outputs: cheaper read by index)
         parts = []
         if groups is None:
             need, saved = self._read_scattered(rows, pos, m, out, scale)
             parts.append((need, saved))
-            if commit:
-                self._commit(rows, pos, np.full(len(rows), m), parts)
+            if commit:  # (each engine read m: its last output lies (pos + m - 1) // 624 twists on)
+                new = pos + m
+                if need.size:
+                    twists = (pos[need] + m - 1) // _N
+                    for t, state in enumerate(saved, 1):
+                        mine = twists == t
+                        self._mt[rows[need[mine]]] = state[mine]
+                    new[need] -= twists * _N
+                self._pos[rows] = new
         else:
             for p, idx in groups:
                 idx = _rows(idx) if not isinstance(idx, slice) else idx
