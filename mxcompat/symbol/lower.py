@@ -13,7 +13,7 @@ import torch
 import torch.fx
 
 from .. import _profstate
-from ..autograd import _without_grad
+from .._recording import _without_grad
 from ..base import MXNetError
 from .passes.storage import densify, sparse_rule
 from .symbol import _aux_vars

@@ -14,7 +14,7 @@ import os
 
 import torch
 
-from ..autograd import STATE as _AG
+from .._recording import STATE as _AG
 from ..base import MXNetValueError
 from ..context import Context
 from ..operator import registry

@@ -21,7 +21,7 @@ import os
 import torch
 
 from ... import _profstate, kernels
-from ...autograd import STATE as _STATE
+from ..._recording import STATE as _STATE
 from ...operator import nn as _nn
 
 __all__ = ['fuse_convolutions', 'executor_backend']
