@@ -8,7 +8,7 @@ from .... import base
 from ....context import cpu
 from ... import nn
 from ...contrib.nn import HybridConcurrent, Identity  # noqa: F401
-from ..model_store import get_model_file
+from .. import model_store
 
 DEFAULT_ROOT = os.path.join(base.data_dir(), 'models')
 
@@ -34,7 +34,7 @@ def relu():
 def load_pretrained(net, pretrained, file_name, ctx, root):
     """Load ``<root>/<file_name>-<hash>.params`` (downloaded when absent) into ``net`` when ``pretrained``."""
     if pretrained:
-        net.load_parameters(get_model_file(file_name, root=root), ctx=ctx)
+        net.load_parameters(model_store.get_model_file(file_name, root=root), ctx=ctx)
     return net
 
 
