@@ -4,6 +4,9 @@ import subprocess
 import sys
 
 import pytest
+import torch
+
+import mxcompat as mx
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -35,8 +38,6 @@ def test_fresh_processes_repeat_their_numbers():
 
 
 def test_seed_reseeds_torch():
-    import torch
-    import mxcompat as mx
     mx.random.seed(7)
     a = torch.rand(3)
     mx.random.seed(7)
