@@ -84,3 +84,37 @@ def test_upstream_runs_a_test_file_from_a_git_directory(tmp_path):
     assert 'test_bad: RuntimeError: boom' in r.stdout, r.stdout
     assert json.loads(results.read_text()) == {'test_fake': {
         'test_alias': 'passed', 'test_raises': 'passed', 'test_bad': 'failed: RuntimeError: boom'}}
+
+
+def test_upstream_runs_a_librarys_tests_in_its_checkout(tmp_path):
+    """A stand-in for a library written for MXNet (as GluonNLP): its tests run where they are, with its own
+    conftest.py and pytest.ini, through `python -m mxcompat -m pytest`; --pytest-args deselects by its markers."""
+    lib = tmp_path / 'fakelib'
+    (lib / 'tests' / 'unittest' / 'batchify').mkdir(parents=True)
+    (lib / 'pytest.ini').write_text('[pytest]\nmarkers =\n    remote_required: needs the network\n')
+    (lib / 'conftest.py').write_text('import mxnet\nSEEN_BY_CONFTEST = mxnet.__name__\n')
+    (lib / 'tests' / 'unittest' / 'batchify' / 'test_pad.py').write_text(textwrap.dedent('''
+        import pytest
+        import mxnet as mx
+        import mxcompat
+
+        def test_alias():
+            assert mx is mxcompat and mx.nd.ones((2,)).sum().asscalar() == 2
+
+        def test_bad():
+            raise ValueError('padded wrong')
+
+        @pytest.mark.remote_required
+        def test_download():
+            raise OSError('no network here')
+    '''))
+    results = tmp_path / 'results.json'
+    r = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'upstream.py'), '--library', str(lib),
+                        '--work', str(tmp_path / 'work'), '--results', str(results), '--failures',
+                        '--pytest-args=-m "not remote_required"', 'tests/unittest'],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert 'tests/unittest/batchify/test_pad: 1 passed, 1 failed, 0 skipped' in r.stdout, r.stdout
+    assert 'test_bad: ValueError: padded wrong' in r.stdout, r.stdout
+    assert json.loads(results.read_text()) == {'tests/unittest/batchify/test_pad': {
+        'test_alias': 'passed', 'test_bad': 'failed: ValueError: padded wrong'}}

@@ -14,10 +14,20 @@ Python that has mxcompat's dev extra (`pip install -e '.[dev]'`: pytest-timeout,
 environment of tools/oracle/setup.sh. Prints 'N passed, M failed, K skipped' per file and the totals at the end;
 writes {file: {test: 'passed' | 'skipped' | 'failed: <last line of the error>'}} to --results. A --baseline (the
 results of an --oracle run) adds to each file's line how many of the tests that pass on real MXNet pass here.
+
+A library written for MXNet (GluonNLP, GluonCV, Keras-MXNet) is tested the same way with --library DIR, its checkout:
+the tests run where they are, from DIR, with the library's own conftest.py and pytest.ini, against mxcompat through
+`python -m mxcompat -m pytest` (the library installed for --python) or under the real MXNet with --oracle. FILE is a
+test file or folder relative to DIR; give the library's markers with --pytest-args:
+
+    tools/upstream.py --library gluon-nlp --oracle --python ORACLE_PY --results nlp-oracle.json tests/unittest
+    tools/upstream.py --library gluon-nlp --python VENV_PY --baseline nlp-oracle.json --failures \
+        --pytest-args='-m "not remote_required and not gpu"' tests/unittest
 """
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -81,10 +91,11 @@ def has_pytest_timeout(python):
     return _HAS_TIMEOUT[python]
 
 
-def run_file(python, udir, name, args, env):
-    xml_path = os.path.join(udir, '..', name + '.xml')
+def run_file(python, udir, name, args, env, xml_path=None, runner=('-m', 'pytest')):
+    xml_path = xml_path or os.path.join(udir, '..', name + '.xml')
     limit = ['--timeout=%d' % args.timeout] if has_pytest_timeout(python) else []
-    cmd = [python, '-m', 'pytest', '-q'] + limit + ['--junitxml=' + xml_path, name + '.py']
+    cmd = [python] + list(runner) + ['-q'] + limit + shlex.split(args.pytest_args) + ['--junitxml=' + xml_path,
+                                                                                      name + '.py']
     try:
         r = subprocess.run(cmd, cwd=udir, env=env, capture_output=True, text=True, timeout=args.file_timeout)
         log, rc = r.stdout + r.stderr, r.returncode
@@ -104,6 +115,8 @@ def main(argv=None):
                    help="test files of tests/python/unittest, with or without .py ('all': every test_*.py)")
     p.add_argument('--mxnet', metavar='DIR', default=os.environ.get('MXNET_SRC'),
                    help='apache/mxnet work tree or git directory (default: $MXNET_SRC)')
+    p.add_argument('--library', metavar='DIR', help="a library's checkout: run its tests (FILE relative to DIR) there")
+    p.add_argument('--pytest-args', default='', metavar='ARGS', help='more pytest arguments, as one string')
     p.add_argument('--ref', default='v1.9.x', help='branch or commit read from a git directory (default: v1.9.x)')
     p.add_argument('--oracle', action='store_true', help='run under the real MXNet 1.9.1 instead of mxcompat')
     p.add_argument('--python', help='interpreter that runs the tests (default: this one; with --oracle, '
@@ -117,6 +130,8 @@ def main(argv=None):
     p.add_argument('--timeout', type=int, default=60, help='seconds per test (default: 60)')
     p.add_argument('--file-timeout', type=int, default=1200, help='seconds per file (default: 1200)')
     args = p.parse_args(argv)
+    if args.library:
+        return run_library(p, args)
     if not args.mxnet:
         p.error('say where the MXNet sources are: --mxnet DIR or MXNET_SRC, a work tree or git directory of '
                 'github.com/apache/mxnet (e.g. git clone -b v1.9.x --depth 1 https://github.com/apache/mxnet)')
@@ -141,6 +156,39 @@ def main(argv=None):
     if files == ['all']:
         files = sorted(f[:-3] for f in os.listdir(udir) if f.startswith('test_') and f.endswith('.py'))
     results_path = args.results or os.path.join(args.work, target + '.json')
+    report(files, results_path, args, lambda name: run_file(python, udir, name, args, env))
+
+
+def run_library(p, args):
+    """--library: the test files of a library written for MXNet, run in its checkout under its own configuration."""
+    target = 'oracle' if args.oracle else 'compat'
+    if args.oracle and not args.python:
+        p.error('--library --oracle needs --python: an interpreter with the real MXNet 1.9.1 and the library')
+    python = args.python or sys.executable
+    lib = os.path.abspath(args.library)
+    files = []
+    for f in args.files:
+        if os.path.isdir(os.path.join(lib, f)):
+            files += sorted(os.path.relpath(os.path.join(d, n), lib) for d, _, names in os.walk(os.path.join(lib, f))
+                            for n in names if n.startswith('test_') and n.endswith('.py'))
+        else:
+            files.append(f)
+    files = [f[:-3] if f.endswith('.py') else f for f in files]
+    xml_dir = os.path.join(args.work, target)
+    os.makedirs(xml_dir, exist_ok=True)
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
+    env.setdefault('OMP_NUM_THREADS', '1')
+    runner = ('-m', 'pytest', '-p', 'no:cacheprovider')
+    if not args.oracle:  # mxcompat of this checkout, `import mxnet` aliased to it
+        env['PYTHONPATH'] = ROOT + os.pathsep + env.get('PYTHONPATH', '')
+        runner = ('-m', 'mxcompat') + runner
+    results_path = args.results or os.path.join(args.work, target + '.json')
+    report(files, results_path, args, lambda name: run_file(
+        python, lib, name, args, env, os.path.join(xml_dir, name.replace(os.sep, '_') + '.xml'), runner))
+
+
+def report(files, results_path, args, run):
+    """Runs each file (``run(name)`` -> {test: outcome}), printing its line and keeping ``results_path`` current."""
     results = {}
     if args.merge and os.path.exists(results_path):
         with open(results_path) as f:
@@ -151,7 +199,7 @@ def main(argv=None):
             baseline = json.load(f)
     totals = [0, 0]
     for name in files:
-        per = results[name] = run_file(python, udir, name, args, env)
+        per = results[name] = run(name)
         passed = {t for t, v in per.items() if v == 'passed'}
         failed = sum(v.startswith('failed') for v in per.values())
         totals[0] += len(passed)
