@@ -14,15 +14,19 @@ initialization or ``bind`` of every process, though nothing else a training scri
   stand-ins of one element with the same dtypes and numbers of dimensions (the Python numbers passed as given). That
   is the meta kernel's result, contiguity included, for every pointwise overload (tests/operator/test_meta.py
   compares them; mixed dtypes and bools are where torch's CPU and meta kernels differ);
-- any other op, or a pointwise one where that raises, runs torch's own meta kernel; a Python one with the mode kept
-  on, so that the aten calls inside it (``addmm``'s ``alpha * mm``) are seen again.
-
-torch's Python meta kernels still call ``torch._check``, which loads sympy (about 0.25 s, once per process).
+- the common layers' other ops whose meta kernels are Python (``mm``, ``addmm``, ``bmm``, ``convolution``, the 2-d
+  pools, ``_softmax``): their result by rule (``_meta_rules.py``), where the rule recognizes the arguments as valid.
+  Those kernels check their arguments with ``torch._check``, whose first call imports sympy (about 490 modules,
+  0.5 s on a 2-core machine);
+- any other op, or one of those where that does not apply, runs torch's own meta kernel; a Python one with the mode
+  kept on, so that the aten calls inside it (``addmm``'s ``alpha * mm``) are seen again.
 """
 import contextlib
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
+
+from ._meta_rules import RULES, bound
 
 __all__ = ['meta_inference']
 
@@ -103,6 +107,12 @@ class _MetaInference(TorchDispatchMode):
                 pass
             else:
                 return torch.empty(shape, dtype=dtype, device=_META)
+        rule = RULES.get(func)
+        if rule is not None:
+            full = bound(func, args, kwargs)
+            out = None if full is None else rule(*full)
+            if out is not None:
+                return out
         if python and all(i >= len(args) or isinstance(args[i], torch.Tensor) for i in slots):
             with self:  # torch's Python meta kernel, with the aten calls inside it seen by this mode again
                 return func.redispatch(_META_KEYS, *args, **kwargs)

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from mxcompat.operator._meta import _op_info, meta_inference
+from mxcompat.operator._meta_rules import RULES, bound
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TENSOR = ('Tensor', 'Optional[Tensor]')
@@ -125,8 +126,9 @@ def test_steps_aside_under_another_dispatch_mode():
     assert torch.ops.aten.add.Tensor in Count.seen
 
 
-def test_first_deferred_forward_and_bind_do_not_load_dynamo():
-    # torch._dynamo (~340 modules, 0.6 s) was loaded by the first pointwise meta kernel of a process
+def test_first_deferred_forward_and_bind_do_not_load_dynamo_or_sympy():
+    # torch._dynamo (~340 modules, 0.6 s) was loaded by the first pointwise meta kernel of a process, sympy (~490
+    # modules, 0.5 s) by the first torch._check of a Python meta kernel (mm, addmm, convolution, the pools)
     code = textwrap.dedent('''
         import sys
         import mxcompat as mx
@@ -136,8 +138,8 @@ def test_first_deferred_forward_and_bind_do_not_load_dynamo():
             mlp = nn.HybridSequential()
             mlp.add(nn.Dense(16, activation='relu'), nn.Dense(4))
             cnn = nn.HybridSequential()
-            cnn.add(nn.Conv2D(4, 3), nn.BatchNorm(), nn.Activation('relu'), nn.MaxPool2D(2), nn.Flatten(),
-                    nn.Dense(10), nn.Activation('tanh'))
+            cnn.add(nn.Conv2D(4, 3), nn.BatchNorm(), nn.Activation('relu'), nn.MaxPool2D(2), nn.AvgPool2D(2),
+                    nn.Flatten(), nn.Dense(10), nn.Activation('tanh'))
             for net, x in ((mlp, mx.nd.ones((2, 5))), (cnn, mx.nd.ones((2, 3, 8, 8)))):
                 net.initialize()
                 if hybrid:
@@ -150,9 +152,121 @@ def test_first_deferred_forward_and_bind_do_not_load_dynamo():
         mod.bind(data_shapes=[('data', (4, 6))], label_shapes=[('softmax_label', (4,))])
         mod.init_params()
         ex = net.simple_bind(mx.cpu(), data=(3, 6))
-        print(sorted(m for m in ('torch._dynamo', 'torch._inductor') if m in sys.modules))
+        print(sorted(m for m in ('torch._dynamo', 'torch._inductor', 'sympy') if m in sys.modules))
     ''')
     r = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, PYTHONPATH=ROOT))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == '[]'
+
+
+# -- the non-pointwise ops answered by rule (mxcompat/operator/_meta_rules.py) ---------------------------------------
+def _m(shape, dtype=torch.float32):
+    return torch.empty(shape, dtype=dtype, device='meta')
+
+
+def _full(r):
+    rs = r if isinstance(r, (tuple, list)) else (r,)
+    return tuple((tuple(t.shape), t.dtype, t.stride(), t.device.type) for t in rs)
+
+
+def _compare(op, args, kwargs=None):
+    """The same result (shape, dtype, strides) or error type under meta_inference as from torch's meta kernel;
+    whether the rule answered."""
+    kwargs = kwargs or {}
+    full = bound(op, args, kwargs)
+    answered = full is not None and RULES[op](*full) is not None
+    outcomes = []
+    for mode in (True, False):
+        try:
+            with meta_inference() if mode else contextlib.nullcontext():
+                outcomes.append(_full(op(*args, **kwargs)))
+        except Exception as e:  # noqa: BLE001 -- which error is part of the comparison
+            outcomes.append(type(e))
+    assert outcomes[0] == outcomes[1], (op, [getattr(a, 'shape', a) for a in args], kwargs)
+    return answered, outcomes[1]
+
+
+FLOATS = [torch.float32, torch.float16, torch.float64, torch.bfloat16]
+OTHER = [torch.int64, torch.uint8, torch.complex64]
+
+
+@pytest.mark.slow
+def test_matmul_rules_equal_torch_meta_kernels():
+    a, answered = torch.ops.aten, 0
+    mats = [(8, 20), (20, 64), (1, 20), (0, 20), (64, 20), (3, 8, 20), (20,)]
+    dtypes = [(d, d) for d in FLOATS + OTHER] + [(torch.float32, torch.float64), (torch.int64, torch.float32)]
+    for (s1, s2), (d1, d2) in itertools.product(itertools.product(mats, mats), dtypes):
+        x, y = _m(s1, d1), _m(s2, d2)
+        answered += _compare(a.mm.default, [x, y])[0]
+        answered += _compare(a.mm.default, [x, y.t()] if y.dim() == 2 else [x, y])[0]
+        if s1 != (8, 20) and d1 != torch.float32:
+            continue
+        for bias in ((64,), (1,), (8, 64), (8, 1), (), (3,), (2, 8, 64), (64, 8)):
+            for beta, alpha in ((1, 1), (0, 1), (0.5, 2.0)):
+                answered += _compare(a.addmm.default, [_m(bias, d1), x, y], dict(beta=beta, alpha=alpha))[0]
+    batches = [(2, 8, 20), (2, 20, 5), (1, 20, 5), (3, 20, 5), (2, 0, 20), (8, 20)]
+    for s1, s2 in itertools.product(batches, batches):
+        for d2 in (torch.float32, torch.float64):
+            answered += _compare(a.bmm.default, [_m(s1), _m(s2, d2)])[0]
+    assert answered > 100
+
+
+def test_convolution_rule_equals_torch_meta_kernel():
+    a, answered = torch.ops.aten, 0
+    cases = []
+    for n, (cin, groups), k, s, p, d in itertools.product(
+            (1, 2, 3), ((3, 1), (4, 2), (0, 1), (6, 3)), (1, 3, 5), (1, 2, [2, 1, 1]), (0, 1, 2), (1, 2)):
+        spatial = (7, 6, 5)[:n]
+        def lst(v):
+            return v[:n] if isinstance(v, list) else [v]
+        x, w = _m((2, cin) + spatial), _m((8, max(cin // groups, 1)) + (k,) * n)
+        for transposed, op in ((False, []), (True, [0] * n), (True, [1] * n), (True, [])):
+            wt = _m((cin, 4) + (k,) * n) if transposed else w
+            cases.append(([x, wt, _m(8), lst(s), lst(p), lst(d), transposed, op, groups], {}))
+    cases += [([_m((2, 3, 5, 5)), _m((8, 3, 3)), None, [1], [0], [1], False, [], 1], {}),   # wrong weight rank
+              ([_m((2, 3, 5, 5)), _m((8, 2, 3, 3)), None, [1], [0], [1], False, [], 1], {}),  # channels
+              ([_m((2, 3, 2, 2)), _m((8, 3, 3, 3)), None, [1], [0], [1], False, [], 1], {}),  # kernel too big
+              ([_m((2, 3, 5, 5)), _m((8, 3, 3, 3)), None, [0], [0], [1], False, [], 1], {}),  # zero stride
+              ([_m((2, 3, 5, 5), torch.float64), _m((8, 3, 3, 3)), None, [1], [0], [1], False, [], 1], {}),
+              ([_m((2, 3, 5, 5), torch.int64), _m((8, 3, 3, 3), torch.int64), None, [1], [0], [1], False, [], 1], {}),
+              ([_m((2, 3, 5, 5)), _m((8, 3, 3, 3)), None, [1, 1, 1], [0], [1], False, [], 1], {})]
+    for args, kwargs in cases:
+        answered += _compare(a.convolution.default, args, kwargs)[0]
+    assert answered > 300
+
+
+@pytest.mark.slow
+def test_pool_and_softmax_rules_equal_torch_meta_kernels():
+    a, answered = torch.ops.aten, 0
+    shapes = [(2, 3, 8, 8), (3, 7, 6), (2, 1, 5, 5), (2, 3, 1, 1), (1, 1, 1, 1), (0, 3, 4, 4), (2, 0, 4, 4),
+              (3, 0, 4), (2, 3, 8), (4, 4)]
+    for shape, dtype in itertools.product(shapes, FLOATS + OTHER[:2]):
+        x = _m(shape, dtype)
+        for k, s, p, dl, ceil in itertools.product(([2], [3, 2], [1], [0], [3, 3, 3]), ([], [1], [2, 1], [0]),
+                                                   ([0], [1], [1, 0], [2]), ([1], [2]), (False, True)):
+            answered += _compare(a.max_pool2d_with_indices.default, [x, k, s, p, dl, ceil])[0]
+            if dl == [1]:
+                for divisor in (None, 0, 3):
+                    answered += _compare(a.avg_pool2d.default, [x, k, s, p, ceil, True, divisor])[0]
+        for dim in (0, -1, 5):
+            for op in (a._softmax.default, a._log_softmax.default):
+                for half in (False, True):
+                    answered += _compare(op, [x, dim, half])[0]
+    for x in (_m((2, 3, 8, 8)).to(memory_format=torch.channels_last), _m((2, 3, 8, 8)).transpose(2, 3),
+              _m((2, 1, 8, 8)).to(memory_format=torch.channels_last)):  # torch's results are channels-last here
+        _compare(a.max_pool2d_with_indices.default, [x, [2]])
+        _compare(a.avg_pool2d.default, [x, [2]])
+    assert answered > 1000
+
+
+def test_rules_answer_the_common_layers():
+    a = torch.ops.aten
+    x, w = _m((8, 20)), _m((64, 20))
+    for op, args in ((a.addmm.default, [_m(64), x, w.t()]), (a.mm.default, [x, w.t()]),
+                     (a.convolution.default, [_m((4, 3, 28, 28)), _m((8, 3, 3, 3)), _m(8), [1, 1], [0, 0], [1, 1],
+                                              False, [0, 0], 1]),
+                     (a.max_pool2d_with_indices.default, [_m((4, 8, 26, 26)), [2, 2], [2, 2], [0, 0], [1, 1], False]),
+                     (a.avg_pool2d.default, [_m((4, 8, 26, 26)), [2, 2], [2, 2], [0, 0], False, True, None]),
+                     (a._softmax.default, [x, 1, False])):
+        assert _compare(op, args)[0], op

@@ -1,0 +1,180 @@
+"""Output shapes of the common layers' non-pointwise aten ops on meta tensors, by rule.
+
+torch's meta kernels of ``mm``, ``addmm``, ``bmm``, ``convolution``, the 2-d pools and ``_softmax`` are Python
+(torch._meta_registrations, torch._decomp) and check their arguments with ``torch._check``, whose first call imports
+``torch.fx.experimental.symbolic_shapes`` and with it sympy and mpmath: about 490 modules and 0.5 s, paid by the first
+deferred initialization or ``bind`` of every process. Each rule here computes the result those kernels give (shape,
+dtype, strides) from the arguments alone, for the cases it recognizes as valid: plain contiguous meta tensors, the
+argument forms the kernel accepts, every check of the kernel passing. Anything else (a check failing, an unusual
+dtype or layout) gives ``None``, and torch's own kernel runs, with its own error. tests/operator/test_meta.py compares
+each rule with torch's kernel across a sweep of shapes and attributes.
+"""
+import torch
+
+__all__ = ['RULES', 'bound']
+
+_META = torch.device('meta')
+_FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+aten = torch.ops.aten
+
+
+def bound(func, args, kwargs):
+    """All of ``func``'s arguments in its schema's order, defaults filled in; None where one is missing."""
+    out = list(args)
+    for a in func._schema.arguments[len(args):]:
+        if a.name in kwargs:
+            out.append(kwargs[a.name])
+        elif a.has_default_value():
+            out.append(a.default_value)
+        else:
+            return None
+    return out
+
+
+def _plain(*ts):
+    """Plain meta tensors (results below do not depend on their strides)."""
+    return all(type(t) is torch.Tensor and t.device == _META for t in ts)
+
+
+def _empty(shape, dtype):
+    return torch.empty(shape, dtype=dtype, device=_META)
+
+
+def _mm(a, b, out_dtype=None):
+    if out_dtype is not None or not _plain(a, b) or a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        return None
+    return _empty((a.shape[0], b.shape[1]), a.dtype)
+
+
+def _addmm(bias, a, b, beta=1, alpha=1):
+    # torch's decomposition: alpha * mm(a, b) + beta * bias, in float32 for half types, cast back
+    if not isinstance(bias, torch.Tensor) or bias.dtype not in _FLOATS or not (bias.dtype == a.dtype == b.dtype):
+        return None
+    out = _mm(a, b)
+    if out is None or not _plain(bias) or type(beta) not in (int, float) or type(alpha) not in (int, float):
+        return None
+    # (torch.broadcast_shapes is Python, and imports sympy too)
+    if beta != 0 and (bias.dim() > 2 or any(b not in (1, o) for b, o in zip(bias.shape[::-1], out.shape[::-1]))):
+        return None  # not broadcast to mm's shape: torch's kernel says how (a larger result, or an error)
+    return out
+
+
+def _bmm(a, b):
+    if (not _plain(a, b) or a.dim() != 3 or b.dim() != 3 or a.dtype != b.dtype
+            or b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]):
+        return None
+    return _empty((a.shape[0], a.shape[1], b.shape[2]), b.dtype)
+
+
+def _expand(v, n):
+    v = list(v)
+    return v * n if len(v) == 1 else v
+
+
+def _conv(x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if not _plain(x, w) or x.dim() != w.dim() or x.dim() not in (3, 4, 5) or type(groups) is not int or groups < 1:
+        return None
+    n = x.dim() - 2
+    stride, padding, dilation = _expand(stride, n), _expand(padding, n), _expand(dilation, n)
+    if transposed:
+        output_padding = _expand(output_padding, n)
+    if any(len(v) != n for v in (stride, padding, dilation)) or (transposed and len(output_padding) != n):
+        return None
+    if any(type(v) is not int for v in (*stride, *padding, *dilation)) or any(s <= 0 for s in stride):
+        return None
+    dims, kernel = x.shape[2:], w.shape[2:]
+    if transposed:
+        size = [(d - 1) * s - 2 * p + dl * (k - 1) + op + 1
+                for d, s, p, dl, k, op in zip(dims, stride, padding, dilation, kernel, output_padding)]
+        shape = [x.shape[0], groups * w.shape[1]] + size
+    else:
+        if w.shape[1] * groups != x.shape[1]:
+            return None
+        if any(d + 2 * p < dl * (k - 1) + 1 for d, p, dl, k in zip(dims, padding, dilation, kernel)):
+            return None
+        size = [(d + 2 * p - dl * (k - 1) - 1) // s + 1
+                for d, s, p, dl, k in zip(dims, stride, padding, dilation, kernel)]
+        shape = [x.shape[0], w.shape[0]] + size
+    if not any(v > 0 for v in size) or any(v < 0 for v in size):
+        return None
+    if x.shape[1] == 0:
+        shape[1] = 0
+    return _empty(shape, x.dtype)
+
+
+def _channels_last_like(shape, strides):
+    """torch's test of NHWC-ordered strides on a 4-d tensor (which makes the pools' output channels-last)."""
+    if strides[1] == 0:
+        return False
+    least = 0
+    for d in (1, 3, 2, 0):
+        if shape[d] == 0 or strides[d] < least or (d == 0 and least == strides[1]):
+            return False
+        least = strides[d] * shape[d]
+    return True
+
+
+def _pair(v, allow_empty=False):
+    v = list(v)
+    if allow_empty and not v:
+        return None
+    if len(v) not in (1, 2):
+        raise ValueError
+    return (v[0], v[0]) if len(v) == 1 else (v[0], v[1])
+
+
+def _pool2d(x, kernel, stride, padding, dilation, ceil_mode):
+    """The output shape of a 2-d max or average pool, or None where torch's checks would not all pass."""
+    if not _plain(x) or x.dtype not in _FLOATS or x.dim() not in (3, 4) or any(s == 0 for s in x.shape[-3:]):
+        return None
+    if x.dim() == 4 and _channels_last_like(x.shape, x.stride()):  # (then torch's result is channels-last)
+        return None
+    try:
+        k = _pair(kernel)
+        s = _pair(stride, allow_empty=True) or k
+        p, d = _pair(padding), _pair(dilation)
+    except ValueError:
+        return None
+    out = []
+    for size, k_, s_, p_, d_ in zip(x.shape[-2:], k, s, p, d):
+        if k_ <= 0 or s_ <= 0 or d_ <= 0 or p_ < 0 or p_ > k_ // 2 or p_ > ((k_ - 1) * d_ + 1) // 2:
+            return None
+        o = (size + 2 * p_ - d_ * (k_ - 1) - 1 + (s_ - 1 if ceil_mode else 0)) // s_ + 1
+        if ceil_mode and (o - 1) * s_ >= size + p_:
+            o -= 1
+        if o < 1:
+            return None
+        out.append(o)
+    return tuple(x.shape[:-2]) + tuple(out)
+
+
+def _max_pool2d(x, kernel, stride, padding, dilation, ceil_mode):
+    shape = _pool2d(x, kernel, stride, padding, dilation, ceil_mode)
+    return None if shape is None else (_empty(shape, x.dtype), _empty(shape, torch.int64))
+
+
+def _avg_pool2d(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if divisor_override == 0 or len(stride) not in (0, 1, 2):
+        return None
+    shape = _pool2d(x, kernel, stride, padding, (1,), ceil_mode)
+    return None if shape is None else _empty(shape, x.dtype)
+
+
+def _softmax(x, dim, half_to_float):
+    if half_to_float or not _plain(x) or x.dtype not in _FLOATS:  # (always a contiguous result)
+        return None
+    if type(dim) is not int or not -max(x.dim(), 1) <= dim < max(x.dim(), 1):
+        return None
+    return _empty(x.shape, x.dtype)
+
+
+RULES = {
+    aten.mm.default: _mm,
+    aten.addmm.default: _addmm,
+    aten.bmm.default: _bmm,
+    aten.convolution.default: _conv,
+    aten.max_pool2d_with_indices.default: _max_pool2d,
+    aten.avg_pool2d.default: _avg_pool2d,
+    aten._softmax.default: _softmax,
+    aten._log_softmax.default: _softmax,
+}
