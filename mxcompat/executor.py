@@ -9,15 +9,19 @@ import numpy as np
 import torch
 
 from . import autograd as _ag
-from .base import MXNetError, MXNetValueError, MXNetTypeError, unsupported
+from . import _memory  # (big arrays on huge pages)
+from .base import MXNetError, MXNetValueError, MXNetTypeError, to_torch_dtype, unsupported
 from .context import Context
 from .ndarray.ndarray import NDArray, array as _nd_array
 from .ndarray.sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, summed_rows, zeros as _sparse_zeros
+from .operator import registry
 from .operator.extra_ops import _ZeroGrad
 from .symbol import runner as _runner
+from .symbol.infer import infer
 from .symbol.lower import run_monitored
 from .symbol.passes.storage import row_sparse_grads
 from .symbol.passes.subgraph import executor_backend
+from .symbol.symbol import gradient_inputs
 
 _storage_use_count = getattr(torch._C, '_storage_Use_Count', None)  # private; without it we copy
 
@@ -138,7 +142,6 @@ class Executor:
         if any(r != 'null' for r in self._grad_req):
             # MXNet's zero-gradient propagation: inputs no gradient reaches are not recorded (their gradients
             # are written as zeros), so nothing is kept for them
-            from .symbol.symbol import gradient_inputs
             reach = gradient_inputs(symbol)
             self._track = [r != 'null' and n in reach for n, r in zip(arg_names, self._grad_req)]
         else:
@@ -169,7 +172,6 @@ class Executor:
         if out_shapes is None:
             return []
         out_types = out_types or [np.float32] * len(out_shapes)
-        from .base import to_torch_dtype
         return [NDArray._from_tensor(torch.zeros(s, dtype=to_torch_dtype(t), device=self._ctx.torch_device),
                                      self._ctx) for s, t in zip(out_shapes, out_types)]
 
@@ -519,7 +521,6 @@ def _tensors(v):
 def _peak_bytes(graph, vals):
     """Peak bytes of live non-input values over one run of ``graph``: a value lives until its last use (outputs
     and values saved for a backward pass that reaches an output: to the end); views of a value are part of it."""
-    import operator
     nodes = list(graph.nodes)
     pos = {n: i for i, n in enumerate(nodes)}
     output = nodes[-1]
@@ -592,7 +593,6 @@ def _write_sparse_grad(arr, g, req):
 
 
 def _op_def(n):
-    from .operator import registry
     name = getattr(n.target, '_mx_op', None)
     return registry.get(name) if name else None
 
@@ -621,8 +621,6 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, 
     argument gets a dense array (the whole weight, as every device holds it here)."""
     stypes = _storage_types(symbol, stype_dict)
     rsp_grads = row_sparse_grads(symbol, stypes)
-    from .symbol.infer import infer
-    from .base import to_torch_dtype
     # shapes and dtypes inferred together, so integer inputs (indices) are seen as such by shape inference
     dtypes = {k: to_torch_dtype(v) for k, v in (type_dict or {}).items() if v is not None}
     known = set(symbol.list_arguments()) | set(symbol.list_auxiliary_states())  # MXNet ignores other keywords
@@ -649,8 +647,6 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, 
     shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
 
     def zeros(shape, dtype):
-        from .base import to_torch_dtype
-        from . import _memory  # (big arrays on huge pages)
         return NDArray._from_tensor(_memory.zeros(tuple(shape), to_torch_dtype(dtype), ctx.torch_device), ctx)
 
     def sparse_zeros(stype, shape, dtype):

@@ -31,6 +31,7 @@ from .executor import Executor
 from .gluon._nested import _flatten
 from .gluon.block import Block, HybridBlock
 from .ndarray.ndarray import NDArray, _wrap
+from .operator import nn_output, registry
 from .symbol import Symbol
 from .symbol.lower import _ident as _lower_ident, lower
 from .symbol.runner import lower_graph
@@ -180,7 +181,6 @@ def _source(obj, example_inputs, data_names, arg_params, aux_params):
 # ---- tracing ------------------------------------------------------------------------------------------------------
 def _head_forward(op_name, attrs):
     """The forward of a loss head (MXNet's backward of it is not autograd's: see the module docstring)."""
-    from .operator import nn_output
     if op_name == 'SoftmaxOutput':
         return lambda data, label: nn_output._softmax_out_forward(data, attrs['multi_output'],
                                                                   attrs['preserve_shape'])
@@ -196,7 +196,6 @@ _MODE_READERS = {}
 
 def _reads_mode(bound):
     """Whether an operator's implementation looks at the training mode (then it is traced in both modes)."""
-    from .operator import registry
     op_name = bound._mx_op
     if op_name not in _MODE_READERS:
         try:

@@ -41,18 +41,13 @@ UPWARD = {
     # mx.sym.np and mx.sym.npx: MXNet's symbol package exposes the NumPy front ends
     ('mxcompat.symbol', 'mxcompat.symbol.numpy'): 'mx.sym.np',
     ('mxcompat.symbol', 'mxcompat.symbol.numpy_extension'): 'mx.sym.npx',
-    # graph code under another change: to read mxcompat._recording instead once that lands
-    ('mxcompat.symbol.lower', 'mxcompat.autograd'): '_without_grad',
-    ('mxcompat.symbol.passes.subgraph', 'mxcompat.autograd'): 'STATE',
-    ('mxcompat.symbol.runner', 'mxcompat.autograd'): 'STATE',
 }
 
 # Function-level imports: at most this many in all, each with its reason comment ...
 MAX_FUNCTION_LEVEL = 72
 # ... except, for now, in these modules (graph code under another change; the counts may only go down)
 UNREASONED = {
-    'mxcompat.ndarray.ndarray': 20, 'mxcompat.executor': 8, 'mxcompat.gluon.block': 2, 'mxcompat.interop': 2,
-    'mxcompat.symbol.lower': 2, 'mxcompat.symbol.runner': 1,
+    'mxcompat.ndarray.ndarray': 20,
 }
 
 

@@ -320,12 +320,12 @@ class Block:
     def as_torch_module(self, *example_inputs):
         """This block as a ``torch.nn.Module`` sharing its parameters (mxcompat only; see
         ``mxcompat.interop.GluonModule``). ``example_inputs`` finish deferred initialization."""
-        from ..interop import GluonModule
+        from ..interop import GluonModule  # reason: mxcompat.interop imports this module
         return GluonModule(self, *example_inputs)
 
     def summary(self, *inputs):
         """Print MXNet's table of each layer's output shape and parameter count (run on ``inputs``)."""
-        from .nn.basic_layers import Sequential, HybridSequential
+        from .nn.basic_layers import Sequential, HybridSequential  # reason: gluon.nn imports this module
 
         def shapes_of(obj):
             # nesting is kept (as lists); arrays become their shapes

@@ -117,7 +117,7 @@ def _filled_shapes(sym, nodes, arg_shapes):
     todo = _unknown_shape_nodes(nodes)
     if not todo or arg_shapes is None:
         return {}
-    from .infer import node_shapes
+    from .infer import node_shapes  # reason: infer imports control_flow, which imports this module
     table = node_shapes(sym, arg_shapes)
     return {id(n): table[(id(n), 0)] for n in todo if all(table.get((id(n), 0), (0,)))}
 
@@ -168,7 +168,7 @@ def lower(sym, arg_shapes=None, split_heads=False, csr_args=()):  # noqa: C901 (
                 continue
             ins = [dense(k) if k in csr else e for k, e in zip(keys, ins)]
         if n.subgraphs:
-            from .control_flow import bind
+            from .control_flow import bind  # reason: control_flow imports this module
             fn = bind(n, params, 'op_' + _ident(n.name, used))
         elif id(n) in split:
             fn = _bind_head(n.op, params, 'op_' + _ident(n.name, used))

@@ -22,6 +22,7 @@ from .lower import lower, needs_shapes, run_monitored
 from .passes import inplace as _inplace  # (looked up at each compile: tests replace plan_inplace)
 from .passes.contiguous import contiguous_views
 from .passes.cse import eliminate_common_expr
+from .passes.subgraph import fuse_convolutions
 
 __all__ = ['compile', 'Runner', 'lower_graph', 'TORCH_BACKENDS']
 
@@ -106,7 +107,6 @@ class Runner:
             self.fn = self._call = torch.compile(gm, backend=backend, dynamic=None)
             return
         if backend == 'MKLDNN':
-            from .passes.subgraph import fuse_convolutions
             gm = fuse_convolutions(gm)
         if self.inplace:
             gm = _inplace.plan_inplace(gm)
