@@ -734,6 +734,32 @@ def randint(n, low, high, otype):
 
 
 # samplers whose values use a varying number of outputs: all engines of the call advance together, one value each
+class _Window:
+    """The next outputs of engines ``0 .. engines - 1`` of ``gen``, looked at ``width`` at a time, for samplers that
+    read a few per value (:meth:`take` as the generator's); :meth:`close` marks those read."""
+
+    def __init__(self, gen, engines, width=256):
+        self._gen, self._rows, self._width = gen, np.arange(engines), width
+        self._used = np.zeros(engines, np.int64)
+        self._outputs = None
+
+    def take(self, rows, m):
+        if self._outputs is None or (self._used[rows] + m > self._width).any():
+            self.close()
+            self._outputs = self._gen.peek(self._rows, max(self._width, m))
+        at = self._used[rows]
+        self._used[rows] = at + m
+        if m == 1:
+            return self._outputs[rows, at][:, None]
+        return self._outputs[rows[:, None], at[:, None] + np.arange(m)]
+
+    def close(self):
+        if self._outputs is not None:
+            self._gen.skip(self._rows, self._used)
+            self._outputs = None
+            self._used[:] = 0
+
+
 def _by_value(n, sample):
     """Run ``sample(engines, rows, value_indices)`` for the j-th value of every engine of a call filling ``n``
     values, j = 0, 1, ... (each engine's values in turn, all engines at once); returns the values in order."""
@@ -741,12 +767,14 @@ def _by_value(n, sample):
     counts = np.array(counts, dtype=np.int64)
     offsets = np.arange(len(counts), dtype=np.int64) * step
     out = None
+    window = _Window(PARALLEL, len(counts))
     for j in range(step):
         rows = np.nonzero(counts > j)[0]
-        vals = sample(PARALLEL, rows, offsets[rows] + j)
+        vals = sample(window, rows, offsets[rows] + j)
         if out is None:
             out = np.empty(n, vals.dtype)
         out[offsets[rows] + j] = vals
+    window.close()
     return out if out is not None else np.empty(0)
 
 
