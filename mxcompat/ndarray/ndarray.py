@@ -139,6 +139,8 @@ def _inplace(self, other, fn_, op):
         o = other._t
     else:
         raise MXNetTypeError('type %s not supported' % str(type(other)))
+    if _STATE.recording:
+        _check_recorded_write(t, o, None, reads=True)
     try:
         if t.requires_grad and not _STATE.recording:
             with torch.no_grad():
@@ -148,6 +150,46 @@ def _inplace(self, other, fn_, op):
     except RuntimeError as e:
         raise _broadcast_error(op, t, o if isinstance(o, torch.Tensor) else torch.empty(()), e) from None
     return self
+
+
+_IN_GRAPH = ('Assigning to NDArrays that are already in a computational graph (an attach_grad variable or a result '
+             'recorded by autograd.record()) is not supported inside record(): call backward first or write outside '
+             'the record section (x[...] = v, x += v, out=x)')
+_INPLACE = 'Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd.'
+
+
+def _check_recorded_write(t, src, key, reads=False):
+    """MXNet's two refusals of a write into ``t`` (an array's data) under ``record()``: ``t`` already in the graph
+    (a variable or a recorded result), or ``src`` (the value, a tensor or a scalar) in the graph while the write also
+    reads ``t``: an in-place operator (``reads``) or an assignment ``t[key] = src`` to part of ``t``. A value written
+    over all of ``t`` (``x[:] = y``, ``x[...] = y``) is a recorded copy, as MXNet's, and passes."""
+    if t.requires_grad or isinstance(t, _ag._IntGradTensor):
+        raise MXNetError(_IN_GRAPH)
+    if (isinstance(src, torch.Tensor) and (src.requires_grad or isinstance(src, _ag._IntGradTensor))
+            and (reads or not _covers_all(key, t.shape))):
+        raise MXNetError(_INPLACE)
+
+
+def _covers_all(key, shape):
+    """Whether basic index ``key`` selects every element of an array of ``shape`` in order (positive steps);
+    advanced indices never do."""
+    items = key if type(key) is tuple else (key,)
+    items = [k for k in items if k is not None]
+    ell = [i for i, k in enumerate(items) if k is Ellipsis]
+    if len(ell) > 1:
+        return False
+    if ell:
+        items[ell[0]:ell[0] + 1] = [_FULL] * (len(shape) - len(items) + 1)
+    if len(items) > len(shape):
+        return False
+    for k, n in zip(items, shape):
+        if type(k) is slice:
+            start, stop, step = k.indices(n)
+            if step <= 0 or len(range(start, stop, step)) != n:
+                return False
+        elif not (isinstance(k, (int, np.integer)) and not isinstance(k, bool) and n == 1):
+            return False
+    return True
 
 
 def _div(a, b):
@@ -580,13 +622,19 @@ class NDArray:
         else:
             raise MXNetTypeError('NDArray does not support assignment with %s of type %s'
                                  % (str(value), str(type(value))))
+        recording = _STATE.recording
+        if recording:  # (MXNet's refusals of writes into the recorded graph)
+            _check_recorded_write(t, value._t if isinstance(value, NDArray) else v, key)
         if _has_neg_step(key):
             key, flips = _positive_steps(key, t.shape)
             view_shape = t[key].shape
             v = (v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=t.dtype, device=t.device))
+            extra = v.dim() - len(view_shape)
+            if extra > 0 and all(d == 1 for d in v.shape[:extra]):  # leading size-1 axes drop, as without flips
+                v = v.reshape(v.shape[extra:])
             v = v.expand(view_shape).flip(flips)
         k = _index_key(key, t)
-        guard = t.requires_grad and not _STATE.recording
+        guard = t.requires_grad and not recording
         try:
             if guard:
                 with torch.no_grad():

@@ -11,7 +11,7 @@ import torch
 from .. import autograd as _ag
 from ..base import MXNetValueError, MXNetTypeError, MXNetIndexError, to_torch_dtype, unsupported
 from ..context import current_context
-from ..ndarray.ndarray import NDArray, _broadcast_error
+from ..ndarray.ndarray import NDArray, _broadcast_error, _check_recorded_write
 from ..util import _check_ufunc_kwargs
 from .multiarray import (ndarray, _np_wrap, _operand, _legacy_error, _cast_scalar, _array_input, _default_float,
                          _write, promote)
@@ -923,6 +923,8 @@ def _reflected(fn):
 
 def _inplace(fn):
     def i(self, other):
+        if _STATE.recording:  # (MXNet's refusals of in-place writes under record())
+            _check_recorded_write(self._t, other._t if isinstance(other, NDArray) else other, None, reads=True)
         return fn(self, other, out=self)
     return i
 

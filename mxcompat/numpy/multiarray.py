@@ -17,7 +17,7 @@ import torch
 from .. import autograd as _ag
 from ..base import MXNetError, MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype
 from ..context import Context, current_context
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, _check_recorded_write
 from ..ndarray.register import _write_out
 from ..util import is_np_default_dtype
 
@@ -399,11 +399,14 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
                 raise _legacy_error('__setitem__', value)
             v = value._t.to(device=t.device, dtype=t.dtype)
             if v is not value._t and value._t.requires_grad and _STATE.recording and not v.is_floating_point():
+                _check_recorded_write(t, value._t, key)
                 return self._assign_recorded(key, value._t)
         elif isinstance(value, _SCALARS):
             v = _cast_scalar(value, t.dtype)
         else:
             v = _host_tensor(value, t.dtype, t.device)
+        if _STATE.recording:  # (MXNet's refusals of writes into the recorded graph)
+            _check_recorded_write(t, value._t if isinstance(value, NDArray) else v, key)
         k, flips = _np_index(key, t)
         try:
             if t.requires_grad and not _STATE.recording:
@@ -422,8 +425,6 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         """``self[key] = src`` under ``record()``, ``self`` of an integer dtype and ``src`` a float array in the
         graph: the integer data is written and ``self`` joins the graph through a float64 stand-in
         (``autograd._IntGradTensor``), so backward from ``self`` reaches ``src``, as MXNet's recorded assignment."""
-        if isinstance(self._t, _ag._IntGradTensor):
-            raise MXNetError('Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd.')
         self[key] = _np_wrap(src.detach(), self._ctx)  # (the data, with the errors of any assignment)
         t = self._t
         shadow = t.to(torch.float64)
