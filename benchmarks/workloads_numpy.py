@@ -1,5 +1,5 @@
 """``mx.np`` on 8x8 float32 arrays: the per-call cost of its functions and operators (add, multiply, exp, sum, dot,
-reshape, indexing) beside the same call on torch tensors. Target (issue 35): at most 1.3x torch. Where mx.np gives a
+reshape, indexing, creation) beside the same call on torch tensors. Target (issue 35): at most 1.3x torch. Where mx.np gives a
 new array as MXNet does (``reshape``, a slice that is not a contiguous block), the torch twin copies too.
 
 Written once as MXNet code (``mx`` is mxcompat or the real mxnet, with ``npx.set_np()``), so ``python -m benchmarks
@@ -28,7 +28,14 @@ STEPS = (
     ('index_int', lambda np, a, b: lambda: a[3], lambda t, a, b: lambda: a[3], 'a[3]'),
     ('index_slice', lambda np, a, b: lambda: a[1:3, 2:], lambda t, a, b: lambda: a[1:3, 2:].clone(),
      'a[1:3, 2:] (a new array, as MXNet\'s for a block that is not contiguous)'),
+    ('zeros', lambda np, a, b: lambda: np.zeros((8, 8)), lambda t, a, b: lambda: t.zeros((8, 8)), 'np.zeros((8, 8))'),
+    ('array', lambda np, a, b: _from_host(np.array, a.asnumpy()), lambda t, a, b: _from_host(t.tensor, a.numpy()),
+     'np.array(host) of a NumPy array (a copy, as torch.tensor makes)'),
 )
+
+
+def _from_host(make, host):
+    return lambda: make(host)
 
 
 def _data():

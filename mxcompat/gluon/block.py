@@ -24,7 +24,8 @@ from ..context import Context
 from ..ndarray.ndarray import NDArray, _wrap
 from ..symbol import Symbol, runner as _runner
 from ..util import is_np_array
-from ..symbol.numpy import as_np as _as_np_symbol
+from ..symbol.numpy import as_np as _as_np_symbol, _Symbol as _np_symbol
+from ..numpy import ndarray as _np_ndarray
 from ._block_scope import HookHandle, _BlockScope
 from ._nested import _flatten, _gather_type_ctx_info, _regroup
 from ._npf import eager_F, symbolic_F, to_np
@@ -306,6 +307,8 @@ class Block:
         if self._forward_hooks:
             for post in list(self._forward_hooks.values()):
                 post(self, args, result)
+        if is_np_array():
+            _check_all_np_outputs(result)
         return result
 
     def forward(self, *args):
@@ -379,6 +382,17 @@ class Block:
             while handles:
                 handles.pop().detach()
 
+def _check_all_np_outputs(out):
+    """MXNet's check of a block's outputs in NumPy mode: a legacy array or symbol among them raises TypeError."""
+    if isinstance(out, (NDArray, Symbol)):
+        if not isinstance(out, (_np_ndarray, _np_symbol)):
+            raise MXNetTypeError("Block's output ndarrays/symbols must be of type `mxnet.numpy.ndarray` or "
+                                 "`mxnet.symbol.numpy._Symbol`, while got output type %s" % type(out))
+    elif isinstance(out, (list, tuple)):
+        for o in out:
+            _check_all_np_outputs(o)
+
+
 class HybridBlock(Block):
     """A Block whose computation is ``hybrid_forward(F, x, *args, **params)``, with ``F`` being ``mx.nd`` when run
     imperatively and ``mx.sym`` when traced; ``hybridize()`` runs the traced graph as one torch.fx module."""
@@ -425,6 +439,9 @@ class HybridBlock(Block):
                     raise
                 raise _Untraceable() from e
         outputs, self._out_format = _flatten(traced, 'output')
+        if len({isinstance(o, _np_symbol) for o in outputs}) > 1:  # (MXNet's _check_same_symbol_type)
+            raise MXNetTypeError('Found both classic symbol (mx.sym.Symbol) and numpy symbol (mx.sym.np._Symbol) in '
+                                 'outputs: convert them to one type (as_np_ndarray() or as_nd_ndarray() on each)')
         return variables, _symbol_mod.Group(outputs)
 
     def _get_graph(self, *args):

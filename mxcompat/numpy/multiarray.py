@@ -19,7 +19,7 @@ from ..base import MXNetError, MXNetValueError, MXNetIndexError, MXNetTypeError,
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, _check_recorded_write
 from ..ndarray.register import _write_out
-from ..util import is_np_default_dtype
+from ..util import is_np_default_dtype, _np_default_dtype as _NP_DEFAULT_DTYPE
 
 __all__ = ['ndarray', 'array', 'empty', 'empty_like', 'zeros', 'zeros_like', 'ones', 'ones_like', 'full',
            'full_like', 'arange', 'linspace', 'logspace', 'eye', 'identity', 'meshgrid', 'indices']
@@ -638,25 +638,37 @@ def _check_order(name, order):
         raise NotImplementedError('mx.np.%s: order=%r is not supported (MXNet: only C)' % (name, order))
 
 
+def _filled(name, fn, shape, dtype, order, ctx):
+    """``fn`` (``torch.zeros``, ``ones``, ``empty``) as MXNet's creation function ``name``."""
+    if order != 'C':
+        _check_order(name, order)
+    ctx = current_context() if ctx is None else _ctx(ctx)
+    td = (torch.float64 if _NP_DEFAULT_DTYPE[0] else torch.float32) if dtype is None else to_torch_dtype(dtype)
+    kind = type(shape)
+    try:  # (a tuple or an int as torch takes it; anything else, e.g. floats, as MXNet converts it)
+        t = fn(shape if kind is tuple else (shape,) if kind is int else _shape_arg(shape), dtype=td,
+               device=ctx.torch_device)
+    except TypeError:
+        t = fn(_shape_arg(shape), dtype=td, device=ctx.torch_device)
+    a = _object_new(ndarray)  # (a new tensor: no graph to drop)
+    a._t = t
+    a._ctx = ctx
+    return a
+
+
 def empty(shape, dtype=None, order='C', ctx=None):
     """An uninitialized array (float32 by default)."""
-    _check_order('empty', order)
-    ctx = _ctx(ctx)
-    return _np_wrap(torch.empty(_shape_arg(shape), dtype=_dtype_or_default(dtype), device=ctx.torch_device), ctx)
+    return _filled('empty', torch.empty, shape, dtype, order, ctx)
 
 
 def zeros(shape, dtype=None, order='C', ctx=None):
     """An array of zeros (float32 by default)."""
-    _check_order('zeros', order)
-    ctx = _ctx(ctx)
-    return _np_wrap(torch.zeros(_shape_arg(shape), dtype=_dtype_or_default(dtype), device=ctx.torch_device), ctx)
+    return _filled('zeros', torch.zeros, shape, dtype, order, ctx)
 
 
 def ones(shape, dtype=None, order='C', ctx=None):
     """An array of ones (float32 by default)."""
-    _check_order('ones', order)
-    ctx = _ctx(ctx)
-    return _np_wrap(torch.ones(_shape_arg(shape), dtype=_dtype_or_default(dtype), device=ctx.torch_device), ctx)
+    return _filled('ones', torch.ones, shape, dtype, order, ctx)
 
 
 def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):

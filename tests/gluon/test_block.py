@@ -108,3 +108,30 @@ def test_repr_of_nested_custom_block():
             '    (1): BatchNorm(axis=1, eps=1e-05, momentum=0.9, fix_gamma=False, use_global_stats=False, '
             'in_channels=None)\n  )\n  (out): Dense(None -> 4, Activation(sigmoid))\n)')
     assert repr(Net()) == want
+
+
+def test_numpy_mode_block_outputs_must_be_numpy_arrays():
+    # MXNet 1.9.1 (test_numpy_ndarray's test_np_hybrid_block_multiple_outputs): in NumPy mode a block giving a legacy
+    # array among its outputs raises TypeError, run eagerly or hybridized (mixed symbol types)
+    class Mixed(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x.as_nd_ndarray() + x.as_nd_ndarray(), F.np.multiply(x, x)
+
+    class AllNumpy(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.np.add(x, x), F.np.multiply(x, x)
+
+    mx.npx.set_np()
+    try:
+        x = mx.np.ones((2, 3))
+        for hybridize in (False, True):
+            net = Mixed()
+            good = AllNumpy()
+            if hybridize:
+                net.hybridize()
+                good.hybridize()
+            with pytest.raises(TypeError):
+                net(x)
+            assert all(type(o) is mx.np.ndarray for o in good(x))
+    finally:
+        mx.npx.reset_np()
