@@ -108,6 +108,13 @@ def test_upstream_runs_a_librarys_tests_in_its_checkout(tmp_path):
         def test_download():
             raise OSError('no network here')
     '''))
+    (lib / 'tests' / 'unittest' / 'test_corpus.py').write_text(textwrap.dedent('''
+        import pytest
+
+        @pytest.mark.remote_required
+        def test_download():
+            raise OSError('no network here')
+    '''))
     results = tmp_path / 'results.json'
     r = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'upstream.py'), '--library', str(lib),
                         '--work', str(tmp_path / 'work'), '--results', str(results), '--failures',
@@ -116,5 +123,6 @@ def test_upstream_runs_a_librarys_tests_in_its_checkout(tmp_path):
     assert r.returncode == 0, r.stderr
     assert 'tests/unittest/batchify/test_pad: 1 passed, 1 failed, 0 skipped' in r.stdout, r.stdout
     assert 'test_bad: ValueError: padded wrong' in r.stdout, r.stdout
+    assert 'tests/unittest/test_corpus: 0 passed, 0 failed, 0 skipped' in r.stdout, r.stdout  # all deselected
     assert json.loads(results.read_text()) == {'tests/unittest/batchify/test_pad': {
-        'test_alias': 'passed', 'test_bad': 'failed: ValueError: padded wrong'}}
+        'test_alias': 'passed', 'test_bad': 'failed: ValueError: padded wrong'}, 'tests/unittest/test_corpus': {}}
