@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from .. import _memory
-from ..base import MXNetValueError
+from ..base import MXNetValueError, MXNetTypeError
 from ..registry import add_class
 from ..ndarray import sparse as _sparse
 from ..ndarray.sparse.updates import lazy_rows  # noqa: F401  (the optimizers import it from here)
@@ -48,11 +48,12 @@ def is_rsp(x):
 
 def check_arrays(opt, weights, grads):
     """MXNet's checks on the arrays of an update: NDArrays (AssertionError, as MXNet) and equal shapes
-    (MXNetValueError). Returns whether any array is sparse (rules without a sparse form then update the dense
-    values, as MXNet's storage fallback does)."""
+    (MXNetValueError), and floating-point weights for the rules whose MXNet update is a fused operator taking
+    those only (MXNetTypeError naming the operator and dtype). Returns whether any array is sparse (rules without a
+    sparse form then update the dense values, as MXNet's storage fallback does)."""
     sparse = False
     for w, g in zip(weights, grads):
-        if type(w) is NDArray and type(g) is NDArray and w._t.shape == g._t.shape:
+        if type(w) is NDArray and type(g) is NDArray and w._t.shape == g._t.shape and w._t.is_floating_point():
             continue  # (the common case, checked first)
         if not isinstance(w, NDArray) or not isinstance(g, NDArray):
             raise AssertionError('%s.update: weight and grad must be NDArrays, got %s and %s'
@@ -66,6 +67,10 @@ def check_arrays(opt, weights, grads):
             raise MXNetValueError('%s.update: Incompatible attr in node at 1-th input: expected %s, got %s '
                                   '(weight and grad shapes differ)' % (type(opt).__name__, list(w.shape),
                                                                        list(g.shape)))
+        op = opt._float_op()
+        if op is not None and not np.issubdtype(w.dtype, np.floating):
+            raise MXNetTypeError('Operator %s (%s.update): this operation supports floating point types only, '
+                                 'not %s (the weight)' % (op, type(opt).__name__, np.dtype(w.dtype).name))
     return sparse
 
 
@@ -234,6 +239,11 @@ class Optimizer:
         return self._get_wds([index])[0]
 
     # -- states and updates ---------------------------------------------------------------------------------------
+    def _float_op(self):
+        """The MXNet operator this rule's update runs when it takes floating-point weights only (integer weights
+        then raise), else None."""
+        return None
+
     def create_state(self, index, weight):
         """The auxiliary state of one weight (None here; subclasses return NDArrays or tuples of them)."""
 

@@ -43,6 +43,9 @@ class Adam(_Moments):
     """Adam with MXNet's placement of the bias correction: ``lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)``,
     ``w -= lr_t * m / (sqrt(v) + epsilon)``, the gradient being ``clip(rescale_grad * grad + wd * w)``."""
 
+    def _float_op(self):
+        return 'adam_update'
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_update=True, **kwargs):
         super().__init__(learning_rate, beta1, beta2, **kwargs)
         self.epsilon = epsilon
@@ -234,6 +237,9 @@ class Nadam(_Moments):
 class FTML(Optimizer):
     """FTML, "Follow the Moving Leader" (MXNet's ftml_update; states d, v, z)."""
 
+    def _float_op(self):
+        return 'ftml_update'
+
     def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
         super().__init__(**kwargs)
         self.beta1 = beta1
@@ -256,6 +262,9 @@ class LAMB(AggregatedUpdates, _Moments):
     """LAMB (layer-wise adaptive moments). Lists of indices are updated together (``aggregate_num`` from
     ``MXNET_OPTIMIZER_AGGREGATION_SIZE``, default 45). As in MXNet, a single float16 weight with
     ``multi_precision`` updated on its own (not through a list) never updates its float32 master copy."""
+
+    def _float_op(self):
+        return 'lamb_update_phase1'
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6, lower_bound=None,
                  upper_bound=None, bias_correction=True, **kwargs):

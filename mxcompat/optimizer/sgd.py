@@ -82,6 +82,9 @@ class _MomentumSGDBase(AggregatedUpdates, Optimizer):
     ``multi_precision`` the state is ``(momentum or None, float32 master copy)`` (note: the reverse of the base
     class's order, as in MXNet)."""
 
+    def _float_op(self):
+        return 'sgd_mom_update' if self.momentum else 'sgd_update'
+
     def create_state_multi_precision(self, index, weight):
         if self.multi_precision and weight.dtype == np.float16:
             master = weight.astype(np.float32)
@@ -158,6 +161,9 @@ class NAG(_MomentumSGDBase):
         super().__init__(**kwargs)
         self.momentum = momentum
 
+    def _float_op(self):
+        return 'nag_mom_update' if self.momentum else 'sgd_update'
+
     @inplace
     def _update_impl(self, index, weight, grad, state, multi_precision=False):
         lr, wd = begin_update(self, index, weight, grad)
@@ -184,6 +190,9 @@ class Signum(Optimizer):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.momentum = momentum
         self.wd_lh = wd_lh
+
+    def _float_op(self):
+        return 'signum_update' if self.momentum != 0.0 else 'signsgd_update'
 
     def create_state(self, index, weight):
         return zeros_state(weight, stype=weight.stype) if self.momentum != 0.0 else None
@@ -293,6 +302,9 @@ class LBSGD(Optimizer):
         self.init_updates = updates_per_epoch * begin_epoch
         # cumgrads: index -> {'cum_grad', 'num_cums'}; the other three are kept only for MXNet's attribute set
         self.cumgrads, self.lbmult, self.adaptive, self.admult = {}, 1, False, 1
+
+    def _float_op(self):
+        return 'sgd_mom_update' if self.momentum else 'sgd_update'
 
     def create_state(self, index, weight):
         half = weight.dtype == np.float16

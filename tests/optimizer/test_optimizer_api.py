@@ -288,3 +288,34 @@ def test_shape_mismatch_raises(name):
         opt.update(0, w, mx.nd.ones((4,)), opt.create_state(0, w))
 
 
+
+
+# the rules whose MXNet 1.9.1 update is a fused operator taking floating-point weights only: an integer weight raises
+# MXNetError ('This operation only support floating point types, not int32' there; checked on the oracle for each)
+@pytest.mark.parametrize('name, kwargs, op', [
+    ('sgd', {}, 'sgd_update'), ('sgd', {'momentum': 0.9}, 'sgd_mom_update'), ('ccsgd', {}, 'sgd_update'),
+    ('nag', {'momentum': 0.9}, 'nag_mom_update'), ('lars', {}, 'sgd_update'), ('lbsgd', {}, 'sgd_update'),
+    ('signum', {}, 'signum_update'), ('adam', {}, 'adam_update'), ('ftml', {}, 'ftml_update'),
+    ('lamb', {}, 'lamb_update_phase1')])
+@pytest.mark.parametrize('dtype', ['int32', 'int64', 'uint8'])
+def test_integer_weight_raises_naming_op_and_dtype(name, kwargs, op, dtype):
+    opt = mx.optimizer.create(name, learning_rate=0.5, **kwargs)
+    w = mx.nd.array([2, 2, 2], dtype=dtype)
+    g = mx.nd.array([1, 2, 3], dtype=dtype)
+    state = opt.create_state_multi_precision(0, w)
+    with pytest.raises(MXNetError, match='%s.*floating point types only, not %s' % (op, dtype)):
+        opt.update_multi_precision(0, w, g, state)
+    assert w.asnumpy().tolist() == [2, 2, 2]
+
+
+def test_trainer_step_on_integer_parameter_raises():
+    p = mx.gluon.Parameter('w', shape=(3,), dtype='int32', init=mx.init.Constant(2))
+    p.initialize()
+    trainer = mx.gluon.Trainer([p], 'sgd', {'learning_rate': 0.5})
+    with mx.autograd.record():
+        y = (p.data() * mx.nd.array([1, 2, 3], dtype='int32')).sum()
+    y.backward()
+    assert p.grad().asnumpy().tolist() == [1, 2, 3]  # (as MXNet: the gradient is taken, the update refuses)
+    with pytest.raises(MXNetError, match='sgd_update.*not int32'):
+        trainer.step(1)
+    assert p.data().asnumpy().tolist() == [2, 2, 2]
