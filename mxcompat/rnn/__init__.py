@@ -17,6 +17,11 @@ from ..base import unsupported
 
 __all__ = ['io', 'rnn_cell', 'BucketSentenceIter', 'encode_sentences'] + rnn_cell.__all__ + conv_rnn_cell.__all__
 
+# MXNet defines the convolutional cells in mxnet/rnn/rnn_cell.py; here they have their own module
+for _cell in (BaseConvRNNCell, ConvRNNCell, ConvLSTMCell, ConvGRUCell):
+    setattr(rnn_cell, _cell.__name__, _cell)
+del _cell
+
 # MXNet 1.9.1 names of mxnet/rnn/rnn.py that are not provided here.
 MISSING = ('rnn', 'rnn_unroll')
 

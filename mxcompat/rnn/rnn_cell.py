@@ -638,14 +638,3 @@ def do_rnn_checkpoint(cells, prefix, period=1):
         if (iter_no + 1) % period == 0:
             save_rnn_checkpoint(cells, prefix, iter_no + 1, sym, arg, aux)
     return _callback
-
-
-
-_CONV_CELLS = ('BaseConvRNNCell', 'ConvRNNCell', 'ConvLSTMCell', 'ConvGRUCell')  # (in conv_rnn_cell.py)
-
-
-def __getattr__(name):
-    if name in _CONV_CELLS:
-        from . import conv_rnn_cell  # reason: conv_rnn_cell builds on this module's cells
-        return getattr(conv_rnn_cell, name)
-    raise AttributeError("module 'mxnet.rnn.rnn_cell' has no attribute %r" % name)
