@@ -16,6 +16,7 @@ Python, so they are slower than the other modes.
 """
 import functools
 import math
+import os
 import warnings
 
 import torch
@@ -195,6 +196,13 @@ def _quiet(fn, *args):
         return fn(*args)
 
 
+def _onednn(data, a):
+    """Whether MXNet's CPU build runs this call on oneDNN's RNN primitive (float32, no projection, unless
+    MXNET_USE_MKLDNN_RNN=0), which has no dropout: ``p`` is then ignored, as there."""
+    return (data.device.type == 'cpu' and data.dtype == torch.float32 and not a['projection_size']
+            and os.environ.get('MXNET_USE_MKLDNN_RNN', '1').strip() != '0')
+
+
 def _rnn(data, parameters, state, state_cell=None, sequence_length=None, **a):
     mode = a['mode']
     if mode != 'lstm' and state_cell is not None:
@@ -214,7 +222,7 @@ def _rnn(data, parameters, state, state_cell=None, sequence_length=None, **a):
     flat = _unflatten(parameters if pieces is None else pieces, mode, a['num_layers'], c, a['state_size'], d,
                       a['projection_size'])
     hx = (state, state_cell) if mode == 'lstm' else state
-    train = STATE.training and a['p'] > 0
+    train = STATE.training and a['p'] > 0 and not _onednn(data, a)
     seq = a['use_sequence_length'] and data.device.type != 'meta'
     if a['lstm_state_clip_min'] is not None:
         res = _clipped_lstm(data, flat, state, state_cell, _lengths(sequence_length, t) if seq else None, a, train)
@@ -282,4 +290,6 @@ defop('RNN', ('data', 'parameters', 'state', 'state_cell', 'sequence_length'),
       output_names=_output_names, infer=_infer, aliases=('_npx_rnn',), choices={'mode': tuple(_GATES)},
       doc='Fused multi-layer (bidirectional) vanilla RNN, LSTM (optionally projected) or GRU over TNC data with one '
           "flat parameter vector, as MXNet. use_sequence_length and lstm_state_clip_* follow MXNet's cuDNN "
-          "semantics (MXNet's CPU build ignores them); projection_size also trains (CPU MXNet: inference only).")
+          "semantics (MXNet's CPU build ignores them); projection_size also trains (CPU MXNet: inference only). "
+          "Dropout p is ignored for float32 on the CPU, as MXNet's oneDNN kernels ignore it (unless "
+          "MXNET_USE_MKLDNN_RNN=0).")

@@ -119,23 +119,33 @@ def test_param_size_formula():
 
 
 # ---- dropout, dtype ---------------------------------------------------------------------------------------------
-def _lstm2(p, **kw):
+def _lstm2(p, dtype='float32', **kw):
     key = _key('lstm', 2, False, False)
-    ins = [mx.nd.array(v) for v in _inputs(key, 'lstm').values()]
-    ins[0] = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (3, 64, 3)).astype('float32'))
-    ins[2] = mx.nd.zeros((2, 64, H))
-    ins[3] = mx.nd.zeros((2, 64, H))
+    ins = [mx.nd.array(v, dtype=dtype) for v in _inputs(key, 'lstm').values()]
+    ins[0] = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (3, 64, 3)), dtype=dtype)
+    ins[2] = mx.nd.zeros((2, 64, H), dtype=dtype)
+    ins[3] = mx.nd.zeros((2, 64, H), dtype=dtype)
     return mx.nd.RNN(*ins, state_size=H, num_layers=2, mode='lstm', p=p, **kw)
 
 
 def test_dropout_only_in_training():
-    base = _lstm2(0.0).asnumpy()
-    np.testing.assert_array_equal(_lstm2(0.5).asnumpy(), base)
+    base = _lstm2(0.0, 'float64').asnumpy()
+    np.testing.assert_array_equal(_lstm2(0.5, 'float64').asnumpy(), base)
     with mx.autograd.record():
-        dropped = _lstm2(0.5).asnumpy()
+        dropped = _lstm2(0.5, 'float64').asnumpy()
     assert not np.allclose(dropped, base)
     with mx.autograd.record(train_mode=False):
+        np.testing.assert_array_equal(_lstm2(0.5, 'float64').asnumpy(), base)
+
+
+def test_cpu_float32_ignores_dropout(monkeypatch):
+    # MXNet 1.9.1's CPU build runs float32 layers on oneDNN's RNN, which has no dropout: a training-mode call with
+    # p=0.5 equals p=0 there (float64, or MXNET_USE_MKLDNN_RNN=0, take its native kernels, which drop)
+    base = _lstm2(0.0).asnumpy()
+    with mx.autograd.record():
         np.testing.assert_array_equal(_lstm2(0.5).asnumpy(), base)
+        monkeypatch.setenv('MXNET_USE_MKLDNN_RNN', '0')
+        assert not np.allclose(_lstm2(0.5).asnumpy(), base)
 
 
 def test_float64():

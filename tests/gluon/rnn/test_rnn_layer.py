@@ -142,15 +142,27 @@ def test_float64_gradient_finite_differences():
 
 
 def test_dropout_only_in_training():
-    layer = rnn.LSTM(8, num_layers=2, dropout=0.5, input_size=4)
+    layer = rnn.LSTM(8, num_layers=2, dropout=0.5, input_size=4, dtype='float64')
     layer.initialize(mx.init.Uniform(0.5))
-    x = mx.nd.random.uniform(shape=(6, 3, 4))
+    x = mx.nd.random.uniform(shape=(6, 3, 4), dtype='float64')
     a, b = layer(x).asnumpy(), layer(x).asnumpy()
     np.testing.assert_array_equal(a, b)
     with mx.autograd.record():
         c = layer(x).asnumpy()
     assert not np.allclose(a, c)
     assert 'dropout=0.5' in repr(layer)
+
+
+def test_float32_on_cpu_ignores_dropout():
+    # MXNet 1.9.1 (oneDNN's RNN on the CPU): a 2-layer GRU with dropout=0.5 trains as without dropout; its output's
+    # first values here, from (T, N, C) = (3, 2, 4) inputs arange / 10 and Uniform(0.5) weights in a fresh process
+    mx.random.seed(0)  # (where a fresh process starts)
+    layer = rnn.GRU(5, num_layers=2, dropout=0.5, input_size=4)
+    layer.initialize(mx.init.Uniform(0.5))
+    x = mx.nd.array(np.arange(24).reshape(3, 2, 4) / 10.)
+    with mx.autograd.record():
+        y = layer(x).asnumpy().ravel()
+    np.testing.assert_allclose(y[:6], [0.008837, -0.05099, -0.007875, 0.000481, -0.016507, 0.027159], atol=2e-6)
 
 
 def test_symbolic_call_and_sequence_length():
