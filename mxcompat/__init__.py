@@ -35,6 +35,7 @@ try:
     from . import _planned
 
     _planned.install(globals())
+    from . import numpy_op_signature  # noqa: F401  (gives mx.np's functions MXNet's documented signatures)
 finally:
     if _gc_was_enabled:
         _gc.enable()

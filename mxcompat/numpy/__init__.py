@@ -36,4 +36,3 @@ set_printoptions = _onp.set_printoptions
 
 # MXNet's names mxcompat lacks give stubs that raise naming them; any other name is an AttributeError, as in MXNet
 __getattr__ = _gaps.module_getattr('np', __name__)
-from .. import numpy_op_signature as _numpy_op_signature  # noqa: E402,F401 (MXNet's documented signatures, set on import)
