@@ -5,7 +5,6 @@ import sys
 
 from .porting import numpy2
 from .porting.check import main as check_main
-from .porting.convert import main as convert_main
 from . import install_alias
 from ._alias import report_mxnet_paths
 
@@ -23,6 +22,8 @@ def main(argv=None):
     if argv[0] == 'check' and not os.path.isfile('check'):
         return check_main(argv[1:])
     if argv[0] == 'convert' and not os.path.isfile('convert'):
+        # reason: convert imports mxcompat.interop, which imports torch.fx's symbolic shapes and sympy (0.5-1.5 s)
+        from .porting.convert import main as convert_main
         return convert_main(argv[1:])
     if argv[0] == '-c' and len(argv) > 1:
         install_alias(force=True)
