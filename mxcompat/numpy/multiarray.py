@@ -611,6 +611,15 @@ def _reshape(a, shape):
 def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
     """A new array (always a copy). Lists and Python scalars default to float32 (float64 after
     ``npx.set_np(dtype=True)``); ``mx.np``/``mx.nd`` arrays and NumPy arrays keep their dtype."""
+    if type(object) is _np.ndarray and dtype is None:  # the common case: a host array of numbers, copied once
+        ctx = current_context() if ctx is None else _ctx(ctx)
+        dev = ctx.torch_device
+        if dev.type == 'cpu' and object.dtype.kind in 'biuf' and object.flags.c_contiguous and object.flags.writeable:
+            a = _object_new(ndarray)
+            a._t = torch.from_numpy(object).clone()
+            a._ctx = ctx
+            return a
+        return _np_wrap(_host_tensor(object, None, dev, copy=True), ctx)
     if isinstance(object, NDArray):
         if not isinstance(object, ndarray):
             raise MXNetValueError('mx.np.array: got a legacy mx.nd.NDArray; call its as_np_ndarray() (MXNet does not '

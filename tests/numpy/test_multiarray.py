@@ -177,3 +177,20 @@ def test_printing_names_a_gpu_context():
     b = _np_wrap(torch.tensor([1, 2], dtype=torch.int32), mx.gpu(0))
     assert repr(b) == 'array([1, 2], dtype=int32, ctx=gpu(0))'
     assert str(_np_wrap(torch.tensor(2.5), mx.gpu(0))) == '2.5'
+
+
+def test_array_from_host_copies_and_keeps_dtype():
+    for host in (onp.arange(6, dtype='int32').reshape(2, 3), onp.arange(6.).reshape(2, 3).T, onp.array(2.5),
+                 onp.array([True, False]), onp.zeros((0, 3), dtype='uint8')):
+        ro = host.copy()
+        ro.flags.writeable = False
+        for src in (host, ro):
+            a = np.array(src)
+            assert a.dtype == src.dtype and a.shape == src.shape
+            onp.testing.assert_array_equal(a.asnumpy(), src)
+            if host.size and src.flags.writeable:
+                before = a.asnumpy().copy()
+                src[...] = 7
+                onp.testing.assert_array_equal(a.asnumpy(), before)  # (a copy, not the host buffer)
+    with pytest.raises(TypeError):
+        np.array(onp.array(['a']))
