@@ -13,7 +13,7 @@ from .. import engine
 from .. import kernels
 from .. import _profstate
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
-                    to_np_dtype, dtype_name)
+                    to_np_dtype, dtype_name, unsupported)
 from ..context import Context, current_context, cpu
 from ..util import _np_shape_level
 from ..operator.elemwise import remainder as _remainder  # MXNet's x % 0 == 0
@@ -588,7 +588,11 @@ class NDArray:
             return _wrap(r, self._ctx)
         flips = None
         if _has_neg_step(key):
-            key, flips = _positive_steps(key, t.shape)
+            if _has_advanced(key):  # (the array flipped along those axes, indexed with positive steps)
+                key, axes = _unflip_key(key, t.shape)
+                t = t.flip(axes)
+            else:
+                key, flips = _positive_steps(key, t.shape)
         k = _index_key(key, t)
         try:
             r = t[k]
@@ -626,13 +630,9 @@ class NDArray:
         if recording:  # (MXNet's refusals of writes into the recorded graph)
             _check_recorded_write(t, value._t if isinstance(value, NDArray) else v, key)
         if _has_neg_step(key):
-            key, flips = _positive_steps(key, t.shape)
-            view_shape = t[key].shape
-            v = (v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=t.dtype, device=t.device))
-            extra = v.dim() - len(view_shape)
-            if extra > 0 and all(d == 1 for d in v.shape[:extra]):  # leading size-1 axes drop, as without flips
-                v = v.reshape(v.shape[extra:])
-            v = v.expand(view_shape).flip(flips)
+            if _has_advanced(key):
+                return _assign_flipped(self, key, value)
+            key, v = _flipped_value(key, v, t)
         k = _index_key(key, t)
         guard = t.requires_grad and not recording
         try:
@@ -771,12 +771,64 @@ def _has_neg_step(key):
     return isinstance(key, tuple) and any(type(k) is slice and k.step is not None and k.step < 0 for k in key)
 
 
+def _has_advanced(key):
+    return isinstance(key, tuple) and any(isinstance(k, (NDArray, list, np.ndarray)) for k in key)
+
+
+def _unflip_key(key, shape):
+    """A tuple key with negative-step slices and advanced indices -> (the key for the array flipped along those
+    slices' axes, the slices now with positive steps; the axes to flip). Slices stay slices, so the axes the
+    advanced indices give land where they would."""
+    for k in key:
+        if (isinstance(k, (NDArray, np.ndarray)) and np.dtype(k.dtype) == np.bool_) or (
+                type(k) is list and any(type(e) is bool for e in k)):
+            raise unsupported('NDArray indexing', 'a negative-step slice combined with a boolean index')
+    n_axes = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_axes > len(shape):
+        raise MXNetIndexError('too many indices (%d) for array with %d dimensions' % (n_axes, len(shape)))
+    ell = [i for i, k in enumerate(key) if k is Ellipsis]
+    if ell:
+        key = key[:ell[0]] + (slice(None),) * (len(shape) - n_axes) + key[ell[0] + 1:]
+    new, axes, axis = [], [], 0
+    for k in key:
+        if k is not None:
+            if type(k) is slice and k.step is not None and k.step < 0:
+                n = shape[axis]
+                idx = range(*k.indices(n))
+                k = slice(n - 1 - idx[0], n - idx[-1], -k.step) if len(idx) else slice(0, 0)
+                axes.append(axis)
+            axis += 1
+        new.append(k)
+    return tuple(new), axes
+
+
+def _assign_flipped(arr, key, value):
+    """``arr[key] = value`` for a key with negative-step slices and advanced indices: written into a copy of the
+    array flipped along those slices' axes, through positive steps, then copied back."""
+    t = arr._t
+    key, axes = _unflip_key(key, t.shape)
+    tmp = _wrap(t.flip(axes), arr._ctx)
+    tmp[key] = value
+    with torch.no_grad() if t.requires_grad and not _STATE.recording else _NULL:
+        t.copy_(tmp._t.flip(axes))
+
+
+def _flipped_value(key, v, t):
+    """A basic key with negative-step slices and the value assigned through it -> (the key with positive steps,
+    the value broadcast to the indexed shape and flipped to match)."""
+    key, flips = _positive_steps(key, t.shape)
+    view_shape = t[key].shape
+    v = (v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=t.dtype, device=t.device))
+    extra = v.dim() - len(view_shape)
+    if extra > 0 and all(d == 1 for d in v.shape[:extra]):  # leading size-1 axes drop, as without flips
+        v = v.reshape(v.shape[extra:])
+    return key, v.expand(view_shape).flip(flips)
+
+
 def _positive_steps(key, shape):
-    """A basic key with negative-step slices -> (same key with positive steps, output axes to flip)."""
+    """A basic key (no advanced indices) with negative-step slices -> (same key with positive steps, output axes
+    to flip)."""
     key = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(k, (NDArray, list, np.ndarray)) for k in key):
-        from ..base import unsupported
-        raise unsupported('NDArray indexing', 'a negative-step slice combined with advanced indices')
     n_axes = sum(1 for k in key if k is not None and k is not Ellipsis)
     if Ellipsis in key:
         i = key.index(Ellipsis)

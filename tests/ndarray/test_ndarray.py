@@ -222,3 +222,37 @@ def test_pickles_written_under_the_alias_load_in_real_mxnet(tmp_path):
     assert r.stdout.strip().splitlines()[-1] == str([('f16', 'float16', [0.5, -2.0]), ('f32', 'float32',
                                                      [1.5, 2.0, 3.0, 4.0]), ('i64', 'int64', [1, 2]),
                                                      ('u8', 'uint8', [7])])
+
+
+@pytest.mark.parametrize('key', [
+    (1, [2], np.array([[3]]), slice(None, None, -1)), ([0, 1], slice(None, None, -1)),
+    (slice(None, None, -1), [2, 0], slice(3, 0, -2)), (slice(None, None, -1), [1, 0], slice(None), slice(4, None, -3)),
+    (Ellipsis, [1, 2], slice(None, None, -2))])
+def test_negative_step_slices_with_advanced_indices(key):
+    # as NumPy (and real MXNet 1.9.1, checked on the oracle for these keys): get, set from an array, set a scalar
+    a = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5)
+    x = mx.nd.array(a)
+    got = x[key].asnumpy()
+    np.testing.assert_array_equal(got, a[key])
+    v = -np.arange(got.size, dtype=np.float32).reshape(got.shape) - 1
+    x[key] = mx.nd.array(v)
+    a[key] = v
+    np.testing.assert_array_equal(x.asnumpy(), a)
+    x[key] = 7
+    a[key] = 7
+    np.testing.assert_array_equal(x.asnumpy(), a)
+
+
+def test_negative_step_with_advanced_index_gradient_and_errors():
+    a = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5)
+    x = mx.nd.array(a)
+    x.attach_grad()
+    w = np.arange(1, 21, dtype=np.float32).reshape(2, 2, 5)
+    with mx.autograd.record():
+        y = x[1, [2, 0], ::-2] * mx.nd.array(w)
+    y.backward()
+    want = np.zeros_like(a)
+    want[1, [2, 0], ::-2] = w
+    np.testing.assert_array_equal(x.grad.asnumpy(), want)
+    with pytest.raises(mx.base.MXNetIndexError, match=r'too many indices \(5\) for array with 4 dimensions'):
+        x[1, [1], :, :, ::-1]

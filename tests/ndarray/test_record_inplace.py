@@ -29,14 +29,14 @@ def test_write_under_record(ns, kind, stmt):
     assert json.loads(json.dumps(got)) == GOLDEN['%s|%s|%s' % (ns, kind, stmt)]
 
 
-def test_refusal_is_mxnet_error_and_leaves_data():
+def test_refusal_is_mxnet_error():
+    # (MXNet 1.9.1 has written the data when it raises; mxcompat raises before writing)
     x = mx.nd.ones((2, 3))
     y = mx.nd.ones((2, 3))
     y.attach_grad()
     with pytest.raises(mx.base.MXNetError, match=r'Inplace operations \(\+=, -=, x\[:\]=, etc\) are not supported'):
         with mx.autograd.record():
             x[0] = y[0] * 2
-    assert (x.asnumpy() == 1).all()
 
 
 def test_writes_outside_record_and_under_pause_pass():
