@@ -13,7 +13,8 @@ initialization or ``bind`` of every process, though nothing else a training scri
   ``torch.broadcast_tensors`` of its tensor arguments (C++ view kernels), the dtype from the same op run on CPU
   stand-ins of one element with the same dtypes and numbers of dimensions (the Python numbers passed as given). That
   is the meta kernel's result, contiguity included, for every pointwise overload (tests/operator/test_meta.py
-  compares them; mixed dtypes and bools are where torch's CPU and meta kernels differ);
+  compares them; mixed dtypes and bools are where torch's CPU and meta kernels differ); an in-place one
+  (``div_``, ``mul_``: dropout's) the same way, its first argument the result where the others broadcast to it;
 - the common layers' other ops whose meta kernels are Python (``mm``, ``addmm``, ``bmm``, ``convolution``, the 2-d
   pools, ``_softmax``): their result by rule (``_meta_rules.py``), where the rule recognizes the arguments as valid.
   Those kernels check their arguments with ``torch._check``, whose first call imports sympy (about 490 modules,
@@ -26,14 +27,15 @@ import contextlib
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
 
-from ._meta_rules import RULES, bound
+from ._meta_rules import RULES, bound, dense
 
 __all__ = ['meta_inference']
 
 _META = torch.device('meta')
 _CPU = torch.device('cpu')
 _META_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.Meta)
-_ops = {}  # OpOverload -> (pointwise fast path allowed, its Tensor argument positions, Python meta kernel)
+# OpOverload -> (pointwise fast path allowed, its Tensor argument positions, Python meta kernel, in-place pointwise)
+_ops = {}
 _WHERE = torch.ops.aten.where.self
 # pointwise, but the output keeps the first argument's shape instead of broadcasting all tensor arguments
 _NOT_BROADCAST = {torch.ops.aten.masked_fill.Scalar, torch.ops.aten.masked_fill.Tensor}
@@ -44,10 +46,16 @@ def _op_info(func):
     if info is None:
         schema = func._schema
         rets = schema.returns
-        fast = (torch.Tag.pointwise in func.tags and not schema.is_mutable and len(rets) == 1
-                and str(rets[0].type) == 'Tensor' and func not in _NOT_BROADCAST)
-        slots = tuple(i for i, a in enumerate(schema.arguments) if str(a.type) == 'Tensor' and not a.kwarg_only)
-        info = _ops[func] = (fast, slots, _python_meta(func))
+        pointwise = (torch.Tag.pointwise in func.tags and len(rets) == 1 and str(rets[0].type) == 'Tensor'
+                     and func not in _NOT_BROADCAST)
+        fast = pointwise and not schema.is_mutable
+        # in place on its first argument (``div_``, ``mul_``: dropout's), which is the result
+        args = schema.arguments
+        inplace = (pointwise and schema.is_mutable and bool(args) and args[0].alias_info is not None
+                   and args[0].alias_info.is_write and not any(a.alias_info is not None and a.alias_info.is_write
+                                                               for a in args[1:]))
+        slots = tuple(i for i, a in enumerate(args) if str(a.type) == 'Tensor' and not a.kwarg_only)
+        info = _ops[func] = (fast, slots, _python_meta(func), inplace)
     return info
 
 
@@ -87,7 +95,7 @@ class _MetaInference(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        fast, slots, python = _op_info(func)
+        fast, slots, python, inplace = _op_info(func)
         tensors = []
         for a in (*args, *kwargs.values()):
             if isinstance(a, torch.Tensor):
@@ -96,17 +104,19 @@ class _MetaInference(TorchDispatchMode):
                 tensors.extend(x for x in a if isinstance(x, torch.Tensor))
         if not tensors or any(t.device != _META or type(t) is not torch.Tensor for t in tensors):
             return func(*args, **kwargs)  # factories, CPU scalars mixed in, subclasses: torch's own way
-        if fast and _same_dtype(func, tensors) and all(t.is_contiguous() for t in tensors):
+        if (fast or inplace) and _same_dtype(func, tensors) and all(dense(t) for t in tensors):
             try:
                 shape = torch.broadcast_tensors(*tensors)[0].shape
+                if inplace and (not args or args[0] is not tensors[0] or shape != tensors[0].shape):
+                    raise ValueError  # not in place on the broadcast shape
                 swap = {id(t): _stand_in(t) for t in tensors}
                 cpu_args = [swap.get(id(a), a) for a in args]
                 cpu_kwargs = {k: swap.get(id(v), v) for k, v in kwargs.items()}
-                dtype = func(*cpu_args, **cpu_kwargs).dtype
+                dtype = func(*cpu_args, **cpu_kwargs).dtype  # (in place: the casting checks)
             except Exception:  # noqa: BLE001 -- whatever it is, torch's meta kernel says it properly
                 pass
             else:
-                return torch.empty(shape, dtype=dtype, device=_META)
+                return args[0] if inplace else torch.empty(shape, dtype=dtype, device=_META)
         rule = RULES.get(func)
         if rule is not None:
             full = bound(func, args, kwargs)

@@ -1,6 +1,7 @@
 """Output shapes of the common layers' non-pointwise aten ops on meta tensors, by rule.
 
-torch's meta kernels of ``mm``, ``addmm``, ``bmm``, ``convolution``, the 2-d pools and ``_softmax`` are Python
+torch's meta kernels of ``mm``, ``addmm``, ``bmm``, ``convolution``, the 2-d pools, ``_softmax``, ``empty_like``
+(dropout's), ``sum`` and ``mean`` over dimensions are Python
 (torch._meta_registrations, torch._decomp) and check their arguments with ``torch._check``, whose first call imports
 ``torch.fx.experimental.symbolic_shapes`` and with it sympy and mpmath: about 490 modules and 0.5 s, paid by the first
 deferred initialization or ``bind`` of every process. Each rule here computes the result those kernels give (shape,
@@ -11,7 +12,7 @@ each rule with torch's kernel across a sweep of shapes and attributes.
 """
 import torch
 
-__all__ = ['RULES', 'bound']
+__all__ = ['RULES', 'bound', 'dense']
 
 _META = torch.device('meta')
 _FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
@@ -34,6 +35,17 @@ def bound(func, args, kwargs):
 def _plain(*ts):
     """Plain meta tensors (results below do not depend on their strides)."""
     return all(type(t) is torch.Tensor and t.device == _META for t in ts)
+
+
+def dense(t):
+    """Whether ``t`` has exactly a new tensor's strides (is_contiguous() ignores those of dimensions of size 0 or 1,
+    which torch's kernels may carry over to their results)."""
+    expect = 1
+    for size, stride in zip(reversed(t.shape), reversed(t.stride())):
+        if stride != expect:
+            return False
+        expect *= max(size, 1)
+    return True
 
 
 def _empty(shape, dtype):
@@ -168,6 +180,36 @@ def _softmax(x, dim, half_to_float):
     return _empty(x.shape, x.dtype)
 
 
+def _empty_like(x, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    # (torch's kernel orders a preserved layout by strides, importing sympy for it: here contiguous inputs without
+    # dimensions of size 0 or 1, whose strides that order leaves as they are)
+    preserve = memory_format in (None, torch.preserve_format)
+    if (not _plain(x) or not dense(x) or (preserve and any(s < 2 for s in x.shape))
+            or layout not in (None, torch.strided) or pin_memory
+            or (device is not None and torch.device(device) != _META)
+            or memory_format not in (None, torch.preserve_format, torch.contiguous_format)):
+        return None
+    return _empty(x.shape, x.dtype if dtype is None else dtype)
+
+
+def _reduce(x, dim, keepdim=False, dtype=None):
+    """sum/mean over the listed dimensions of a floating tensor (the result is contiguous)."""
+    if (dtype is not None or not _plain(x) or x.dtype not in _FLOATS or not dense(x) or not dim
+            or x.numel() == 0):  # (zero-size: torch's result strides differ from contiguous ones)
+        return None
+    n = max(x.dim(), 1)
+    if any(type(d) is not int or not -n <= d < n for d in dim):
+        return None
+    axes = {d % n for d in dim}
+    if len(axes) != len(dim):
+        return None
+    if x.dim() == 0:
+        return _empty((), x.dtype)
+    shape = [1 if i in axes else s for i, s in enumerate(x.shape)] if keepdim else \
+        [s for i, s in enumerate(x.shape) if i not in axes]
+    return _empty(shape, x.dtype)
+
+
 RULES = {
     aten.mm.default: _mm,
     aten.addmm.default: _addmm,
@@ -177,4 +219,7 @@ RULES = {
     aten.avg_pool2d.default: _avg_pool2d,
     aten._softmax.default: _softmax,
     aten._log_softmax.default: _softmax,
+    aten.empty_like.default: _empty_like,
+    aten.sum.dim_IntList: _reduce,
+    aten.mean.dim: _reduce,
 }

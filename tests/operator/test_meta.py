@@ -270,3 +270,54 @@ def test_rules_answer_the_common_layers():
                      (a.avg_pool2d.default, [_m((4, 8, 26, 26)), [2, 2], [2, 2], [0, 0], False, True, None]),
                      (a._softmax.default, [x, 1, False])):
         assert _compare(op, args)[0], op
+
+
+def test_empty_like_and_reduction_rules_equal_torch_meta_kernels():
+    a, answered = torch.ops.aten, 0
+    shapes = [(2, 3, 4), (), (5,), (2, 1, 4, 4), (1, 1, 1, 1), (0, 3), (2, 3, 4, 5)]
+    for shape, dtype in itertools.product(shapes, FLOATS + OTHER):
+        x = _m(shape, dtype)
+        layouts = [x] + ([x.transpose(0, 1)] if x.dim() > 1 else []) + \
+            ([x.to(memory_format=torch.channels_last)] if x.dim() == 4 else [])
+        for t in layouts:
+            for kw in ({}, dict(dtype=torch.float64), dict(memory_format=torch.preserve_format),
+                       dict(memory_format=torch.contiguous_format), dict(memory_format=torch.channels_last),
+                       dict(device='meta'), dict(device='cpu')):
+                answered += _compare(a.empty_like.default, [t], kw)[0]
+            for dims in ([0], [-1], [0, 1], [1, 0], [0, 0], [3], [], None, [0, 2]):
+                for keepdim in (False, True):
+                    for kw in ({}, dict(dtype=torch.float64)):
+                        for op in (a.sum.dim_IntList, a.mean.dim):
+                            answered += _compare(op, [t, dims, keepdim], kw)[0]
+    assert answered > 500
+
+
+INPLACE = sorted((op for op in (getattr(getattr(torch.ops.aten, n), o) for n in ('div_', 'mul_', 'add_', 'sub_',
+                                                                                 'clamp_', 'relu_', 'pow_')
+                                for o in getattr(torch.ops.aten, n).overloads())
+                  if _op_info(op)[3]), key=str)
+
+
+@pytest.mark.parametrize('op', INPLACE, ids=str)
+def test_inplace_pointwise_results_equal_torch_meta_kernels(op):
+    # in place: the result is the first argument itself, where torch's kernel accepts the call
+    checked = 0
+    for shape, other, dtype, odt in itertools.product(((2, 3), (2, 1), ()), ((2, 3), (3,), (1,), (4,)),
+                                                      DTYPES, (None, torch.float64)):
+        x = torch.empty(shape, dtype=dtype, device='meta')
+        made = _args(op, (shape, other, other), (dtype, odt or dtype, odt or dtype), 2)
+        if made is None:
+            pytest.skip('%s takes an argument the sweep does not make' % op)
+        args, kwargs = made
+        args[0] = x
+        got = []
+        for mode in (True, False):
+            try:
+                with meta_inference() if mode else contextlib.nullcontext():
+                    r = op(*args, **kwargs)
+                got.append((r is x, tuple(r.shape), r.dtype, r.stride()))
+            except Exception as e:  # noqa: BLE001 -- which error is part of the comparison
+                got.append(type(e))
+        assert got[0] == got[1], (shape, other, dtype, odt)
+        checked += 1
+    assert checked and {'aten.div_.Scalar', 'aten.mul_.Tensor'} <= {str(o) for o in INPLACE}
