@@ -1,7 +1,9 @@
 """Start-up: a short MXNet script in a new process (interpreter, ``import``, building a model, its first forward and a
 second one), beside the same script in native torch. The first forward of a deferred-initialization Gluon model and
-``Module.bind`` infer shapes by running operators on meta tensors; torch's meta kernels are Python and cost their
-first call (module imports) once per process.
+``Module.bind`` infer shapes by running operators on meta tensors. Most of torch's meta kernels are Python, and their
+first call imports sympy (``torch._check``) or torch._dynamo (pointwise type promotion): about 0.5 s each, once per
+process; mxcompat/operator/_meta.py answers the common layers' ops without them (``mlp_train``: a first training step,
+with dropout, loss, backward and an optimizer update).
 
 Target (issue 37): the first forward at most 0.3 s more than later ones, so a whole script at most the torch twin's
 time + 0.3 s (``import mxcompat``) + 0.3 s. The torch twins use lazy modules (``nn.LazyLinear`` ...), torch's own
@@ -28,7 +30,7 @@ GLUON = {
 _SYM = ('data = mx.sym.var("data")\n'
         'net = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=64), act_type="relu")\n'
         'net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(net, num_hidden=10), name="softmax")\n')
-MODELS = tuple(GLUON) + ('module', 'simple_bind')
+MODELS = tuple(GLUON) + ('mlp_train', 'module', 'simple_bind')
 TIMED = ('mlp', 'cnn_hybrid', 'module')  # the runner's workloads (each run is a new process: a few suffice)
 
 # The phases each script times: (name, MXNet code). ``first`` is the first forward (with the deferred initialization
@@ -51,6 +53,13 @@ def mx_script(model, module='mxcompat'):
         build, hybrid = GLUON[model]
         build += 'net.initialize()\n' + ('net.hybridize()\n' if hybrid else '')
         run = 'net(x).wait_to_read()\n'
+    elif model == 'mlp_train':
+        build = (_MLP.format(seq='HybridSequential').replace('nn.Dense(10)', 'nn.Dropout(0.5), nn.Dense(10)')
+                 + 'net.initialize()\nnet.hybridize()\n'
+                 'trainer = mx.gluon.Trainer(net.collect_params(), "adam")\n'
+                 'loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()\ny = mx.nd.ones((8,))\n')
+        run = ('with mx.autograd.record():\n    loss = loss_fn(net(x), y)\n'
+               'loss.backward()\ntrainer.step(8)\nmx.nd.waitall()\n')
     elif model == 'module':
         build = _SYM + 'mod = mx.mod.Module(net)\nbatch = mx.io.DataBatch([mx.nd.ones((8, 20))], [mx.nd.zeros((8,))])\n'
         run = ('if not mod.binded:\n'
@@ -77,6 +86,11 @@ def torch_script(model):
         build = ('net = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 10), nn.Softmax(1))\n'
                  'x = torch.ones(8, 20)\n')
     run = 'with torch.no_grad():\n    net(x)\n'
+    if model == 'mlp_train':
+        build = ('net = nn.Sequential(nn.LazyLinear(64), nn.ReLU(), nn.Dropout(0.5), nn.LazyLinear(10))\n'
+                 'x, y = torch.ones(8, 20), torch.ones(8, dtype=torch.long)\nopt = None\n')
+        run = ('loss = nn.functional.cross_entropy(net(x), y)\n'
+               'opt = opt or torch.optim.Adam(net.parameters())\nloss.backward()\nopt.step()\n')
     return _TIMER + head + _MARK + build + _MARK + run + _MARK + run + _MARK + _REPORT
 
 

@@ -152,6 +152,16 @@ def test_first_deferred_forward_and_bind_do_not_load_dynamo_or_sympy():
         mod.bind(data_shapes=[('data', (4, 6))], label_shapes=[('softmax_label', (4,))])
         mod.init_params()
         ex = net.simple_bind(mx.cpu(), data=(3, 6))
+        # a training step: dropout (in-place div_), batch statistics, global pooling (mean), loss, backward, update
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(4, 3, padding=1), nn.BatchNorm(), nn.Dropout(0.5), nn.GlobalAvgPool2D(), nn.Dense(3))
+        net.initialize()
+        net.hybridize()
+        trainer = mx.gluon.Trainer(net.collect_params(), 'adam')
+        with mx.autograd.record():
+            loss = mx.gluon.loss.SoftmaxCrossEntropyLoss()(net(mx.nd.ones((2, 3, 6, 6))), mx.nd.array([0, 2]))
+        loss.backward()
+        trainer.step(2)
         print(sorted(m for m in ('torch._dynamo', 'torch._inductor', 'sympy') if m in sys.modules))
     ''')
     r = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, timeout=300,
