@@ -756,13 +756,52 @@ def _index_key(key, t):
         return key._t.long()
     if isinstance(key, tuple):
         if any(isinstance(k, (NDArray, list, np.ndarray)) for k in key):
-            return tuple(_index_key(k, t) if isinstance(k, (NDArray, list, np.ndarray)) else k for k in key)
+            return _ints_as_advanced(
+                tuple(_index_key(k, t) if isinstance(k, (NDArray, list, np.ndarray)) else k for k in key), t.device)
         return key
     if isinstance(key, (list, np.ndarray)):
         return torch.as_tensor(np.asarray(key), device=t.device).long()
     if isinstance(key, np.integer):
         return int(key)
     return key
+
+
+def _ints_as_advanced(items, dev):
+    """A torch index tuple (or list) with the integers among its advanced (tensor) indices made 1-element tensors.
+    NumPy and MXNet count an integer in a key holding an advanced index as advanced too, so advanced indices that
+    a slice, None or Ellipsis separates put their broadcast axes first; torch selects integers first, as basic
+    indices (0-d tensors too). The two agree when the integers and tensors form one run of the key, or no tensor
+    has axes: such keys come back as they are."""
+    for k in items:  # (the common keys, without tensors, return at once)
+        if isinstance(k, torch.Tensor):
+            break
+    else:
+        return items
+    first = last = -1
+    n_adv = 0
+    has_scalar = has_arr = False
+    for pos, k in enumerate(items):
+        if isinstance(k, torch.Tensor):
+            if k.dim():
+                has_arr = True
+            elif k.dtype is torch.bool:
+                continue
+            else:
+                has_scalar = True
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+            has_scalar = True
+        else:
+            continue
+        if first < 0:
+            first = pos
+        last = pos
+        n_adv += 1
+    if not (has_arr and has_scalar) or last - first + 1 == n_adv:
+        return items
+    new = [k if type(k) is slice or k is None or k is Ellipsis
+           else (k.reshape(1) if k.dim() == 0 and k.dtype is not torch.bool else k) if isinstance(k, torch.Tensor)
+           else torch.tensor([int(k)], device=dev) if not isinstance(k, (bool, np.bool_)) else k for k in items]
+    return tuple(new) if type(items) is tuple else new
 
 
 def _has_neg_step(key):

@@ -17,7 +17,7 @@ import torch
 from .. import autograd as _ag
 from ..base import MXNetError, MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype
 from ..context import Context, current_context
-from ..ndarray.ndarray import NDArray, _check_recorded_write
+from ..ndarray.ndarray import NDArray, _check_recorded_write, _ints_as_advanced
 from ..ndarray.register import _write_out
 from ..util import is_np_default_dtype, _np_default_dtype as _NP_DEFAULT_DTYPE
 
@@ -541,7 +541,7 @@ def _np_index(key, t):
         if type(k) is slice and k.step is not None and k.step < 0:
             return _flipped(k, t.shape[0] if t.dim() else 0), [0]
         return k, None
-    items = [_index_item(k, dev) for k in key]
+    items = _ints_as_advanced([_index_item(k, dev) for k in key], dev)
     if not any(type(k) is slice and k.step is not None and k.step < 0 for k in items):
         return tuple(items), None
     used = sum(k.dim() if isinstance(k, torch.Tensor) and k.dtype is torch.bool else 1
