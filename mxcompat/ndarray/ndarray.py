@@ -17,6 +17,9 @@ from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError
 from ..context import Context, current_context, cpu
 from ..util import _np_shape_level
 from ..operator.elemwise import remainder as _remainder  # MXNet's x % 0 == 0
+from . import _codec
+from ..operator.shape_ops import infer_reshape
+from ..operator.init_ops import arange_values, eye_values, linspace_values
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye', 'linspace', 'concatenate',
            'cast_storage', 'waitall', 'moveaxis', 'from_numpy', 'from_torch', 'from_dlpack', 'to_dlpack_for_read',
@@ -330,7 +333,7 @@ class NDArray:
         stype = getattr(t, '_mx_grad_stype', None)
         if stype is None:
             return NDArray._from_tensor(g, self._ctx)
-        from . import sparse
+        from . import sparse  # reason: the sparse package imports this module
         return sparse.over_dense(g, stype, self._ctx)
 
     @property
@@ -404,6 +407,7 @@ class NDArray:
 
     def as_np_ndarray(self):
         """This array as an ``mx.np.ndarray`` sharing its memory."""
+        # reason: mx.np is a layer above
         from ..numpy.multiarray import _as_np  # (mx.np is a layer above: imported on first use)
         return _as_np(self)
 
@@ -413,7 +417,7 @@ class NDArray:
     def tostype(self, stype):
         if stype == 'default':
             return self
-        from . import sparse
+        from . import sparse  # reason: the sparse package imports this module
         return sparse.cast_storage(self, stype)
 
     def wait_to_read(self):
@@ -463,14 +467,12 @@ class NDArray:
         # MXNet's layout, NDArray(None) then {'handle': the raw array record}, so real MXNet reads the pickle when
         # the class is recorded under MXNet's name (the mxnet alias does that: see _alias.install_alias); 'ctx'
         # is ours (MXNet reads only 'handle')
-        from . import _codec
         t = self._t.detach()
         raw = _codec.dumps_record(t, np_shape=t.dim() == 0)
         return (NDArray, (None,), {'handle': bytearray(raw), 'ctx': (self._ctx.device_type, self._ctx.device_id)})
 
     def __setstate__(self, state):
         # {'handle': raw NDArray record}, as MXNet pickles it (and 'ctx' when mxcompat wrote it)
-        from . import _codec
         raw = state.get('handle') if isinstance(state, dict) else None
         if raw is None:
             raise MXNetError('NDArray: cannot unpickle state of type %s' % type(state).__name__)
@@ -662,19 +664,19 @@ class NDArray:
         """Insert an axis; ``inplace=True`` returns a view sharing memory (as MXNet's)."""
         if inplace:
             return _wrap(self._t.unsqueeze(axis), self._ctx)
-        from . import op
+        from . import op  # reason: op is generated over this module's NDArray
         return op.expand_dims(self, axis=axis)
 
     def flatten(self, inplace=False):
         """Collapse all axes but the first; ``inplace=True`` returns a view."""
         if inplace:
             return _wrap(self._t.reshape(self._t.shape[0], -1), self._ctx)
-        from . import op
+        from . import op  # reason: op is generated over this module's NDArray
         return op.flatten(self)
 
     def squeeze(self, axis=None, inplace=False):
         """Remove size-1 axes; ``inplace=True`` returns a view."""
-        from . import op
+        from . import op  # reason: op is generated over this module's NDArray
         if not inplace:
             return op.squeeze(self, axis=axis)
         shape = self.shape
@@ -704,7 +706,6 @@ class NDArray:
     # -- shape (methods whose semantics differ from the ops of the same name) -------------------------------------
     def reshape(self, *shape, **kwargs):
         """A view with a new shape; MXNet's special codes 0, -1, -2, -3, -4 and ``reverse=True`` work."""
-        from ..operator.shape_ops import infer_reshape
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]
         elif not shape:
@@ -719,7 +720,7 @@ class NDArray:
         return _wrap(t.view(new) if t.is_contiguous() else t.reshape(new), self._ctx)
 
     def broadcast_to(self, shape):
-        from . import op
+        from . import op  # reason: op is generated over this module's NDArray
         return op.broadcast_to(self, shape=shape)
 
 
@@ -915,7 +916,7 @@ def array(source_array, ctx=None, dtype=None):
         if getattr(source_array, '_np_array', False):  # (MXNet's legacy array() refuses mx.np arrays)
             raise MXNetTypeError('mx.nd.array: got an mx.np.ndarray; call its as_nd_ndarray()')
         if type(source_array) is not NDArray and source_array.stype != 'default':  # a sparse copy  [sparse hook]
-            from . import sparse
+            from . import sparse  # reason: the sparse package imports this module
             return sparse.array(source_array, ctx=ctx, dtype=dtype)
         td = source_array._t.dtype if dtype is None else to_torch_dtype(dtype)
         return _wrap(source_array._t.detach().to(device=dev, dtype=td, copy=True), ctx)
@@ -927,7 +928,7 @@ def array(source_array, ctx=None, dtype=None):
             source_array = np.array(source_array, dtype=to_np_dtype(td) if td is not torch.bfloat16 else None)
         except Exception:
             if type(source_array).__module__.startswith('scipy.sparse'):  # a csr copy, as MXNet  [sparse hook]
-                from . import sparse
+                from . import sparse  # reason: the sparse package imports this module
                 return sparse.array(source_array, ctx=ctx, dtype=dtype)
             raise MXNetTypeError('source_array must be array like object, got %s' % type(source_array)) from None
     if source_array.dtype == object:
@@ -946,7 +947,7 @@ def _shape(shape):
 def empty(shape, ctx=None, dtype=None, stype=None):
     """An uninitialised array (float32 unless ``dtype``)."""
     if stype not in (None, 'default'):
-        from . import sparse
+        from . import sparse  # reason: the sparse package imports this module
         return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
     ctx, dev = _device_ctx(ctx)
     return _wrap(torch.empty(_shape(shape), dtype=to_torch_dtype(dtype), device=dev), ctx)
@@ -954,7 +955,7 @@ def empty(shape, ctx=None, dtype=None, stype=None):
 
 def cast_storage(data, stype, out=None, name=None):
     """``data`` with storage type ``stype`` ('default', 'row_sparse', 'csr') as a new array.  [sparse hook]"""
-    from . import sparse
+    from . import sparse  # reason: the sparse package imports this module
     return sparse.cast_storage(data, stype, out=out, name=name)
 
 
@@ -962,7 +963,7 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     """An array of zeros (float32 unless ``dtype``). As in MXNet, a zero-size or 0-d shape needs NumPy shape
     semantics."""
     if stype not in (None, 'default'):
-        from . import sparse
+        from . import sparse  # reason: the sparse package imports this module
         return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
     return _filled('zeros', torch.zeros, 0, shape, ctx, dtype, kwargs)
 
@@ -1028,14 +1029,12 @@ def _no_kwargs(name, kwargs):
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
     """Evenly spaced values in [start, stop), each repeated ``repeat`` times (float32 unless ``dtype``)."""
-    from ..operator.init_ops import arange_values
     ctx, dev = _device_ctx(ctx)
     return _wrap(arange_values(start, stop, step, repeat, to_torch_dtype(dtype), dev), ctx)
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
     """A 2-D array with ones on the k-th diagonal."""
-    from ..operator.init_ops import eye_values
     _no_kwargs('eye', kwargs)
     ctx, dev = _device_ctx(ctx)
     return _wrap(eye_values(N, M, k, to_torch_dtype(dtype), dev), ctx)
@@ -1043,7 +1042,6 @@ def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
     """``num`` evenly spaced values from start to stop."""
-    from ..operator.init_ops import linspace_values
     ctx, dev = _device_ctx(ctx)
     return _wrap(linspace_values(start, stop, num, endpoint, to_torch_dtype(dtype), dev), ctx)
 
@@ -1172,7 +1170,7 @@ __all__ += ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'modulo', 'p
 
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     """Split into equal sections (an int) or at the given indices (a tuple), as numpy's split."""
-    from . import _internal
+    from . import _internal  # reason: _internal is generated over this module's NDArray
     if isinstance(indices_or_sections, int):
         n = ary.shape[axis]
         if n % indices_or_sections:
