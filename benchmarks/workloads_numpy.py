@@ -1,5 +1,5 @@
 """``mx.np`` on 8x8 float32 arrays: the per-call cost of its functions and operators (add, multiply, exp, sum, dot,
-reshape, indexing, creation) beside the same call on torch tensors. Target (issue 35): at most 1.3x torch. Where mx.np gives a
+reshape, indexing, creation) beside the same call on torch tensors. Target: at most 1.3x torch. Where mx.np gives a
 new array as MXNet does (``reshape``, a slice that is not a contiguous block), the torch twin copies too.
 
 Written once as MXNet code (``mx`` is mxcompat or the real mxnet, with ``npx.set_np()``), so ``python -m benchmarks

@@ -351,8 +351,9 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     STATE.training, STATE.in_grad = train_mode, True
     try:
         with torch.set_grad_enabled(create_graph):
-            res = torch.autograd.grad(ts, [v._t.__dict__.get('_mx_shadow_leaf', v._t) for v in vs], gs, retain_graph=retain_graph,
-                                      create_graph=create_graph, allow_unused=True)
+            leaves = [v._t.__dict__.get('_mx_shadow_leaf', v._t) for v in vs]  # (an integer variable's float leaf)
+            res = torch.autograd.grad(ts, leaves, gs, retain_graph=retain_graph, create_graph=create_graph,
+                                      allow_unused=True)
     except RuntimeError as e:
         raise MXNetError('autograd.grad: %s' % str(e).splitlines()[0]) from None
     finally:

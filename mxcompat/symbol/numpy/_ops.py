@@ -151,7 +151,8 @@ registry.defop('_npi_hsplit', ('data',), [('indices', 'shape', ()), ('axis', 'in
                                           ('sections', 'int', 0)],
                lambda data, indices, axis, squeeze_axis, sections: registry.get('_split_v2').impl(
                    data, indices, axis if data.dim() > 1 else 0, squeeze_axis, sections),
-               view=True, num_outputs=lambda attrs: attrs['sections'] if attrs['sections'] > 0 else len(attrs['indices']))
+               view=True,
+               num_outputs=lambda attrs: attrs['sections'] if attrs['sections'] > 0 else len(attrs['indices']))
 registry.defop('_npi_tensordot', ('a', 'b'), [('a_axes_summed', 'shape', ()), ('b_axes_summed', 'shape', ())],
                _on_arrays(lambda a, b, a_axes_summed, b_axes_summed:
                           _mxnp.tensordot(a, b, (a_axes_summed, b_axes_summed))))
