@@ -407,8 +407,7 @@ class NDArray:
 
     def as_np_ndarray(self):
         """This array as an ``mx.np.ndarray`` sharing its memory."""
-        # reason: mx.np is a layer above
-        from ..numpy.multiarray import _as_np  # (mx.np is a layer above: imported on first use)
+        from ..numpy.multiarray import _as_np  # reason: mx.np is a layer above (imported on first use)
         return _as_np(self)
 
     def as_nd_ndarray(self):
