@@ -30,6 +30,7 @@ from ..ndarray.contrib import _flatten, _regroup, _scalar
 from ..operator import registry
 from .symbol import Symbol, _Node, make_op_symbol, var
 from .lower import lower
+from . import infer
 
 __all__ = ['foreach', 'while_loop', 'cond']
 
@@ -396,7 +397,6 @@ _Sub = collections.namedtuple('_Sub', 'ops inputs places heads shp typ')
 
 def _bodies(node, lay, shp, typ, keys):
     """The node's bodies, their tables seeded from the node's known inputs (per step where sliced)."""
-    from . import infer  # reason: infer imports this module
     subs = []
     for graph, places in lay.subs:
         nodes = graph._nodes()
@@ -417,7 +417,6 @@ def shape_step(node, shp, typ):
     """One shape-inference step at a control-flow node (``infer._shape_step``'s contract): each body is inferred
     from the node's known inputs, loop states are unified with the body's new states, and what the bodies learned
     about their inputs and outputs comes back to the node. True when something was learned."""
-    from . import infer  # reason: infer imports this module
     lay = _layout(node)
     keys = [(id(s), i) for s, i in node.inputs]
     rows = lay.rows
@@ -455,7 +454,6 @@ def shape_step(node, shp, typ):
 
 def type_step(node, shp, typ):
     """Dtype inference at a control-flow node: each body's, from the node's known input dtypes."""
-    from . import infer  # reason: infer imports this module
     lay = _layout(node)
     keys = [(id(s), i) for s, i in node.inputs]
     subs = _bodies(node, lay, shp, typ, keys)
@@ -470,3 +468,6 @@ def type_step(node, shp, typ):
         for g, head in sources:
             if subs[g].heads[head] in subs[g].typ:
                 typ[(id(node), i)] = subs[g].typ[subs[g].heads[head]]
+
+
+infer.SUBGRAPH_STEPS.update(shape=shape_step, type=type_step)

@@ -16,11 +16,13 @@ import torch
 
 from ..base import MXNetError, MXNetTypeError, DTYPE_MX2NP, parse_tuple, to_np_dtype, to_torch_dtype
 from . import opinfo
-from .symbol import _aux_vars
+from .opinfo import aux_vars as _aux_vars
 from ..util import is_np_shape
-from .control_flow import type_step, shape_step
 
 UNKNOWN = -1  # an unknown dimension, inside inference
+
+# The steps at a node with subgraphs (foreach, while_loop, cond): control_flow.py sets them when it loads
+SUBGRAPH_STEPS = {}
 
 
 def _complete(s):
@@ -157,7 +159,7 @@ def _put(shp, key, shape, where):
 def _shape_step(n, shp, typ):  # noqa: C901 (one pass step: forward, backward and per-op rules over one node)
     """One inference step at op node ``n``; True when it learned something."""
     if n.subgraphs:
-        return shape_step(n, shp, typ)
+        return SUBGRAPH_STEPS['shape'](n, shp, typ)
     params = n.params()
     keys = [(id(s), i) for s, i in n.inputs]
     names = n.input_names()
@@ -264,7 +266,7 @@ def _infer_shapes_guessing_dtypes(n, params, in_shapes, in_types):
 
 def _type_step(n, shp, typ):
     if n.subgraphs:
-        return type_step(n, shp, typ)
+        return SUBGRAPH_STEPS['type'](n, shp, typ)
     params = n.params()
     keys = [(id(s), i) for s, i in n.inputs]
     if keys:

@@ -16,7 +16,7 @@ from .. import _profstate
 from .._recording import _without_grad
 from ..base import MXNetError
 from .passes.storage import densify, sparse_rule
-from .symbol import _aux_vars
+from .opinfo import aux_vars as _aux_vars
 
 __all__ = ['lower', 'Lowered']
 

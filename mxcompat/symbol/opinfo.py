@@ -321,3 +321,15 @@ GRADIENT_STOP = frozenset(['BlockGrad', 'zeros_like', 'ones_like', 'shape_array'
 # Operators that draw random numbers (or are stateful): common-subexpression elimination never merges them.
 NONDETERMINISTIC_PREFIXES = ('_random_', '_sample_', 'random_', 'sample_', '_shuffle', 'Dropout', 'RNN',
                              '_contrib_quantize', 'Custom')
+
+
+def aux_vars(nodes):
+    """Variables used as auxiliary-state inputs (BatchNorm's moving stats)."""
+    aux = set()
+    for n in nodes:
+        if n.op is not None and n.op.aux:
+            names = n.input_names()
+            for (src, _), iname in zip(n.inputs, names):
+                if iname in n.op.aux and src.is_var:
+                    aux.add(id(src))
+    return aux

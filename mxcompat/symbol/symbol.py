@@ -18,6 +18,8 @@ from ..name import NameManager
 from ..operator import registry
 from ..util import _np_shape_level
 from . import _monitor_names, opinfo
+from .opinfo import aux_vars as _aux_vars
+from .infer import infer
 from ..context import current_context
 from ..base import unsupported, dtype_name, NotImplementedForSymbol
 from .._fileio import read_text, write_text
@@ -144,18 +146,6 @@ def gradient_inputs(sym):
         if n.op.name not in opinfo.GRADIENT_STOP:
             live.update(id(s) for s, _ in n.inputs)
     return names
-
-
-def _aux_vars(nodes):
-    """Variables used as auxiliary-state inputs (BatchNorm's moving stats)."""
-    aux = set()
-    for n in nodes:
-        if n.op is not None and n.op.aux:
-            names = n.input_names()
-            for (src, _), iname in zip(n.inputs, names):
-                if iname in n.op.aux and src.is_var:
-                    aux.add(id(src))
-    return aux
 
 
 def _attr_str(v):
@@ -465,21 +455,18 @@ class Symbol:
         return self._infer_shape_impl(True, *args, **kwargs)
 
     def _infer_shape_impl(self, partial, *args, **kwargs):
-        from .infer import infer  # reason: infer imports this module
         known = _known(self, args, kwargs, 'infer_shape')
         shapes, _ = infer(self, known, {}, partial)
         return shapes
 
     def infer_type(self, *args, **kwargs):
         """(arg_types, out_types, aux_types) as numpy types; (None, None, None) when incomplete."""
-        from .infer import infer  # reason: infer imports this module
         known = _known(self, args, kwargs, 'infer_type')
         known = {k: to_torch_dtype(v) for k, v in known.items() if v is not None}
         _, types = infer(self, {}, known, False)
         return types
 
     def infer_type_partial(self, *args, **kwargs):
-        from .infer import infer  # reason: infer imports this module
         known = _known(self, args, kwargs, 'infer_type')
         known = {k: to_torch_dtype(v) for k, v in known.items() if v is not None}
         _, types = infer(self, {}, known, True)
