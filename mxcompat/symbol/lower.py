@@ -17,6 +17,7 @@ from .._recording import _without_grad
 from ..base import MXNetError
 from .passes.storage import densify, sparse_rule
 from .opinfo import aux_vars as _aux_vars
+from .infer import node_shapes
 
 __all__ = ['lower', 'Lowered']
 
@@ -117,7 +118,6 @@ def _filled_shapes(sym, nodes, arg_shapes):
     todo = _unknown_shape_nodes(nodes)
     if not todo or arg_shapes is None:
         return {}
-    from .infer import node_shapes  # reason: infer imports control_flow, which imports this module
     table = node_shapes(sym, arg_shapes)
     return {id(n): table[(id(n), 0)] for n in todo if all(table.get((id(n), 0), (0,)))}
 
