@@ -2,8 +2,8 @@
 
 Every module of ``mxcompat`` belongs to one layer; an import, at the top of a module or inside a function, may
 only name a module of its own layer or of a layer below. An import inside a function is a cycle that is not
-solved, or a heavy optional dependency loaded on first use: each carries a comment giving its reason (on its line
-or the line above), and their number is bounded.
+solved, or a heavy optional dependency loaded on first use: each carries a ``# reason:`` comment (on its line or
+alone on the line above), and their number is bounded.
 
 Imports made by name at run time (``importlib.import_module``, ``__import__``) are not seen here.
 """
@@ -43,10 +43,8 @@ UPWARD = {
     ('mxcompat.symbol', 'mxcompat.symbol.numpy_extension'): 'mx.sym.npx',
 }
 
-# Function-level imports: at most this many in all, each with its reason comment ...
+# Function-level imports: at most this many in all, each with its reason comment
 MAX_FUNCTION_LEVEL = 47
-# ... except in these modules, {module: count} (none now; the counts may only go down)
-UNREASONED = {}
 
 
 def _modules():
@@ -155,11 +153,8 @@ def test_imports_go_down():
 def test_function_level_imports_are_few_and_give_their_reason():
     inner = [imp for imp in IMPORTS if imp.in_function]
     assert len(inner) <= MAX_FUNCTION_LEVEL, len(inner)
-    unreasoned = collections.Counter(imp.module for imp in inner if not imp.reason)
-    grown = {m: (n, UNREASONED.get(m, 0)) for m, n in unreasoned.items() if n > UNREASONED.get(m, 0)}
-    assert not grown, ['%s: %d function-level imports without a reason comment (allowed %d): lines %s'
-                       % (m, n, allowed, [imp.line for imp in inner if imp.module == m and not imp.reason])
-                       for m, (n, allowed) in sorted(grown.items())]
+    unreasoned = ['%s:%d' % (imp.module, imp.line) for imp in inner if not imp.reason]
+    assert not unreasoned, 'function-level imports without a "# reason:" comment: %s' % unreasoned
 
 
 @pytest.mark.parametrize('module, dependency', [('graphviz', 'graphviz'), ('scipy', 'scipy'),
