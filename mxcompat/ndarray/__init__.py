@@ -6,6 +6,7 @@ from . import ndarray
 from .ndarray import *  # noqa: F401,F403
 from .ndarray import NDArray, waitall  # noqa: F401
 from . import op, _internal, contrib, linalg, sparse, image  # noqa: F401
+ndarray._op, ndarray._internal, ndarray._sparse = op, _internal, sparse  # (they import ndarray.py)
 from . import random, utils  # noqa: F401
 from .utils import save, load, load_frombuffer  # noqa: F401
 from .op import *  # noqa: F401,F403

@@ -33,6 +33,11 @@ py_slice = slice  # MXNet's name for the builtin (``nd.slice`` is an operator)
 _object_new = object.__new__
 _INT_SCALAR = (int, np.integer)
 
+# Modules of this package that import this one (op and _internal are generated over NDArray; the sparse package's
+# arrays subclass it): mxcompat/ndarray/__init__.py binds them here once it has imported them, before any of
+# them can be called, so the functions below read module globals and import nothing.
+_op = _internal = _sparse = None
+
 
 def _wrap(t, ctx):
     """A new NDArray around tensor ``t``. Outside ``autograd.record()`` the result carries no graph (MXNet)."""
@@ -333,8 +338,7 @@ class NDArray:
         stype = getattr(t, '_mx_grad_stype', None)
         if stype is None:
             return NDArray._from_tensor(g, self._ctx)
-        from . import sparse  # reason: the sparse package imports this module
-        return sparse.over_dense(g, stype, self._ctx)
+        return _sparse.over_dense(g, stype, self._ctx)
 
     @property
     def _fresh_grad(self):
@@ -416,8 +420,7 @@ class NDArray:
     def tostype(self, stype):
         if stype == 'default':
             return self
-        from . import sparse  # reason: the sparse package imports this module
-        return sparse.cast_storage(self, stype)
+        return _sparse.cast_storage(self, stype)
 
     def wait_to_read(self):
         engine.wait_tensor(self._t)
@@ -663,21 +666,18 @@ class NDArray:
         """Insert an axis; ``inplace=True`` returns a view sharing memory (as MXNet's)."""
         if inplace:
             return _wrap(self._t.unsqueeze(axis), self._ctx)
-        from . import op  # reason: op is generated over this module's NDArray
-        return op.expand_dims(self, axis=axis)
+        return _op.expand_dims(self, axis=axis)
 
     def flatten(self, inplace=False):
         """Collapse all axes but the first; ``inplace=True`` returns a view."""
         if inplace:
             return _wrap(self._t.reshape(self._t.shape[0], -1), self._ctx)
-        from . import op  # reason: op is generated over this module's NDArray
-        return op.flatten(self)
+        return _op.flatten(self)
 
     def squeeze(self, axis=None, inplace=False):
         """Remove size-1 axes; ``inplace=True`` returns a view."""
-        from . import op  # reason: op is generated over this module's NDArray
         if not inplace:
-            return op.squeeze(self, axis=axis)
+            return _op.squeeze(self, axis=axis)
         shape = self.shape
         axes = range(len(shape)) if axis is None else [a % len(shape) for a in
                                                        ((axis,) if isinstance(axis, int) else axis)]
@@ -719,8 +719,7 @@ class NDArray:
         return _wrap(t.view(new) if t.is_contiguous() else t.reshape(new), self._ctx)
 
     def broadcast_to(self, shape):
-        from . import op  # reason: op is generated over this module's NDArray
-        return op.broadcast_to(self, shape=shape)
+        return _op.broadcast_to(self, shape=shape)
 
 
 _NULL = __import__('contextlib').nullcontext()
@@ -915,8 +914,7 @@ def array(source_array, ctx=None, dtype=None):
         if getattr(source_array, '_np_array', False):  # (MXNet's legacy array() refuses mx.np arrays)
             raise MXNetTypeError('mx.nd.array: got an mx.np.ndarray; call its as_nd_ndarray()')
         if type(source_array) is not NDArray and source_array.stype != 'default':  # a sparse copy  [sparse hook]
-            from . import sparse  # reason: the sparse package imports this module
-            return sparse.array(source_array, ctx=ctx, dtype=dtype)
+            return _sparse.array(source_array, ctx=ctx, dtype=dtype)
         td = source_array._t.dtype if dtype is None else to_torch_dtype(dtype)
         return _wrap(source_array._t.detach().to(device=dev, dtype=td, copy=True), ctx)
     td = to_torch_dtype(dtype)
@@ -927,8 +925,7 @@ def array(source_array, ctx=None, dtype=None):
             source_array = np.array(source_array, dtype=to_np_dtype(td) if td is not torch.bfloat16 else None)
         except Exception:
             if type(source_array).__module__.startswith('scipy.sparse'):  # a csr copy, as MXNet  [sparse hook]
-                from . import sparse  # reason: the sparse package imports this module
-                return sparse.array(source_array, ctx=ctx, dtype=dtype)
+                return _sparse.array(source_array, ctx=ctx, dtype=dtype)
             raise MXNetTypeError('source_array must be array like object, got %s' % type(source_array)) from None
     if source_array.dtype == object:
         raise MXNetTypeError('source_array must be array like object')
@@ -946,24 +943,21 @@ def _shape(shape):
 def empty(shape, ctx=None, dtype=None, stype=None):
     """An uninitialised array (float32 unless ``dtype``)."""
     if stype not in (None, 'default'):
-        from . import sparse  # reason: the sparse package imports this module
-        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
+        return _sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
     ctx, dev = _device_ctx(ctx)
     return _wrap(torch.empty(_shape(shape), dtype=to_torch_dtype(dtype), device=dev), ctx)
 
 
 def cast_storage(data, stype, out=None, name=None):
     """``data`` with storage type ``stype`` ('default', 'row_sparse', 'csr') as a new array.  [sparse hook]"""
-    from . import sparse  # reason: the sparse package imports this module
-    return sparse.cast_storage(data, stype, out=out, name=name)
+    return _sparse.cast_storage(data, stype, out=out, name=name)
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     """An array of zeros (float32 unless ``dtype``). As in MXNet, a zero-size or 0-d shape needs NumPy shape
     semantics."""
     if stype not in (None, 'default'):
-        from . import sparse  # reason: the sparse package imports this module
-        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
+        return _sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
     return _filled('zeros', torch.zeros, 0, shape, ctx, dtype, kwargs)
 
 
@@ -1169,7 +1163,6 @@ __all__ += ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'modulo', 'p
 
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     """Split into equal sections (an int) or at the given indices (a tuple), as numpy's split."""
-    from . import _internal  # reason: _internal is generated over this module's NDArray
     if isinstance(indices_or_sections, int):
         n = ary.shape[axis]
         if n % indices_or_sections:
