@@ -10,6 +10,7 @@ from . import _gaps
 from .multiarray import *  # noqa: F401,F403
 from .multiarray import ndarray  # noqa: F401
 from ._op import *  # noqa: F401,F403
+from ._reduction import *  # noqa: F401,F403
 from ._manip import *  # noqa: F401,F403
 from ._function_base import *  # noqa: F401,F403
 from . import fallback  # noqa: F401
