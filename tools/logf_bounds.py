@@ -1,12 +1,12 @@
 """Measures how far the C library's ``logf`` strays from the correctly rounded logarithm, over every positive float,
-by binade of the result: the table ``mxcompat/operator/_mxrandom.py`` keeps as ``_LOGF_DOUBT``.
+by binade of the result: the table ``mxcompat/operator/_libm.py`` keeps as ``_LOGF_DOUBT``.
 
     python tools/logf_bounds.py          # needs a C compiler (cc); about two minutes
 
 For each exponent e (|log x| in [2**(e-1), 2**e)) it prints how many results there are, how many differ from the
 correctly rounded value, and the largest distance between the exact logarithm and the rounding boundary that such
 a result crossed. A result whose exact value lies further than that from a boundary is the correctly rounded one,
-so _mxrandom computes those in double precision and asks the C library only for the others (it keeps twice the
+so _libm.logf computes those in double precision and asks the C library only for the others (it keeps twice the
 measured distance). Measured on glibc 2.36 (x86-64, FMA variant); glibc's logf has been the same since 2.28.
 """
 import os

@@ -1,0 +1,405 @@
+"""MXNet 1.9.1's CPU random engines, bit for bit: ``std::mt19937`` (seeding, twist, tempering) as one engine and as
+the 1,024 engines of the parallel generator, computed with numpy; and libstdc++'s canonical numbers and integer
+ranges on their 32-bit outputs. The samplers on top are in ``_mxrandom``.
+
+* the parallel generator (``kParallelRandom``): 1,024 engines, engine ``i`` seeded with ``base + i``. A call
+  filling N values splits them over ``min(ceil(N / 64), 1024)`` engines in contiguous chunks of ``ceil(N /
+  engines)`` (the last ones shorter or empty); each engine draws its chunk's values in order. Here the engines are
+  the rows of one state array, twisted together (:class:`ParallelRandom`).
+* the single engine of ``mshadow::Random<cpu>`` (``kRandom``): numpy's ``MT19937`` with its legacy seeding, which
+  is ``std::mt19937``'s ``init_genrand`` (:class:`Engine`).
+
+Canonical numbers are those of the libstdc++ that built MXNet 1.9.1's wheel (GCC 4.8): a float one is an output /
+2**32 rounded to float (1.0 when it rounds up: GCC 4.8 does not keep it below 1), a double one (first + second *
+2**32) / 2**64; integer ranges are drawn by rejection ("downscaling").
+"""
+import math
+
+import numpy as np
+from numpy.random.bit_generator import ISeedSequence
+
+NUM_STATES = 1024     # engines of the parallel generator (RandGenerator<cpu>::kNumRandomStates)
+MIN_PER_STATE = 64    # values an engine fills at least (kMinNumRandomPerThread)
+SEED_MAGIC = 127      # ResourceManager's kRandMagic: a seed s becomes s * 127
+_U32 = 0xFFFFFFFF
+_EMPTY = np.empty(0, dtype=np.uint32)
+_LOOKAHEAD = 2048     # outputs an engine draws at least at a time (numpy's call costs microseconds)
+_F32 = np.float32
+_F64 = np.float64
+
+
+class _NoSeedSequence(ISeedSequence):
+    """Numpy's bit generators start from a seed sequence; ours are reseeded with ``init_genrand`` right after they
+    are made, so this one hands out zeros and spares numpy's hashing (a tenth of a millisecond an engine)."""
+
+    def generate_state(self, n_words, dtype=np.uint32):
+        return np.zeros(n_words, dtype=dtype)
+
+
+_NO_SEED = _NoSeedSequence()
+
+
+class Engine:
+    """One ``std::mt19937``: its 32-bit outputs (uint32), drawn ahead in blocks; the ones not used yet wait for
+    the next draw."""
+
+    __slots__ = ('_bits', '_ahead')
+
+    def __init__(self, seed=5489):
+        self._bits = np.random.MT19937(_NO_SEED)
+        self.seed(seed)
+
+    def seed(self, seed):
+        """``engine.seed(seed)`` (the seed taken modulo 2**32)."""
+        self._bits._legacy_seeding(int(seed) & _U32)
+        self._ahead = _EMPTY
+
+    def draw(self, n):
+        """The next ``n`` outputs (uint32)."""
+        ahead = self._ahead
+        if len(ahead) < n:
+            fresh = self._bits.random_raw(max(n - len(ahead), _LOOKAHEAD)).astype(np.uint32)
+            ahead = np.concatenate((ahead, fresh)) if len(ahead) else fresh
+        self._ahead = ahead[n:]
+        return ahead[:n]
+
+    def unread(self, values):
+        """Give back the last outputs drawn (``values``, in order): the next draw starts with them."""
+        if len(values):
+            self._ahead = np.concatenate((values, self._ahead)) if len(self._ahead) else values
+
+
+# ---- std::mt19937 on many engines at once ---------------------------------------------------------------------------
+_N = 624  # state words of mt19937, and outputs per twist
+_UPPER, _LOWER, _MATRIX = np.uint32(0x80000000), np.uint32(0x7FFFFFFF), np.uint32(0x9908B0DF)
+
+
+def _init_states(seeds):
+    """mt19937 states (one row each) seeded with ``init_genrand(seed)``, as ``std::mt19937(seed)`` is."""
+    seeds = np.asarray(seeds, dtype=np.uint64) & _U32
+    if len(seeds) <= 16:  # numpy's legacy seeding is init_genrand: cheaper per engine than the loop below
+        states = np.empty((len(seeds), _N), np.uint32)
+        for i, sd in enumerate(seeds.tolist()):
+            _SEEDER._legacy_seeding(sd)
+            states[i] = _SEEDER.state['state']['key']
+        return states
+    states = np.empty((len(seeds), _N), np.uint32)
+    x = seeds.astype(np.uint32)
+    states[:, 0] = x
+    for i in range(1, _N):
+        x = np.uint32(1812433253) * (x ^ (x >> np.uint32(30))) + np.uint32(i)
+        states[:, i] = x
+    return states
+
+
+_SEEDER = np.random.MT19937(_NO_SEED)
+
+
+def _twist(mt, scratch):
+    """mt19937's next state, in place, for every row of ``mt``: the words in three stretches whose inputs are all
+    known (a word needs the next word's old value and the one 397 ahead, already new past the end), then the last.
+    ``scratch``: flat uint32 arrays of at least mt's size (no temporaries: fresh pages cost more than the
+    arithmetic, and contiguous operands run faster)."""
+    rows = mt.shape[0]
+    for lo, hi, far in ((0, 227, 397), (227, 454, 0), (454, 623, 227)):
+        n = rows * (hi - lo)
+        y, odd = scratch[0][:n].reshape(rows, hi - lo), scratch[1][:n].reshape(rows, hi - lo)
+        np.bitwise_and(mt[:, lo:hi], _UPPER, out=y)
+        np.bitwise_and(mt[:, lo + 1:hi + 1], _LOWER, out=odd)
+        y |= odd
+        np.bitwise_and(y, np.uint32(1), out=odd)
+        odd *= _MATRIX
+        y >>= np.uint32(1)
+        y ^= mt[:, far:far + hi - lo]
+        np.bitwise_xor(y, odd, out=mt[:, lo:hi])
+    y = (mt[:, 623] & _UPPER) | (mt[:, 0] & _LOWER)
+    mt[:, 623] = mt[:, 396] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * _MATRIX)
+
+
+def _temper(mt, out, tmp):
+    """The 624 outputs of each state row of ``mt``, into ``out`` (``tmp``: scratch of the same shape)."""
+    np.right_shift(mt, np.uint32(11), out=tmp)
+    np.bitwise_xor(mt, tmp, out=out)
+    np.left_shift(out, np.uint32(7), out=tmp)
+    tmp &= np.uint32(0x9D2C5680)
+    out ^= tmp
+    np.left_shift(out, np.uint32(15), out=tmp)
+    tmp &= np.uint32(0xEFC60000)
+    out ^= tmp
+    np.right_shift(out, np.uint32(18), out=tmp)
+    out ^= tmp
+    return out
+
+
+def _rows(rows):
+    """``rows`` (sorted row numbers) as a slice when they are consecutive: views instead of copies."""
+    if isinstance(rows, slice):
+        return rows
+    if len(rows) and rows[-1] - rows[0] + 1 == len(rows):
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
+
+
+def _groups(keys, most=8):
+    """[(value, positions)] of the distinct values of int array ``keys`` (positions: an index array, or a slice
+    when all are equal), or None for more than ``most`` of them."""
+    if not len(keys) or keys[0] == keys[-1] and (keys == keys[0]).all():
+        return [(int(keys[0]), slice(None))] if len(keys) else []
+    values, inverse = np.unique(keys, return_inverse=True)
+    if len(values) > most:
+        return None
+    return [(int(v), np.nonzero(inverse == i)[0]) for i, v in enumerate(values)]
+
+
+def _scaled(raw, dtype, scale):
+    """Outputs ``raw`` converted to ``dtype``, times ``scale`` in that dtype when given."""
+    if scale is None:
+        return raw
+    return np.multiply(raw, scale, dtype=dtype, casting='unsafe')
+
+
+class ParallelRandom:
+    """MXNet's parallel CPU generator: ``NUM_STATES`` engines, engine ``i`` seeded with ``base + i``.
+
+    As ``std::mt19937`` keeps it, an engine is its 624-word state and the position of its next output in the block
+    that state gives (``_pos``; 624: used up, the next output twists first). The states are the rows of one array:
+    a call twists and tempers all its engines together, straight into the result (only the outputs it reads are
+    tempered). :meth:`peek` works on copies and keeps the states it twisted, for :meth:`skip` to take. An engine is
+    seeded when a call first reaches it after ``seed``."""
+
+    PEEK = 3 * _N + 1  # the most outputs :meth:`peek` hands out at once (the window of the samplers that look ahead)
+
+    def __init__(self, base=0):
+        self._mt = np.zeros((NUM_STATES, _N), dtype=np.uint32)
+        self._pos = np.full(NUM_STATES, _N, dtype=np.int64)
+        self._epochs = np.zeros(NUM_STATES, dtype=np.int64)
+        self._epoch = 0
+        self._scratch = None
+        self._peeked = None
+        self.seed(base)
+
+    def seed(self, base):
+        self._base = int(base) & _U32
+        self._epoch += 1
+        self._seeded = 0  # (engines seeded from this base so far)
+        self._peeked = None
+
+    def _fresh(self, rows):
+        """Seed the engines of ``rows`` (sorted row numbers) that this seed has not reached yet."""
+        if self._seeded == NUM_STATES:
+            return
+        stale = rows[self._epochs[rows] != self._epoch]
+        if stale.size:
+            self._mt[stale] = _init_states(self._base + stale.astype(np.uint64))
+            self._epochs[stale] = self._epoch
+            self._pos[stale] = _N
+            self._seeded += stale.size
+
+    def _space(self, i, shape):
+        """Scratch array ``i`` (0, 1: the twist's; 2, 3: the tempering's) as a contiguous uint32 array of ``shape``."""
+        if self._scratch is None:
+            self._scratch = [np.empty(NUM_STATES * _N, np.uint32) for _ in range(4)]
+        size = math.prod(shape)
+        if self._scratch[i].size < size:
+            self._scratch[i] = np.empty(size, np.uint32)
+        return self._scratch[i][:size].reshape(shape)
+
+    def _emit(self, words, dst, scale):
+        """Temper the state words ``words`` (rows, w) into ``dst`` (rows, w) of any dtype; with ``scale``, each output
+        converted to dst's dtype is multiplied by it (in that dtype) on the way."""
+        if scale is None and dst.dtype == np.uint32:
+            _temper(words, dst, self._space(3, words.shape))
+            return
+        out = _temper(words, self._space(2, words.shape), self._space(3, words.shape))
+        if scale is None:
+            dst[...] = out
+        else:
+            np.multiply(out, scale, out=dst, dtype=dst.dtype, casting='unsafe')
+
+    def _read_aligned(self, sel, p, m, dst, scale, commit):
+        """The next ``m`` outputs of the engines ``sel`` (a slice or index array of rows), all at position ``p``, into
+        ``dst``. Reading (``commit``) advances them; else the states after each twist are returned (copies)."""
+        mt = self._mt[sel]  # (a view for a slice: twisted in place)
+        a = min(_N - p, m)
+        if a > 0:
+            self._emit(mt[:, p:p + a], dst[:, :a], scale)
+        saved, copied, ln = [], isinstance(sel, slice) is False, a
+        while a < m:
+            if not commit and not copied:
+                mt, copied = mt.copy(), True
+            _twist(mt, self._scratch)
+            if not commit:
+                saved.append(mt.copy())
+            ln = min(_N, m - a)
+            self._emit(mt[:, :ln], dst[:, a:a + ln], scale)
+            a += ln
+        if commit:
+            if not isinstance(sel, slice) and m > _N - p:
+                self._mt[sel] = mt
+            self._pos[sel] = p + m if m <= _N - p else ln
+        return saved
+
+    def _read_scattered(self, rows, pos, m, out, scale):
+        """:meth:`_read_aligned` for engines at many different positions, without advancing them. The engines whose
+        current block holds their ``m`` outputs temper just those words; the others lay their blocks from the
+        current one on side by side, and each one's window is cut out of them. Returns (the rows that twisted, as
+        indices into ``rows``; the states after each twist)."""
+        within = pos + m <= _N
+        inside = np.nonzero(within)[0]
+        if inside.size:
+            words = self._mt[rows[inside, None], pos[inside, None] + np.arange(m)]
+            got = _temper(words, self._space(2, words.shape), self._space(3, words.shape))
+            out[inside] = _scaled(got, out.dtype, scale)
+        need = np.nonzero(~within)[0]
+        saved = []
+        if need.size:
+            at = pos[need]
+            twists = -(-(int(at.max()) + m) // _N) - 1
+            first = int(at.min())
+            blocks = np.empty((len(need), (twists + 1) * _N), np.uint32)
+            mt = self._mt[rows[need]]
+            _temper(mt[:, first:], blocks[:, first:_N], self._space(3, (len(need), _N - first)))
+            for t in range(1, twists + 1):
+                _twist(mt, self._scratch)
+                saved.append(mt.copy())
+                cols = min(_N, int(at.max()) + m - t * _N)  # (the words the windows reach)
+                _temper(mt[:, :cols], blocks[:, t * _N:t * _N + cols], self._space(3, (len(need), cols)))
+            win = np.lib.stride_tricks.sliding_window_view(blocks, m, axis=1)[np.arange(len(need)), at]
+            out[need] = _scaled(win, out.dtype, scale)
+        return need, saved
+
+    def _fill(self, rows, m, out, scale, commit):
+        """The next ``m`` outputs of each engine of ``rows`` into ``out`` (len(rows), m); reads them (``commit``) or
+        remembers the states twisted, for :meth:`skip`."""
+        self._fresh(rows)
+        if self._scratch is None:
+            self._space(0, (1,))
+        pos = self._pos[rows]
+        groups = _groups(pos) if m > 64 or len(rows) <= 8 else None  # (a few outputs: cheaper read by index)
+        parts = []
+        if groups is None:
+            need, saved = self._read_scattered(rows, pos, m, out, scale)
+            parts.append((need, saved))
+            if commit:  # (each engine read m: its last output lies (pos + m - 1) // 624 twists on)
+                new = pos + m
+                if need.size:
+                    twists = (pos[need] + m - 1) // _N
+                    for t, state in enumerate(saved, 1):
+                        mine = twists == t
+                        self._mt[rows[need[mine]]] = state[mine]
+                    new[need] -= twists * _N
+                self._pos[rows] = new
+        else:
+            for p, idx in groups:
+                idx = _rows(idx) if not isinstance(idx, slice) else idx
+                sel = _rows(rows[idx])
+                dst = out[idx] if isinstance(idx, slice) else np.empty((len(idx), m), out.dtype)
+                saved = self._read_aligned(sel, p, m, dst, scale, commit)
+                if not isinstance(idx, slice):
+                    out[idx] = dst
+                parts.append((np.arange(len(rows))[idx], saved))
+        if not commit:
+            self._peeked = (rows, pos, parts)
+        return out
+
+    def _commit(self, rows, pos, counts, parts):
+        # engines at ``pos`` that read ``counts`` outputs: each takes the state after the twists it needed
+        counts = np.asarray(counts, dtype=np.int64)
+        left = _N - pos
+        new = pos + counts
+        for idx, saved in parts:
+            c, lf = counts[idx], left[idx]
+            twists = np.where(c <= lf, 0, (c - lf + _N - 1) // _N)
+            for t, state in enumerate(saved, 1):
+                who = np.nonzero(twists == t)[0]
+                if who.size:
+                    self._mt[rows[idx[who]]] = state[who]
+            more = twists > 0
+            new[idx[more]] = (c - lf - (twists - 1) * _N)[more]
+        self._pos[rows] = new
+
+    def peek(self, rows, m):
+        """The next ``m`` (at most ``PEEK``) outputs of each engine of ``rows`` (sorted row numbers), left unread:
+        shape (len(rows), m)."""
+        return self._fill(rows, m, np.empty((len(rows), m), np.uint32), None, False)
+
+    def skip(self, rows, counts):
+        """Mark ``counts`` outputs of each engine of ``rows`` read (after :meth:`peek` of those rows)."""
+        counts = np.broadcast_to(np.asarray(counts, dtype=np.int64), (len(rows),))
+        peeked, self._peeked = self._peeked, None
+        if peeked is None or peeked[0] is not rows and not np.array_equal(peeked[0], rows):
+            most = int(counts.max(initial=0))  # (no peek of these rows just before: look as far ahead now)
+            self._fill(rows, most, np.empty((len(rows), most), np.uint32), None, False)
+            peeked, self._peeked = self._peeked, None
+        self._commit(rows, peeked[1], counts, peeked[2])
+
+    def take(self, rows, m, out=None, scale=None):
+        """The next ``m`` outputs of each engine of ``rows``, read: (len(rows), m), written into ``out`` when given
+        (a contiguous array of any dtype: the outputs are converted as they are copied, and multiplied by
+        ``scale`` in that dtype when given)."""
+        if out is None:
+            out = np.empty((len(rows), m), np.uint32 if scale is None else np.asarray(scale).dtype)
+        if m <= 0 or not len(rows):
+            return out
+        self._peeked = None
+        return self._fill(rows, m, out, scale, True)
+
+    @staticmethod
+    def split(n):
+        """(values per engine, the number each engine fills) for a call filling ``n`` values (LaunchRNG): engines
+        past the last value fill none and are left out."""
+        if n <= 0:
+            return 0, []
+        engines = min((n + MIN_PER_STATE - 1) // MIN_PER_STATE, NUM_STATES)
+        step = (n + engines - 1) // engines
+        full, rest = divmod(n, step)
+        return step, [step] * full + ([rest] if rest else [])
+
+    def fixed(self, n, k, dtype=np.uint32, scale=None):
+        """The outputs of a call filling ``n`` values with ``k`` outputs each: a new array of shape (n, k), in the
+        values' order (converted to ``dtype``, and multiplied by ``scale`` in it when given)."""
+        step, counts = self.split(n)
+        out = np.empty(n * k, dtype)
+        full = n // step if counts else 0
+        if full:
+            self.take(np.arange(full), step * k, out[:full * step * k].reshape(full, step * k), scale)
+        if full < len(counts):
+            self.take(np.array([full]), counts[-1] * k, out[full * step * k:].reshape(1, counts[-1] * k), scale)
+        return out.reshape(n, k)
+
+
+# ---- libstdc++'s canonical numbers and ranges ------------------------------------------------------------------
+def canonical_f32(raw):
+    """``generate_canonical<float, 24>``: an output / 2**32, rounded to float. GCC 4.8's version does not keep it
+    below 1: an output of 2**32 - 128 or more gives 1.0 (as MXNet 1.9.1's uniform does, once in 2**25)."""
+    u = raw.astype(_F32)  # (rounded once, to nearest: the conversion of a 32-bit value to float is exact-then-round)
+    u *= _F32(2.0 ** -32)
+    return u
+
+
+def canonical_f64(first, second):
+    """``generate_canonical<double, 53>``: (first + second * 2**32) / 2**64 in double (1.0 possible, as above)."""
+    u = first.astype(_F64) + second.astype(_F64) * 4294967296.0
+    u *= 2.0 ** -64
+    return u
+
+
+def canonical(raw, ftype):
+    """Canonical numbers of float type ``ftype`` from outputs ``raw`` of shape (..., 1) (float) or (..., 2)."""
+    if ftype == _F32:
+        return canonical_f32(raw[..., 0])
+    return canonical_f64(raw[..., 0], raw[..., 1])
+
+
+def outputs_per_uniform(ftype):
+    return 1 if ftype == _F32 else 2
+
+
+def uniform_int_downscale(raw, high):
+    """``uniform_int_distribution(0, high)`` for each output in ``raw`` (high < 2**32 - 1), by libstdc++'s
+    rejection: (value, accepted). ``high`` may be an array matching ``raw``."""
+    erange = np.asarray(high, dtype=np.uint64) + 1
+    scaling = np.uint64(_U32) // erange
+    past = erange * scaling
+    raw = raw.astype(np.uint64)
+    return raw // scaling, raw < past
