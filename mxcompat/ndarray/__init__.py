@@ -2,11 +2,12 @@
 import importlib
 
 from .. import operator as _operator  # noqa: F401  (registers the operators)
-from . import ndarray
+from . import ndarray, _creation
 from .ndarray import *  # noqa: F401,F403
 from .ndarray import NDArray, waitall  # noqa: F401
 from . import op, _internal, contrib, linalg, sparse, image  # noqa: F401
-ndarray._op, ndarray._internal, ndarray._sparse = op, _internal, sparse  # (they import ndarray.py)
+# (they import ndarray.py, as _creation.py does)
+ndarray._op, ndarray._internal, ndarray._sparse, _creation._sparse = op, _internal, sparse, sparse
 from . import random, utils  # noqa: F401
 from .utils import save, load, load_frombuffer  # noqa: F401
 from .op import *  # noqa: F401,F403

@@ -13,13 +13,11 @@ from .. import engine
 from .. import kernels
 from .. import _profstate
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
-                    to_np_dtype, dtype_name, unsupported)
+                    to_np_dtype, dtype_name)
 from ..context import Context, current_context, cpu
-from ..util import _np_shape_level
 from ..operator.elemwise import remainder as _remainder  # MXNet's x % 0 == 0
 from . import _codec
 from ..operator.shape_ops import infer_reshape
-from ..operator.init_ops import arange_values, eye_values, linspace_values
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye', 'linspace', 'concatenate',
            'cast_storage', 'waitall', 'moveaxis', 'from_numpy', 'from_torch', 'from_dlpack', 'to_dlpack_for_read',
@@ -176,28 +174,6 @@ def _check_recorded_write(t, src, key, reads=False):
     if (isinstance(src, torch.Tensor) and (src.requires_grad or isinstance(src, _ag._IntGradTensor))
             and (reads or not _covers_all(key, t.shape))):
         raise MXNetError(_INPLACE)
-
-
-def _covers_all(key, shape):
-    """Whether basic index ``key`` selects every element of an array of ``shape`` in order (positive steps);
-    advanced indices never do."""
-    items = key if type(key) is tuple else (key,)
-    items = [k for k in items if k is not None]
-    ell = [i for i, k in enumerate(items) if k is Ellipsis]
-    if len(ell) > 1:
-        return False
-    if ell:
-        items[ell[0]:ell[0] + 1] = [_FULL] * (len(shape) - len(items) + 1)
-    if len(items) > len(shape):
-        return False
-    for k, n in zip(items, shape):
-        if type(k) is slice:
-            start, stop, step = k.indices(n)
-            if step <= 0 or len(range(start, stop, step)) != n:
-                return False
-        elif not (isinstance(k, (int, np.integer)) and not isinstance(k, bool) and n == 1):
-            return False
-    return True
 
 
 def _div(a, b):
@@ -725,169 +701,6 @@ class NDArray:
 _NULL = __import__('contextlib').nullcontext()
 
 
-def _assign(t, k, v):
-    if k is _FULL:
-        if isinstance(v, torch.Tensor):
-            t.copy_(v)
-        else:
-            t.fill_(v)
-    else:
-        t[k] = v
-        if type(v) is engine.FailedTensor:  # (torch routes only the target through __torch_function__ here)
-            engine.taint(t, v)
-
-
-_FULL = slice(None)
-
-
-def _begin_end_key(begin, end, step):
-    step = step or [None] * len(begin)
-    return tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))
-
-
-def _index_key(key, t):
-    """Translate an MXNet index into a torch one: NDArrays and lists become integer tensors."""
-    if key is _FULL or type(key) is int:
-        return key
-    if type(key) is slice:
-        return key
-    if isinstance(key, NDArray):
-        return key._t.long()
-    if isinstance(key, tuple):
-        if any(isinstance(k, (NDArray, list, np.ndarray)) for k in key):
-            return _ints_as_advanced(
-                tuple(_index_key(k, t) if isinstance(k, (NDArray, list, np.ndarray)) else k for k in key), t.device)
-        return key
-    if isinstance(key, (list, np.ndarray)):
-        return torch.as_tensor(np.asarray(key), device=t.device).long()
-    if isinstance(key, np.integer):
-        return int(key)
-    return key
-
-
-def _ints_as_advanced(items, dev):
-    """A torch index tuple (or list) with the integers among its advanced (tensor) indices made 1-element tensors.
-    NumPy and MXNet count an integer in a key holding an advanced index as advanced too, so advanced indices that
-    a slice, None or Ellipsis separates put their broadcast axes first; torch selects integers first, as basic
-    indices (0-d tensors too). The two agree when the integers and tensors form one run of the key, or no tensor
-    has axes: such keys come back as they are."""
-    for k in items:  # (the common keys, without tensors, return at once)
-        if isinstance(k, torch.Tensor):
-            break
-    else:
-        return items
-    first = last = -1
-    n_adv = 0
-    has_scalar = has_arr = False
-    for pos, k in enumerate(items):
-        if isinstance(k, torch.Tensor):
-            if k.dim():
-                has_arr = True
-            elif k.dtype is torch.bool:
-                continue
-            else:
-                has_scalar = True
-        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
-            has_scalar = True
-        else:
-            continue
-        if first < 0:
-            first = pos
-        last = pos
-        n_adv += 1
-    if not (has_arr and has_scalar) or last - first + 1 == n_adv:
-        return items
-    new = [k if type(k) is slice or k is None or k is Ellipsis
-           else (k.reshape(1) if k.dim() == 0 and k.dtype is not torch.bool else k) if isinstance(k, torch.Tensor)
-           else torch.tensor([int(k)], device=dev) if not isinstance(k, (bool, np.bool_)) else k for k in items]
-    return tuple(new) if type(items) is tuple else new
-
-
-def _has_neg_step(key):
-    if type(key) is slice:
-        return key.step is not None and key.step < 0
-    return isinstance(key, tuple) and any(type(k) is slice and k.step is not None and k.step < 0 for k in key)
-
-
-def _has_advanced(key):
-    return isinstance(key, tuple) and any(isinstance(k, (NDArray, list, np.ndarray)) for k in key)
-
-
-def _unflip_key(key, shape):
-    """A tuple key with negative-step slices and advanced indices -> (the key for the array flipped along those
-    slices' axes, the slices now with positive steps; the axes to flip). Slices stay slices, so the axes the
-    advanced indices give land where they would."""
-    for k in key:
-        if (isinstance(k, (NDArray, np.ndarray)) and np.dtype(k.dtype) == np.bool_) or (
-                type(k) is list and any(type(e) is bool for e in k)):
-            raise unsupported('NDArray indexing', 'a negative-step slice combined with a boolean index')
-    n_axes = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if n_axes > len(shape):
-        raise MXNetIndexError('too many indices (%d) for array with %d dimensions' % (n_axes, len(shape)))
-    ell = [i for i, k in enumerate(key) if k is Ellipsis]
-    if ell:
-        key = key[:ell[0]] + (slice(None),) * (len(shape) - n_axes) + key[ell[0] + 1:]
-    new, axes, axis = [], [], 0
-    for k in key:
-        if k is not None:
-            if type(k) is slice and k.step is not None and k.step < 0:
-                n = shape[axis]
-                idx = range(*k.indices(n))
-                k = slice(n - 1 - idx[0], n - idx[-1], -k.step) if len(idx) else slice(0, 0)
-                axes.append(axis)
-            axis += 1
-        new.append(k)
-    return tuple(new), axes
-
-
-def _assign_flipped(arr, key, value):
-    """``arr[key] = value`` for a key with negative-step slices and advanced indices: written into a copy of the
-    array flipped along those slices' axes, through positive steps, then copied back."""
-    t = arr._t
-    key, axes = _unflip_key(key, t.shape)
-    tmp = _wrap(t.flip(axes), arr._ctx)
-    tmp[key] = value
-    with torch.no_grad() if t.requires_grad and not _STATE.recording else _NULL:
-        t.copy_(tmp._t.flip(axes))
-
-
-def _flipped_value(key, v, t):
-    """A basic key with negative-step slices and the value assigned through it -> (the key with positive steps,
-    the value broadcast to the indexed shape and flipped to match)."""
-    key, flips = _positive_steps(key, t.shape)
-    view_shape = t[key].shape
-    v = (v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=t.dtype, device=t.device))
-    extra = v.dim() - len(view_shape)
-    if extra > 0 and all(d == 1 for d in v.shape[:extra]):  # leading size-1 axes drop, as without flips
-        v = v.reshape(v.shape[extra:])
-    return key, v.expand(view_shape).flip(flips)
-
-
-def _positive_steps(key, shape):
-    """A basic key (no advanced indices) with negative-step slices -> (same key with positive steps, output axes
-    to flip)."""
-    key = key if isinstance(key, tuple) else (key,)
-    n_axes = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if Ellipsis in key:
-        i = key.index(Ellipsis)
-        key = key[:i] + (slice(None),) * (len(shape) - n_axes) + key[i + 1:]
-    new, flips, axis, out_axis = [], [], 0, 0
-    for k in key:
-        if k is None:
-            new.append(k)
-            out_axis += 1
-            continue
-        if type(k) is slice and k.step is not None and k.step < 0:
-            idx = range(*k.indices(shape[axis]))
-            k = slice(idx[-1], idx[0] + 1, -k.step) if len(idx) else slice(0, 0)
-            flips.append(out_axis)
-        new.append(k)
-        axis += 1
-        if type(k) is slice:
-            out_axis += 1
-    return tuple(new), flips
-
-
 # (pickles written by mxcompat before MXNet's layout was adopted name this function)
 def _unpickle(data, dev_type, dev_id):
     return array(data, ctx=Context(dev_type, dev_id), dtype=data.dtype)
@@ -897,212 +710,10 @@ def _ctx_of_tensor(t):
     return Context('gpu', t.device.index or 0) if t.device.type == 'cuda' else cpu(0)
 
 
-def _device_ctx(ctx):
-    if ctx is None:
-        ctx = current_context()
-    elif isinstance(ctx, str):
-        name, _, rest = ctx.partition('(')
-        ctx = Context(name, int(rest.rstrip(')') or 0))
-    return ctx, ctx.torch_device
-
-
-# ---- creation -----------------------------------------------------------------------------------------------------
-def array(source_array, ctx=None, dtype=None):
-    """A new NDArray from an array-like. The dtype defaults to float32, or to the source's for an NDArray."""
-    ctx, dev = _device_ctx(ctx)
-    if isinstance(source_array, NDArray):
-        if getattr(source_array, '_np_array', False):  # (MXNet's legacy array() refuses mx.np arrays)
-            raise MXNetTypeError('mx.nd.array: got an mx.np.ndarray; call its as_nd_ndarray()')
-        if type(source_array) is not NDArray and source_array.stype != 'default':  # a sparse copy  [sparse hook]
-            return _sparse.array(source_array, ctx=ctx, dtype=dtype)
-        td = source_array._t.dtype if dtype is None else to_torch_dtype(dtype)
-        return _wrap(source_array._t.detach().to(device=dev, dtype=td, copy=True), ctx)
-    td = to_torch_dtype(dtype)
-    if isinstance(source_array, torch.Tensor):
-        return _wrap(source_array.detach().to(device=dev, dtype=td, copy=True), ctx)
-    if not isinstance(source_array, np.ndarray):
-        try:
-            source_array = np.array(source_array, dtype=to_np_dtype(td) if td is not torch.bfloat16 else None)
-        except Exception:
-            if type(source_array).__module__.startswith('scipy.sparse'):  # a csr copy, as MXNet  [sparse hook]
-                return _sparse.array(source_array, ctx=ctx, dtype=dtype)
-            raise MXNetTypeError('source_array must be array like object, got %s' % type(source_array)) from None
-    if source_array.dtype == object:
-        raise MXNetTypeError('source_array must be array like object')
-    if not (source_array.flags.c_contiguous and source_array.flags.writeable):
-        source_array = source_array.copy(order='C')  # (np.ascontiguousarray would turn 0-d into 1-d)
-    return _wrap(torch.from_numpy(source_array).to(device=dev, dtype=td, copy=True), ctx)
-
-
-def _shape(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
-
-
-def empty(shape, ctx=None, dtype=None, stype=None):
-    """An uninitialised array (float32 unless ``dtype``)."""
-    if stype not in (None, 'default'):
-        return _sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
-    ctx, dev = _device_ctx(ctx)
-    return _wrap(torch.empty(_shape(shape), dtype=to_torch_dtype(dtype), device=dev), ctx)
-
-
-def cast_storage(data, stype, out=None, name=None):
-    """``data`` with storage type ``stype`` ('default', 'row_sparse', 'csr') as a new array.  [sparse hook]"""
-    return _sparse.cast_storage(data, stype, out=out, name=name)
-
-
-def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of zeros (float32 unless ``dtype``). As in MXNet, a zero-size or 0-d shape needs NumPy shape
-    semantics."""
-    if stype not in (None, 'default'):
-        return _sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
-    return _filled('zeros', torch.zeros, 0, shape, ctx, dtype, kwargs)
-
-
-def ones(shape, ctx=None, dtype=None, **kwargs):
-    """An array of ones (float32 unless ``dtype``). As in MXNet, a zero-size or 0-d shape needs NumPy shape
-    semantics."""
-    return _filled('ones', torch.ones, 1, shape, ctx, dtype, kwargs)
-
-
-def _check_known(op, shape):
-    """MXNet's legacy shape semantics: a creation op's shape with a 0 (or ``()``) is unknown, so its shape
-    inference fails; under NumPy shape semantics those are zero-size and 0-d arrays."""
-    dims = _shape(shape)
-    if (not dims or 0 in dims) and not _np_shape_level():
-        raise MXNetError('Operator %s inferring shapes failed: shape %s is unknown under legacy shape semantics '
-                         '(0 and () mean unknown); turn on NumPy shape semantics (mx.np_shape(True)) for '
-                         'zero-size and 0-d arrays' % (op, dims))
-
-
-def _filled(name, make, value, shape, ctx, dtype, kwargs):
-    if type(shape) is tuple:
-        if not shape or 0 in shape:
-            _check_known('_' + name, shape)
-    elif type(shape) is not int or shape == 0:
-        _check_known('_' + name, shape)  # (a shape given as a list or numpy values is checked once converted)
-    if ctx is None and dtype is None and not kwargs:  # hot path: default context and dtype
-        c = Context._default_ctx.value or current_context()
-        if c.device_typeid != 2 and torch.get_default_dtype() is torch.float32:
-            a = _object_new(NDArray)
-            a._t = make(shape)
-            a._ctx = c
-            return a
-    out = kwargs.pop('out', None)
-    if kwargs:
-        _no_kwargs(name, kwargs)
-    if out is not None:
-        out[:] = value
-        return out
-    ctx, dev = _device_ctx(ctx)
-    if dtype is None and dev.type == 'cpu' and torch.get_default_dtype() is torch.float32:
-        return _wrap(make(shape), ctx)  # the common case, without torch's slower keyword parsing
-    return _wrap(make(shape, dtype=to_torch_dtype(dtype), device=dev), ctx)
-
-
-def full(shape, val, ctx=None, dtype=None, out=None):
-    """An array filled with ``val`` (float32 unless ``dtype``)."""
-    if out is not None:
-        out[:] = val
-        return out
-    dims = _shape(shape)
-    if not dims:
-        _check_known('_full', dims)  # (as in MXNet, a zero-size shape is filled: nothing to infer)
-    ctx, dev = _device_ctx(ctx)
-    td = to_torch_dtype(dtype)
-    return _wrap(torch.full(dims, _scalar_for(torch.empty((), dtype=td), val), dtype=td, device=dev), ctx)
-
-
-def _no_kwargs(name, kwargs):
-    if kwargs:
-        raise MXNetTypeError('%s: unknown arguments %s' % (name, ', '.join(sorted(kwargs))))
-
-
-def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
-    """Evenly spaced values in [start, stop), each repeated ``repeat`` times (float32 unless ``dtype``)."""
-    ctx, dev = _device_ctx(ctx)
-    return _wrap(arange_values(start, stop, step, repeat, to_torch_dtype(dtype), dev), ctx)
-
-
-def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
-    """A 2-D array with ones on the k-th diagonal."""
-    _no_kwargs('eye', kwargs)
-    ctx, dev = _device_ctx(ctx)
-    return _wrap(eye_values(N, M, k, to_torch_dtype(dtype), dev), ctx)
-
-
-def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
-    """``num`` evenly spaced values from start to stop."""
-    ctx, dev = _device_ctx(ctx)
-    return _wrap(linspace_values(start, stop, num, endpoint, to_torch_dtype(dtype), dev), ctx)
-
-
-def concatenate(arrays, axis=0, always_copy=True):
-    """Join arrays along an existing axis."""
-    if not arrays:
-        raise MXNetValueError('concatenate: need at least one array')
-    if len(arrays) == 1 and not always_copy:
-        return arrays[0]
-    return _wrap(torch.cat([a._t for a in arrays], dim=axis), arrays[0]._ctx)
-
-
-def moveaxis(tensor, source, destination):
-    """Move axes of an array to new positions."""
-    src = source if isinstance(source, int) else tuple(source)
-    dst = destination if isinstance(destination, int) else tuple(destination)
-    try:
-        return _wrap(torch.movedim(tensor._t, src, dst).contiguous(), tensor._ctx)
-    except (IndexError, RuntimeError, TypeError) as e:  # (TypeError: an int with a list)
-        raise MXNetValueError('moveaxis: source %s / destination %s invalid for an array of ndim %d (%s)'
-                              % (source, destination, tensor.ndim, str(e).splitlines()[0])) from None
-
-
-def onehot_encode(indices, out):
-    """One-hot encode ``indices`` into ``out`` (deprecated in MXNet; use ``one_hot``)."""
-    n = out.shape[1]
-    out[:] = 0
-    out._t.scatter_(1, indices._t.long().reshape(-1, 1), 1)
-    del n
-    return out
-
-
 def waitall():
     """Wait for all pending work to finish; raise the first error an operator deferred (see ``engine.py``) that no
     read has raised yet, and forget the others, as MXNet does."""
     engine.waitall()
-
-
-def from_numpy(ndarray, zero_copy=True):
-    """An NDArray sharing memory with a C-contiguous numpy array (``zero_copy``), else a copy."""
-    if not isinstance(ndarray, np.ndarray):
-        raise MXNetTypeError('from_numpy: expected a numpy.ndarray, got %s' % type(ndarray))
-    if zero_copy:
-        if not ndarray.flags['C_CONTIGUOUS']:
-            raise MXNetValueError('from_numpy: zero_copy needs a C-contiguous array')
-        t = torch.from_numpy(ndarray)
-        ndarray.flags.writeable = False  # as MXNet: the NDArray now owns the memory; numpy may only read it
-        return _wrap(t, cpu(0))
-    return array(ndarray, dtype=ndarray.dtype)
-
-
-def from_torch(tensor, ctx=None):
-    """An NDArray sharing memory with ``tensor`` (no copy). mxcompat only."""
-    return NDArray(tensor, ctx)
-
-
-def from_dlpack(dlpack):
-    """An NDArray sharing memory with a DLPack capsule or an object exposing ``__dlpack__``."""
-    return NDArray(torch.utils.dlpack.from_dlpack(dlpack))
-
-
-def to_dlpack_for_read(data):
-    return data.to_dlpack_for_read()
-
-
-def to_dlpack_for_write(data):
-    return data.to_dlpack_for_write()
 
 
 # ---- functions taking arrays or scalars on either side (MXNet's nd.add, nd.maximum, ...) ----------------------------
@@ -1211,3 +822,12 @@ class CachedOp:
                 o[:] = r
             return out
         return outs[0] if len(outs) == 1 else outs
+
+
+# The indexing and creation modules import names defined above from this one, so they come last; every public
+# name they define is this module's too (MXNet's mxnet.ndarray.ndarray.zeros, .array ...).
+from ._indexing import (_FULL, _assign, _begin_end_key, _index_key, _has_neg_step, _has_advanced,  # noqa: E402
+                        _unflip_key, _assign_flipped, _flipped_value, _positive_steps, _covers_all)
+from ._creation import (array, empty, zeros, ones, full, arange, eye, linspace, concatenate,  # noqa: E402
+                        cast_storage, moveaxis, onehot_encode, from_numpy, from_torch, from_dlpack,
+                        to_dlpack_for_read, to_dlpack_for_write)

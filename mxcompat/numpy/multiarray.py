@@ -17,7 +17,8 @@ import torch
 from .. import autograd as _ag
 from ..base import MXNetError, MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype
 from ..context import Context, current_context
-from ..ndarray.ndarray import NDArray, _check_recorded_write, _ints_as_advanced
+from ..ndarray.ndarray import NDArray, _check_recorded_write
+from ..ndarray._indexing import _ints_as_advanced
 from ..ndarray.register import _write_out
 from ..util import is_np_default_dtype, _np_default_dtype as _NP_DEFAULT_DTYPE
 

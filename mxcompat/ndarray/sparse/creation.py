@@ -3,7 +3,8 @@ import numpy as np
 import torch
 
 from ...base import MXNetValueError, MXNetTypeError, to_torch_dtype, unsupported
-from ..ndarray import NDArray, _wrap, _device_ctx, zeros as _dense_zeros
+from ..ndarray import NDArray, _wrap, zeros as _dense_zeros
+from .._creation import _device_ctx
 from .storage import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray, _CLASSES, _I64, _integer_types, _empty_comps,
                       _from_dense_tensor, _to_out)
 
