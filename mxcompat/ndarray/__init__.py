@@ -6,11 +6,12 @@ from . import ndarray, _creation
 from .ndarray import *  # noqa: F401,F403
 from .ndarray import NDArray, waitall  # noqa: F401
 from . import op, _internal, contrib, linalg, sparse, image  # noqa: F401
-# (they import ndarray.py, as _creation.py does)
-ndarray._op, ndarray._internal, ndarray._sparse, _creation._sparse = op, _internal, sparse, sparse
 from . import random, utils  # noqa: F401
 from .utils import save, load, load_frombuffer  # noqa: F401
 from .op import *  # noqa: F401,F403
+
+# ndarray.py and _creation.py call these modules, which import ndarray.py: they are handed over once loaded
+ndarray._op, ndarray._internal, ndarray._sparse, _creation._sparse = op, _internal, sparse, sparse
 
 # nd.* defined by hand keep their definitions; the registry provides the rest.
 for _k, _v in ndarray.__dict__.items():
