@@ -81,6 +81,8 @@ def _binary(self, other, fn, op, rfn=None):
         except RuntimeError as e:
             raise _broadcast_error(op, t, o, e) from None
     if isinstance(other, numeric_types):
+        if t.dtype is torch.bool:  # (MXNet computes a bool array with a scalar in int64, as its scalar operators)
+            t = t.long()
         return _wrap(fn(t, _scalar_for(t, other)), self._ctx)
     if isinstance(other, NDArray):  # a subclass (sparse)
         return _binary(self, other.tostype('default'), fn, op)
@@ -123,6 +125,8 @@ def _rbinary(self, other, fn, op):
     """``other (op) self`` for a scalar ``other``."""
     t = self._t
     if isinstance(other, numeric_types):
+        if t.dtype is torch.bool:  # (in int64, as in _binary)
+            t = t.long()
         s = _scalar_for(t, other)
         return _wrap(fn(torch.full((), s, dtype=t.dtype, device=t.device), t), self._ctx)
     if isinstance(other, np.ndarray):

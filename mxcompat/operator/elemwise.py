@@ -288,12 +288,17 @@ def _cast_scalar(x, s):
 
 
 def _scalar_op(fn, reverse=False):
+    # MXNet computes a bool array with a scalar in int64 (b + 2.5 is [3, 2, 3], maximum(b, 0.5) int64 ones and zeros)
     if reverse:
         def impl(data, scalar, is_int):
+            if data.dtype is torch.bool:
+                data = data.long()
             s = torch.full((), _cast_scalar(data, scalar), dtype=data.dtype, device=data.device)
             return fn(s, data)
     else:
         def impl(data, scalar, is_int):
+            if data.dtype is torch.bool:
+                data = data.long()
             return fn(data, _cast_scalar(data, scalar))
     return impl
 
