@@ -38,9 +38,7 @@ import numpy as np
 
 from ._mt19937 import (_F32, _F64, _U32, NUM_STATES, SEED_MAGIC, Engine, ParallelRandom, canonical, canonical_f32,
                        canonical_f64, outputs_per_uniform, uniform_int_downscale)
-from ._mt19937 import _init_states  # noqa: F401  (tests reach the engines through this module)
 from ._libm import _pow, libm, log, logf, powf
-from ._libm import _LOGF_DOUBT, _LOGF_DOUBT_FROM, _logf_doubtful  # noqa: F401  (tests reach logf's table here)
 
 
 # ---- the engines of this process ---------------------------------------------------------------------------------
