@@ -153,12 +153,16 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
 
     def f(x1, x2, out=None, **kwargs):  # noqa: C901 (operand kinds dispatched inline: the per-call cost is the budget)
         if type(x1) is array and not kwargs:  # the common cases first
-            a = x1._t
+            da = x1._dt
+            if da is None:
+                da = x1._dt = x1._t.dtype
             kind2 = type(x2)
             if kind2 is array:
-                b = x2._t
-                da = a.dtype
-                if da is b.dtype and da in direct:
+                db = x2._dt
+                if db is None:
+                    db = x2._dt = x2._t.dtype
+                if da is db and da in direct:
+                    a, b = x1._t, x2._t
                     try:
                         r = fn(a, b)
                     except RuntimeError as e:
@@ -170,14 +174,16 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
                     w = new(array)
                     w._t = r
                     w._ctx = x1._ctx
+                    w._dt = da
                     return w
-            elif (kind2 is float or kind2 is int) and a.dtype in float_direct and out is None:
-                r = fn(a, x2)
+            elif (kind2 is float or kind2 is int) and da in float_direct and out is None:
+                r = fn(x1._t, x2)
                 if r.requires_grad and not state.recording:
                     r = r.detach()
                 w = new(array)
                 w._t = r
                 w._ctx = x1._ctx
+                w._dt = da
                 return w
         if type(x1) is ndarray and type(x2) is ndarray:
             a, b = x1._t, x2._t
@@ -338,7 +344,10 @@ def _unary(name, fn, host_name=None, float_only=False):
     def f(x, out=None, **kwargs):
         if type(x) is array and not kwargs:
             t = x._t
-            if t.dtype in direct:  # the common case: a float array, nothing to convert
+            d = x._dt
+            if d is None:
+                d = x._dt = t.dtype
+            if d in direct:  # the common case: a float array, nothing to convert
                 r = fn(t)
                 if out is not None:
                     return _finish(r, x._ctx, out)
@@ -347,6 +356,7 @@ def _unary(name, fn, host_name=None, float_only=False):
                 w = new(array)
                 w._t = r
                 w._ctx = x._ctx
+                w._dt = None if bool_ok else d  # (isnan and the like give bool)
                 return w
             ctx = x._ctx
         elif isinstance(x, _SCALARS):
@@ -548,17 +558,18 @@ def dot(a, b, out=None):
     last axis, N-D with M-D the last axis of ``a`` with the second-to-last of ``b``."""
     if type(a) is ndarray and type(b) is ndarray and out is None:  # the common case: two matrices
         ta, tb = a._t, b._t
-        if ta.dim() == 2 and tb.dim() == 2:
-            try:  # (torch.mm refuses two dtypes, and dtypes it has no kernel for: the general path then)
-                r = torch.mm(ta, tb)
+        if tb.dim() == 2:
+            try:  # (torch.mm refuses an ``a`` that is not a matrix, two dtypes, and dtypes it has no kernel for:
+                r = torch.mm(ta, tb)  # the general path then)
             except RuntimeError:
-                r = None
-            if r is not None:
+                pass
+            else:
                 if r.requires_grad and not _STATE.recording:
                     r = r.detach()
                 w = _new(ndarray)
                 w._t = r
                 w._ctx = a._ctx
+                w._dt = a._dt  # (mm gives its operands' one dtype)
                 return w
     ta, tb = _two_arrays('dot', a, b)
     return _finish(_product('dot', _dot, ta, tb), a._ctx, out)

@@ -69,8 +69,15 @@ def _sum_dtype(t, dtype):
 def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):  # noqa: A001 (MXNet's order)
     """Sum over ``axis``; integer arrays keep their dtype and bool gives int64, as in MXNet 1.9.1 (NumPy widens
     to int64); a float array summed to an integer ``dtype`` is summed in its dtype and the result cast."""
-    t = a._t if type(a) is ndarray else _array_input('sum', a)
-    if dtype is None and out is None and not keepdims and initial is None and t.dtype in _WIDE_FLOATS:
+    if type(a) is ndarray:
+        t = a._t
+        d = a._dt
+        if d is None:
+            d = a._dt = t.dtype
+    else:
+        t = _array_input('sum', a)
+        d = t.dtype
+    if dtype is None and out is None and not keepdims and initial is None and d in _WIDE_FLOATS:
         if axis is None:  # the common cases
             r = torch.sum(t)
         elif type(axis) is int and -t.dim() <= axis < t.dim():
@@ -83,6 +90,7 @@ def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):  # no
             w = _new(ndarray)
             w._t = r
             w._ctx = a._ctx
+            w._dt = d
             return w
     if initial is not None:
         _check_unsupported('sum', initial)
