@@ -120,6 +120,30 @@ def _wire_grad(arr, req, grad):
     t.register_post_accumulate_grad_hook(landed)
 
 
+_CPU = cpu()
+_HOST_DTYPES = {torch.float32: np.float32, torch.float64: np.float64, torch.float16: np.float16,
+                torch.int8: np.int8, torch.uint8: np.uint8, torch.int32: np.int32, torch.int64: np.int64,
+                torch.bool: np.bool_}
+
+
+def _untouched_zeros(shape, dtype):
+    """A CPU tensor of zeros whose pages the system maps only when first written (numpy's calloc; on huge pages
+    when big): a gradient that backward replaces before writing it is never touched, and an initializer writes
+    the data once. Fresh pages touched one 4 KB page at a time (``torch.zeros``) cost more than the values'
+    computation (about 0.3 ms a MB on a virtual machine). Falls back to ``torch.zeros`` for dtypes numpy lacks."""
+    host = _HOST_DTYPES.get(dtype)
+    if host is None:
+        return torch.zeros(shape, dtype=dtype)
+    return torch.from_numpy(np.zeros(shape, host))
+
+
+def _zeros_like(t):
+    """``torch.zeros_like(t)``; for a contiguous CPU tensor, untouched until written (see _untouched_zeros)."""
+    if t.device.type == 'cpu' and t.is_contiguous():
+        return _untouched_zeros(tuple(t.shape), t.dtype)
+    return torch.zeros_like(t)
+
+
 def _ctx_list(ctx):
     if isinstance(ctx, Context):
         return [ctx]
@@ -323,20 +347,30 @@ class Parameter:
                 # fill once on cpu, then copy to every context (as MXNet); NumPy mode makes mx.np arrays
                 if is_np_array():
                     _check_np_stype(self.name, self._stype)
-                    data = _mx_np.zeros(self.shape, dtype=self.dtype, ctx=cpu())
-                else:
-                    data = _nd.zeros(self.shape, dtype=self.dtype, ctx=cpu())
+                zeros = _untouched_zeros(self.shape, to_torch_dtype(self.dtype))
+                data = (_mx_np._np_wrap if is_np_array() else NDArray._from_tensor)(zeros, _CPU)
                 desc = initializer.InitDesc(self.name, {'__init__': init})
                 initializer.create(default_init)(desc, data)
-            self._init_impl(data, ctx)
+                self._init_impl(data, ctx, fresh=True)
+            else:
+                self._init_impl(data, ctx)
 
-    def _init_impl(self, data, ctx_list):
+    def _init_impl(self, data, ctx_list, fresh=False):
+        """Make the arrays on ``ctx_list`` from ``data``; ``fresh``: ``data`` is a CPU array made for this
+        parameter alone, which becomes its array on the CPU instead of being copied."""
         self._ctx_list = list(ctx_list)
         self._ctx_map = {_ctx_key(c): pos for pos, c in enumerate(self._ctx_list)}
         self._np = isinstance(data, _mx_np.ndarray)
         value = (data if isinstance(data, NDArray) else _nd.array(data, dtype=self.dtype))._t.detach()
         # one independent tensor per context, as MXNet keeps one array per context
-        self._data = [self._wrap_data(_memory.copy_of(value, c.torch_device), c) for c in self._ctx_list]
+        self._data = []
+        for c in self._ctx_list:
+            dev = c.torch_device
+            if fresh and dev.type == 'cpu':
+                t, fresh = value, False
+            else:
+                t = _memory.copy_of(value, dev)
+            self._data.append(self._wrap_data(t, c))
         self._init_grad()
 
     def _wrap_data(self, t, ctx):
@@ -349,7 +383,7 @@ class Parameter:
         if self._np and req != 'null':
             _check_np_stype(self.name, self._grad_stype)
         self._grad = None if req == 'null' else [
-            _grad_array(arr, req, torch.zeros_like(arr._t.detach()), sparse) for arr in self._data]
+            _grad_array(arr, req, _zeros_like(arr._t.detach()), sparse) for arr in self._data]
 
     def _reduce(self):
         """The mean of the copies on all contexts, on cpu (what gets saved)."""

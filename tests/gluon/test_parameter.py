@@ -113,3 +113,34 @@ def test_set_data_reaches_a_convolution_that_kept_its_weight():
     net(x).wait_to_read()  # (a kept reordered or channels-last weight, where the layout is used)
     net.weight.set_data(mx.nd.zeros(net.weight.shape))
     assert np.abs(net(x).asnumpy()).max() == 0
+
+
+@pytest.mark.parametrize('dtype', ['float16', 'float32', 'float64', 'int32', 'uint8'])
+def test_fresh_arrays_are_independent_writable_zeros(dtype):
+    # the data is the array the initializer wrote (no copy) and the gradient a zero buffer mapped when first
+    # written: both behave as ordinary arrays, each of its own memory
+    p = gluon.Parameter('w', shape=(4, 3), dtype=dtype, init='zeros', grad_req='add')
+    p.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
+    for d, g in zip(p.list_data(), p.list_grad()):
+        assert d.dtype == np.dtype(dtype) and g.dtype == np.dtype(dtype)
+        assert not d.asnumpy().any() and not g.asnumpy().any()
+    p.list_data()[0][:] = 1
+    p.list_grad()[0][:] = 2
+    assert not p.list_data()[1].asnumpy().any() and not p.list_grad()[1].asnumpy().any()
+    p.zero_grad()
+    assert not p.list_grad()[0].asnumpy().any()
+
+
+def test_deferred_parameter_keeps_the_initialized_values():
+    mx.random.seed(3)
+    dense = gluon.nn.Dense(5)
+    dense.initialize(mx.init.Xavier())
+    dense(mx.nd.ones((2, 4)))
+    w = dense.weight.data().asnumpy()
+    mx.random.seed(3)
+    expect = mx.nd.random.uniform(-np.sqrt(3 / 4.5), np.sqrt(3 / 4.5), shape=(5, 4)).asnumpy()
+    assert np.array_equal(w, expect)
+    with mx.autograd.record():
+        y = dense(mx.nd.ones((2, 4))).sum()
+    y.backward()
+    assert np.array_equal(dense.weight.grad().asnumpy(), np.full((5, 4), 2, np.float32))
