@@ -34,6 +34,8 @@ def _covers_all(key, shape):
 
 
 def _assign(t, k, v):
+    if isinstance(v, torch.Tensor) and v.requires_grad and not _STATE.recording:
+        v = v.detach()  # (outside record() the target joins no graph through a variable's value)
     if k is _FULL:
         if isinstance(v, torch.Tensor):
             t.copy_(v)

@@ -150,6 +150,7 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
     # a float array with a Python number: torch keeps the array's dtype, as MXNet does
     float_direct = direct & {torch.float16, torch.float32, torch.float64} if number_ok else frozenset()
     array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
+    f32 = torch.float32 if torch.float32 in direct else None
 
     def f(x1, x2, out=None, **kwargs):  # noqa: C901 (operand kinds dispatched inline: the per-call cost is the budget)
         if type(x1) is array and not kwargs:  # the common cases first
@@ -161,7 +162,7 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
                 db = x2._dt
                 if db is None:
                     db = x2._dt = x2._t.dtype
-                if da is db and da in direct:
+                if da is db and (da is f32 or da in direct):
                     a, b = x1._t, x2._t
                     try:
                         r = fn(a, b)
@@ -223,8 +224,33 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
         if out is None:
             return _np_wrap(r, ctx)
         return _finish(r, ctx, out)
+
+    def method(self, other):
+        # ``self (op) other``: f's fast path without its keywords (an operator's per-call cost is the budget)
+        if type(other) is array:
+            da = self._dt
+            if da is None:
+                da = self._dt = self._t.dtype
+            db = other._dt
+            if db is None:
+                db = other._dt = other._t.dtype
+            if da is db and (da is f32 or da in direct):
+                a, b = self._t, other._t
+                try:
+                    r = fn(a, b)
+                except RuntimeError as e:
+                    raise _broadcast_error(name, a, b, e) from None
+                if r.requires_grad and not state.recording:
+                    r = r.detach()
+                w = new(array)
+                w._t = r
+                w._ctx = self._ctx
+                w._dt = da
+                return w
+        return f(self, other)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` with MXNet 1.9.1\'s dtype rules (see ``_op``\'s notes).' % name
+    f.method = method
     return f
 
 
@@ -667,15 +693,15 @@ def _inplace(fn):
 # the operators; MXNet 1.9.1's mx.np.ndarray has no reflected bitwise operators (2 & a raises TypeError)
 for _name, _fn in (('add', add), ('sub', subtract), ('mul', multiply), ('truediv', true_divide), ('mod', mod),
                    ('pow', power), ('floordiv', floor_divide)):
-    setattr(ndarray, '__%s__' % _name, _fn)
+    setattr(ndarray, '__%s__' % _name, _fn.method)
     setattr(ndarray, '__r%s__' % _name, _reflected(_fn))
     setattr(ndarray, '__i%s__' % _name, _inplace(_fn))
 for _name, _fn in (('and', bitwise_and), ('or', bitwise_or), ('xor', bitwise_xor)):
-    setattr(ndarray, '__%s__' % _name, _fn)
+    setattr(ndarray, '__%s__' % _name, _fn.method)
     setattr(ndarray, '__r%s__' % _name, None)
     setattr(ndarray, '__i%s__' % _name, _inplace(_fn))
 for _name, _fn in (('gt', greater), ('ge', greater_equal), ('lt', less), ('le', less_equal)):
-    setattr(ndarray, '__%s__' % _name, _fn)
+    setattr(ndarray, '__%s__' % _name, _fn.method)
 ndarray.__matmul__ = matmul
 ndarray.__rmatmul__ = _reflected(matmul)
 ndarray.__pos__ = positive
