@@ -12,6 +12,7 @@ import json
 import logging
 import math
 import re
+import threading
 import warnings
 
 import numpy as np
@@ -59,8 +60,40 @@ def _draw(arr, rnd_type, a, b, who):
     else:
         sampler = _random.uniform if rnd_type == 'uniform' else _random.normal
         drawn = sampler(a, b, shape=tuple(t.shape), dtype=dtype_name(t.dtype), ctx=arr.context)
+    drawn = _tensor(drawn, who)
+    if _FRESH.arr is arr and _alone(drawn, t):
+        arr._t = drawn  # a Parameter's new array takes the samples' tensor: the values are written once
+        _FRESH.arr = None
+        return
     with torch.no_grad():
-        t.copy_(_tensor(drawn, who))
+        t.copy_(drawn)
+
+
+class _Fresh(threading.local):
+    arr = None  # the array _draw may hand its samples' tensor to (see _initialize_fresh)
+
+
+_FRESH = _Fresh()
+
+
+def _alone(drawn, t):
+    """Whether the new samples' tensor ``drawn`` can stand for ``t``: same shape, dtype and device, contiguous,
+    owning exactly its storage."""
+    return (drawn.shape == t.shape and drawn.dtype == t.dtype and drawn.device == t.device
+            and not t.requires_grad and drawn.is_contiguous() and drawn.storage_offset() == 0
+            and drawn.untyped_storage().nbytes() == drawn.numel() * drawn.element_size())
+
+
+def _initialize_fresh(init, desc, arr):
+    """``init(desc, arr)`` for an array made only to be initialized, that nothing else reads or views yet (a Gluon
+    Parameter's new data, zeros): a random initializer then gives it the samples' own tensor instead of copying
+    them into it (``arr._t`` changes). Returns ``arr``."""
+    _FRESH.arr = arr
+    try:
+        init(desc, arr)
+    finally:
+        _FRESH.arr = None
+    return arr
 
 
 def _mean_norm(x):

@@ -377,3 +377,21 @@ def test_prelu_gamma_starts_at_a_quarter():
     mod.bind(data_shapes=[('data', (10, 10))])
     mod.init_params()
     assert (list(mod.get_params()[0].values())[0].asnumpy() == 0.25).all()
+
+
+@pytest.mark.parametrize('init', [mx.init.Xavier(), mx.init.Normal(0.5), mx.init.Uniform(0.3), mx.init.One()])
+def test_fresh_array_takes_the_same_values(init):
+    # _initialize_fresh lets a random initializer hand a new array its samples' tensor instead of copying them;
+    # the values are those written in place into an ordinary array, and an ordinary array keeps its tensor
+    desc = mx.init.InitDesc('fc_weight')
+    mx.random.seed(11)
+    kept = mx.nd.zeros((6, 5))
+    t = kept._t
+    init(desc, kept)
+    assert kept._t is t
+    mx.random.seed(11)
+    fresh = init_mod._initialize_fresh(init, desc, mx.nd.zeros((6, 5)))
+    assert np.array_equal(fresh.asnumpy(), kept.asnumpy())
+    fresh[:] = 7  # an ordinary, writable array
+    assert (fresh.asnumpy() == 7).all()
+    assert init_mod._FRESH.arr is None

@@ -350,7 +350,7 @@ class Parameter:
                 zeros = _untouched_zeros(self.shape, to_torch_dtype(self.dtype))
                 data = (_mx_np._np_wrap if is_np_array() else NDArray._from_tensor)(zeros, _CPU)
                 desc = initializer.InitDesc(self.name, {'__init__': init})
-                initializer.create(default_init)(desc, data)
+                initializer._initialize_fresh(initializer.create(default_init), desc, data)
                 self._init_impl(data, ctx, fresh=True)
             else:
                 self._init_impl(data, ctx)

@@ -151,11 +151,23 @@ def _groups(keys, most=8):
     return [(int(v), np.nonzero(inverse == i)[0]) for i, v in enumerate(values)]
 
 
-def _scaled(raw, dtype, scale):
-    """Outputs ``raw`` converted to ``dtype``, times ``scale`` in that dtype when given."""
-    if scale is None:
+def _convert(raw, dst, scale=None, shift=None):
+    """Outputs ``raw`` converted to dst's dtype into ``dst``, times ``scale`` and then plus ``shift`` when given,
+    each rounded in that dtype (the conversion first: a pass of its own costs less than numpy's casting inside a
+    multiplication)."""
+    np.copyto(dst, raw, casting='unsafe')
+    if scale is not None:
+        np.multiply(dst, scale, out=dst, dtype=dst.dtype)
+    if shift is not None:
+        np.add(dst, shift, out=dst, dtype=dst.dtype)
+    return dst
+
+
+def _scaled(raw, dtype, scale, shift):
+    """Outputs ``raw`` converted to ``dtype`` (a new array), times ``scale``, plus ``shift`` (see _convert)."""
+    if scale is None and shift is None:
         return raw
-    return np.multiply(raw, scale, dtype=dtype, casting='unsafe')
+    return _convert(raw, np.empty(raw.shape, dtype), scale, shift)
 
 
 class ParallelRandom:
@@ -204,25 +216,22 @@ class ParallelRandom:
             self._scratch[i] = np.empty(size, np.uint32)
         return self._scratch[i][:size].reshape(shape)
 
-    def _emit(self, words, dst, scale):
-        """Temper the state words ``words`` (rows, w) into ``dst`` (rows, w) of any dtype; with ``scale``, each output
-        converted to dst's dtype is multiplied by it (in that dtype) on the way."""
-        if scale is None and dst.dtype == np.uint32:
+    def _emit(self, words, dst, scale, shift):
+        """Temper the state words ``words`` (rows, w) into ``dst`` (rows, w) of any dtype; each output converted to
+        dst's dtype is multiplied by ``scale`` and then added ``shift`` when given (in that dtype), on the way: while
+        the block is in the cache."""
+        if scale is None and shift is None and dst.dtype == np.uint32:
             _temper(words, dst, self._space(3, words.shape))
             return
-        out = _temper(words, self._space(2, words.shape), self._space(3, words.shape))
-        if scale is None:
-            dst[...] = out
-        else:
-            np.multiply(out, scale, out=dst, dtype=dst.dtype, casting='unsafe')
+        _convert(_temper(words, self._space(2, words.shape), self._space(3, words.shape)), dst, scale, shift)
 
-    def _read_aligned(self, sel, p, m, dst, scale, commit):
+    def _read_aligned(self, sel, p, m, dst, scale, shift, commit):
         """The next ``m`` outputs of the engines ``sel`` (a slice or index array of rows), all at position ``p``, into
         ``dst``. Reading (``commit``) advances them; else the states after each twist are returned (copies)."""
         mt = self._mt[sel]  # (a view for a slice: twisted in place)
         a = min(_N - p, m)
         if a > 0:
-            self._emit(mt[:, p:p + a], dst[:, :a], scale)
+            self._emit(mt[:, p:p + a], dst[:, :a], scale, shift)
         saved, copied, ln = [], isinstance(sel, slice) is False, a
         while a < m:
             if not commit and not copied:
@@ -231,7 +240,7 @@ class ParallelRandom:
             if not commit:
                 saved.append(mt.copy())
             ln = min(_N, m - a)
-            self._emit(mt[:, :ln], dst[:, a:a + ln], scale)
+            self._emit(mt[:, :ln], dst[:, a:a + ln], scale, shift)
             a += ln
         if commit:
             if not isinstance(sel, slice) and m > _N - p:
@@ -239,7 +248,7 @@ class ParallelRandom:
             self._pos[sel] = p + m if m <= _N - p else ln
         return saved
 
-    def _read_scattered(self, rows, pos, m, out, scale):
+    def _read_scattered(self, rows, pos, m, out, scale, shift):
         """:meth:`_read_aligned` for engines at many different positions, without advancing them. The engines whose
         current block holds their ``m`` outputs temper just those words; the others lay their blocks from the
         current one on side by side, and each one's window is cut out of them. Returns (the rows that twisted, as
@@ -249,7 +258,7 @@ class ParallelRandom:
         if inside.size:
             words = self._mt[rows[inside, None], pos[inside, None] + np.arange(m)]
             got = _temper(words, self._space(2, words.shape), self._space(3, words.shape))
-            out[inside] = _scaled(got, out.dtype, scale)
+            out[inside] = _scaled(got, out.dtype, scale, shift)
         need = np.nonzero(~within)[0]
         saved = []
         if need.size:
@@ -265,10 +274,10 @@ class ParallelRandom:
                 cols = min(_N, int(at.max()) + m - t * _N)  # (the words the windows reach)
                 _temper(mt[:, :cols], blocks[:, t * _N:t * _N + cols], self._space(3, (len(need), cols)))
             win = np.lib.stride_tricks.sliding_window_view(blocks, m, axis=1)[np.arange(len(need)), at]
-            out[need] = _scaled(win, out.dtype, scale)
+            out[need] = _scaled(win, out.dtype, scale, shift)
         return need, saved
 
-    def _fill(self, rows, m, out, scale, commit):
+    def _fill(self, rows, m, out, scale, commit, shift=None):
         """The next ``m`` outputs of each engine of ``rows`` into ``out`` (len(rows), m); reads them (``commit``) or
         remembers the states twisted, for :meth:`skip`."""
         self._fresh(rows)
@@ -278,7 +287,7 @@ class ParallelRandom:
         groups = _groups(pos) if m > 64 or len(rows) <= 8 else None  # (a few outputs: cheaper read by index)
         parts = []
         if groups is None:
-            need, saved = self._read_scattered(rows, pos, m, out, scale)
+            need, saved = self._read_scattered(rows, pos, m, out, scale, shift)
             parts.append((need, saved))
             if commit:  # (each engine read m: its last output lies (pos + m - 1) // 624 twists on)
                 new = pos + m
@@ -294,7 +303,7 @@ class ParallelRandom:
                 idx = _rows(idx) if not isinstance(idx, slice) else idx
                 sel = _rows(rows[idx])
                 dst = out[idx] if isinstance(idx, slice) else np.empty((len(idx), m), out.dtype)
-                saved = self._read_aligned(sel, p, m, dst, scale, commit)
+                saved = self._read_aligned(sel, p, m, dst, scale, shift, commit)
                 if not isinstance(idx, slice):
                     out[idx] = dst
                 parts.append((np.arange(len(rows))[idx], saved))
@@ -333,16 +342,16 @@ class ParallelRandom:
             peeked, self._peeked = self._peeked, None
         self._commit(rows, peeked[1], counts, peeked[2])
 
-    def take(self, rows, m, out=None, scale=None):
+    def take(self, rows, m, out=None, scale=None, shift=None):
         """The next ``m`` outputs of each engine of ``rows``, read: (len(rows), m), written into ``out`` when given
-        (a contiguous array of any dtype: the outputs are converted as they are copied, and multiplied by
-        ``scale`` in that dtype when given)."""
+        (a contiguous array of any dtype: the outputs are converted as they are copied, multiplied by ``scale``
+        and then added ``shift`` in that dtype when given)."""
         if out is None:
             out = np.empty((len(rows), m), np.uint32 if scale is None else np.asarray(scale).dtype)
         if m <= 0 or not len(rows):
             return out
         self._peeked = None
-        return self._fill(rows, m, out, scale, True)
+        return self._fill(rows, m, out, scale, True, shift)
 
     @staticmethod
     def split(n):
@@ -355,16 +364,17 @@ class ParallelRandom:
         full, rest = divmod(n, step)
         return step, [step] * full + ([rest] if rest else [])
 
-    def fixed(self, n, k, dtype=np.uint32, scale=None):
+    def fixed(self, n, k, dtype=np.uint32, scale=None, shift=None):
         """The outputs of a call filling ``n`` values with ``k`` outputs each: a new array of shape (n, k), in the
-        values' order (converted to ``dtype``, and multiplied by ``scale`` in it when given)."""
+        values' order (converted to ``dtype``, multiplied by ``scale`` and then added ``shift`` in it when given)."""
         step, counts = self.split(n)
         out = np.empty(n * k, dtype)
         full = n // step if counts else 0
         if full:
-            self.take(np.arange(full), step * k, out[:full * step * k].reshape(full, step * k), scale)
+            self.take(np.arange(full), step * k, out[:full * step * k].reshape(full, step * k), scale, shift)
         if full < len(counts):
-            self.take(np.array([full]), counts[-1] * k, out[full * step * k:].reshape(1, counts[-1] * k), scale)
+            self.take(np.array([full]), counts[-1] * k, out[full * step * k:].reshape(1, counts[-1] * k), scale,
+                      shift)
         return out.reshape(n, k)
 
 

@@ -117,8 +117,7 @@ def uniform(n, low, high, otype):
     if c == _F32 == f and lo.size == 1 and hi.size == 1:
         span = (hi - lo).ravel()[0]
         if not abs(span) < 2.0 ** -94 or span == 0:  # (then span / 2**32 is exact: one rounding, as u * span's)
-            v = PARALLEL.fixed(n, 1, _F32, span * _F32(2.0 ** -32)).reshape(n)
-            v += lo.ravel()[0]
+            v = PARALLEL.fixed(n, 1, _F32, span * _F32(2.0 ** -32), lo.ravel()[0]).reshape(n)
             return to_output(v, otype)
     u = canonical_call(n, f)
     v = u.astype(c, copy=False)
