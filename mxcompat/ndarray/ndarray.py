@@ -2,9 +2,14 @@
 
 Differs from MXNet: data lives in a torch tensor (``NDArray.to_torch()`` gives it without a copy); ``cpu(i)``
 labels are kept but all share the torch CPU device. Arithmetic follows MXNet's rules, not torch's: both operands
-of a binary op must have the same dtype, a Python scalar is cast to the array's dtype, integer division
-truncates, comparisons return the input dtype, and a result with no axes is given shape ``(1,)``.
+of a binary op must have the same dtype (not bool), a Python scalar is cast to the array's dtype (a bool array with a
+scalar computes in int64), integer division truncates, comparisons return the input dtype, and a result with no axes
+is given shape ``(1,)``. The operators (``a + b``, ``a + 2``, ``a += b`` ...) are the registry's operators
+(``broadcast_add``, ``_plus_scalar`` ...), as in MXNet; unlike MXNet's they also take a numpy array operand,
+converted to the array's dtype (MXNet raises TypeError).
 """
+import operator
+
 import numpy as np
 import torch
 
@@ -13,9 +18,11 @@ from .. import engine
 from .. import kernels
 from .. import _profstate
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
-                    to_np_dtype, dtype_name)
+                    to_np_dtype)
 from ..context import Context, current_context, cpu
-from ..operator.elemwise import remainder as _remainder  # MXNet's x % 0 == 0
+from ..operator import registry as _registry
+from ..operator.elemwise import (broadcast_error as _broadcast_error, cast_scalar as _cast_scalar,
+                                  check_binary as _check_binary, op_error as _op_error)
 from . import _codec
 from ..operator.shape_ops import infer_reshape
 
@@ -60,108 +67,6 @@ def _scalar_for(t, s):
     raise MXNetTypeError('type %s not supported' % type(s))
 
 
-def _broadcast_error(op, a, b, e):
-    msg = str(e)
-    if 'must match the size' in msg or 'broadcast' in msg or 'expanded size' in msg:
-        return MXNetValueError('Operator %s: operands could not be broadcast together with shapes %s %s'
-                               % (op, list(a.shape), list(b.shape)))
-    return MXNetError('Operator %s: %s' % (op, msg.splitlines()[0]))
-
-
-def _binary(self, other, fn, op, rfn=None):
-    """``self (op) other`` with MXNet's rules; ``rfn`` for scalar ops whose torch form needs the scalar first."""
-    t = self._t
-    if type(other) is NDArray:
-        o = other._t
-        if o.dtype is not t.dtype:
-            raise MXNetTypeError('Operator %s: Incompatible attr in node at 1-th input: expected %s, got %s'
-                                 % (op, dtype_name(t.dtype), dtype_name(o.dtype)))
-        try:
-            return _wrap(fn(t, o), self._ctx)
-        except RuntimeError as e:
-            raise _broadcast_error(op, t, o, e) from None
-    if isinstance(other, numeric_types):
-        if t.dtype is torch.bool:  # (MXNet computes a bool array with a scalar in int64, as its scalar operators)
-            t = t.long()
-        return _wrap(fn(t, _scalar_for(t, other)), self._ctx)
-    if isinstance(other, NDArray):  # a subclass (sparse)
-        return _binary(self, other.tostype('default'), fn, op)
-    if isinstance(other, np.ndarray):
-        return _binary(self, array(other, ctx=self._ctx, dtype=self.dtype), fn, op)
-    raise MXNetTypeError('type %s not supported' % str(type(other)))
-
-
-_SCALAR_OPS = {'broadcast_add': '_plus_scalar', 'broadcast_sub': '_minus_scalar', 'broadcast_mul': '_mul_scalar',
-               'broadcast_div': '_div_scalar', 'broadcast_mod': '_mod_scalar', 'broadcast_power': '_power_scalar'}
-
-
-def _binary_method(fn, op):
-    """The method for ``self (op) other``: two NDArrays of one dtype inline (the usual case, without the two
-    calls of _binary and _wrap), anything else through ``_binary``; while mx.profiler runs, as a range named
-    after MXNet's operator (``broadcast_add``, or ``_plus_scalar`` for a scalar ``other``)."""
-    scalar_op = _SCALAR_OPS[op]
-
-    def method(self, other):
-        if _PROF.imperative:
-            return _profstate.run(op if isinstance(other, NDArray) else scalar_op, _binary, self, other, fn, op)
-        if type(other) is NDArray:
-            t, o = self._t, other._t
-            if o.dtype is t.dtype:
-                try:
-                    r = fn(t, o)
-                except RuntimeError as e:
-                    raise _broadcast_error(op, t, o, e) from None
-                if r.requires_grad and not _STATE.recording:
-                    r = r.detach()
-                a = _object_new(NDArray)
-                a._t = r
-                a._ctx = self._ctx
-                return a
-        return _binary(self, other, fn, op)
-    return method
-
-
-def _rbinary(self, other, fn, op):
-    """``other (op) self`` for a scalar ``other``."""
-    t = self._t
-    if isinstance(other, numeric_types):
-        if t.dtype is torch.bool:  # (in int64, as in _binary)
-            t = t.long()
-        s = _scalar_for(t, other)
-        return _wrap(fn(torch.full((), s, dtype=t.dtype, device=t.device), t), self._ctx)
-    if isinstance(other, np.ndarray):
-        return _binary(array(other, ctx=self._ctx, dtype=self.dtype), self, fn, op)
-    raise MXNetTypeError('type %s not supported' % str(type(other)))
-
-
-def _inplace(self, other, fn_, op):
-    t = self._t
-    if type(other) is NDArray:
-        o = other._t
-        if o.dtype is not t.dtype:
-            raise MXNetTypeError('Operator %s: Incompatible attr in node at 1-th input: expected %s, got %s'
-                                 % (op, dtype_name(t.dtype), dtype_name(o.dtype)))
-    elif isinstance(other, numeric_types):
-        o = _scalar_for(t, other)
-    elif isinstance(other, np.ndarray):
-        o = torch.as_tensor(other, dtype=t.dtype, device=t.device)
-    elif isinstance(other, NDArray):  # a sparse array: its dense values  [sparse hook]
-        o = other._t
-    else:
-        raise MXNetTypeError('type %s not supported' % str(type(other)))
-    if _STATE.recording:
-        _check_recorded_write(t, o, None, reads=True)
-    try:
-        if t.requires_grad and not _STATE.recording:
-            with torch.no_grad():
-                fn_(t, o)
-        else:
-            fn_(t, o)
-    except RuntimeError as e:
-        raise _broadcast_error(op, t, o if isinstance(o, torch.Tensor) else torch.empty(()), e) from None
-    return self
-
-
 _IN_GRAPH = ('Assigning to NDArrays that are already in a computational graph (an attach_grad variable or a result '
              'recorded by autograd.record()) is not supported inside record(): call backward first or write outside '
              'the record section (x[...] = v, x += v, out=x)')
@@ -180,30 +85,172 @@ def _check_recorded_write(t, src, key, reads=False):
         raise MXNetError(_INPLACE)
 
 
-def _div(a, b):
-    if isinstance(a, torch.Tensor) and not a.is_floating_point():
-        return torch.div(a, b, rounding_mode='trunc')
-    return torch.div(a, b)
+# ---- arithmetic: NDArray's operators and mx.nd.add, subtract ... ----------------------------------------------------
+# As in MXNet (its ndarray.py's _ufunc_helper), each is one of the registry's operators: two arrays go to the broadcast
+# operator, an array and a number to the scalar operator with float(number) (the number before the array: its
+# reflected form, which is the same operator where it commutes), two numbers to a Python function. The operators'
+# functions are looked up once, here, so the usual calls (two arrays of one dtype, an array and an int or float) run
+# the registry's computation inline without going through mx.nd's functions.
+_ARITH = {  # name: (operator for two arrays, array op scalar, scalar op array (None: the same), two numbers)
+    'add': ('broadcast_add', '_plus_scalar', None, operator.add),
+    'subtract': ('broadcast_sub', '_minus_scalar', '_rminus_scalar', operator.sub),
+    'multiply': ('broadcast_mul', '_mul_scalar', None, operator.mul),
+    'divide': ('broadcast_div', '_div_scalar', '_rdiv_scalar', operator.truediv),
+    'modulo': ('broadcast_mod', '_mod_scalar', '_rmod_scalar', operator.mod),
+    'power': ('broadcast_power', '_power_scalar', '_rpower_scalar', operator.pow),
+    'maximum': ('broadcast_maximum', '_maximum_scalar', None, lambda x, y: x if x > y else y),
+    'minimum': ('broadcast_minimum', '_minimum_scalar', None, lambda x, y: x if x < y else y),
+    'equal': ('broadcast_equal', '_equal_scalar', None, lambda x, y: 1 if x == y else 0),
+    'not_equal': ('broadcast_not_equal', '_not_equal_scalar', None, lambda x, y: 1 if x != y else 0),
+    'greater': ('broadcast_greater', '_greater_scalar', '_lesser_scalar', lambda x, y: 1 if x > y else 0),
+    'greater_equal': ('broadcast_greater_equal', '_greater_equal_scalar', '_lesser_equal_scalar',
+                      lambda x, y: 1 if x >= y else 0),
+    'lesser': ('broadcast_lesser', '_lesser_scalar', '_greater_scalar', lambda x, y: 1 if x < y else 0),
+    'lesser_equal': ('broadcast_lesser_equal', '_lesser_equal_scalar', '_greater_equal_scalar',
+                     lambda x, y: 1 if x <= y else 0),
+    'logical_and': ('broadcast_logical_and', '_logical_and_scalar', None, lambda x, y: 1 if x and y else 0),
+    'logical_or': ('broadcast_logical_or', '_logical_or_scalar', None, lambda x, y: 1 if x or y else 0),
+    'logical_xor': ('broadcast_logical_xor', '_logical_xor_scalar', None, lambda x, y: 1 if bool(x) ^ bool(y) else 0),
+}
+_BOOL = torch.bool
 
 
-def _div_(a, b):
-    if a.is_floating_point():
-        return a.div_(b)
-    return a.div_(b, rounding_mode='trunc')
+def _arith(name):
+    """For ``name`` of _ARITH: the method ``self (op) other``, the method ``other (op) self`` and the mx.nd function
+    of two arrays and/or numbers. While mx.profiler runs, a call is a range named after the operator."""
+    array_op, scalar_op, rscalar_op, numbers = _ARITH[name]
+    impl = _registry.get(array_op).impl
+    scalar = _registry.get(scalar_op).impl
+    general = _arith_general(impl, scalar)
+    method = _arith_method(array_op, scalar_op, impl.compute, scalar, general)
+    rmethod = _arith_rmethod(rscalar_op or scalar_op, _registry.get(rscalar_op or scalar_op).impl, general)
+
+    def function(lhs, rhs):
+        if isinstance(lhs, NDArray):
+            return method(lhs, rhs)
+        if isinstance(rhs, NDArray):
+            return rmethod(rhs, lhs)
+        if isinstance(lhs, numeric_types) and isinstance(rhs, numeric_types):
+            return numbers(lhs, rhs)
+        raise MXNetTypeError('type %s not supported' % str(type(rhs)))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = ('Elementwise %s of two arrays (%s, with broadcasting), an array and a number (%s) or two '
+                        'numbers.' % (name, array_op, scalar_op))
+    return method, rmethod, function
 
 
-def _cmp(fn):
-    def f(a, b):
-        return fn(a, b).to(a.dtype)
-    return f
+def _arith_general(impl, scalar):
+    """``self (op) other`` for any ``other``, through the registry's implementations ``impl`` (two arrays) and
+    ``scalar`` (an array and a number)."""
+    def general(self, other):
+        t = self._t
+        if isinstance(other, NDArray):
+            if type(other) is not NDArray:  # a sparse array: its dense values
+                other = other.tostype('default')
+            return _wrap(impl(t, other._t), self._ctx)
+        if isinstance(other, numeric_types):
+            return _wrap(scalar(t, float(other), True), self._ctx)
+        if isinstance(other, np.ndarray):
+            return general(self, array(other, ctx=self._ctx, dtype=self.dtype))
+        raise MXNetTypeError('type %s not supported' % str(type(other)))
+    return general
 
 
-_eq, _ne, _gt, _ge, _lt, _le = (_cmp(torch.eq), _cmp(torch.ne), _cmp(torch.gt), _cmp(torch.ge), _cmp(torch.lt),
-                                _cmp(torch.le))
+def _arith_method(array_op, scalar_op, compute, scalar, general):
+    """``self (op) other``: two arrays of one dtype (not bool) run the operator's computation inline, an int or a
+    float its scalar operator's implementation; anything else goes to ``general``."""
+    def method(self, other):
+        if _PROF.imperative:
+            return _profstate.run(array_op if isinstance(other, NDArray) else scalar_op, general, self, other)
+        t = self._t
+        if type(other) is NDArray:
+            o = other._t
+            d = t.dtype
+            if o.dtype is not d or d is _BOOL:
+                _check_binary(array_op, t, o)  # (raises the operator's error)
+            try:
+                r = compute(t, o)
+            except RuntimeError as e:
+                raise _broadcast_error(array_op, t, o, e) from None
+        elif type(other) is float or type(other) is int:
+            r = scalar(t, float(other), True)
+        else:
+            return general(self, other)
+        if r.requires_grad and not _STATE.recording:
+            r = r.detach()
+        a = _object_new(NDArray)
+        a._t = r
+        a._ctx = self._ctx
+        return a
+    return method
 
 
-def _rsub(a, b):
-    return torch.sub(b, a)
+def _arith_rmethod(rscalar_op, rscalar, general):
+    """``other (op) self``: a number goes to the reflected scalar operator's implementation ``rscalar``."""
+    def rgeneral(self, other):
+        if isinstance(other, numeric_types):
+            return _wrap(rscalar(self._t, float(other), True), self._ctx)
+        if isinstance(other, np.ndarray):
+            return general(array(other, ctx=self._ctx, dtype=self.dtype), self)
+        raise MXNetTypeError('type %s not supported' % str(type(other)))
+
+    def rmethod(self, other):
+        if _PROF.imperative:
+            return _profstate.run(rscalar_op, rgeneral, self, other)
+        return rgeneral(self, other)
+    return rmethod
+
+
+_ARITH_FNS = {name: _arith(name) for name in _ARITH}
+
+
+def _inplace(name):
+    """The method ``self (op)= other`` for ``name`` of _ARITH: the operator's computation written into ``self``, as
+    MXNet's ``op(self, other, out=self)``."""
+    array_op, scalar_op = _ARITH[name][:2]
+    impl = _registry.get(array_op).impl
+    scalar = _registry.get(scalar_op).impl
+
+    def imethod(self, other):
+        t = self._t
+        if isinstance(other, NDArray):  # (a sparse array: its dense values)
+            op, fn, fn_, o = array_op, impl.compute, impl.compute_, other._t
+            if o.dtype is not t.dtype or t.dtype is _BOOL:
+                _check_binary(op, t, o)
+        elif isinstance(other, numeric_types):
+            op, fn, fn_ = scalar_op, scalar.compute, scalar.compute_
+            if t.dtype is _BOOL:
+                raise MXNetTypeError('Operator %s: a bool array with a number gives int64, which cannot be written '
+                                     'back into the bool array' % op)
+            o = _cast_scalar(t, float(other))
+        elif isinstance(other, np.ndarray):
+            op, fn, fn_ = array_op, impl.compute, impl.compute_
+            o = torch.as_tensor(other, dtype=t.dtype, device=t.device)
+        else:
+            raise MXNetTypeError('type %s not supported' % str(type(other)))
+        tensor = isinstance(o, torch.Tensor)
+        if _STATE.recording:
+            _check_recorded_write(t, o, None, reads=True)
+            guard = False
+        else:  # (outside record() the write joins no graph, through self or through other's values: MXNet)
+            guard = t.requires_grad or tensor and o.requires_grad
+        try:
+            with torch.no_grad() if guard else _NULL:
+                if fn_ is not None:
+                    fn_(t, o)
+                else:
+                    t.copy_(fn(t, o))
+        except RuntimeError as e:
+            if tensor:
+                raise _broadcast_error(op, t, o, e) from None
+            raise _op_error(op, (t,), e) from None
+        return self
+    return imethod
+
+
+_NEGATIVE = _registry.get('negative').impl
+_MUL_SCALAR = _registry.get('_mul_scalar').impl
 
 
 class NDArray:
@@ -483,79 +530,34 @@ class NDArray:
 
     __nonzero__ = __bool__
 
-    # -- arithmetic --------------------------------------------------------------------------------------------
-    __add__ = _binary_method(torch.add, 'broadcast_add')
-    __radd__ = __add__
+    # -- arithmetic (see _arith) ---------------------------------------------------------------------------------
+    __add__ = __radd__ = _ARITH_FNS['add'][0]  # (MXNet's x + y and y + x are both add(x, y))
+    __sub__, __rsub__ = _ARITH_FNS['subtract'][:2]
+    __mul__ = __rmul__ = _ARITH_FNS['multiply'][0]
+    __truediv__, __rtruediv__ = __div__, __rdiv__ = _ARITH_FNS['divide'][:2]
+    __mod__, __rmod__ = _ARITH_FNS['modulo'][:2]
+    __pow__, __rpow__ = _ARITH_FNS['power'][:2]
+    __eq__ = _ARITH_FNS['equal'][0]
+    __ne__ = _ARITH_FNS['not_equal'][0]
+    __gt__ = _ARITH_FNS['greater'][0]
+    __ge__ = _ARITH_FNS['greater_equal'][0]
+    __lt__ = _ARITH_FNS['lesser'][0]
+    __le__ = _ARITH_FNS['lesser_equal'][0]
 
-    __sub__ = _binary_method(torch.sub, 'broadcast_sub')
-
-    def __rsub__(self, other):
-        return _rbinary(self, other, torch.sub, '_rminus_scalar')
-
-    __mul__ = _binary_method(torch.mul, 'broadcast_mul')
-    __rmul__ = __mul__
-
-    __truediv__ = _binary_method(_div, 'broadcast_div')
-
-    def __rtruediv__(self, other):
-        return _rbinary(self, other, _div, '_rdiv_scalar')
-
-    __div__, __rdiv__ = __truediv__, __rtruediv__
-
-    __mod__ = _binary_method(_remainder, 'broadcast_mod')
-
-    def __rmod__(self, other):
-        return _rbinary(self, other, _remainder, '_rmod_scalar')
-
-    __pow__ = _binary_method(torch.pow, 'broadcast_power')
-
-    def __rpow__(self, other):
-        return _rbinary(self, other, torch.pow, '_rpower_scalar')
+    __iadd__ = _inplace('add')
+    __isub__ = _inplace('subtract')
+    __imul__ = _inplace('multiply')
+    __itruediv__ = __idiv__ = _inplace('divide')
+    __imod__ = _inplace('modulo')
 
     def __neg__(self):
-        return _wrap(torch.neg(self._t), self._ctx)
+        # MXNet's -x is x * -1.0 (_mul_scalar, where a bool array gives int64); for every other dtype that is the
+        # registry's negative, a cheaper kernel
+        t = self._t
+        return _wrap(_MUL_SCALAR(t, -1.0, True) if t.dtype is _BOOL else _NEGATIVE(t), self._ctx)
 
     def __abs__(self):
-        return _wrap(torch.abs(self._t), self._ctx)
-
-    def __iadd__(self, other):
-        return _inplace(self, other, torch.Tensor.add_, 'broadcast_add')
-
-    def __isub__(self, other):
-        return _inplace(self, other, torch.Tensor.sub_, 'broadcast_sub')
-
-    def __imul__(self, other):
-        return _inplace(self, other, torch.Tensor.mul_, 'broadcast_mul')
-
-    def __itruediv__(self, other):
-        return _inplace(self, other, _div_, 'broadcast_div')
-
-    __idiv__ = __itruediv__
-
-    def __imod__(self, other):
-        return _inplace(self, other, lambda t, o: t.copy_(_remainder(t, o)), 'broadcast_mod')
-
-    def __eq__(self, other):
-        if other is None:
-            raise MXNetTypeError("type %s not supported" % type(None))
-        return _binary(self, other, _eq, 'broadcast_equal')
-
-    def __ne__(self, other):
-        if other is None:
-            raise MXNetTypeError("type %s not supported" % type(None))
-        return _binary(self, other, _ne, 'broadcast_not_equal')
-
-    def __gt__(self, other):
-        return _binary(self, other, _gt, 'broadcast_greater')
-
-    def __ge__(self, other):
-        return _binary(self, other, _ge, 'broadcast_greater_equal')
-
-    def __lt__(self, other):
-        return _binary(self, other, _lt, 'broadcast_lesser')
-
-    def __le__(self, other):
-        return _binary(self, other, _le, 'broadcast_lesser_equal')
+        return _op.abs(self)  # (MXNet's abs(x) is x.abs())
 
     # -- indexing ----------------------------------------------------------------------------------------------
     def __getitem__(self, key):
@@ -720,56 +722,10 @@ def waitall():
     engine.waitall()
 
 
-# ---- functions taking arrays or scalars on either side (MXNet's nd.add, nd.maximum, ...) ----------------------------
-def _ufunc(name, fn, commutative):
-    def f(lhs, rhs):
-        if isinstance(lhs, NDArray):
-            return _binary(lhs, rhs, fn, name)
-        if isinstance(rhs, NDArray):
-            if commutative:
-                return _binary(rhs, lhs, fn, name)
-            return _rbinary(rhs, lhs, fn, name)
-        if isinstance(lhs, numeric_types) and isinstance(rhs, numeric_types):
-            return fn(torch.tensor(lhs), rhs).item()
-        raise MXNetTypeError('type %s not supported' % str(type(rhs)))
-    f.__name__ = name
-    f.__doc__ = 'Elementwise %s of arrays and/or scalars with broadcasting (MXNet semantics).' % name
-    return f
-
-
-def _lmax(a, b):
-    return torch.maximum(a, b) if isinstance(b, torch.Tensor) else torch.clamp(a, min=b)
-
-
-def _lmin(a, b):
-    return torch.minimum(a, b) if isinstance(b, torch.Tensor) else torch.clamp(a, max=b)
-
-
-def _logic(fn):
-    def f(a, b):
-        bb = (b != 0) if isinstance(b, torch.Tensor) else torch.tensor(bool(b), device=a.device)
-        return fn(a != 0, bb).to(a.dtype)
-    return f
-
-
-add = _ufunc('add', torch.add, True)
-subtract = _ufunc('subtract', torch.sub, False)
-multiply = _ufunc('multiply', torch.mul, True)
-divide = _ufunc('divide', _div, False)
+# ---- functions of arrays or numbers on either side (MXNet's nd.add, nd.maximum ...: see _arith, in _ARITH's order) --
+add, subtract, multiply, divide, modulo, power, maximum, minimum, equal, not_equal, greater, greater_equal, lesser, \
+    lesser_equal, logical_and, logical_or, logical_xor = (_ARITH_FNS[n][2] for n in _ARITH)
 true_divide = divide
-modulo = _ufunc('modulo', _remainder, False)
-power = _ufunc('power', torch.pow, False)
-maximum = _ufunc('maximum', _lmax, True)
-minimum = _ufunc('minimum', _lmin, True)
-equal = _ufunc('equal', _eq, True)
-not_equal = _ufunc('not_equal', _ne, True)
-greater = _ufunc('greater', _gt, False)
-greater_equal = _ufunc('greater_equal', _ge, False)
-lesser = _ufunc('lesser', _lt, False)
-lesser_equal = _ufunc('lesser_equal', _le, False)
-logical_and = _ufunc('logical_and', _logic(torch.logical_and), True)
-logical_or = _ufunc('logical_or', _logic(torch.logical_or), True)
-logical_xor = _ufunc('logical_xor', _logic(torch.logical_xor), True)
 
 __all__ += ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'modulo', 'power', 'maximum', 'minimum',
             'equal', 'not_equal', 'greater', 'greater_equal', 'lesser', 'lesser_equal', 'logical_and',

@@ -182,10 +182,40 @@ def _same_dtype(op, a, b):
                              % (op, dtype_name(a.dtype), dtype_name(b.dtype)))
 
 
+def check_binary(op, a, b):
+    """MXNet's checks of the two inputs of a binary operator: one dtype, and not bool (MXNet's binary operators
+    refuse boolean arrays; a bool array with a scalar is computed in int64, see the scalar forms)."""
+    _same_dtype(op, a, b)
+    if a.dtype is torch.bool:
+        raise MXNetTypeError('Operator %s does not support boolean type' % op)
+
+
+def op_error(op, tensors, e):
+    """The MXNetError for torch's error ``e`` in operator ``op`` on ``tensors`` (as mx.nd's functions report it)."""
+    return MXNetError('Operator %s: %s (input shapes %s)'
+                      % (op, str(e).splitlines()[0], [tuple(t.shape) for t in tensors]))
+
+
+def broadcast_error(op, a, b, e):
+    """The MXNetError for torch's error ``e`` in binary operator ``op`` on tensors ``a`` and ``b``: MXNet's message
+    where the shapes do not broadcast."""
+    msg = str(e)
+    if 'must match the size' in msg or 'broadcast' in msg or 'expanded size' in msg:
+        return MXNetValueError('Operator %s: operands could not be broadcast together with shapes %s %s'
+                               % (op, list(a.shape), list(b.shape)))
+    return op_error(op, (a, b), e)
+
+
 def _div(a, b):
     if a.is_floating_point():
         return torch.div(a, b)
     return torch.div(a, b, rounding_mode='trunc')
+
+
+def _div_(a, b):  # _div written into a
+    if a.is_floating_point():
+        return a.div_(b)
+    return a.div_(b, rounding_mode='trunc')
 
 
 def _mod_value(a, b):
@@ -238,22 +268,27 @@ BINARY = {  # name stem -> torch function; MXNet semantics where they differ fro
 }
 
 
+# Functions above -> the same computation written into its first argument, where torch has an in-place form
+# (NDArray's +=, -=, *=, /=; the others compute, then copy).
+INPLACE = {torch.add: torch.Tensor.add_, torch.sub: torch.Tensor.sub_, torch.mul: torch.Tensor.mul_, _div: _div_}
+
+
 def _broadcast_fn(name, fn):
     def impl(lhs, rhs):
-        _same_dtype(name, lhs, rhs)
+        check_binary(name, lhs, rhs)
         try:
             return fn(lhs, rhs)
         except RuntimeError as e:
-            if 'must match' in str(e):
-                raise MXNetValueError('Operator %s: operands could not be broadcast together with shapes %s %s'
-                                      % (name, list(lhs.shape), list(rhs.shape))) from None
-            raise
+            raise broadcast_error(name, lhs, rhs, e) from None
+    # what NDArray's operators call once they have checked the inputs as check_binary does (their fast path), and
+    # its in-place form (or None)
+    impl.compute, impl.compute_ = fn, INPLACE.get(fn)
     return impl
 
 
 def _elemwise_fn(name, fn):
     def impl(lhs, rhs):
-        _same_dtype(name, lhs, rhs)
+        check_binary(name, lhs, rhs)
         if lhs.shape != rhs.shape:
             raise MXNetValueError('Operator %s: Incompatible attr in node at 1-th input: expected %s, got %s'
                                   % (name, tuple(lhs.shape), tuple(rhs.shape)))
@@ -280,26 +315,34 @@ for _stem, _fn in BINARY.items():
 
 
 # ---- scalar forms (``x op scalar`` and ``scalar op x``) -------------------------------------------------------------
-def _cast_scalar(x, s):
-    """MXNet applies the scalar in the array's dtype: int arrays see int(scalar)."""
+def cast_scalar(x, s):
+    """MXNet applies the scalar (a float) in the array's dtype: int arrays see int(scalar)."""
     if x.is_floating_point():
         return s
     return int(s)
 
 
-def _scalar_op(fn, reverse=False):
-    # MXNet computes a bool array with a scalar in int64 (b + 2.5 is [3, 2, 3], maximum(b, 0.5) int64 ones and zeros)
+def _scalar_op(name, fn, reverse=False):
+    # MXNet computes a bool array with a scalar in int64 (b + 2.5 is [3, 2, 3], maximum(b, 0.5) int64 ones and zeros).
+    # NDArray's operators call impl(data, float(scalar), True), as MXNet's call these operators.
     if reverse:
         def impl(data, scalar, is_int):
             if data.dtype is torch.bool:
                 data = data.long()
-            s = torch.full((), _cast_scalar(data, scalar), dtype=data.dtype, device=data.device)
-            return fn(s, data)
+            try:
+                return fn(torch.full((), cast_scalar(data, scalar), dtype=data.dtype, device=data.device), data)
+            except (RuntimeError, ValueError, OverflowError) as e:
+                raise op_error(name, (data,), e) from None
     else:
         def impl(data, scalar, is_int):
             if data.dtype is torch.bool:
                 data = data.long()
-            return fn(data, _cast_scalar(data, scalar))
+            try:
+                return fn(data, cast_scalar(data, scalar))
+            except (RuntimeError, ValueError, OverflowError) as e:
+                raise op_error(name, (data,), e) from None
+        # NDArray's in-place operators (x += 2) apply fn, or its in-place form, with the scalar cast by cast_scalar
+        impl.compute, impl.compute_ = fn, INPLACE.get(fn)
     return impl
 
 
@@ -327,16 +370,16 @@ for _sname, _fn, _rev in [
                 '_greater_scalar': ('_GreaterScalar',), '_greater_equal_scalar': ('_GreaterEqualScalar',),
                 '_lesser_scalar': ('_LesserScalar',), '_lesser_equal_scalar': ('_LesserEqualScalar',),
                 '_maximum_scalar': ('_MaximumScalar',), '_minimum_scalar': ('_MinimumScalar',)}.get(_sname, ())
-    defop(_sname, _X, _SCALAR_PARAMS, _scalar_op(_fn, _rev), aliases=_aliases, same_shape='*')
+    defop(_sname, _X, _SCALAR_PARAMS, _scalar_op(_sname, _fn, _rev), aliases=_aliases, same_shape='*')
 
 # MXNet's scatter forms (elemwise_scatter_op): with a row_sparse lhs (csr too for the scalar forms) MXNet computes the
 # lhs's stored rows (values) only and keeps its sparsity; on dense arrays, as these entries compute, they are
 # elemwise_div, _plus_scalar and _minus_scalar. (csr values in bound graphs: symbol/passes/storage.py.)
 defop('_scatter_elemwise_div', _BIN_IN, (), _elemwise_fn('_scatter_elemwise_div', _div), same_shape='*',
       doc='lhs / rhs elementwise; for a row_sparse lhs MXNet divides its stored rows only.')
-defop('_scatter_plus_scalar', _X, _SCALAR_PARAMS, _scalar_op(torch.add), same_shape='*',
+defop('_scatter_plus_scalar', _X, _SCALAR_PARAMS, _scalar_op('_scatter_plus_scalar', torch.add), same_shape='*',
       doc='data + scalar; for a row_sparse or csr data MXNet adds to its stored values only.')
-defop('_scatter_minus_scalar', _X, _SCALAR_PARAMS, _scalar_op(torch.sub), same_shape='*',
+defop('_scatter_minus_scalar', _X, _SCALAR_PARAMS, _scalar_op('_scatter_minus_scalar', torch.sub), same_shape='*',
       doc='data - scalar; for a row_sparse or csr data MXNet subtracts from its stored values only.')
 
 
