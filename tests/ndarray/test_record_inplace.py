@@ -1,5 +1,5 @@
 """Writes into arrays inside autograd.record() (x[key] = v, x += v, for mx.nd and mx.np) are refused or recorded as
-real MXNet 1.9.1 does (tests/fixtures/ndarray/record_inplace.json, from record_inplace_cases.py)."""
+real MXNet 1.9.1 does, and a variable's values written outside it join no graph (tests/fixtures/ndarray/record_inplace.json, from record_inplace_cases.py)."""
 import json
 import os
 import sys
@@ -10,7 +10,7 @@ import mxcompat as mx
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fixtures', 'ndarray')
 sys.path.insert(0, HERE)
-from record_inplace_cases import KINDS, STATEMENTS, run_case  # noqa: E402
+from record_inplace_cases import KINDS, OUTSIDE, STATEMENTS, run_case, run_outside_case  # noqa: E402
 
 GOLDEN = json.load(open(os.path.join(HERE, 'record_inplace.json')))['cases']
 
@@ -27,6 +27,19 @@ def test_write_under_record(ns, kind, stmt):
         if ns == 'np':
             mx.npx.reset_np()
     assert json.loads(json.dumps(got)) == GOLDEN['%s|%s|%s' % (ns, kind, stmt)]
+
+
+@pytest.mark.parametrize('ns', ['nd', 'np'])
+@pytest.mark.parametrize('stmt', OUTSIDE)
+def test_write_outside_record_joins_no_graph(ns, stmt):
+    if ns == 'np':
+        mx.npx.set_np()
+    try:
+        got = run_outside_case(mx, ns, stmt)
+    finally:
+        if ns == 'np':
+            mx.npx.reset_np()
+    assert json.loads(json.dumps(got)) == GOLDEN['%s|outside|%s' % (ns, stmt)]
 
 
 def test_refusal_is_mxnet_error():
