@@ -1,6 +1,7 @@
 """gluon.Parameter, Constant and ParameterDict: the shared scenarios against MXNet 1.9.1's recorded outcomes, and
 the details the scenarios cannot show (gradient buffers wired to torch autograd, files byte for byte)."""
 import filecmp
+import os
 
 import numpy as np
 import pytest
@@ -115,11 +116,12 @@ def test_set_data_reaches_a_convolution_that_kept_its_weight():
     assert np.abs(net(x).asnumpy()).max() == 0
 
 
+@pytest.mark.parametrize('shape', [(4, 3), (700, 1024)])  # (the second: 0.7 to 5.6 MB, from their own mappings)
 @pytest.mark.parametrize('dtype', ['float16', 'float32', 'float64', 'int32', 'uint8'])
-def test_fresh_arrays_are_independent_writable_zeros(dtype):
+def test_fresh_arrays_are_independent_writable_zeros(dtype, shape):
     # the data is the array the initializer wrote (no copy) and the gradient a zero buffer mapped when first
     # written: both behave as ordinary arrays, each of its own memory
-    p = gluon.Parameter('w', shape=(4, 3), dtype=dtype, init='zeros', grad_req='add')
+    p = gluon.Parameter('w', shape=shape, dtype=dtype, init='zeros', grad_req='add')
     p.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
     for d, g in zip(p.list_data(), p.list_grad()):
         assert d.dtype == np.dtype(dtype) and g.dtype == np.dtype(dtype)
@@ -144,3 +146,20 @@ def test_deferred_parameter_keeps_the_initialized_values():
         y = dense(mx.nd.ones((2, 4))).sum()
     y.backward()
     assert np.array_equal(dense.weight.grad().asnumpy(), np.full((5, 4), 2, np.float32))
+
+
+@pytest.mark.skipif(not hasattr(os, 'fork'), reason='needs fork')
+def test_large_zero_arrays_are_private_to_a_forked_process():
+    p = gluon.Parameter('w', shape=(1024, 1024), init='zeros')
+    p.initialize()
+    pid = os.fork()
+    if pid == 0:  # the child writes its copy (through numpy: torch's thread pool is not for forked children)
+        code = 1
+        try:
+            p.grad()._t.numpy()[:] = 5
+            p.data()._t.detach().numpy()[:] = 5
+            code = 0
+        finally:
+            os._exit(code)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert not p.grad().asnumpy().any() and not p.data().asnumpy().any()
