@@ -67,11 +67,18 @@ def check_arrays(opt, weights, grads):
             raise MXNetValueError('%s.update: Incompatible attr in node at 1-th input: expected %s, got %s '
                                   '(weight and grad shapes differ)' % (type(opt).__name__, list(w.shape),
                                                                        list(g.shape)))
-        op = opt._float_op()
-        if op is not None and not np.issubdtype(w.dtype, np.floating):
-            raise MXNetTypeError('Operator %s (%s.update): this operation supports floating point types only, '
-                                 'not %s (the weight)' % (op, type(opt).__name__, np.dtype(w.dtype).name))
+        if not np.issubdtype(w.dtype, np.floating):
+            err = opt._integer_weight_error(w)
+            if err is not None:
+                raise err
     return sparse
+
+
+def incompatible_dtypes(opt, op, index, expected, got):
+    """MXNet's type-inference error for an update whose float32 state meets an integer weight or gradient."""
+    return MXNetTypeError('Operator %s (%s.update): Incompatible attr in node at %d-th input: expected %s, got %s '
+                          '(the optimizer\'s states are float32)' % (op, type(opt).__name__, index,
+                                                                     np.dtype(expected).name, np.dtype(got).name))
 
 
 def preprocess_grad(opt, g, w=None, wd=0.0):
@@ -243,6 +250,15 @@ class Optimizer:
         """The MXNet operator this rule's update runs when it takes floating-point weights only (integer weights
         then raise), else None."""
         return None
+
+    def _integer_weight_error(self, weight):
+        """The error MXNet 1.9.1's update raises for an integer ``weight``, or None where the update runs (its
+        NDArray arithmetic then casts every Python scalar to the weight's dtype)."""
+        op = self._float_op()
+        if op is None:
+            return None
+        return MXNetTypeError('Operator %s (%s.update): this operation supports floating point types only, not %s '
+                              '(the weight)' % (op, type(self).__name__, np.dtype(weight.dtype).name))
 
     def create_state(self, index, weight):
         """The auxiliary state of one weight (None here; subclasses return NDArrays or tuples of them)."""

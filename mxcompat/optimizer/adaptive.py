@@ -15,8 +15,10 @@ import torch
 
 from ..operator import optimizer_updates as _ops
 from ..ndarray.sparse import check_sparse_adagrad
+from ..base import MXNetTypeError
+from .. import ndarray as _nd
 from ._base import (Optimizer, AggregatedUpdates, register, zeros_state, check_arrays, preprocess_grad,
-                    begin_update, inplace, is_rsp, lazy_rows)
+                    begin_update, inplace, is_rsp, lazy_rows, incompatible_dtypes)
 
 __all__ = ['Adam', 'Adamax', 'Nadam', 'AdaGrad', 'AdaDelta', 'RMSProp', 'Ftrl', 'FTML', 'LAMB']
 
@@ -81,6 +83,9 @@ class AdaGrad(Optimizer):
     def create_state(self, index, weight):
         return zeros_state(weight, torch.float32, stype=weight.stype)
 
+    def _integer_weight_error(self, weight):  # (MXNet: history[:] += square(grad))
+        return incompatible_dtypes(self, 'broadcast_add', 1, np.float32, weight.dtype)
+
     @inplace
     def update(self, index, weight, grad, state):
         lr, wd = begin_update(self, index, weight, grad)
@@ -114,6 +119,10 @@ class RMSProp(Optimizer):
         n = 3 if self.centered else 1
         return tuple(zeros_state(weight, torch.float32, stype=weight.stype) for _ in range(n))
 
+    def _integer_weight_error(self, weight):
+        op = 'rmspropalex_update' if self.centered else 'rmsprop_update'
+        return incompatible_dtypes(self, op, 2, weight.dtype, np.float32)
+
     @inplace
     def update(self, index, weight, grad, state):
         lr, wd = begin_update(self, index, weight, grad)
@@ -139,6 +148,9 @@ class AdaDelta(Optimizer):
 
     def create_state(self, index, weight):
         return (zeros_state(weight, torch.float32), zeros_state(weight, torch.float32))
+
+    def _integer_weight_error(self, weight):  # (MXNet: acc_g[:] += (1. - rho) * grad * grad)
+        return incompatible_dtypes(self, 'broadcast_add', 1, np.float32, weight.dtype)
 
     @inplace
     def update(self, index, weight, grad, state):
@@ -173,6 +185,9 @@ class Ftrl(Optimizer):
         return (zeros_state(weight, torch.float32, stype=weight.stype),
                 zeros_state(weight, torch.float32, stype=weight.stype))
 
+    def _integer_weight_error(self, weight):
+        return incompatible_dtypes(self, 'ftrl_update', 2, weight.dtype, np.float32)
+
     @inplace
     def update(self, index, weight, grad, state):
         lr, wd = begin_update(self, index, weight, grad)
@@ -195,11 +210,26 @@ class Adamax(_Moments):
     def update(self, index, weight, grad, state):
         lr, wd = begin_update(self, index, weight, grad)
         lr /= (1. - self.beta1 ** self._index_update_count[index])
+        if not weight._t.is_floating_point():
+            self._update_integer(lr, wd, weight, grad, state)
+            return
         g = preprocess_grad(self, grad._t, weight._t, wd)
         m, u = state[0]._t, state[1]._t
         m.mul_(self.beta1).add_((1. - self.beta1) * g)
         torch.maximum(self.beta2 * u, g.abs(), out=u)
         weight._t.sub_(lr * m / u)
+
+    def _update_integer(self, lr, wd, weight, grad, state):
+        """MXNet's update of an integer weight: NDArray arithmetic, each Python scalar cast to the weight's dtype
+        (``beta1 * m`` is 0), and integer division."""
+        g = grad * self.rescale_grad + wd * weight
+        if self.clip_gradient is not None:
+            g = _nd.clip(g, -self.clip_gradient, self.clip_gradient)
+        m, u = state
+        m[:] *= self.beta1
+        m[:] += (1. - self.beta1) * g
+        u[:] = _nd.maximum(self.beta2 * u, _nd.abs(g))
+        weight[:] -= lr * m / u
 
 
 @register
@@ -212,6 +242,10 @@ class Nadam(_Moments):
         self.epsilon = epsilon
         self.schedule_decay = schedule_decay
         self.m_schedule = 1.
+
+    def _integer_weight_error(self, weight):
+        return MXNetTypeError('Nadam.update: integer weights (%s) are not supported (MXNet 1.9.1\'s update divides '
+                              'integers by zero there, and the process dies of SIGFPE)' % np.dtype(weight.dtype).name)
 
     @inplace
     def update(self, index, weight, grad, state):

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
+from .. import ndarray as _nd
 from ..ndarray import random as _random
 from ..operator import optimizer_updates as _ops
 from ._base import (Optimizer, AggregatedUpdates, register, zeros_state, check_arrays, mp_warning,
@@ -383,6 +384,9 @@ class DCASGD(Optimizer):
     @inplace
     def update(self, index, weight, grad, state):
         lr, wd = begin_update(self, index, weight, grad)
+        if not weight._t.is_floating_point():
+            self._update_integer(lr, wd, weight, grad, state)
+            return
         g = preprocess_grad(self, grad._t)
         w = weight._t
         mom, previous = state
@@ -397,6 +401,24 @@ class DCASGD(Optimizer):
         previous._t.copy_(w)
         w.add_(delta)
 
+    def _update_integer(self, lr, wd, weight, grad, state):
+        """MXNet's update of an integer weight: NDArray arithmetic, each Python scalar cast to the weight's dtype
+        (``lamda * g`` is 0 for ``lamda < 1``)."""
+        g = grad * self.rescale_grad
+        if self.clip_gradient is not None:
+            g = _nd.clip(g, -self.clip_gradient, self.clip_gradient)
+        mom, previous = state
+        step = g + wd * weight + self.lamda * g * g * (weight - previous)
+        if mom:  # (NDArray truth value, as MXNet tests it)
+            mom[:] *= self.momentum
+            mom[:] += -lr * step
+        else:
+            if self.momentum != 0.0:
+                raise AssertionError('DCASGD: the momentum state is zero or missing while momentum != 0')
+            mom = -lr * step
+        previous[:] = weight
+        weight[:] += mom
+
 
 @register
 class SGLD(Optimizer):
@@ -404,6 +426,13 @@ class SGLD(Optimizer):
     ``mx.nd.random.normal``'s, as MXNet's (on the CPU its numbers for the same seed)."""
 
     def create_state(self, index, weight):
+        return None
+
+    def _integer_weight_error(self, weight):
+        try:  # (the noise's sampler refuses an integer dtype; shape (0,) draws nothing)
+            _random.normal(0, 1, shape=(0,), dtype=weight.dtype)
+        except MXNetError as e:
+            return e
         return None
 
     @inplace
