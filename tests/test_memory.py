@@ -2,6 +2,7 @@
 import os
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -63,3 +64,23 @@ def test_big_parameter_and_its_momentum_are_advised(monkeypatch):
         assert not calls and not t.any()
     _memory.zeros((1 << 20, 16), torch.float32, torch.device('cpu'))
     assert len(calls) == 1  # (and with the policy as it was, it is)
+
+
+@pytest.mark.parametrize('size, dtype', [(10, 'float32'), (3 << 20, 'float32'), ((5 << 20) + 3, 'float16'),
+                                         (1 << 18, 'int64')])
+def test_host_zeros_are_writable_zeros(size, dtype):
+    a = _memory.host_zeros(size, dtype)
+    assert a.shape == (size,) and a.dtype == np.dtype(dtype) and a.flags.writeable and not a.any()
+    a[::7] = 3
+    assert np.count_nonzero(a) == len(range(0, size, 7)) and (a[::7] == 3).all()
+
+
+@linux_only
+def test_host_zeros_put_whole_extents_on_huge_pages():
+    a = _memory.host_zeros(3 << 20, 'float32')  # 12 MB: six whole 2 MB extents from its start
+    assert a.ctypes.data % (2 << 20) == 0
+    assert 'hg' in _vm_flags(a.ctypes.data + a.nbytes // 2)
+    for fields in (dict(huge_page_min_bytes=0), dict(cpu_fast_paths=False)):
+        with mx.kernels.policy(**fields):
+            b = _memory.host_zeros(3 << 20, 'float32')
+        assert 'hg' not in _vm_flags(b.ctypes.data + b.nbytes // 2) and not b.any()

@@ -14,7 +14,6 @@ gradient (MXNet keeps every row its kernels wrote, zeros included). ``'csr'`` pa
 checks MXNet makes with ``assert`` raise :class:`MXNetAssertionError` (an ``AssertionError``).
 """
 import math
-import mmap
 import warnings
 import weakref
 from collections import OrderedDict
@@ -128,29 +127,15 @@ _HOST_DTYPES = {torch.float32: np.float32, torch.float64: np.float64, torch.floa
                 torch.bool: np.bool_}
 
 
-_MAPPED_MIN = 1 << 20  # zero arrays this big and bigger get memory of their own (see _untouched_zeros)
-
-
 def _untouched_zeros(shape, dtype):
     """A CPU tensor of zeros whose pages are written only when the tensor is: a gradient that backward replaces
-    before writing it is never touched, nor the data an initializer replaces (see initializer._initialize_fresh).
-    From 1 MB, a private anonymous mapping of its own (the system maps zero pages when first written; advised
-    onto huge pages from 4 MB, as numpy's large arrays); below, numpy's calloc. ``torch.zeros`` writes every page
-    (about 0.3 ms a MB where pages are fresh), and calloc clears memory the allocator reuses. Falls back to
+    before writing it is never touched, nor the data an initializer replaces (see initializer._initialize_fresh);
+    big ones on a mapping of their own (``_memory.host_zeros``). ``torch.zeros`` writes every page. Falls back to
     ``torch.zeros`` for dtypes numpy lacks."""
     host = _HOST_DTYPES.get(dtype)
     if host is None:
         return torch.zeros(shape, dtype=dtype)
-    nbytes = math.prod(shape) * np.dtype(host).itemsize
-    if nbytes < _MAPPED_MIN or not hasattr(mmap, 'MAP_PRIVATE'):
-        return torch.from_numpy(np.zeros(shape, host))
-    region = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE)  # (private: a forked process gets its own copy)
-    if nbytes >= 4 << 20 and hasattr(mmap, 'MADV_HUGEPAGE'):
-        try:
-            region.madvise(mmap.MADV_HUGEPAGE)
-        except OSError:
-            pass
-    return torch.from_numpy(np.frombuffer(region, host).reshape(shape))
+    return torch.from_numpy(_memory.host_zeros(math.prod(shape), host).reshape(shape))
 
 
 def _zeros_like(t):
