@@ -132,6 +132,8 @@ _DTYPES = (torch.bool, torch.int8, torch.uint8, torch.int32, torch.int64, torch.
 _TAKE_NUMBER = (torch.add, torch.sub, torch.mul, torch.true_divide, torch.pow, torch.eq, torch.ne, torch.gt,
                 torch.ge, torch.lt, torch.le, torch.bitwise_and, torch.bitwise_or, torch.bitwise_xor,
                 torch.remainder, torch.fmod)
+# functions whose torch form takes tensors only: the torch function taking a Python number instead
+_NUMBER_FN = {'power': torch.pow, 'maximum': torch.clamp_min, 'minimum': torch.clamp_max}
 _FLOATS = frozenset((torch.float16, torch.float32, torch.float64))
 _WIDE_FLOATS = frozenset((torch.float32, torch.float64))
 _new = object.__new__
@@ -144,11 +146,17 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
     host_fn = getattr(_np, name, None)
     # two arrays of one of these dtypes compute directly, the result in that dtype and in the graph where the
     # inputs are (comparisons and bitwise functions give results torch's autograd cannot carry: the general path)
-    direct = frozenset(d for d in _DTYPES if kind not in ('cmp', 'int') and fn not in (_copysign, _ldexp)
+    # (comparisons outside record() too: their bool results carry no graph then)
+    direct = frozenset(d for d in _DTYPES if kind != 'int' and fn not in (_copysign, _ldexp)
                        and _pair_ok(name, kind, d))
+    cmp = kind == 'cmp'
+    out_dt = torch.bool if cmp else None
     number_ok = fn in _TAKE_NUMBER
-    # a float array with a Python number: torch keeps the array's dtype, as MXNet does
-    float_direct = direct & {torch.float16, torch.float32, torch.float64} if number_ok else frozenset()
+    # a float array with a Python number: torch keeps the array's dtype, as MXNet does (``number_fn``: the torch
+    # function taking the number, where ``fn`` takes tensors only)
+    number_fn = _NUMBER_FN.get(name, fn)
+    float_direct = (direct & {torch.float16, torch.float32, torch.float64}
+                    if number_fn in _TAKE_NUMBER and not cmp else frozenset())
     array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
     f32 = torch.float32 if torch.float32 in direct else None
 
@@ -162,7 +170,7 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
                 db = x2._dt
                 if db is None:
                     db = x2._dt = x2._t.dtype
-                if da is db and (da is f32 or da in direct):
+                if da is db and (da is f32 or da in direct) and not (cmp and state.recording):
                     a, b = x1._t, x2._t
                     try:
                         r = fn(a, b)
@@ -175,10 +183,10 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
                     w = new(array)
                     w._t = r
                     w._ctx = x1._ctx
-                    w._dt = da
+                    w._dt = out_dt or da
                     return w
             elif (kind2 is float or kind2 is int) and da in float_direct and out is None:
-                r = fn(x1._t, x2)
+                r = number_fn(x1._t, x2)
                 if r.requires_grad and not state.recording:
                     r = r.detach()
                 w = new(array)
@@ -234,7 +242,7 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
             db = other._dt
             if db is None:
                 db = other._dt = other._t.dtype
-            if da is db and (da is f32 or da in direct):
+            if da is db and (da is f32 or da in direct) and not (cmp and state.recording):
                 a, b = self._t, other._t
                 try:
                     r = fn(a, b)
@@ -245,7 +253,7 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
                 w = new(array)
                 w._t = r
                 w._ctx = self._ctx
-                w._dt = da
+                w._dt = out_dt or da
                 return w
         return f(self, other)
     f.__name__ = f.__qualname__ = name
@@ -264,7 +272,7 @@ def _promote(t, dt):
 
 def _pair_ok(name, kind, d):
     try:
-        return _pair_dtype(name, kind, d, d) is d
+        return _pair_dtype(name, kind, d, d) is (torch.bool if kind == 'cmp' else d)
     except MXNetTypeError:
         return False
 
@@ -358,7 +366,7 @@ fmod = _binary('fmod', torch.fmod, 'sub')
 _BOOL_OK = ('logical_not', 'bitwise_not', 'invert', 'isnan', 'isinf', 'isfinite', 'isposinf', 'isneginf')
 
 
-def _unary(name, fn, host_name=None, float_only=False):
+def _unary(name, fn, host_name=None, float_only=False):  # noqa: C901 (the fast paths inline, for speed)
     """``fn`` as MXNet's unary function ``name``. ``float_only``: ``fn`` is a torch function of floats; integer
     inputs are computed in float64 and the result cast back to their dtype."""
     host_fn = getattr(_np, host_name or name)
@@ -401,8 +409,28 @@ def _unary(name, fn, host_name=None, float_only=False):
         if out is None:
             return _np_wrap(r, ctx)
         return _finish(r, ctx, out)
+
+    def method(self):
+        # ``op self`` (``-a``, ``abs(a)``): f's fast path without its keywords
+        t = self._t
+        d = self._dt
+        if d is None:
+            d = self._dt = t.dtype
+        if d in direct:
+            r = fn(t)
+            if r.requires_grad and not state.recording:
+                r = r.detach()
+            w = new(array)
+            w._t = r
+            w._ctx = self._ctx
+            w._dt = None if bool_ok else d
+            return w
+        if d is torch.bool and name == 'negative':  # (MXNet negates by multiplying with -1: int64)
+            return multiply(self, -1)
+        return f(self)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` (integer inputs keep their dtype, as in MXNet 1.9.1).' % name
+    f.method = method
     return f
 
 
@@ -704,25 +732,13 @@ for _name, _fn in (('gt', greater), ('ge', greater_equal), ('lt', less), ('le', 
     setattr(ndarray, '__%s__' % _name, _fn.method)
 ndarray.__matmul__ = matmul
 ndarray.__rmatmul__ = _reflected(matmul)
-ndarray.__pos__ = positive
-ndarray.__abs__ = abs
-ndarray.__invert__ = bitwise_not
+ndarray.__pos__ = None  # (MXNet 1.9.1's mx.np.ndarray has no unary +: ``+a`` raises TypeError)
+ndarray.__abs__ = abs.method
+ndarray.__invert__ = bitwise_not.method
+ndarray.__neg__ = negative.method
 ndarray.__imatmul__ = _inplace(matmul)
 ndarray.__floor__, ndarray.__ceil__, ndarray.__trunc__ = floor, ceil, trunc  # (math.floor(a): an array, as MXNet)
 ndarray.__round__ = lambda self, ndigits=0: around(self, ndigits)  # noqa: E731
-
-
-def _neg(self):
-    # MXNet negates by multiplying with -1: a bool array gives int64
-    return multiply(self, -1) if self._t.dtype is torch.bool else negative(self)
-
-
-def _eq_method(fn):
-    def m(self, other):
-        if isinstance(other, NDArray) and not isinstance(other, ndarray):
-            raise _legacy_error(fn.__name__, other)
-        return fn(self, other)  # (``a == None`` raises TypeError, as in MXNet)
-    return m
 
 
 def _clip_method(self, min=None, max=None, out=None):  # noqa: A002 (MXNet's names)
@@ -739,9 +755,8 @@ def _legacy_only(name):
     return m
 
 
-ndarray.__neg__ = _neg
-ndarray.__eq__ = _eq_method(equal)
-ndarray.__ne__ = _eq_method(not_equal)
+ndarray.__eq__ = equal.method  # (``a == None`` raises TypeError, as in MXNet)
+ndarray.__ne__ = not_equal.method
 # the methods MXNet's mx.np.ndarray has that are functions of mx.np
 for _name, _fn in (('round', around), ('dot', dot), ('clip', _clip_method)):
     setattr(ndarray, _name, _fn)

@@ -1,5 +1,6 @@
 """Writes into arrays inside autograd.record() (x[key] = v, x += v, for mx.nd and mx.np) are refused or recorded as
-real MXNet 1.9.1 does, and a variable's values written outside it join no graph (tests/fixtures/ndarray/record_inplace.json, from record_inplace_cases.py)."""
+real MXNet 1.9.1 does, and a variable's values written outside it join no graph
+(tests/fixtures/ndarray/record_inplace.json, from record_inplace_cases.py)."""
 import json
 import os
 import sys
