@@ -156,7 +156,7 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
     # function taking the number, where ``fn`` takes tensors only)
     number_fn = _NUMBER_FN.get(name, fn)
     float_direct = (direct & {torch.float16, torch.float32, torch.float64}
-                    if number_fn in _TAKE_NUMBER and not cmp else frozenset())
+                    if (number_fn in _TAKE_NUMBER or name in _NUMBER_FN) and not cmp else frozenset())
     array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
     f32 = torch.float32 if torch.float32 in direct else None
 
@@ -272,7 +272,7 @@ def _promote(t, dt):
 
 def _pair_ok(name, kind, d):
     try:
-        return _pair_dtype(name, kind, d, d) is (torch.bool if kind == 'cmp' else d)
+        return _pair_dtype(name, kind, d, d) is d  # (for a comparison: the dtype it compares in)
     except MXNetTypeError:
         return False
 
