@@ -324,20 +324,25 @@ def cast_scalar(x, s):
 
 def _scalar_op(name, fn, reverse=False):
     # MXNet computes a bool array with a scalar in int64 (b + 2.5 is [3, 2, 3], maximum(b, 0.5) int64 ones and zeros).
-    # NDArray's operators call impl(data, float(scalar), True), as MXNet's call these operators.
+    # NDArray's operators call impl(data, float(scalar), True), as MXNet's call these operators; a float array, the
+    # usual case, takes the scalar as it is (cast_scalar's first case, tested first).
     if reverse:
         def impl(data, scalar, is_int):
-            if data.dtype is torch.bool:
-                data = data.long()
             try:
-                return fn(torch.full((), cast_scalar(data, scalar), dtype=data.dtype, device=data.device), data)
+                if not data.is_floating_point():
+                    if data.dtype is torch.bool:
+                        data = data.long()
+                    scalar = cast_scalar(data, scalar)
+                return fn(torch.full((), scalar, dtype=data.dtype, device=data.device), data)
             except (RuntimeError, ValueError, OverflowError) as e:
                 raise op_error(name, (data,), e) from None
     else:
         def impl(data, scalar, is_int):
-            if data.dtype is torch.bool:
-                data = data.long()
             try:
+                if data.is_floating_point():
+                    return fn(data, scalar)
+                if data.dtype is torch.bool:
+                    data = data.long()
                 return fn(data, cast_scalar(data, scalar))
             except (RuntimeError, ValueError, OverflowError) as e:
                 raise op_error(name, (data,), e) from None
