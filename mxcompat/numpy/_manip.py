@@ -131,8 +131,34 @@ atleast_2d = _atleast('atleast_2d', torch.atleast_2d)
 atleast_3d = _atleast('atleast_3d', torch.atleast_3d)
 
 
+def _one_dtype(seq):
+    """The tensors of a non-empty list or tuple of ``mx.np`` arrays of one dtype, else None (the general path)."""
+    if type(seq) is not list and type(seq) is not tuple or not seq:
+        return None
+    ts, first = [], None
+    for x in seq:
+        if type(x) is not ndarray:
+            return None
+        d = x._dt
+        if d is None:
+            d = x._dt = x._t.dtype
+        if first is None:
+            first = d
+        elif d is not first:
+            return None
+        ts.append(x._t)
+    return ts
+
+
 def concatenate(seq, axis=0, out=None):
     """Join arrays along an existing axis (``axis=None``: flattened first)."""
+    if out is None and type(axis) is int:  # the common case
+        ts = _one_dtype(seq)
+        if ts is not None:
+            try:
+                return _np_wrap(torch.cat(ts, axis), seq[0]._ctx)
+            except (RuntimeError, IndexError):
+                pass  # (the general path raises MXNet's error)
     ts = _ts('concatenate', seq)
     if axis is None:
         ts, axis = [t.reshape(-1) for t in ts], 0
@@ -146,6 +172,13 @@ def concatenate(seq, axis=0, out=None):
 
 def stack(arrays, axis=0, out=None):
     """Join arrays of one shape along a new axis."""
+    if out is None and type(axis) is int:  # the common case
+        ts = _one_dtype(arrays)
+        if ts is not None:
+            try:
+                return _np_wrap(torch.stack(ts, axis), arrays[0]._ctx)
+            except (RuntimeError, IndexError):
+                pass  # (the general path raises MXNet's error)
     arrays = list(arrays)
     ts = _ts('stack', arrays)
     try:
@@ -344,6 +377,13 @@ triu = _triangle('triu', torch.triu)
 
 def where(condition, x=None, y=None):
     """Elements of ``x`` where ``condition`` holds, else of ``y``; with only ``condition``, ``nonzero``."""
+    if type(condition) is ndarray and type(x) is ndarray and type(y) is ndarray:  # the common case
+        c, tx, ty = condition._t, x._t, y._t
+        if c.dtype is torch.bool and tx.dtype is ty.dtype:
+            try:
+                return _np_wrap(torch.where(c, tx, ty), condition._ctx)
+            except RuntimeError:
+                pass  # (shapes that do not broadcast: torch's error below)
     if x is None and y is None:
         return nonzero(condition)
     c = _tensor('where', condition)

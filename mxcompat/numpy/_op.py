@@ -156,7 +156,7 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
     # function taking the number, where ``fn`` takes tensors only)
     number_fn = _NUMBER_FN.get(name, fn)
     float_direct = (direct & {torch.float16, torch.float32, torch.float64}
-                    if (number_fn in _TAKE_NUMBER or name in _NUMBER_FN) and not cmp else frozenset())
+                    if number_fn in _TAKE_NUMBER or name in _NUMBER_FN else frozenset())
     array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
     f32 = torch.float32 if torch.float32 in direct else None
 
@@ -185,14 +185,15 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
                     w._ctx = x1._ctx
                     w._dt = out_dt or da
                     return w
-            elif (kind2 is float or kind2 is int) and da in float_direct and out is None:
-                r = number_fn(x1._t, x2)
+            elif ((kind2 is float or kind2 is int) and da in float_direct and out is None
+                  and not (cmp and state.recording)):
+                r = number_fn(x1._t, x2)  # (torch compares in the array's dtype: the number cast first, as MXNet)
                 if r.requires_grad and not state.recording:
                     r = r.detach()
                 w = new(array)
                 w._t = r
                 w._ctx = x1._ctx
-                w._dt = da
+                w._dt = out_dt or da
                 return w
         if type(x1) is ndarray and type(x2) is ndarray:
             a, b = x1._t, x2._t
@@ -541,6 +542,12 @@ def _bound(name, v, dtype):
 def clip(a, a_min, a_max, out=None):
     """Limit values to ``[a_min, a_max]`` (either may be None); with ``a_min > a_max`` the result is ``a_min``
     below ``a_min`` and ``a_max`` elsewhere, as MXNet's kernel gives; bool arrays are refused, as in MXNet."""
+    if type(a) is ndarray and out is None and type(a_min) is float and type(a_max) is float and a_min <= a_max:
+        d = a._dt  # the common case: a float array between two float bounds
+        if d is None:
+            d = a._dt = a._t.dtype
+        if d in _FLOATS:
+            return _np_wrap(torch.clamp(a._t, a_min, a_max), a._ctx)
     if a_min is None and a_max is None:
         raise MXNetValueError('array_clip: must set either max or min')
     if isinstance(a, _SCALARS):  # MXNet hands a scalar to official NumPy
@@ -610,11 +617,13 @@ def _dot(ta, tb):
 def dot(a, b, out=None):
     """NumPy's ``dot``: 0-d operands multiply, 1-D with 1-D is the inner product, N-D with 1-D contracts the
     last axis, N-D with M-D the last axis of ``a`` with the second-to-last of ``b``."""
-    if type(a) is ndarray and type(b) is ndarray and out is None:  # the common case: two matrices
+    if type(a) is ndarray and type(b) is ndarray and out is None:  # the common cases: a matrix or a vector b
         ta, tb = a._t, b._t
-        if tb.dim() == 2:
-            try:  # (torch.mm refuses an ``a`` that is not a matrix, two dtypes, and dtypes it has no kernel for:
-                r = torch.mm(ta, tb)  # the general path then)
+        nb = tb.dim()
+        if nb == 2 or nb == 1:
+            try:  # (torch refuses an ``a`` of other dimensions, two dtypes, and dtypes it has no kernel for: the
+                # general path then)
+                r = torch.mm(ta, tb) if nb == 2 else torch.mv(ta, tb) if ta.dim() == 2 else torch.matmul(ta, tb)
             except RuntimeError:
                 pass
             else:
@@ -623,7 +632,7 @@ def dot(a, b, out=None):
                 w = _new(ndarray)
                 w._t = r
                 w._ctx = a._ctx
-                w._dt = a._dt  # (mm gives its operands' one dtype)
+                w._dt = a._dt  # (the operands' one dtype)
                 return w
     ta, tb = _two_arrays('dot', a, b)
     return _finish(_product('dot', _dot, ta, tb), a._ctx, out)
@@ -631,6 +640,13 @@ def dot(a, b, out=None):
 
 def matmul(a, b, out=None, **kwargs):
     """NumPy's ``matmul`` (broadcast batches; 0-d operands are refused, as NumPy does)."""
+    if type(a) is ndarray and type(b) is ndarray and out is None and not kwargs:  # the common case
+        try:  # (0-d operands, two dtypes, a dtype without a kernel: the general path raises or computes)
+            r = torch.matmul(a._t, b._t)
+        except RuntimeError:
+            pass
+        else:
+            return _np_wrap(r, a._ctx)
     if kwargs:
         _check_ufunc_kwargs(kwargs, 'matmul', False)
     ta, tb = _two_arrays('matmul', a, b)

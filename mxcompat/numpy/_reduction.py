@@ -127,9 +127,42 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):  # (
 product = prod
 
 
+def _fast(fn, a, axis, result_dtype=None):
+    """``fn(t)`` or ``fn(t, axis)`` for a float32 or float64 ``mx.np`` array ``a`` and a valid int or None ``axis``,
+    as a new array (its dtype ``result_dtype``, else ``a``'s); None where the general path must run."""
+    if type(a) is not ndarray:
+        return None
+    t = a._t
+    d = a._dt
+    if d is None:
+        d = a._dt = t.dtype
+    if d not in _WIDE_FLOATS:
+        return None
+    try:  # (an empty axis and the like: the general path raises MXNet's error)
+        if axis is None:
+            r = fn(t)
+        elif type(axis) is int and -t.dim() <= axis < t.dim():
+            r = fn(t, axis)
+        else:
+            return None
+    except (RuntimeError, IndexError):
+        return None
+    if r.requires_grad and not _STATE.recording:
+        r = r.detach()
+    w = _new(ndarray)
+    w._t = r
+    w._ctx = a._ctx
+    w._dt = result_dtype or d
+    return w
+
+
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     """Mean over ``axis``; integer and bool arrays give float32 (float64 with NumPy default dtypes); an integer
     ``dtype`` sums in that dtype (wrapping around, as NumPy and MXNet do) and truncates the quotient."""
+    if dtype is None and out is None and not keepdims:  # the common case
+        w = _fast(torch.mean, a, axis)
+        if w is not None:
+            return w
     t = _array_input('mean', a)
     td = to_torch_dtype(dtype) if dtype is not None else (t.dtype if t.is_floating_point() else _default_float())
     axes = _norm_axes('mean', axis, t.dim(), True)
@@ -185,8 +218,12 @@ def _check_nonempty(name, t, axes):
         raise MXNetValueError('Operator %s: zero-size array to reduction operation which has no identity' % name)
 
 
-def _extreme(name, fn):
+def _extreme(name, fn, fast_fn):
     def f(a, axis=None, keepdims=False, out=None, initial=None):  # (MXNet's order)
+        if out is None and not keepdims and initial is None:  # the common case
+            w = _fast(fast_fn, a, axis)
+            if w is not None:
+                return w
         t = _array_input(name, a)
         _check_unsupported(name, initial)
         axes = _norm_axes(name, axis, t.dim())
@@ -198,14 +235,26 @@ def _extreme(name, fn):
     return f
 
 
-max = _extreme('max', torch.amax)  # noqa: A001
+def _max(t, axis=None):
+    return torch.max(t) if axis is None else torch.amax(t, axis)  # (torch.max of all elements is the cheaper)
+
+
+def _min(t, axis=None):
+    return torch.min(t) if axis is None else torch.amin(t, axis)
+
+
+max = _extreme('max', torch.amax, _max)  # noqa: A001
 amax = max
-min = _extreme('min', torch.amin)  # noqa: A001
+min = _extreme('min', torch.amin, _min)  # noqa: A001
 amin = min
 
 
 def _arg(name, fn):
     def f(a, axis=None, out=None):
+        if out is None:  # the common case
+            w = _fast(fn, a, axis, torch.int64)
+            if w is not None:
+                return w
         t = _array_input(name, a)
         if t.dtype is torch.bool:
             raise MXNetTypeError('Operator %s: bool arrays are not supported (as in MXNet 1.9.1)' % name)
@@ -317,9 +366,20 @@ def _sum_method(self, axis=None, dtype=None, out=None, keepdims=False):
     return sum(self, axis, dtype, keepdims, None, out)
 
 
+def _max_method(self, axis=None, out=None, keepdims=False):
+    """``mx.np.max`` of this array (NumPy's parameter order)."""
+    return max(self, axis, keepdims, out)
+
+
+def _min_method(self, axis=None, out=None, keepdims=False):
+    """``mx.np.min`` of this array (NumPy's parameter order)."""
+    return min(self, axis, keepdims, out)
+
+
 ndarray.sum = _sum_method
+ndarray.max = _max_method
+ndarray.min = _min_method
 for _fn, _params in ((prod, ('axis', 'dtype', 'out', 'keepdims')),
-                     (max, ('axis', 'out', 'keepdims')), (min, ('axis', 'out', 'keepdims')),
                      (all, ('axis', 'out', 'keepdims')), (any, ('axis', 'out', 'keepdims'))):
     setattr(ndarray, _fn.__name__, _method(_fn, _params))
 for _name, _fn in (('mean', mean), ('std', std), ('var', var), ('argmax', argmax), ('argmin', argmin),

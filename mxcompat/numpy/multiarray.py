@@ -28,6 +28,7 @@ __all__ = ['ndarray', 'array', 'empty', 'empty_like', 'zeros', 'zeros_like', 'on
 _STATE = _ag.STATE
 _object_new = object.__new__
 _default_dtype = torch.get_default_dtype
+_EXACT = 2 ** 24  # (float32 holds every integer of smaller magnitude)
 # (whether a torch function mode, such as ``torch.set_default_device``'s, would see a factory call)
 _function_mode_on = torch._C._is_torch_function_mode_enabled
 _SCALARS = (numbers.Number, _np.generic)
@@ -201,7 +202,9 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     @property
     def T(self):
         """The transposed array (a copy, as MXNet's transpose operator gives)."""
-        return _np_wrap(_copy(self._t.permute(tuple(range(self._t.dim() - 1, -1, -1)))), self._ctx)
+        t = self._t
+        r = t.t() if t.dim() == 2 else t.permute(tuple(range(t.dim() - 1, -1, -1)))
+        return _np_wrap(r.clone(memory_format=torch.contiguous_format), self._ctx)
 
     @property
     def itemsize(self):
@@ -773,6 +776,11 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None):
         start, stop = 0, start
     if step == 0:
         raise MXNetValueError('arange: step must not be zero')
+    if (dtype is None and ctx is None and type(start) is int and type(stop) is int and type(step) is int
+            and -_EXACT < start < _EXACT and -_EXACT < stop < _EXACT and not is_np_default_dtype()):
+        # integers that float32 holds exactly: torch's values are NumPy's
+        return _np_wrap(torch.arange(start, stop, step, dtype=torch.float32,
+                                     device=current_context().torch_device), current_context())
     ctx = _ctx(ctx)
     td = _dtype_or_default(dtype) if dtype is not None or not is_np_default_dtype() else (
         torch.int64 if all(isinstance(v, numbers.Integral) for v in (start, stop, step)) else torch.float64)

@@ -94,9 +94,11 @@ def make_npx_function(op, name, prefix='mx.npx'):  # noqa: C901 (the one-array f
     inputs, pnames = op.inputs, tuple(op.param_names)
     impl, optional = op.impl, op.optional
     attrs_of = cached_parser(op.parse_attrs)
-    # one input, one new output: a call of one array and no attributes runs the implementation bound to the
-    # default attributes, made on the first such call (``npx.relu(x)``: the per-call cost is the budget)
-    simple = len(inputs) == 1 and not op.view and op.num_outputs == 1
+    # one new output, the inputs after the first optional: a call of one array and no attributes runs the
+    # implementation bound to the default attributes, made on the first such call (``npx.relu(x)``,
+    # ``npx.softmax(x)``: the per-call cost is the budget)
+    simple = not op.view and op.num_outputs == 1 and all(i in optional for i in inputs[1:])
+    absent = (None,) * (len(inputs) - 1)
     bound = []
 
     def fn(*args, out=None, name=None, **kwargs):  # noqa: ARG001 (name is MXNet's)
@@ -104,9 +106,10 @@ def make_npx_function(op, name, prefix='mx.npx'):  # noqa: C901 (the one-array f
             x = args[0]
             if not bound:
                 attrs = op.parse_attrs({})
-                bound.append((op.bind(attrs) if op.bind is not None else None) or functools.partial(impl, **attrs))
+                run = op.bind(attrs) if op.bind is not None and not absent else None
+                bound.append(run or functools.partial(impl, **attrs))
             try:
-                r = bound[0](x._t)
+                r = bound[0](x._t, *absent)
             except MXNetError:
                 raise
             except (RuntimeError, IndexError, ValueError) as e:
