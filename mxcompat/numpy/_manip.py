@@ -150,15 +150,24 @@ def _one_dtype(seq):
     return ts
 
 
+def _join_fast(fn, seq, axis):
+    """``fn`` (torch.cat, torch.stack) of a list or tuple of arrays of one dtype along an int ``axis``, else None
+    (the general path raises MXNet's errors)."""
+    ts = _one_dtype(seq)
+    if ts is None:
+        return None
+    try:
+        return _np_wrap(fn(ts, axis), seq[0]._ctx)
+    except (RuntimeError, IndexError):
+        return None
+
+
 def concatenate(seq, axis=0, out=None):
     """Join arrays along an existing axis (``axis=None``: flattened first)."""
     if out is None and type(axis) is int:  # the common case
-        ts = _one_dtype(seq)
-        if ts is not None:
-            try:
-                return _np_wrap(torch.cat(ts, axis), seq[0]._ctx)
-            except (RuntimeError, IndexError):
-                pass  # (the general path raises MXNet's error)
+        r = _join_fast(torch.cat, seq, axis)
+        if r is not None:
+            return r
     ts = _ts('concatenate', seq)
     if axis is None:
         ts, axis = [t.reshape(-1) for t in ts], 0
@@ -173,12 +182,9 @@ def concatenate(seq, axis=0, out=None):
 def stack(arrays, axis=0, out=None):
     """Join arrays of one shape along a new axis."""
     if out is None and type(axis) is int:  # the common case
-        ts = _one_dtype(arrays)
-        if ts is not None:
-            try:
-                return _np_wrap(torch.stack(ts, axis), arrays[0]._ctx)
-            except (RuntimeError, IndexError):
-                pass  # (the general path raises MXNet's error)
+        r = _join_fast(torch.stack, arrays, axis)
+        if r is not None:
+            return r
     arrays = list(arrays)
     ts = _ts('stack', arrays)
     try:

@@ -147,11 +147,7 @@ def _fast(fn, a, axis, result_dtype=None):
             return None
     except (RuntimeError, IndexError):
         return None
-    if r.requires_grad and not _STATE.recording:
-        r = r.detach()
-    w = _new(ndarray)
-    w._t = r
-    w._ctx = a._ctx
+    w = _np_wrap(r, a._ctx)
     w._dt = result_dtype or d
     return w
 
