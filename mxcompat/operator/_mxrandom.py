@@ -25,8 +25,7 @@ parallel generator's samplers make a fresh distribution per value, so the spare 
 engine's ``SampleGaussian`` one per call, so it uses both); integer ranges are drawn by rejection
 ("downscaling"). Where MXNet's kernels call the C library (``logf``, ``log``, ``pow``, ``powf``, ``expf``,
 ``tanf``, ``lgammaf``), the same functions are called: ``log``/``pow``/``exp`` through Python's ``math``, the float
-ones through ctypes; ``logf``, the one of the float normal sampler, is computed in double precision and only the values
-that lie near a rounding boundary are asked of the C library.
+ones through ctypes; ``logf``, the one of the float normal sampler, is glibc's algorithm vectorized (``_libm.logf``).
 
 Values come out as numpy arrays; ``random_ops`` and ``nn`` wrap them. Nothing here is about devices: CUDA
 samplers keep torch's generators (MXNet's GPU streams are Philox ones).

@@ -134,6 +134,25 @@ def test_logf_and_log_are_the_c_librarys():
     assert (R.log(d) == _libm('log', ctypes.c_double)(d).astype(np.float64)).all()
 
 
+@pytest.mark.skipif(not ctypes.util.find_library('m'), reason='needs the C library libm')
+def test_vectorized_logf_is_the_c_librarys_bit_for_bit():
+    # glibc's algorithm in numpy (tools/logf_check.py compares every positive float); the special values, 1 and
+    # the few results too near a rounding boundary come from the C library itself
+    c_logf = _libm('logf', ctypes.c_float)
+    specials = np.array([0.0, -0.0, -1.0, -1e-40, np.inf, -np.inf, np.nan, 1.0, 1e-45, 1e-40, 1.17e-38,
+                         3.4e38, 2.0, 0.5, np.nextafter(np.float32(1), np.float32(2))], np.float32)
+    rng = np.random.default_rng(8)
+    bits = rng.integers(1, 0x7f800000, 300000, dtype=np.uint32)
+    for x in (specials, bits.view(np.float32), rng.random(300000).astype(np.float32)):
+        with np.errstate(all='ignore'):
+            want = c_logf(x).astype(np.float32)
+        assert (libm_module.logf(x).view(np.uint32) == want.view(np.uint32)).all()
+        assert (libm_module._logf_by_doubt(x, True).view(np.uint32) == want.view(np.uint32)).all()
+    x = rng.random(1000000).astype(np.float32)
+    wide, ulps = libm_module._logf_wide(x[(x > 0) & (x != 1)])
+    assert libm_module._near_boundary(wide, ulps).sum() < 20  # (about one in ten million asked of the C library)
+
+
 def test_logf_doubt_is_the_distance_to_a_rounding_boundary():
     # the bits of the double logarithm flag every value whose exact logarithm may lie, within the measured error of
     # the C library's logf (or 1e-15 of it), on the other side of the boundary between two floats
