@@ -777,10 +777,11 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None):
     if step == 0:
         raise MXNetValueError('arange: step must not be zero')
     if (dtype is None and ctx is None and type(start) is int and type(stop) is int and type(step) is int
-            and -_EXACT < start < _EXACT and -_EXACT < stop < _EXACT and not is_np_default_dtype()):
-        # integers that float32 holds exactly: torch's values are NumPy's
-        return _np_wrap(torch.arange(start, stop, step, dtype=torch.float32,
-                                     device=current_context().torch_device), current_context())
+            and -_EXACT < start < _EXACT and -_EXACT < stop < _EXACT and (stop - start) * step > 0
+            and not is_np_default_dtype()):
+        # integers that float32 holds exactly, a non-empty range: torch's values are NumPy's
+        ctx = current_context()
+        return _np_wrap(torch.arange(start, stop, step, dtype=torch.float32, device=ctx.torch_device), ctx)
     ctx = _ctx(ctx)
     td = _dtype_or_default(dtype) if dtype is not None or not is_np_default_dtype() else (
         torch.int64 if all(isinstance(v, numbers.Integral) for v in (start, stop, step)) else torch.float64)
