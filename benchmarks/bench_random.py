@@ -13,7 +13,12 @@ million uniform / normal numbers with ``mx.nd.random`` beside ``torch.rand`` / `
     python benchmarks/bench_random.py --breakdown   # CPU time of each phase of the initialization, and of the
                                                     # samplers of MXNet's streams within it
 Target (issue 37): the resnet50_v1 initialization at most 1.5x torch's.
+
+Each round starts after a garbage collection, outside the timing, on both sides: Gluon blocks hold reference cycles
+(a block and its name scope, as MXNet's), so a dropped network waits for Python's cycle collector, which would
+otherwise run at random inside some later round (and free the memory the next network reuses only then).
 """
+import gc
 import statistics
 import sys
 import time
@@ -75,6 +80,10 @@ def torch_reinit():
     return run
 
 
+def _collect():
+    gc.collect()  # (returns nothing: pytest-benchmark passes what setup returns to the timed call)
+
+
 INITS = {'resnet50_v1-init': (mxcompat_init, torch_init), 'resnet50_v1-reinit': (mxcompat_reinit, torch_reinit)}
 
 
@@ -90,7 +99,7 @@ def test_resnet50_init(benchmark, work, side):
     benchmark.group = 'random:' + work
     benchmark.extra_info['side'] = side
     run = INITS[work][0 if side == 'mxcompat' else 1]()
-    benchmark.pedantic(run, rounds=5, iterations=1, warmup_rounds=1)
+    benchmark.pedantic(run, setup=_collect, rounds=5, iterations=1, warmup_rounds=1)
 
 
 @pytest.mark.parametrize('side', ['mxcompat', 'torch'])
@@ -108,6 +117,7 @@ def _median_alternating(fns, rounds):
     times = [[] for _ in fns]
     for _ in range(rounds):
         for fn, acc in zip(fns, times):
+            gc.collect()
             t0 = time.perf_counter()
             fn()
             acc.append(time.perf_counter() - t0)
@@ -139,6 +149,7 @@ def interleaved(rounds=7):
 def _cpu_median(fn, rounds):
     times = []
     for _ in range(rounds):
+        gc.collect()
         t0 = time.process_time()
         fn()
         times.append(time.process_time() - t0)
@@ -168,6 +179,7 @@ def breakdown(rounds=5):
     random_ops.MX_SAMPLERS.update({k: timed(v) for k, v in originals.items()})
     try:
         for r in range(rounds + 1):
+            gc.collect()
             spent[0] = 0.0
             t0 = time.process_time()
             net = vision.resnet50_v1()
