@@ -210,43 +210,56 @@ def _inplace(name):
     MXNet's ``op(self, other, out=self)``."""
     array_op, scalar_op = _ARITH[name][:2]
     impl = _registry.get(array_op).impl
+    compute, compute_ = impl.compute, impl.compute_
     scalar = _registry.get(scalar_op).impl
+    scompute, scompute_ = scalar.compute, scalar.compute_
 
     def imethod(self, other):
         t = self._t
-        if isinstance(other, NDArray):  # (a sparse array: its dense values)
-            op, fn, fn_, o = array_op, impl.compute, impl.compute_, other._t
-            if o.dtype is not t.dtype or t.dtype is _BOOL:
-                _check_binary(op, t, o)
-        elif isinstance(other, numeric_types):
-            op, fn, fn_ = scalar_op, scalar.compute, scalar.compute_
-            if t.dtype is _BOOL:
-                raise MXNetTypeError('Operator %s: a bool array with a number gives int64, which cannot be written '
-                                     'back into the bool array' % op)
-            o = _cast_scalar(t, float(other))
-        elif isinstance(other, np.ndarray):
-            op, fn, fn_ = array_op, impl.compute, impl.compute_
-            o = torch.as_tensor(other, dtype=t.dtype, device=t.device)
-        else:
-            raise MXNetTypeError('type %s not supported' % str(type(other)))
-        tensor = isinstance(o, torch.Tensor)
+        if type(other) is not NDArray:
+            if isinstance(other, numeric_types):
+                if t.dtype is _BOOL:
+                    raise MXNetTypeError('Operator %s: a bool array with a number gives int64, which cannot be '
+                                         'written back into the bool array' % scalar_op)
+                s = _cast_scalar(t, float(other))
+                if _STATE.recording:
+                    _check_recorded_write(t, s, None, reads=True)
+                try:
+                    _write_into(t, s, scompute, scompute_, t.requires_grad and not _STATE.recording)
+                except RuntimeError as e:
+                    raise _op_error(scalar_op, (t,), e) from None
+                return self
+            if isinstance(other, np.ndarray):
+                other = array(other, ctx=self._ctx, dtype=self.dtype)
+            elif not isinstance(other, NDArray):  # (an NDArray subclass, sparse: its dense values)
+                raise MXNetTypeError('type %s not supported' % str(type(other)))
+        o = other._t
+        d = t.dtype
+        if o.dtype is not d or d is _BOOL:
+            _check_binary(array_op, t, o)
         if _STATE.recording:
             _check_recorded_write(t, o, None, reads=True)
             guard = False
         else:  # (outside record() the write joins no graph, through self or through other's values: MXNet)
-            guard = t.requires_grad or tensor and o.requires_grad
+            guard = t.requires_grad or o.requires_grad
         try:
-            with torch.no_grad() if guard else _NULL:
-                if fn_ is not None:
-                    fn_(t, o)
-                else:
-                    t.copy_(fn(t, o))
+            _write_into(t, o, compute, compute_, guard)
         except RuntimeError as e:
-            if tensor:
-                raise _broadcast_error(op, t, o, e) from None
-            raise _op_error(op, (t,), e) from None
+            raise _broadcast_error(array_op, t, o, e) from None
         return self
     return imethod
+
+
+def _write_into(t, o, fn, fn_, no_grad):
+    """``fn(t, o)`` written into ``t``: by ``fn_``, its in-place form, where there is one; with ``no_grad``,
+    outside torch's graph."""
+    if no_grad:
+        with torch.no_grad():
+            return _write_into(t, o, fn, fn_, False)
+    if fn_ is not None:
+        fn_(t, o)
+    else:
+        t.copy_(fn(t, o))
 
 
 _NEGATIVE = _registry.get('negative').impl
