@@ -6,8 +6,9 @@ import torch
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, to_torch_dtype, to_np_dtype
 from ..context import Context, current_context, cpu
 from ..util import _np_shape_level
+from ..operator.elemwise import scalar_as
 from ..operator.init_ops import arange_values, eye_values, linspace_values
-from .ndarray import NDArray, _wrap, _object_new, _scalar_for  # (ndarray.py imports this module at its end)
+from .ndarray import NDArray, _wrap, _object_new  # (ndarray.py imports this module at its end)
 
 # The sparse package (it imports ndarray.py): mxcompat/ndarray/__init__.py binds it here once imported, as it does
 # for ndarray.py.
@@ -128,7 +129,7 @@ def full(shape, val, ctx=None, dtype=None, out=None):
         _check_known('_full', dims)  # (as in MXNet, a zero-size shape is filled: nothing to infer)
     ctx, dev = _device_ctx(ctx)
     td = to_torch_dtype(dtype)
-    return _wrap(torch.full(dims, _scalar_for(torch.empty((), dtype=td), val), dtype=td, device=dev), ctx)
+    return _wrap(torch.full(dims, scalar_as(val, td), dtype=td, device=dev), ctx)
 
 
 def _no_kwargs(name, kwargs):

@@ -21,7 +21,7 @@ from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError
                     to_np_dtype)
 from ..context import Context, current_context, cpu
 from ..operator import registry as _registry
-from ..operator.elemwise import (broadcast_error as _broadcast_error, cast_scalar as _cast_scalar,
+from ..operator.elemwise import (broadcast_error as _broadcast_error, scalar_as as _scalar_as,
                                   check_binary as _check_binary, op_error as _op_error)
 from . import _codec
 from ..operator.shape_ops import infer_reshape
@@ -36,7 +36,6 @@ _STORAGE_TYPE_STR_TO_ID = {'undefined': -1, 'default': 0, 'row_sparse': 1, 'csr'
 _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 py_slice = slice  # MXNet's name for the builtin (``nd.slice`` is an operator)
 _object_new = object.__new__
-_INT_SCALAR = (int, np.integer)
 
 # Modules of this package that import this one (op and _internal are generated over NDArray; the sparse package's
 # arrays subclass it): mxcompat/ndarray/__init__.py binds them here once it has imported them, before any of
@@ -53,18 +52,6 @@ def _wrap(t, ctx):
     a._ctx = ctx
     return a
 
-
-def _scalar_for(t, s):
-    """MXNet casts a Python scalar to the array's dtype before a scalar op (so int32 * 2.5 multiplies by 2)."""
-    if t.is_floating_point():
-        return s
-    if isinstance(s, bool):
-        return int(s)
-    if isinstance(s, _INT_SCALAR):
-        return s
-    if isinstance(s, (float, np.floating)):
-        return int(s) if t.dtype is not torch.bool else bool(s)
-    raise MXNetTypeError('type %s not supported' % type(s))
 
 
 _IN_GRAPH = ('Assigning to NDArrays that are already in a computational graph (an attach_grad variable or a result '
@@ -221,7 +208,7 @@ def _inplace(name):
                 if t.dtype is _BOOL:
                     raise MXNetTypeError('Operator %s: a bool array with a number gives int64, which cannot be '
                                          'written back into the bool array' % scalar_op)
-                s = _cast_scalar(t, float(other))
+                s = _scalar_as(float(other), t.dtype)
                 if _STATE.recording:
                     _check_recorded_write(t, s, None, reads=True)
                 try:
@@ -610,7 +597,7 @@ class NDArray:
     def __setitem__(self, key, value):
         t = self._t
         if type(key) is slice and key == _FULL and type(value) in (int, float) and not t.requires_grad:
-            t.fill_(value if t.is_floating_point() else _scalar_for(t, value))
+            t.fill_(value if t.is_floating_point() else _scalar_as(value, t.dtype))
             return
         if isinstance(value, NDArray):
             v = value._t

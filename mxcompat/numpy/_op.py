@@ -12,7 +12,7 @@ from ..base import MXNetValueError, MXNetTypeError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _broadcast_error, _check_recorded_write
 from ..util import _check_ufunc_kwargs
-from .multiarray import (ndarray, _np_wrap, _operand, _legacy_error, _cast_scalar, _array_input, _default_float,
+from .multiarray import (ndarray, _np_wrap, _operand, _legacy_error, _scalar_as, _array_input, _default_float,
                          _write, promote)
 
 _SCALARS = (numbers.Number, _np.generic)
@@ -280,7 +280,7 @@ def _pair_ok(name, kind, d):
 
 def _scalar_op(fn, scalar, t, s, scalar_first, number_ok):
     compute, result = scalar(t.dtype)
-    v = _cast_scalar(s, result)
+    v = _scalar_as(s, result)
     if result is torch.uint8 and not 0 <= v < 256:  # (cast as C casts: -3 is 253)
         v %= 256
     if t.dtype is not compute:

@@ -18,6 +18,7 @@ from .. import autograd as _ag
 from ..base import MXNetError, MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, _check_recorded_write
+from ..operator.elemwise import scalar_as as _scalar_as
 from ..ndarray._indexing import _ints_as_advanced
 from ..ndarray.register import _write_out
 from ..util import is_np_default_dtype, _np_default_dtype as _NP_DEFAULT_DTYPE
@@ -161,15 +162,6 @@ def _scalar_dtype(t):
     return torch.int64 if t.dtype is torch.bool else t.dtype
 
 
-def _cast_scalar(s, dtype):
-    """A Python scalar as MXNet casts it to the array's dtype before the op (``int32 * 2.5`` multiplies by 2)."""
-    if isinstance(s, _np.generic):
-        s = s.item()
-    if dtype.is_floating_point:
-        return float(s)
-    if dtype is torch.bool:
-        return bool(s)
-    return int(s)
 
 
 # ---- the array ----------------------------------------------------------------------------------------------------
@@ -426,7 +418,7 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
                 _check_recorded_write(t, value._t, key)
                 return self._assign_recorded(key, value._t)
         elif isinstance(value, _SCALARS):
-            v = _cast_scalar(value, t.dtype)
+            v = _scalar_as(value, t.dtype)
         else:
             v = _host_tensor(value, t.dtype, t.device)
         if _STATE.recording:  # (MXNet's refusals of writes into the recorded graph)
@@ -731,7 +723,7 @@ def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):
             td = torch.bool if isinstance(fill_value, (bool, _np.bool_)) else _default_float()
         else:
             td = to_torch_dtype(dtype)
-        t = torch.full(_shape_arg(shape), _cast_scalar(fill_value, td), dtype=td, device=ctx.torch_device)
+        t = torch.full(_shape_arg(shape), _scalar_as(fill_value, td), dtype=td, device=ctx.torch_device)
     return _write(out, t) if out is not None else _np_wrap(t, ctx)
 
 
@@ -766,7 +758,7 @@ def full_like(a, fill_value, dtype=None, order='C', ctx=None, out=None):  # noqa
         a = array(a)
     ctx = a._ctx if ctx is None else _ctx(ctx)
     td = a._t.dtype if dtype is None else to_torch_dtype(dtype)
-    t = torch.full(tuple(a._t.shape), _cast_scalar(fill_value, td), dtype=td, device=ctx.torch_device)
+    t = torch.full(tuple(a._t.shape), _scalar_as(fill_value, td), dtype=td, device=ctx.torch_device)
     return _write(out, t) if out is not None else _np_wrap(t, ctx)
 
 

@@ -1,5 +1,6 @@
 """Elementwise operators: unary math, binary (broadcast_*, elemwise_*, _plus ...), scalar forms, comparisons,
 logic, casts and gradient blockers. Mostly one line each, built by the factories below."""
+import numpy as np
 import torch
 
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, dtype_name
@@ -315,24 +316,29 @@ for _stem, _fn in BINARY.items():
 
 
 # ---- scalar forms (``x op scalar`` and ``scalar op x``) -------------------------------------------------------------
-def cast_scalar(x, s):
-    """MXNet applies the scalar (a float) in the array's dtype: int arrays see int(scalar)."""
-    if x.is_floating_point():
-        return s
+def scalar_as(s, dtype):
+    """Number ``s`` (Python or NumPy) as MXNet applies it to an array of torch ``dtype``: C's cast to the dtype
+    (``int32 * 2.5`` multiplies by 2, ``bool`` takes ``bool(s)``), a Python float for float dtypes."""
+    if isinstance(s, np.generic):
+        s = s.item()
+    if dtype.is_floating_point:
+        return float(s)
+    if dtype is torch.bool:
+        return bool(s)
     return int(s)
 
 
 def _scalar_op(name, fn, reverse=False):
     # MXNet computes a bool array with a scalar in int64 (b + 2.5 is [3, 2, 3], maximum(b, 0.5) int64 ones and zeros).
     # NDArray's operators call impl(data, float(scalar), True), as MXNet's call these operators; a float array, the
-    # usual case, takes the scalar as it is (cast_scalar's first case, tested first).
+    # usual case, takes the scalar as it is (tested first).
     if reverse:
         def impl(data, scalar, is_int):
             try:
                 if not data.is_floating_point():
                     if data.dtype is torch.bool:
                         data = data.long()
-                    scalar = cast_scalar(data, scalar)
+                    scalar = scalar_as(scalar, data.dtype)
                 return fn(torch.full((), scalar, dtype=data.dtype, device=data.device), data)
             except (RuntimeError, ValueError, OverflowError) as e:
                 raise op_error(name, (data,), e) from None
@@ -343,10 +349,10 @@ def _scalar_op(name, fn, reverse=False):
                     return fn(data, scalar)
                 if data.dtype is torch.bool:
                     data = data.long()
-                return fn(data, cast_scalar(data, scalar))
+                return fn(data, scalar_as(scalar, data.dtype))
             except (RuntimeError, ValueError, OverflowError) as e:
                 raise op_error(name, (data,), e) from None
-        # NDArray's in-place operators (x += 2) apply fn, or its in-place form, with the scalar cast by cast_scalar
+        # NDArray's in-place operators (x += 2) apply fn, or its in-place form, with the scalar cast by scalar_as
         impl.compute, impl.compute_ = fn, INPLACE.get(fn)
     return impl
 

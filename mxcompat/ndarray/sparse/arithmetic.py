@@ -4,9 +4,10 @@ import torch
 
 from ...base import MXNetTypeError, numeric_types
 from ...operator import registry
+from ...operator.elemwise import scalar_as
 from ..._recording import STATE as _RECORDING
 from .. import ndarray as _nd
-from ..ndarray import NDArray, _wrap, _scalar_for
+from ..ndarray import NDArray, _wrap
 from .storage import BaseSparseNDArray, CSRNDArray, _csr_rows, _from_dense_tensor, _sp, _dense_of, _to_out, _op
 
 _ZERO_PRESERVING = frozenset(
@@ -43,7 +44,7 @@ def _arith(x, other, kind):
         fn = _SCALAR_FNS[kind]
         td = x._tdtype
         zero = torch.zeros((), dtype=td)  # a host probe of f(0): the storage decision is the same on every device
-        s = _scalar_for(zero, other)
+        s = scalar_as(other, td)
         if kind in ('mul', 'rmul', 'div') or bool(fn(zero, s) == 0):
             comps = x._cmp()
             v = fn(comps[0], s)
