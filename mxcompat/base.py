@@ -233,3 +233,10 @@ def to_np_dtype(tdtype):
 def dtype_name(tdtype):
     """torch.dtype -> MXNet's name for it ('float32')."""
     return 'bfloat16' if tdtype is torch.bfloat16 else np.dtype(_TORCH2NP[tdtype]).name
+
+
+def incompatible_attr(op, index, expected, got, error=MXNetTypeError, note=''):
+    """MXNet's type or shape inference error for input ``index`` of operator ``op`` (``error``: MXNetTypeError for
+    dtypes, MXNetValueError for shapes)."""
+    return error('Operator %s: Incompatible attr in node at %d-th input: expected %s, got %s%s'
+                 % (op, index, expected, got, note))

@@ -6,9 +6,9 @@ import numbers
 import numpy as _np
 import torch
 
-from ..base import MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError
+from ..base import MXNetError, MXNetValueError, MXNetIndexError
 from ..ndarray.ndarray import NDArray
-from .multiarray import ndarray, _np_wrap, _operand, _reshape, _ctx, _perm, _copy, array
+from .multiarray import ndarray, _dtypes_differ, _np_wrap, _operand, _reshape, _ctx, _perm, _copy, array
 from ._op import _tensor, _ctx_of, _finish
 
 __all__ = ['reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'expand_dims', 'squeeze', 'broadcast_to',
@@ -31,8 +31,7 @@ def _ts(name, arrays):
     dt = ts[0].dtype
     for t in ts[1:]:
         if t.dtype is not dt:
-            raise MXNetTypeError('Operator %s: the arrays have different dtypes (%s, %s); MXNet requires one dtype'
-                                 % (name, str(dt)[6:], str(t.dtype)[6:]))
+            raise _dtypes_differ(name, 'the arrays', dt, t.dtype)
     return ts
 
 
@@ -405,8 +404,7 @@ def where(condition, x=None, y=None):
         ty = _operand('where', y, like=tx) if not isinstance(y, numbers.Number) else \
             torch.tensor(y, dtype=tx.dtype, device=tx.device)
     if tx.dtype is not ty.dtype:
-        raise MXNetTypeError('Operator where: x and y have different dtypes (%s, %s); MXNet requires one dtype'
-                             % (str(tx.dtype)[6:], str(ty.dtype)[6:]))
+        raise _dtypes_differ('where', 'x and y', tx.dtype, ty.dtype)
     return _np_wrap(torch.where(c.bool() if c.dtype is not torch.bool else c, tx, ty), _ctx_of(condition, x, y))
 
 

@@ -12,8 +12,8 @@ from ..base import MXNetValueError, MXNetTypeError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _broadcast_error, _check_recorded_write
 from ..util import _check_ufunc_kwargs
-from .multiarray import (ndarray, _np_wrap, _operand, _legacy_error, _scalar_as, _array_input, _default_float,
-                         _write, promote)
+from .multiarray import (ndarray, _dtypes_differ, _np_wrap, _operand, _legacy_error, _scalar_as, _array_input,
+                         _default_float, _write, promote)
 
 _SCALARS = (numbers.Number, _np.generic)
 
@@ -588,8 +588,7 @@ def _two_arrays(name, a, b):
     ta = a._t if type(a) is ndarray else _array_input(name, a)
     tb = b._t if type(b) is ndarray else _array_input(name, b)
     if ta.dtype is not tb.dtype:
-        raise MXNetTypeError('Operator %s: the operands have different dtypes (%s, %s); MXNet requires one dtype'
-                             % (name, _dtype_name(ta.dtype), _dtype_name(tb.dtype)))
+        raise _dtypes_differ(name, 'the operands', ta.dtype, tb.dtype)
     return ta, tb
 
 

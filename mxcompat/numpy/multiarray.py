@@ -66,6 +66,12 @@ def _as_np(x):
     return _np_wrap(x._t, x._ctx)
 
 
+def _dtypes_differ(name, what, da, db):
+    """MXNet's refusal of mixed dtypes in ``name`` (``what``: 'the arrays', 'x and y' ...)."""
+    return MXNetTypeError('Operator %s: %s have different dtypes (%s, %s); MXNet requires one dtype'
+                          % (name, what, str(da)[6:], str(db)[6:]))
+
+
 def _legacy_error(name, x):
     return TypeError('Operator `%s`: received a legacy mx.nd.NDArray where an mx.np.ndarray is expected; call '
                      '`as_np_ndarray()` on it first (MXNet does not mix the two array types)' % name)

@@ -3,7 +3,7 @@ logic, casts and gradient blockers. Mostly one line each, built by the factories
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetValueError, MXNetTypeError, dtype_name
+from ..base import MXNetError, MXNetValueError, MXNetTypeError, dtype_name, incompatible_attr
 from .registry import defop, REQUIRED
 
 _X = ('data',)
@@ -179,8 +179,7 @@ defop('clip', _X, [('a_min', 'float32', REQUIRED), ('a_max', 'float32', REQUIRED
 # ---- binary ---------------------------------------------------------------------------------------------------
 def _same_dtype(op, a, b):
     if a.dtype is not b.dtype:
-        raise MXNetTypeError('Operator %s: Incompatible attr in node at 1-th input: expected %s, got %s'
-                             % (op, dtype_name(a.dtype), dtype_name(b.dtype)))
+        raise incompatible_attr(op, 1, dtype_name(a.dtype), dtype_name(b.dtype))
 
 
 def check_binary(op, a, b):
@@ -291,8 +290,7 @@ def _elemwise_fn(name, fn):
     def impl(lhs, rhs):
         check_binary(name, lhs, rhs)
         if lhs.shape != rhs.shape:
-            raise MXNetValueError('Operator %s: Incompatible attr in node at 1-th input: expected %s, got %s'
-                                  % (name, tuple(lhs.shape), tuple(rhs.shape)))
+            raise incompatible_attr(name, 1, tuple(lhs.shape), tuple(rhs.shape), MXNetValueError)
         return fn(lhs, rhs)
     return impl
 

@@ -6,11 +6,11 @@ inferred by running the implementation on ``meta`` tensors, unless the op gives 
 """
 import torch
 
-from ..base import (MXNetError, MXNetValueError, MXNetTypeError, parse_bool, parse_tuple, parse_float_tuple,
+from ..base import (MXNetError, MXNetValueError, parse_bool, parse_tuple, parse_float_tuple,
                     parse_optional_int, parse_optional_float, parse_int_or_tuple, to_torch_dtype, unsupported)
 from ._float32 import parse_float32
 from ._meta import meta_inference
-from ..base import dtype_name
+from ..base import dtype_name, incompatible_attr
 
 __all__ = ['OpDef', 'defop', 'get', 'REGISTRY', 'REQUIRED']
 
@@ -244,5 +244,4 @@ def check_same_dtype(op, tensors):
     d0 = tensors[0].dtype
     for i, t in enumerate(tensors[1:], 1):
         if t.dtype is not d0:
-            raise MXNetTypeError('Operator %s: Incompatible attr in node at %d-th input: expected %s, got %s'
-                                 % (op, i, dtype_name(d0), dtype_name(t.dtype)))
+            raise incompatible_attr(op, i, dtype_name(d0), dtype_name(t.dtype))

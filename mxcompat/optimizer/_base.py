@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from .. import _memory
-from ..base import MXNetValueError, MXNetTypeError
+from ..base import MXNetValueError, MXNetTypeError, incompatible_attr
 from ..registry import add_class
 from ..ndarray import sparse as _sparse
 from ..ndarray.sparse.updates import lazy_rows  # noqa: F401  (the optimizers import it from here)
@@ -64,9 +64,8 @@ def check_arrays(opt, weights, grads):
         else:
             same = w._t.shape == g._t.shape
         if not same:
-            raise MXNetValueError('%s.update: Incompatible attr in node at 1-th input: expected %s, got %s '
-                                  '(weight and grad shapes differ)' % (type(opt).__name__, list(w.shape),
-                                                                       list(g.shape)))
+            raise incompatible_attr('%s.update' % type(opt).__name__, 1, list(w.shape), list(g.shape),
+                                    MXNetValueError, ' (weight and grad shapes differ)')
         if not np.issubdtype(w.dtype, np.floating):
             err = opt._integer_weight_error(w)
             if err is not None:
@@ -76,9 +75,8 @@ def check_arrays(opt, weights, grads):
 
 def incompatible_dtypes(opt, op, index, expected, got):
     """MXNet's type-inference error for an update whose float32 state meets an integer weight or gradient."""
-    return MXNetTypeError('Operator %s (%s.update): Incompatible attr in node at %d-th input: expected %s, got %s '
-                          '(the optimizer\'s states are float32)' % (op, type(opt).__name__, index,
-                                                                     np.dtype(expected).name, np.dtype(got).name))
+    return incompatible_attr('%s (%s.update)' % (op, type(opt).__name__), index, np.dtype(expected).name,
+                             np.dtype(got).name, note=' (the optimizer\'s states are float32)')
 
 
 def preprocess_grad(opt, g, w=None, wd=0.0):

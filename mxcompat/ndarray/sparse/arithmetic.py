@@ -2,7 +2,7 @@
 ``x > 0``, ``-x`` ...), ``add``/``subtract``/``multiply``/``divide`` and the ``elemwise_*``/``broadcast_*`` rules."""
 import torch
 
-from ...base import MXNetTypeError, numeric_types
+from ...base import numeric_types, incompatible_attr, dtype_name
 from ...operator import registry
 from ...operator.elemwise import scalar_as
 from ..._recording import STATE as _RECORDING
@@ -84,8 +84,7 @@ def _combine(lhs, rhs, kind):
     if rhs.stype != lhs.stype or rhs.shape != lhs.shape or kind not in ('add', 'sub', 'mul'):
         return NotImplemented
     if lhs._tdtype != rhs._tdtype:
-        raise MXNetTypeError('Operator elemwise_%s: Incompatible attr in node at 1-th input: expected %s, got %s'
-                             % (kind, lhs.dtype, rhs.dtype))
+        raise incompatible_attr('elemwise_' + kind, 1, dtype_name(lhs._tdtype), dtype_name(rhs._tdtype))
     if lhs.stype == 'row_sparse':
         return _rsp_combine(lhs, rhs, kind)
     fn = {'add': torch.add, 'sub': torch.sub, 'mul': torch.mul}[kind]
@@ -96,8 +95,7 @@ def _scale(sp, dense, fn):
     """``fn(stored values, dense values at the stored positions)``: the storage of ``sp`` is kept."""
     d = dense._t
     if d.dtype != sp._tdtype:
-        raise MXNetTypeError('Operator broadcast_mul: Incompatible attr in node at 1-th input: expected %s, got %s'
-                             % (sp.dtype, dense.dtype))
+        raise incompatible_attr('broadcast_mul', 1, dtype_name(sp._tdtype), dtype_name(d.dtype))
     try:
         if torch.broadcast_shapes(d.shape, sp.shape) != sp.shape:
             return NotImplemented

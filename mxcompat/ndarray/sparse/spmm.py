@@ -1,7 +1,7 @@
 """Matrix products with sparse inputs (``dot``), with MXNet's output storage types, over torch's sparse kernels."""
 import torch
 
-from ...base import MXNetValueError, MXNetTypeError, to_np_dtype
+from ...base import MXNetValueError, incompatible_attr, dtype_name
 from ..ndarray import _wrap
 from .storage import (CSRNDArray, RowSparseNDArray, _csr_rows, _from_dense_tensor, over_dense, _sp, _dense_of,
                       _to_out, _op)
@@ -34,8 +34,7 @@ def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None, out=
 
 def _check_dot(l_t, r_t):
     if l_t.dtype != r_t.dtype:
-        raise MXNetTypeError('Operator dot: Incompatible attr in node at 1-th input: expected %s, got %s'
-                             % (to_np_dtype(l_t.dtype), to_np_dtype(r_t.dtype)))
+        raise incompatible_attr('dot', 1, dtype_name(l_t.dtype), dtype_name(r_t.dtype))
 
 
 def _dot_sparse(lhs, rhs, ta, tb):
