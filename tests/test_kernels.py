@@ -23,7 +23,7 @@ def _is_channels_last(t):
 
 def test_config_fields_and_checks():
     fields = kernels.config.as_dict()
-    assert fields['channels_last_min_channels'] == 64 and fields['gemm_conv_max_positions'] == 16
+    assert fields['channels_last_min_channels'] == 64 and fields['gemm_conv_max_positions'] == 0
     assert fields['packed_conv'] is True and fields['strided_max_pool'] is True
     assert 'channels_last_min_channels=64' in repr(kernels.config)
     assert all('``%s``' % name in kernels.Config.__doc__ for name in fields)  # each field is documented
@@ -90,7 +90,8 @@ def test_meta_tensors_take_torch_ops():
     assert kernels.max_pool2d(y, (2, 2), (2, 2), (0, 0), False).shape == (2, 64, 4, 4)
 
 
-def test_clear_and_forget_kept():
+def test_clear_and_forget_kept(monkeypatch):
+    monkeypatch.setattr(kernels.config, 'gemm_conv_max_positions', 16)  # (the patch-product rule on; off by default)
     rs = np.random.RandomState(1)
     x = mx.nd.array(rs.randn(1, 64, 9, 9))
     weights = [mx.nd.array(rs.randn(64, 64, 3, 3)) for _ in range(2)]

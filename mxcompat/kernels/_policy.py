@@ -15,7 +15,7 @@ _FIELDS = {
                                         'into half channels_last_min_channels outputs'),
     'channels_last_training_divisor': (1, 2, 'where a gradient is wanted, channels_last_min_channels is divided by '
                                              'this (1: one bound for both)'),
-    'gemm_conv_max_positions': (0, 16, 'a channels-last convolution with at most this many output positions runs '
+    'gemm_conv_max_positions': (0, 0, 'a channels-last convolution with at most this many output positions runs '
                                        'as matrix products over its input patches (0: never)'),
     'packed_conv': (bool, True, 'inference convolutions run on a weight reordered once for oneDNN and kept '
                                 '(also the oneDNN subgraph fusion); only where torch has the operators'),

@@ -84,7 +84,10 @@ def channels_last_pays(data, weight, num_group, recording):
 # data products lose (256->256: 28 -> 50 ms) and from 16x16 up the gather costs more than it saves, hence the bound
 # on output positions (config.gemm_conv_max_positions). With fewer channels oneDNN wins (32->64 at 4x4, forward and
 # both gradients: 2.0 against 2.9 ms; a 3->32 stem 0.8 against 1.1 ms), so both channel counts must reach
-# config.channels_last_min_channels. Measured on CPU float32 with channels-last data; 0 turns it off.
+# config.channels_last_min_channels. Measured on CPU float32 with channels-last data; 0 turns it off, the default:
+# in a whole training step the rule loses (model_zoo resnet18_v1 on 32x32 thumbnails, benchmarks' gluon area, one
+# thread, 2-vCPU EPYC: 1.03-1.06x torch's step with the bound at 16, 0.81x without it), the products' fresh patch
+# matrices and their gradients costing more than the faster kernels save.
 def _gemm_conv_pays(data, weight, stride, pad, dilate):
     # not under tracing (fake or functional tensors, a dispatch mode): graphs that mx.to_torch exports keep aten's
     # convolution

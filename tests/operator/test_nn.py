@@ -249,8 +249,14 @@ def test_convolution_channels_last_choice_training(in_c, out_c, training_cl):
     np.testing.assert_allclose(weight.grad.asnumpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
+@pytest.fixture
+def gemm_on(monkeypatch):
+    """The patch-product convolution rule on (kernels.config.gemm_conv_max_positions; off by default)."""
+    monkeypatch.setattr(kernels.config, 'gemm_conv_max_positions', 16)
+
+
 @pytest.mark.parametrize('in_c,out_c,gemm', [(64, 64, True), (32, 64, False), (3, 32, False)])
-def test_convolution_gemm_needs_wide_channels(monkeypatch, in_c, out_c, gemm):
+def test_convolution_gemm_needs_wide_channels(monkeypatch, gemm_on, in_c, out_c, gemm):
     # the patch-matrix path (kernels.cpu._gemm_conv_pays) takes channels-last convolutions with at most 16 output
     # positions only when both channel counts reach kernels.config.channels_last_min_channels; narrower ones
     # (channels-last from 32 channels) stay on oneDNN, which is faster there
@@ -325,7 +331,7 @@ def test_convolution_gemm(monkeypatch, fast, shape, kernel, stride, pad, no_bias
     np.testing.assert_allclose(data2.grad.asnumpy(), tx2.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
-def test_convolution_gemm_keeps_aten_convolution_under_tracing():
+def test_convolution_gemm_keeps_aten_convolution_under_tracing(gemm_on):
     # mx.to_torch (make_fx, fake tensors) exports aten's convolution, not the patch products
     net = mx.gluon.nn.HybridSequential()
     net.add(mx.gluon.nn.Conv2D(64, 3, padding=1, in_channels=64), mx.gluon.nn.Conv2D(64, 1, strides=2, in_channels=64))
@@ -340,7 +346,7 @@ def test_convolution_gemm_keeps_aten_convolution_under_tracing():
     np.testing.assert_allclose(module(x.to_torch()).detach().numpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
 
 
-def test_convolution_gemm_result_takes_an_inplace_residual_add():
+def test_convolution_gemm_result_takes_an_inplace_residual_add(gemm_on):
     # The patch-product convolution returns a tensor of its own, not a view of the product: a hybridized graph adds
     # a residual into it in place (ResNet v2's blocks end in conv + shortcut), which autograd refuses on a view a
     # Function returned. Eager and hybridized values and gradients agree.
@@ -486,7 +492,7 @@ def test_convolution_inference_odd_geometries_and_empty_batch(geometry):
         np.testing.assert_allclose(y.asnumpy(), want.numpy(), rtol=1e-4, atol=1e-3)
 
 
-def test_convolution_gemm_inference_keeps_the_channels_last_weight():
+def test_convolution_gemm_inference_keeps_the_channels_last_weight(gemm_on):
     # The patch-product path's channels-last copy of the weight is kept, outside recording, while the weight's
     # version counter is unchanged (batch-1 inference spent longer copying it than multiplying); a write makes a
     # new copy, and recorded calls differentiate through their own copy.
@@ -506,7 +512,7 @@ def test_convolution_gemm_inference_keeps_the_channels_last_weight():
     _recorded_conv_keeps_nothing(x, w0, args, kernels_cpu._CHANNELS_LAST)
 
 
-def test_convolution_gemm_from_threads():
+def test_convolution_gemm_from_threads(gemm_on):
     # the patch matrices live in a per-thread scratch buffer: threads convolving at once do not share it
     from concurrent.futures import ThreadPoolExecutor
     rs = np.random.RandomState(3)
@@ -535,7 +541,7 @@ def test_convolution_gemm_from_threads():
             np.testing.assert_allclose(g, tw.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
-def test_convolution_gemm_scratch_is_bounded(monkeypatch):
+def test_convolution_gemm_scratch_is_bounded(monkeypatch, gemm_on):
     # patch matrices over kernels.config.scratch_max_bytes are allocated for the call only, not kept in the thread's
     # buffer
     import threading
