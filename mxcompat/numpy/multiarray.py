@@ -368,21 +368,14 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         lists, ranges) give copies."""
         t = self._t
         kind = type(key)
+        r = None
         if kind is int:  # the common cases inline (the per-call cost is the budget): a[3], a[1:3, 2:]
             try:
                 r = t[key]
             except IndexError:
                 raise MXNetIndexError('index %d is out of bounds for axis 0 with size %d'
                                       % (key, t.shape[0] if t.dim() else 0)) from None
-            if r.requires_grad and not _STATE.recording:
-                r = r.detach()
-            a = _object_new(ndarray)
-            a._t = r
-            a._ctx = self._ctx
-            a._dt = self._dt
-            return a
-        r = None
-        if kind is tuple or kind is slice:
+        elif kind is tuple or kind is slice:
             for k in (key if kind is tuple else (key,)):  # ints and slices of step 1: torch's own indexing
                 if type(k) is not int and (type(k) is not slice or k.step is not None):
                     break
