@@ -228,8 +228,9 @@ def check(paths):
         if counts[UNSUPPORTED]:
             verdict += '; and %d NumPy-2 hazard(s) in the script' % len(hazards)
         else:
-            verdict = ("verdict: fails under NumPy 2 -- %d NumPy-2 hazard(s) in the script (fix them, or pip install "
-                       "'numpy<2'); MXNet API: %d use(s) supported, %d with differences"
+            verdict = ("verdict: fails under NumPy 2 -- %d NumPy-2 hazard(s) in the script (fix them, or install the "
+                       "NumPy they were written for: the numpy1 extra); MXNet API: %d use(s) supported, %d with "
+                       "differences"
                        % (len(hazards), counts[SUPPORTED], counts[DIFFERENT]))
     return {'files': list(paths), 'uses': rows, 'numpy2': hazards, 'errors': errors, 'summary': counts,
             'verdict': verdict}

@@ -33,6 +33,12 @@ REMOVED = {
 }
 # (np.bool and np.long are not listed: NumPy 2 defines them again, as np.bool_ and the C long type, so code
 # using them runs there; it is NumPy 1.24-1.26 that lacks them)
+# the NumPy release that removed a name of REMOVED, where it is not 2.0 (checked on 1.23.5, 1.26.4 and 2.4)
+REMOVED_IN = {'int': '1.24', 'float': '1.24', 'object': '1.24', 'complex': '1.24', 'str': '1.24', 'unicode': '1.24',
+              'asscalar': '1.23'}
+# what installs a NumPy that has the name again, by the release that removed it
+_INSTALL = {'2': "`pip install 'numpy<2'`", '1.24': "`pip install 'numpy<1.24'` (NumPy 1.23, the one MXNet 1.9.1 "
+                                                  "runs with; Python 3.11 and older)"}
 
 ASNUMPY_FIX = ("use .asscalar() (or .item()) for a single value: MXNet arrays are never 0-d and NumPy 2 cannot "
                "convert an array of ndim > 0 to a Python scalar")
@@ -104,7 +110,7 @@ class _Finder(ast.NodeVisitor):
 
     def _alias(self, node, attr, shown):
         if attr in REMOVED:
-            self.add(node, shown, 'removed in NumPy 2; use %s' % REMOVED[attr])
+            self.add(node, shown, 'removed in NumPy %s; use %s' % (REMOVED_IN.get(attr, '2'), REMOVED[attr]))
 
     def visit_Import(self, node):
         for a in node.names:
@@ -179,11 +185,12 @@ def runtime_hint(exc, script):
     while exc is not None and id(exc) not in seen:  # the error itself, then what it was raised from or during
         seen.add(id(exc))
         msg = str(exc)
-        change = None
+        change, since = None, '2'
         m = _ATTR.search(msg) if isinstance(exc, AttributeError) else None
         if m and (m.group(1) or m.group(2)) in REMOVED:
             name = m.group(1) or m.group(2)
-            change = 'NumPy 2 removed np.%s; use %s' % (name, REMOVED[name])
+            since = REMOVED_IN.get(name, '2')
+            change = 'NumPy %s removed np.%s; use %s' % (since, name, REMOVED[name])
         elif isinstance(exc, (TypeError, DeprecationWarning)) and (
                 'only 0-dimensional arrays can be converted' in msg or 'only length-1 arrays can be converted' in msg
                 or 'Conversion of an array with ndim > 0 to a scalar' in msg):
@@ -192,8 +199,9 @@ def runtime_hint(exc, script):
         elif isinstance(exc, (ValueError, DeprecationWarning)) and 'binary mode of fromstring' in msg:
             change = 'NumPy 2 removed the binary mode of np.fromstring; use np.frombuffer(data, dtype=...)'
         if change:
-            return ("mxcompat: hint: %s. `python -m mxcompat check %s` lists every NumPy-2 hazard in the script; "
-                    "or `pip install 'numpy<2'` runs legacy scripts unchanged (torch, CPU build included, works "
-                    "with it)." % (change, script))
+            install = _INSTALL.get(since)
+            return ("mxcompat: hint: %s. `python -m mxcompat check %s` lists every NumPy-2 hazard in the script%s."
+                    % (change, script, '; or %s runs it unchanged (torch, CPU build included, works with it)' % install
+                       if install else ''))
         exc = exc.__cause__ or exc.__context__
     return None

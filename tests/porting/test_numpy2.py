@@ -46,8 +46,8 @@ def test_every_hazard_has_its_line_and_fix(tmp_path):
     script, report = _found(tmp_path, LEGACY)
     found = {(h['line'], h['name']): h['fix'] for h in report['numpy2']}
     assert found[(3, 'from numpy import float_')] == 'removed in NumPy 2; use np.float64'
-    assert found[(5, 'np.int')] == 'removed in NumPy 2; use the builtin int (or np.int64)'
-    assert found[(5, 'np.float')] == 'removed in NumPy 2; use the builtin float (or np.float64)'
+    assert found[(5, 'np.int')] == 'removed in NumPy 1.24; use the builtin int (or np.int64)'
+    assert found[(5, 'np.float')] == 'removed in NumPy 1.24; use the builtin float (or np.float64)'
     assert (5, 'np.long') not in found and (5, 'np.bool') not in found  # (NumPy 2 has them again)
     assert found[(6, 'numpy.NaN')] == 'removed in NumPy 2; use np.nan'
     assert found[(6, 'np.NINF')] == 'removed in NumPy 2; use -np.inf'
@@ -58,7 +58,7 @@ def test_every_hazard_has_its_line_and_fix(tmp_path):
                        (12, "'{:f} {}'.format(l.asnumpy(), 2)"), (13, 'float(l.sum().asnumpy())'),
                        (13, 'int(l.asnumpy())'), (14, '{l.asnumpy():.2f}')]:
         assert found[(line, name)] == numpy2.ASNUMPY_FIX and '.asscalar()' in numpy2.ASNUMPY_FIX
-    assert found[(15, 'np.asscalar')].startswith('removed in NumPy 2; use a.item()')
+    assert found[(15, 'np.asscalar')].startswith('removed in NumPy 1.23; use a.item()')
     assert found[(15, 'np.alltrue')] == 'removed in NumPy 2; use np.all'
     assert found[(15, 'np.product')] == 'removed in NumPy 2; use np.prod'
     assert found[(15, 'np.round_')] == 'removed in NumPy 2; use np.round'
@@ -67,7 +67,7 @@ def test_every_hazard_has_its_line_and_fix(tmp_path):
     assert len(found) == len(report['numpy2']) == 20
     text = check.format_text(report).splitlines()
     assert "%s:10  '%%f' %% l.mean().asnumpy()  numpy2: %s" % (script, numpy2.ASNUMPY_FIX) in text
-    assert '%s:5  np.int  numpy2: removed in NumPy 2; use the builtin int (or np.int64)' % script in text
+    assert '%s:5  np.int  numpy2: removed in NumPy 1.24; use the builtin int (or np.int64)' % script in text
     assert report['verdict'].startswith('verdict: fails under NumPy 2 -- 20 NumPy-2 hazard(s)')
     assert check.main([str(script)]) == 1
 
@@ -92,8 +92,8 @@ def test_runtime_hint_after_the_traceback(tmp_path):
     err = proc.stderr.splitlines()
     assert err[0] == 'Traceback (most recent call last):' and any(e.startswith('AttributeError:') for e in err)
     hint = err[-1]
-    assert hint.startswith('mxcompat: hint: NumPy 2 removed np.int; use the builtin int (or np.int64).')
-    assert '`python -m mxcompat check %s`' % script in hint and "pip install 'numpy<2'" in hint
+    assert hint.startswith('mxcompat: hint: NumPy 1.24 removed np.int; use the builtin int (or np.int64).')
+    assert '`python -m mxcompat check %s`' % script in hint and "pip install 'numpy<1.24'" in hint
 
     proc, _ = _run(tmp_path, "import mxnet as mx\nprint('%f' % mx.nd.ones((2,)).asnumpy())\n")
     assert proc.returncode == 1
