@@ -12,8 +12,8 @@ from ..base import MXNetValueError, MXNetTypeError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _broadcast_error, _check_recorded_write
 from ..util import _check_ufunc_kwargs
-from .multiarray import (ndarray, _dtypes_differ, _np_wrap, _operand, _legacy_error, _scalar_as, _array_input,
-                         _default_float, _write, promote)
+from .multiarray import (ndarray, _dtypes_differ, _dtype_name, _np_wrap, _operand, _legacy_error, _scalar_as,
+                         _array_input, _default_float, _write, promote)
 
 _SCALARS = (numbers.Number, _np.generic)
 
@@ -54,10 +54,6 @@ def _tensor(name, x):
 # that bool arrays give int64 (comparisons and 'int' functions: bool), integers under true_divide give float32,
 # 'int' functions refuse float arrays and 'float' functions compute integers in float64 and truncate back.
 # Lists and host NumPy arrays are refused (TypeError), as MXNet's functions do.
-def _dtype_name(d):
-    return str(d)[6:]
-
-
 def _pair_dtype(name, kind, da, db):
     """The dtype ``kind``'s function computes arrays of dtypes ``da`` and ``db`` in (MXNetTypeError if MXNet
     refuses the pair)."""
@@ -131,7 +127,7 @@ _DTYPES = (torch.bool, torch.int8, torch.uint8, torch.int32, torch.int64, torch.
 # torch functions that take a Python number as their second operand (the others get a 0-d tensor)
 _TAKE_NUMBER = (torch.add, torch.sub, torch.mul, torch.true_divide, torch.pow, torch.eq, torch.ne, torch.gt,
                 torch.ge, torch.lt, torch.le, torch.bitwise_and, torch.bitwise_or, torch.bitwise_xor,
-                torch.remainder, torch.fmod)
+                torch.remainder, torch.fmod, torch.clamp_min, torch.clamp_max)
 # functions whose torch form takes tensors only: the torch function taking a Python number instead
 _NUMBER_FN = {'power': torch.pow, 'maximum': torch.clamp_min, 'minimum': torch.clamp_max}
 _FLOATS = frozenset((torch.float16, torch.float32, torch.float64))
@@ -145,8 +141,8 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
     pair, scalar = _rules(name, kind)
     host_fn = getattr(_np, name, None)
     # two arrays of one of these dtypes compute directly, the result in that dtype and in the graph where the
-    # inputs are (comparisons and bitwise functions give results torch's autograd cannot carry: the general path)
-    # (comparisons outside record() too: their bool results carry no graph then)
+    # inputs are (bitwise functions take the general path; comparisons, whose bool results torch's autograd cannot
+    # carry, only under record())
     direct = frozenset(d for d in _DTYPES if kind != 'int' and fn not in (_copysign, _ldexp)
                        and _pair_ok(name, kind, d))
     cmp = kind == 'cmp'
@@ -155,8 +151,7 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
     # a float array with a Python number: torch keeps the array's dtype, as MXNet does (``number_fn``: the torch
     # function taking the number, where ``fn`` takes tensors only)
     number_fn = _NUMBER_FN.get(name, fn)
-    float_direct = (direct & {torch.float16, torch.float32, torch.float64}
-                    if number_fn in _TAKE_NUMBER or name in _NUMBER_FN else frozenset())
+    float_direct = direct & {torch.float16, torch.float32, torch.float64} if number_fn in _TAKE_NUMBER else frozenset()
     array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
     f32 = torch.float32 if torch.float32 in direct else None
 

@@ -66,10 +66,14 @@ def _as_np(x):
     return _np_wrap(x._t, x._ctx)
 
 
+def _dtype_name(d):
+    return str(d)[6:]  # ('torch.float32' -> 'float32')
+
+
 def _dtypes_differ(name, what, da, db):
     """MXNet's refusal of mixed dtypes in ``name`` (``what``: 'the arrays', 'x and y' ...)."""
     return MXNetTypeError('Operator %s: %s have different dtypes (%s, %s); MXNet requires one dtype'
-                          % (name, what, str(da)[6:], str(db)[6:]))
+                          % (name, what, _dtype_name(da), _dtype_name(db)))
 
 
 def _legacy_error(name, x):
