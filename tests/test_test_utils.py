@@ -581,7 +581,7 @@ def _make_loss(s):
 @pytest.fixture
 def fake_sym(monkeypatch):
     module = types.SimpleNamespace(Variable=_variable, make_loss=_make_loss, Symbol=FakeSymbol)
-    monkeypatch.setattr(tu, '_symbol_module', lambda api: module)
+    monkeypatch.setattr(tu.checkers, '_symbol', lambda: module)
     return module
 
 
@@ -669,17 +669,6 @@ def test_check_consistency(fake_sym):
     with pytest.raises(AssertionError):
         tu.check_consistency([_sym_f(), bad], ctx_list)
     tu.check_consistency([_sym_f(), bad], ctx_list, raise_on_err=False)
-
-
-def test_symbol_checkers_raise_while_mx_sym_is_missing(monkeypatch):
-    monkeypatch.setitem(sys.modules, 'mxcompat.symbol', None)
-    for call in [lambda: tu.check_numeric_gradient(None, [np.zeros(1)]),
-                 lambda: tu.check_symbolic_forward(None, [np.zeros(1)], [np.zeros(1)]),
-                 lambda: tu.check_symbolic_backward(None, [np.zeros(1)], None, [np.zeros(1)]),
-                 lambda: tu.check_speed(None),
-                 lambda: tu.check_consistency(None, [{}, {}])]:
-        with pytest.raises(MXNetNotImplementedError, match='mx.test_utils.check_.*mx.sym is not implemented'):
-            call()
 
 
 # ---- optimizer and gluon comparisons with stand-ins ------------------------------------------------------------------
