@@ -22,8 +22,10 @@ offers the names MXNet's module imports (``np``, ``mx``, ``rnd``, ``npt``, ``ss`
 | ``datasets.py`` | downloads and datasets from local files, ``DummyIter`` |
 | ``distributions.py`` | generator checks (mean, variance, chi-square) and matrices with known spectra |
 """
-# The module-level names of MXNet's test_utils, which tests star-import along with the helpers.
+# The module-level names of MXNet's test_utils, which tests star-import along with the helpers; importlib,
+# itertools and torch are mxcompat's own additions.
 import bz2  # noqa: F401
+import errno  # noqa: F401
 import gzip  # noqa: F401
 import importlib
 import itertools  # noqa: F401
@@ -62,9 +64,9 @@ from .system import *  # noqa: F401,F403
 from .tolerances import *  # noqa: F401,F403
 from .training import *  # noqa: F401,F403
 
-_MODULE_NAMES = ['bz2', 'gzip', 'importlib', 'itertools', 'json', 'logging', 'numbers', 'os', 'platform', 'struct',
-                 'sys', 'time', 'traceback', 'zipfile', 'OrderedDict', 'contextmanager', 'torch', 'np', 'rnd', 'mx',
-                 'Context', 'current_context', 'array', 'Features', 'use_np', 'getenv', 'setenv',
+_MODULE_NAMES = ['bz2', 'errno', 'gzip', 'importlib', 'itertools', 'json', 'logging', 'numbers', 'os', 'platform',
+                 'struct', 'sys', 'time', 'traceback', 'zipfile', 'OrderedDict', 'contextmanager', 'torch', 'np', 'rnd',
+                 'mx', 'Context', 'current_context', 'array', 'Features', 'use_np', 'getenv', 'setenv',
                  'get_cuda_compute_capability']
 
 # names resolved on first use: optional packages (None when missing) and namespaces mxcompat imports after this one

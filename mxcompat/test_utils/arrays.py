@@ -8,7 +8,7 @@ from .tolerances import default_context, default_dtype
 __all__ = ['random_arrays', 'random_uniform_arrays', 'random_sample', 'shuffle_csr_column_indices', 'assign_each',
            'assign_each2', 'create_2d_tensor', 'create_vector', 'get_identity_mat', 'get_identity_mat_batch',
            'rand_sparse_ndarray', 'rand_ndarray', 'create_sparse_array', 'create_sparse_array_zd', 'rand_shape_2d',
-           'rand_shape_3d', 'rand_shape_nd', 'rand_coord_2d', 'np_reduce']
+           'rand_shape_3d', 'rand_shape_nd', 'rand_coord_2d', 'np_reduce', 'collapse_sum_like']
 
 
 def random_arrays(*shapes):
@@ -167,3 +167,17 @@ def np_reduce(dat, axis, keepdims, numpy_reduce_func):
         return out
     reduced = {ax % dat.ndim for ax in axes}
     return out.reshape(tuple(1 if d in reduced else size for d, size in enumerate(dat.shape)))
+
+
+def collapse_sum_like(a, shape):
+    """Sum numpy array ``a`` over the axes that ``shape`` broadcasts along, giving an array of ``shape``."""
+    assert len(a.shape) >= len(shape)
+    if np.prod(shape) == 0 or a.size == 0:
+        return np.zeros(shape, dtype=a.dtype)
+    ndim_diff = len(a.shape) - len(shape)
+    axes = list(range(ndim_diff))
+    for i, s in enumerate(shape):
+        if s != a.shape[i + ndim_diff]:
+            assert s == 1
+            axes.append(i + ndim_diff)
+    return np.sum(a, axis=tuple(axes)).reshape(shape)

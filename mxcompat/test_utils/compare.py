@@ -6,7 +6,7 @@ from .tolerances import get_atol, get_etol, get_rtol, get_tols
 
 __all__ = ['same', 'checkShapes', 'almost_equal', 'locationError', 'assert_almost_equal', 'assert_allclose',
            'assert_almost_equal_with_err', 'assert_almost_equal_ignore_nan', 'assert_exception', 'retry',
-           'compare_ndarray_tuple', 'same_array', 'collapse_sum_like']
+           'compare_ndarray_tuple', 'same_array']
 
 
 def _host(x):
@@ -189,17 +189,3 @@ def same_array(array1, array2):
     finally:
         array1[:] -= 1
     return followed and same(array1.asnumpy(), array2.asnumpy())
-
-
-def collapse_sum_like(a, shape):
-    """Sum numpy array ``a`` over the axes that ``shape`` broadcasts along, giving an array of ``shape``."""
-    assert len(a.shape) >= len(shape)
-    if np.prod(shape) == 0 or a.size == 0:
-        return np.zeros(shape, dtype=a.dtype)
-    ndim_diff = len(a.shape) - len(shape)
-    axes = list(range(ndim_diff))
-    for i, s in enumerate(shape):
-        if s != a.shape[i + ndim_diff]:
-            assert s == 1
-            axes.append(i + ndim_diff)
-    return np.sum(a, axis=tuple(axes)).reshape(shape)

@@ -256,3 +256,11 @@ def test_symbols_are_single_numpy_objects():
     assert isinstance(np.float32(2) * s1, mx.sym.Symbol) and isinstance(np.int64(3) - s1, mx.sym.Symbol)
     with pytest.raises(TypeError, match='not supported'):
         np.ones(2) * s1
+
+
+def test_symbol_functions_drop_out():
+    """The generated symbol functions accept (and drop) ``out``, as the sparse operator tests pass it (MXNet 1.9.1:
+    ``mx.sym.sparse.elemwise_add(l, r, out=l).list_arguments()`` is ['l', 'r'])."""
+    l, r = mx.sym.var('l'), mx.sym.var('r')
+    s = mx.sym.sparse.elemwise_add(l, r, out=l)
+    assert s.list_arguments() == ['l', 'r']
