@@ -1,16 +1,13 @@
-"""``KVStoreBase`` (the interface and registry of custom stores), ``TestStore`` and ``create``.
-
-Differs from MXNet: names that are not registered make our own stores instead of ps-lite/C++ ones. As in MXNet,
-a name holding ``dist`` makes a distributed store (here on ``torch.distributed``), and any other name a local
-store whose ``type`` is that name. ``horovod`` and ``byteps`` (local stores in MXNet 1.9.1) make the distributed
-store too, so a script written for those backends all-reduces across its torchrun workers.
+"""``KVStoreBase`` (the interface of every store and the registry of custom ones), ``TestStore`` and the argument
+checks the stores share. ``create``, which also makes the stores of ``kvstore.py`` and ``dist.py``, is the package's
+(``mx.kv.create``).
 """
 
 from ..base import MXNetError, string_types
 from ..registry import add_class
 from ..ndarray.ndarray import NDArray
 
-__all__ = ['create', 'KVStoreBase']
+__all__ = ['KVStoreBase']
 
 
 class KVStoreAssertionError(MXNetError, AssertionError):
@@ -143,21 +140,3 @@ class TestStore(KVStoreBase):
     def num_workers(self):
         return 1
 
-
-def create(name='local'):
-    """A new store: a registered one, ``dist*``/``horovod``/``byteps`` (torch.distributed), or a local one.
-
-    Local types (``local``, ``device``, ``nccl``, ``local_update_cpu``, ``local_allreduce_cpu``,
-    ``local_allreduce_device``, and any other unregistered name, as in MXNet) share one implementation; names
-    holding ``device`` merge on the values' device and allow gradient compression.
-    """
-    if not isinstance(name, string_types):
-        raise TypeError('name must be a string')
-    name = name.lower()
-    if name in KVStoreBase.kv_registry:
-        return KVStoreBase.kv_registry[name]()
-    if 'dist' in name or name in ('horovod', 'byteps'):
-        from .dist import DistKVStore  # reason: dist builds on this module's KVStoreBase
-        return DistKVStore(name)
-    from .kvstore import KVStore  # reason: kvstore builds on this module's KVStoreBase
-    return KVStore(name)
