@@ -1,5 +1,6 @@
 """PyTorch interop: export to a standalone ``torch.nn.Module``, Gluon blocks inside PyTorch code, PyTorch modules
-inside Gluon networks. mxcompat only (MXNet has no such API).
+inside Gluon networks. mxcompat only (MXNet has no such API). ``GluonModule`` (a block inside PyTorch code) is
+defined in ``gluon/_torch_module.py``, below ``gluon.block``, whose ``as_torch_module`` makes one; it is exported here.
 
 ``to_torch`` traces the lowered graph with ``make_fx`` (on fake tensors) so the module's generated code calls only
 ``torch.ops.aten`` operators and torch's own modules: it pickles, and runs in a process that never imports mxcompat.
@@ -14,7 +15,6 @@ mode BatchNorm's gradient is autograd's (MXNet's differs); a fix_gamma BatchNorm
 keeps the stored value and gives it a zero gradient).
 """
 import inspect
-import re
 import warnings
 
 import numpy as np
@@ -29,12 +29,12 @@ from . import initializer
 from .base import MXNetError, MXNetValueError, MXNetTypeError, parse_tuple, unsupported
 from .executor import Executor
 from .gluon._nested import _flatten
+from .gluon._torch_module import GluonModule, _as_tensor, _ident
 from .gluon.block import Block, HybridBlock
 from .ndarray.ndarray import NDArray, _wrap
 from .operator import nn_output, registry
 from .symbol import Symbol
-from .symbol.lower import _ident as _lower_ident, lower
-from .symbol.runner import lower_graph
+from .symbol.lower import lower
 
 __all__ = ['to_torch', 'GluonModule', 'TorchBlock']
 
@@ -55,17 +55,6 @@ class _Source:
         self.values = values          # {name: torch.Tensor} for every other argument and auxiliary state
         self.trainable = trainable    # names of arguments that get gradients
         self.examples = examples      # {data name: example tensor}
-
-
-def _as_tensor(x):
-    if isinstance(x, NDArray):
-        return x._t.detach()
-    if isinstance(x, torch.Tensor):
-        return x.detach()
-    if isinstance(x, np.ndarray):
-        return torch.from_numpy(x)
-    raise MXNetTypeError('to_torch: example inputs must be NDArrays, torch.Tensors or numpy arrays, got %s'
-                         % type(x).__name__)
 
 
 def _as_list(example_inputs):
@@ -204,14 +193,6 @@ def _reads_mode(bound):
             src = 'training'
         _MODE_READERS[op_name] = 'training' in src or 'STATE' in src
     return _MODE_READERS[op_name]
-
-
-def _ident(name, used):
-    """A unique Python identifier for ``name`` that does not shadow a GraphModule attribute."""
-    s = re.sub(r'\W', '_', name)
-    if hasattr(torch.fx.GraphModule, s) or s in ('training', 'mxnet_names'):
-        name = 'p_' + s
-    return _lower_ident(name, used)
 
 
 class _TraceError(MXNetError):
@@ -487,75 +468,6 @@ def to_torch(block_or_symbol, example_inputs=None, data_names=None, arg_params=N
 
 
 # ---- a Gluon block used from PyTorch ------------------------------------------------------------------------------
-class GluonModule(torch.nn.Module):
-    """A HybridBlock as a ``torch.nn.Module``: its Parameters appear as ``nn.Parameter``s sharing their memory
-    (so ``torch.optim`` updates the block), auxiliary states as buffers. Inputs and outputs are torch tensors; the
-    module's ``training`` flag selects MXNet's training mode. Runs mxcompat (it does not pickle standalone: use
-    :func:`to_torch` for that)."""
-
-    def __init__(self, block, *example_inputs):
-        super().__init__()
-        if not isinstance(block, HybridBlock):
-            raise unsupported('Block.as_torch_module', 'a %s (not a HybridBlock)' % type(block).__name__,
-                              'only hybridizable blocks have a graph to run')
-        examples = [x if isinstance(x, NDArray) else NDArray(_as_tensor(x)) for x in example_inputs]
-        if examples:
-            with _ag.pause():
-                block(*examples)
-        if block._cached_graph:
-            inputs, graph = block._cached_graph
-        elif examples:
-            inputs, graph = block._trace(examples)
-        else:
-            raise MXNetValueError('as_torch_module: %s has not run yet; pass example inputs' % block.name)
-        self._block_name = block.name
-        low = lower_graph(graph)  # the plain graph a hybridized block runs
-        self.graph_module = low.graph_module
-        params = {p.name: p for p in block.collect_params().values()}
-        params.update({p.name: p for is_data, p in block._cached_op_args if not is_data})
-        data_pos = {s.name: i for i, s in enumerate(inputs)}
-        self._slots = []
-        self.mxnet_names = {}
-        used = set(dir(torch.nn.Module)) | {'graph_module'}
-        aux = set(low.aux_names)
-        for name in low.arg_names + low.aux_names:
-            if name in data_pos:
-                self._slots.append((True, data_pos[name]))
-                continue
-            if name not in params:
-                raise MXNetValueError('as_torch_module: %r is neither an input nor a Parameter' % name)
-            p = params[name]
-            try:
-                t = p.data()._t.detach()  # shares memory with the Parameter
-            except MXNetError as e:
-                raise MXNetValueError('as_torch_module: Parameter %r is not initialized (%s); initialize the '
-                                      'block and pass example inputs' % (name, str(e).splitlines()[0])) from None
-            attr = _ident(name, used)
-            if name in aux:
-                self.register_buffer(attr, t)
-            else:
-                self.register_parameter(attr, torch.nn.Parameter(t, requires_grad=p.grad_req != 'null'))
-            self.mxnet_names[attr] = name
-            self._slots.append((False, attr))
-        self._n_inputs = len(inputs)
-
-    def forward(self, *inputs):
-        flat = [x for x in _flatten([NDArray(t) if isinstance(t, torch.Tensor) else t for t in inputs],
-                                    'input')[0] if x is not None]
-        if len(flat) != self._n_inputs:
-            raise MXNetValueError('%s (as torch module): expected %d inputs, got %d'
-                                  % (self._block_name, self._n_inputs, len(flat)))
-        tensors = [flat[v]._t if is_data else getattr(self, v) for is_data, v in self._slots]
-        state = _ag.STATE
-        saved = state.training, state.torch_grads
-        state.training, state.torch_grads = self.training, True  # torch's autograd may differentiate this run
-        try:
-            outs = self.graph_module(*tensors)
-        finally:
-            state.training, state.torch_grads = saved
-        return outs[0] if len(outs) == 1 else tuple(outs)
-
-
 def as_torch_module(block, *example_inputs):
     """``block.as_torch_module(*example_inputs)``: see :class:`GluonModule`."""
     return GluonModule(block, *example_inputs)

@@ -29,6 +29,7 @@ from ..numpy import ndarray as _np_ndarray
 from ._block_scope import HookHandle, _BlockScope
 from ._nested import _flatten, _gather_type_ctx_info, _regroup
 from ._npf import eager_F, symbolic_F, to_np
+from ._torch_module import GluonModule
 from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _check, _indent, _brief_print_list,
                         _nd_save, _nd_load)
 
@@ -49,6 +50,9 @@ class Block:
 
     Children and Parameters assigned as attributes are registered automatically.
     """
+
+    # whether summary() gives this block a row of its own (containers, whose output is their last child's, do not)
+    _summary_row = True
 
     def __init__(self, prefix=None, params=None):
         self._scope = _BlockScope(self)
@@ -323,13 +327,10 @@ class Block:
     def as_torch_module(self, *example_inputs):
         """This block as a ``torch.nn.Module`` sharing its parameters (mxcompat only; see
         ``mxcompat.interop.GluonModule``). ``example_inputs`` finish deferred initialization."""
-        from ..interop import GluonModule  # reason: mxcompat.interop imports this module
         return GluonModule(self, *example_inputs)
 
     def summary(self, *inputs):
         """Print MXNet's table of each layer's output shape and parameter count (run on ``inputs``)."""
-        from .nn.basic_layers import Sequential, HybridSequential  # reason: gluon.nn imports this module
-
         def shapes_of(obj):
             # nesting is kept (as lists); arrays become their shapes
             if isinstance(obj, (list, tuple)):
@@ -357,7 +358,7 @@ class Block:
         def attach(block):
             _check(not isinstance(block, HybridBlock) or not block._active,
                    '"{}" must not be hybridized to print summary.'.format(block.name))
-            if not isinstance(block, (Sequential, HybridSequential)):
+            if block._summary_row:
                 handles.append(block.register_forward_hook(record))
 
         try:

@@ -23,6 +23,8 @@ __all__ = ['Sequential', 'HybridSequential', 'Dense', 'Dropout', 'Embedding', 'B
 class _SequentialMixin:
     """add / indexing / len / repr shared by Sequential and HybridSequential."""
 
+    _summary_row = False  # Block.summary lists the children only
+
     def add(self, *blocks):
         """Append blocks, run in order."""
         for block in blocks:
