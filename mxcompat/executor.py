@@ -19,7 +19,7 @@ from .operator.extra_ops import _ZeroGrad
 from .symbol import runner as _runner
 from .symbol.infer import infer
 from .symbol.lower import run_monitored
-from .symbol.passes.storage import row_sparse_grads
+from .symbol.passes.storage import CsrValue, row_sparse_grads
 from .symbol.passes.subgraph import executor_backend
 from .symbol.symbol import gradient_inputs
 
@@ -218,7 +218,7 @@ class Executor:
             else:
                 dst[:] = _nd_array(np.asarray(v), dtype=dst.dtype)
         if self._any_csr and self._monitor is None:
-            args = [a._csr_value() if csr else a._t for a, csr in zip(self.arg_arrays, self._csr)]
+            args = [CsrValue(*a._cmp(), a.shape) if csr else a._t for a, csr in zip(self.arg_arrays, self._csr)]
         else:
             args = [a._t for a in self.arg_arrays]
         aux = [a._t for a in self.aux_arrays]

@@ -9,7 +9,7 @@ that MXNet would keep in a sparse result are dropped there. Gradients are dense.
 
 | module | what it holds |
 | --- | --- |
-| ``storage.py`` | the array classes, conversions between components and dense tensors, pickling |
+| ``storage.py`` | the array classes, pickling (their components <-> dense tensors: ``operator/_sparse.py``) |
 | ``creation.py`` | ``csr_matrix``, ``row_sparse_array``, ``array``, ``zeros``, ``empty``, ``cast_storage`` |
 | ``arithmetic.py`` | the classes' operators, ``add``/``subtract``/``multiply``/``divide``, elemwise/broadcast rules |
 | ``spmm.py`` | ``dot`` with sparse inputs |
@@ -19,9 +19,9 @@ that MXNet would keep in a sparse result are dropped there. Gradients are dense.
 """
 from ..ndarray import NDArray  # noqa: F401  (MXNet's mx.nd.sparse names it too)
 from .storage import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray, NotSupportedForSparseNDArray,  # noqa: F401
-                      summed_rows, over_dense, _csr_rows, _csr_to_dense, _from_record)
+                      summed_rows, over_dense, _from_record)
 from .creation import csr_matrix, row_sparse_array, array, zeros, empty, cast_storage, _ndarray_cls  # noqa: F401
-from .arithmetic import add, subtract, multiply, divide, _ZERO_PRESERVING  # noqa: F401
+from .arithmetic import add, subtract, multiply, divide  # noqa: F401
 from .updates import check_sparse_adagrad  # noqa: F401
 from .functions import SPARSE_FUNCS, dispatch  # noqa: F401  (register.py hands sparse inputs to dispatch)
 from .testing import _rand_sparse_ndarray, _create_sparse_array, _create_sparse_array_zd  # noqa: F401

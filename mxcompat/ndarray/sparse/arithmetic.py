@@ -4,16 +4,12 @@ import torch
 
 from ...base import numeric_types, incompatible_attr, dtype_name
 from ...operator import registry
+from ...operator._sparse import _csr_rows
 from ...operator.elemwise import scalar_as
 from ..._recording import STATE as _RECORDING
 from .. import ndarray as _nd
 from ..ndarray import NDArray, _wrap
-from .storage import BaseSparseNDArray, CSRNDArray, _csr_rows, _from_dense_tensor, _sp, _dense_of, _to_out, _op
-
-_ZERO_PRESERVING = frozenset(
-    'relu negative abs sign round rint ceil floor trunc fix sin tan arcsin arctan degrees radians sinh tanh '
-    'arcsinh arctanh log1p expm1 square sqrt cbrt _copy'.split())
-
+from .storage import BaseSparseNDArray, CSRNDArray, _from_dense_tensor, _sp, _dense_of, _to_out, _op
 
 def _unary(x, name, **attrs):
     """A zero-preserving unary op on the stored values only; the storage type is kept."""

@@ -6,10 +6,11 @@ import torch
 
 from ...base import MXNetError
 from ...operator import registry
+from ...operator._sparse import _ZERO_PRESERVING
 from ..ndarray import NDArray, _wrap
 from .storage import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray, _I64, _empty_comps, _from_dense_tensor, _sp,
                       _dense_of, _to_out, _op)
-from .arithmetic import _ZERO_PRESERVING, _unary, _rsp_union, _elemwise, _broadcast, _recorded
+from .arithmetic import _unary, _rsp_union, _elemwise, _broadcast, _recorded
 from .spmm import dot
 from .updates import _lazy_update, adagrad_update
 

@@ -2,8 +2,9 @@
 import torch
 
 from ...base import MXNetValueError, incompatible_attr, dtype_name
+from ...operator._sparse import _csr_rows
 from ..ndarray import _wrap
-from .storage import (CSRNDArray, RowSparseNDArray, _csr_rows, _from_dense_tensor, over_dense, _sp, _dense_of,
+from .storage import (CSRNDArray, RowSparseNDArray, _from_dense_tensor, over_dense, _sp, _dense_of,
                       _to_out, _op)
 
 

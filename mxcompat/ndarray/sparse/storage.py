@@ -1,4 +1,5 @@
-"""The sparse array classes over their compressed components, and conversions between components and dense tensors.
+"""The sparse array classes over their compressed components (converted from and to dense tensors by
+``operator/_sparse.py``).
 
 A sparse array keeps its components as torch tensors (csr: ``data (nnz,)``, ``indices (nnz,)`` int64, ``indptr
 (rows+1,)`` int64; row_sparse: ``data (k,) + shape[1:]`` and sorted unique int64 row ``indices``). Its ``_t`` is the
@@ -13,6 +14,7 @@ from ...base import (MXNetError, MXNetValueError, MXNetTypeError, numeric_types,
                      unsupported)
 from ...context import Context, cpu
 from ... import kernels
+from ...operator._sparse import _csr_rows, _csr_to_dense, _dense_to_csr, _dense_to_rsp, _rsp_to_dense
 from .._codec import SparseRecord
 from ..ndarray import NDArray, _wrap
 
@@ -29,39 +31,7 @@ class NotSupportedForSparseNDArray(MXNetError):
                          % (function.__name__, ' (named %s)' % alias if alias else ''))
 
 
-# ---- conversions between dense tensors and components ---------------------------------------------------------------
-def _dense_to_csr(t):
-    nz = t != 0
-    rows, cols = nz.nonzero(as_tuple=True)
-    indptr = torch.zeros(t.shape[0] + 1, dtype=_I64, device=t.device)
-    torch.cumsum(nz.sum(1), 0, out=indptr[1:])
-    return t[rows, cols], cols.to(_I64), indptr
-
-
-def _dense_to_rsp(t):
-    rows = (t != 0).reshape(t.shape[0], -1).any(1).nonzero().reshape(-1)
-    return t[rows], rows.to(_I64)
-
-
-def _csr_rows(indptr):
-    n = indptr.numel() - 1
-    return torch.repeat_interleave(torch.arange(n, device=indptr.device), indptr.diff())
-
-
-def _csr_to_dense(data, indices, indptr, shape):
-    out = torch.zeros(shape, dtype=data.dtype, device=data.device)
-    if data.numel():
-        out.index_put_((_csr_rows(indptr), indices), data, accumulate=True)  # duplicates add up, as in scipy
-    return out
-
-
-def _rsp_to_dense(data, indices, shape):
-    out = torch.zeros(shape, dtype=data.dtype, device=data.device)
-    if indices.numel():
-        out[indices] = data
-    return out
-
-
+# ---- components of a gradient ---------------------------------------------------------------------------------------
 def summed_rows(g):
     """The rows a sparse COO gradient ``g`` holds (sorted, distinct) and their summed values, the entries of a row
     added in their order in ``g``. (torch's ``coalesce`` does the same, with a slower CPU sort: see
@@ -335,11 +305,6 @@ class CSRNDArray(BaseSparseNDArray):
     def indptr(self):
         """The int64 row pointers (``rows + 1`` values)."""
         return NDArray._from_tensor(self._cmp()[2], self._ctx)
-
-    def _csr_value(self):
-        """The components as a bound graph takes them (``symbol.passes.storage.CsrValue``)."""
-        from ...symbol.passes.storage import CsrValue  # reason: symbol.passes.storage imports this package
-        return CsrValue(*self._cmp(), self._shape)
 
     def __getitem__(self, key):
         """Rows ``key`` (an int or a step-1 slice) as a CSRNDArray."""

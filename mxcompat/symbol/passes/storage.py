@@ -21,7 +21,7 @@ dense, and sparse results other than these (``dot(csr.T, x)``, row_sparse output
 import torch
 
 from ... import _profstate
-from ...ndarray import sparse as _sparse
+from ...operator import _sparse
 
 __all__ = ['CsrValue', 'densify', 'sparse_rule', 'row_sparse_grads']
 
