@@ -4,6 +4,7 @@ Every public function of MXNet 1.9.1's ``test_utils`` is here with the same name
 offers the names MXNet's module imports (``np``, ``mx``, ``rnd``, ``npt``, ``ss``, ``Symbol``, ``use_np``, ...), so
 ``from mxnet.test_utils import *`` gives tests what they expect. Differs from MXNet:
 
+- The star import also gives ``importlib``, ``itertools`` and ``torch``.
 - ``assert_almost_equal`` always compares on the host with numpy; numpy's print options are set only while the
   error message is built (MXNet leaves ``threshold=4, suppress=True`` set for the rest of the process).
 - ``download`` and the dataset helpers never use the network: they work when the files are already on disk and
@@ -56,10 +57,8 @@ from . import arrays, checkers, compare, datasets, distributions, system, tolera
 from .arrays import *  # noqa: F401,F403
 from .checkers import *  # noqa: F401,F403
 from .compare import *  # noqa: F401,F403
-from .compare import _allclose  # noqa: F401  (tests check the chunked comparison directly)
 from .datasets import *  # noqa: F401,F403
 from .distributions import *  # noqa: F401,F403
-from .distributions import _chi2_sf  # noqa: F401  (tests check the p-value directly)
 from .system import *  # noqa: F401,F403
 from .tolerances import *  # noqa: F401,F403
 from .training import *  # noqa: F401,F403

@@ -75,9 +75,9 @@ def test_chunked_allclose_agrees_with_numpy(where, value, equal_nan):
         bad.reshape(-1)[where] += value
         for x, y in ((bad, b), (a, bad), (bad[:, ::-1], b[:, ::-1]), (bad, b[:1])):
             want = np.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=equal_nan)
-            assert tu._allclose(x, y, 1e-5, 1e-6, equal_nan, chunk=4096) == want
+            assert tu.compare._allclose(x, y, 1e-5, 1e-6, equal_nan, chunk=4096) == want
     nan = np.full((3, 5000), np.nan)
-    assert tu._allclose(nan, nan.copy(), 1e-5, 1e-6, equal_nan, chunk=4096) == equal_nan
+    assert tu.compare._allclose(nan, nan.copy(), 1e-5, 1e-6, equal_nan, chunk=4096) == equal_nan
 
 
 def test_assert_almost_equal_names_location_and_values():
