@@ -20,7 +20,7 @@ PKG = 'mxcompat'
 # is in the top layer
 LAYERS = (
     ('base', ('base', 'context', 'engine', 'util', 'name', 'attribute', 'registry', 'runtime', 'libinfo',
-              '_fileio', '_profstate', '_planned', '_recording')),
+              '_fileio', '_profstate', '_planned', '_recording', '_intgrad')),
     ('operator', ('operator', 'kernels', '_memory')),
     ('arrays', ('ndarray', 'symbol')),
     ('graph', ('executor', 'autograd')),
@@ -32,7 +32,7 @@ LAYERS = (
 # Imports that still go up a layer, each with its reason; the test fails when one is added, and when one listed
 # here is gone (take it out then).
 UPWARD = {
-    # NDArray.attach_grad / backward hand over to mx.autograd (which imports NDArray inside its functions)
+    # NDArray.attach_grad / backward hand over to mx.autograd (which imports NDArray)
     ('mxcompat.ndarray.ndarray', 'mxcompat.autograd'): 'attach_grad, backward',
     # NDArray.as_np_ndarray returns an mx.np array
     ('mxcompat.ndarray.ndarray', 'mxcompat.numpy.multiarray'): 'as_np_ndarray',
@@ -44,7 +44,7 @@ UPWARD = {
 }
 
 # Function-level imports: at most this many in all, each with its reason comment
-MAX_FUNCTION_LEVEL = 30
+MAX_FUNCTION_LEVEL = 26
 
 
 def _modules():

@@ -13,10 +13,11 @@ import operator
 import numpy as np
 import torch
 
-from .. import autograd as _ag
 from .. import engine
 from .. import kernels
 from .. import _profstate
+from .._intgrad import _IntGradTensor
+from .._recording import STATE as _STATE
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
                     to_np_dtype)
 from ..context import Context, current_context, cpu
@@ -30,7 +31,6 @@ __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye'
            'cast_storage', 'waitall', 'moveaxis', 'from_numpy', 'from_torch', 'from_dlpack', 'to_dlpack_for_read',
            'to_dlpack_for_write', 'onehot_encode']
 
-_STATE = _ag.STATE
 _PROF = _profstate.FLAGS
 _STORAGE_TYPE_STR_TO_ID = {'undefined': -1, 'default': 0, 'row_sparse': 1, 'csr': 2}
 _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
@@ -65,9 +65,9 @@ def _check_recorded_write(t, src, key, reads=False):
     (a variable or a recorded result), or ``src`` (the value, a tensor or a scalar) in the graph while the write also
     reads ``t``: an in-place operator (``reads``) or an assignment ``t[key] = src`` to part of ``t``. A value written
     over all of ``t`` (``x[:] = y``, ``x[...] = y``) is a recorded copy, as MXNet's, and passes."""
-    if t.requires_grad or isinstance(t, _ag._IntGradTensor):
+    if t.requires_grad or isinstance(t, _IntGradTensor):
         raise MXNetError(_IN_GRAPH)
-    if (isinstance(src, torch.Tensor) and (src.requires_grad or isinstance(src, _ag._IntGradTensor))
+    if (isinstance(src, torch.Tensor) and (src.requires_grad or isinstance(src, _IntGradTensor))
             and (reads or not _covers_all(key, t.shape))):
         raise MXNetError(_INPLACE)
 
@@ -469,12 +469,14 @@ class NDArray:
                                   % (grad_stype,))
         if grad_stype == 'csr' and self.ndim != 2:
             raise MXNetValueError('attach_grad: a csr gradient needs a 2-D array, got shape %s' % (self.shape,))
-        _ag._attach(self, grad_req)
+        from .. import autograd  # reason: mx.autograd (a layer above) makes variables; it imports this module
+        autograd._attach(self, grad_req)
         if grad_stype != 'default':
             self._t._mx_grad_stype = grad_stype
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
-        _ag.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+        from .. import autograd  # reason: mx.autograd (a layer above) runs backward; it imports this module
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     def to_dlpack_for_read(self):
         return torch.utils.dlpack.to_dlpack(self._standard().detach())
