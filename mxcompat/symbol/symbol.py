@@ -28,6 +28,10 @@ __all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'fromjson'
 
 _STYPE_ID = {'default': 0, 'row_sparse': 1, 'csr': 2}
 
+# The operator modules generated over Symbol (so they import this one): mxcompat/symbol/__init__.py binds them here
+# once it has imported them, before any Symbol arithmetic can run, as the ndarray package does for NDArray.
+_op = _internal = None
+
 
 class _Node:
     """One graph node: ``op`` is an OpDef (None for a variable); ``attrs`` are MXNet's string attributes."""
@@ -356,7 +360,6 @@ class Symbol:
 
     # -- operators --------------------------------------------------------------------------------------------
     def _bin(self, other, op_name, scalar_name, reverse_scalar=None):
-        from . import _internal  # reason: _internal is generated from this module's Symbol
         if isinstance(other, Symbol):
             return getattr(_internal, op_name)(self, other)
         if isinstance(other, Number):
@@ -540,8 +543,7 @@ class Symbol:
     def squeeze(self, axis=None, inplace=False, **kwargs):  # noqa: ARG002 (MXNet's signature)
         """``mx.sym.squeeze(self, axis=axis)``: as in MXNet, ``axis`` is always passed, so the node records
         ``axis='None'`` when none is given."""
-        from . import op  # reason: op is generated from this module's Symbol
-        return op.squeeze(self, axis=axis, **kwargs)
+        return _op.squeeze(self, axis=axis, **kwargs)
 
     def gradient(self, wrt):
         raise unsupported('Symbol.gradient', 'symbolic gradients', 'bind the symbol and call backward instead')
