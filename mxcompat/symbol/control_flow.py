@@ -70,17 +70,21 @@ def _tagged(node, name):
     return node.attrs.get(_TAG) == name
 
 
+def _identity(s):
+    """``mx.sym.identity(s)``, made here as this module makes its other nodes (``op`` imports this module)."""
+    return make_op_symbol(registry.get('identity'), 'identity', {'data': s}, {}, None)
+
+
 def _heads(symbols, name, repeats=0):
     """The subgraph of body results ``symbols``, with ``identity`` where MXNet puts one (inside the body's scope).
     ``repeats``: results from this index on also get one when they repeat an earlier result (foreach's states)."""
-    from . import op  # reason: op imports this module (foreach, while_loop, cond)
     entries = [_entry(s, 'control-flow body results') for s in symbols]
     inputs = set(Symbol(entries).list_inputs()) if entries else set()
     names = {s.name for s in symbols[:repeats]}
     heads = []
     for k, s in enumerate(symbols):
         again = repeats and k >= repeats and s.name in names
-        heads.append(op.identity(s) if s.name in inputs or again or not _tagged(s._outputs[0][0], name) else s)
+        heads.append(_identity(s) if s.name in inputs or again or not _tagged(s._outputs[0][0], name) else s)
     return Symbol([h._outputs[0] for h in heads])
 
 
