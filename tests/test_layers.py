@@ -44,7 +44,7 @@ UPWARD = {
 }
 
 # Function-level imports: at most this many in all, each with its reason comment
-MAX_FUNCTION_LEVEL = 23
+MAX_FUNCTION_LEVEL = 20
 
 
 def _modules():

@@ -2,7 +2,7 @@
 import importlib
 
 from .. import operator as _operator  # noqa: F401  (registers the operators)
-from . import ndarray, _creation
+from . import ndarray, _creation, register
 from .ndarray import *  # noqa: F401,F403
 from .ndarray import NDArray, waitall  # noqa: F401
 from . import op, _internal, contrib, linalg, sparse, image  # noqa: F401
@@ -10,8 +10,10 @@ from . import random, utils  # noqa: F401
 from .utils import save, load, load_frombuffer  # noqa: F401
 from .op import *  # noqa: F401,F403
 
-# ndarray.py and _creation.py call these modules, which import ndarray.py: they are handed over once loaded
+# ndarray.py, _creation.py, register.py, contrib.py and sparse/storage.py call these modules, which import them:
+# they are handed over once loaded
 ndarray._op, ndarray._internal, ndarray._sparse, _creation._sparse = op, _internal, sparse, sparse
+register._sparse, contrib._op, sparse.storage._nd_op, sparse.storage._nd_internal = sparse, op, op, _internal
 
 # nd.* defined by hand keep their definitions; the registry provides the rest.
 for _k, _v in ndarray.__dict__.items():

@@ -9,19 +9,21 @@ import math
 
 from ..base import MXNetValueError, MXNetTypeError
 from ..context import current_context
+from . import _internal, random as _random
+from .ndarray import NDArray as _NDArray, full as _full, zeros as _zeros
 
 __all__ = ['foreach', 'while_loop', 'cond', 'rand_zipfian', 'uniform', 'adamw_update', 'mp_adamw_update',
            'multi_adamw_update', 'multi_mp_adamw_update', 'multi_lamb_update', 'multi_mp_lamb_update']
 
 
-def _nd():
-    from . import ndarray, op, _internal, random  # reason: op and _internal fill this module's namespace
-    return ndarray, op, _internal, random
+# mx.nd's generated operator module (it imports this one, and fills its namespace): mxcompat/ndarray/__init__.py
+# binds it here once imported
+_op = None
 
 
 # ---- nested lists of NDArrays <-> flat lists ---------------------------------------------------------------------
 def _ndarray_leaf(x):
-    return 0 if isinstance(x, _nd()[0].NDArray) else None
+    return 0 if isinstance(x, _NDArray) else None
 
 
 def _flatten(args, what, leaf=_ndarray_leaf):
@@ -63,17 +65,16 @@ def _scalar(v, typ, what):
 def foreach(body, data, init_states, name='foreach'):  # noqa: ARG001 (names only symbolic subgraphs)
     """Run ``body(slice, states) -> (outputs, states)`` over axis 0 of ``data``; returns the stacked outputs and the
     final states, in the same nesting as ``body`` returns them."""
-    nd, op, _, _ = _nd()
     _flatten(data, 'foreach data')
     _flatten(init_states, 'foreach init_states')
-    single = isinstance(data, nd.NDArray)
+    single = isinstance(data, _NDArray)
     n = data.shape[0] if single else data[0].shape[0]
     states, steps, fmt = init_states, [], None
     for i in range(n):
         outs, states = body(data[i] if single else [d[i] for d in data], states)
         flat, fmt = _flatten(outs, 'foreach output')
         steps.append(flat)
-    stacked = [op.stack(*col) for col in zip(*steps)]
+    stacked = [_op.stack(*col) for col in zip(*steps)]
     if fmt is None:
         return [], states
     return _regroup(stacked, fmt)[0], states
@@ -82,11 +83,10 @@ def foreach(body, data, init_states, name='foreach'):  # noqa: ARG001 (names onl
 def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):  # noqa: ARG001
     """Run ``func(*loop_vars) -> (step_output, new_loop_vars)`` while ``cond(*loop_vars)`` holds, at most
     ``max_iterations`` times; returns (step outputs stacked to max_iterations rows, final loop_vars)."""
-    nd, op, _, _ = _nd()
     if max_iterations is None:
         raise MXNetValueError('max_iterations should be specified')
     max_iterations = _scalar(max_iterations, int, 'max_iteration')
-    single = isinstance(loop_vars, nd.NDArray)
+    single = isinstance(loop_vars, _NDArray)
     loop_vars = [loop_vars] if single else list(loop_vars)
     if not loop_vars:
         raise MXNetValueError('loop_vars should contain at least one element')
@@ -95,7 +95,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):  
         out, new_vars = func(*loop_vars)
         out = [] if out is None else list(out) if isinstance(out, tuple) else out
         new_vars = [] if new_vars is None else new_vars
-        new_vars = [new_vars] if isinstance(new_vars, nd.NDArray) else list(new_vars)
+        new_vars = [new_vars] if isinstance(new_vars, _NDArray) else list(new_vars)
         if len(new_vars) != len(loop_vars):
             raise MXNetValueError('The length of loop_vars should be consistent during the loop')
         loop_vars = new_vars
@@ -107,13 +107,13 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):  
     for i, col in enumerate(zip(*steps), 1):
         items = [x.expand_dims(0) for x in col]
         if len(steps) != max_iterations:
-            items.append(nd.zeros((max_iterations - len(steps),) + tuple(items[0].shape[1:]), ctx=items[0].context,
+            items.append(_zeros((max_iterations - len(steps),) + tuple(items[0].shape[1:]), ctx=items[0].context,
                                   dtype=items[0].dtype))
         shapes = {tuple(x.shape[1:]) for x in items}
         if len(shapes) > 1:
             raise MXNetValueError('Shapes of %d-th elements in step_outputs are inconsistent: %s'
                                   % (i, [tuple(x.shape) for x in items]))
-        stacked.append(op.concat(*items, dim=0))
+        stacked.append(_op.concat(*items, dim=0))
     if fmt is not None:
         stacked = _regroup(stacked, fmt)[0]
     return stacked, loop_vars[0] if single else loop_vars
@@ -129,7 +129,7 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
     """Sample ``num_sampled`` classes from an approximately log-uniform (Zipfian) distribution over
     [0, range_max); returns (sampled int64, expected count of true_classes, expected count of the samples)."""
     ctx = ctx or current_context()
-    return zipfian(_nd()[3].uniform, true_classes.as_in_context(ctx), num_sampled, range_max, ctx=ctx)
+    return zipfian(_random.uniform, true_classes.as_in_context(ctx), num_sampled, range_max, ctx=ctx)
 
 
 def zipfian(uniform, true_classes, num_sampled, range_max, **where):
@@ -146,15 +146,14 @@ def zipfian(uniform, true_classes, num_sampled, range_max, **where):
 
 def uniform(*args, **kwargs):
     """Same as ``mx.nd.random.uniform`` (MXNet's contrib module re-exports it)."""
-    return _nd()[3].uniform(*args, **kwargs)
+    return _random.uniform(*args, **kwargs)
 
 
 # ---- update-operator wrappers ------------------------------------------------------------------------------------
 def _rescale_array(rescale_grad, ctx):
-    nd = _nd()[0]
-    if isinstance(rescale_grad, nd.NDArray):
+    if isinstance(rescale_grad, _NDArray):
         return rescale_grad.as_in_context(ctx)
-    return nd.full((1,), rescale_grad, ctx=ctx)
+    return _full((1,), rescale_grad, ctx=ctx)
 
 
 def _interleave(*lists):
@@ -164,7 +163,7 @@ def _interleave(*lists):
 def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999, epsilon=1e-8, wd=0,
                  clip_gradient=-1, out=None, name=None, **kwargs):
     """AdamW step (``_adamw_update``); ``rescale_grad`` may be a number or an NDArray (nan/inf/0 skips the step)."""
-    return _nd()[2]._adamw_update(weight, grad, mean, var, _rescale_array(rescale_grad, weight.context), lr=lr,
+    return _internal._adamw_update(weight, grad, mean, var, _rescale_array(rescale_grad, weight.context), lr=lr,
                                   eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
                                   clip_gradient=clip_gradient, out=out, name=name, **kwargs)
 
@@ -172,7 +171,7 @@ def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta
 def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9, beta2=0.999, epsilon=1e-8,
                     wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
     """AdamW step on the float32 master copy ``weight32`` (``_mp_adamw_update``)."""
-    return _nd()[2]._mp_adamw_update(weight, grad, mean, var, weight32,
+    return _internal._mp_adamw_update(weight, grad, mean, var, weight32,
                                      _rescale_array(rescale_grad, weight.context), lr=lr, eta=eta, beta1=beta1,
                                      beta2=beta2, epsilon=epsilon, wd=wd, clip_gradient=clip_gradient, out=out,
                                      name=name, **kwargs)
@@ -182,7 +181,7 @@ def multi_adamw_update(weights, grads, mean, var, rescale_grad, lrs, wds, etas, 
                        **kwargs):
     """AdamW over lists of arrays (``_multi_adamw_update``)."""
     args = _interleave(weights, grads, mean, var) + [_rescale_array(rescale_grad, weights[0].context)]
-    return _nd()[2]._multi_adamw_update(*args, out=out, num_weights=size or len(weights), lrs=lrs, wds=wds,
+    return _internal._multi_adamw_update(*args, out=out, num_weights=size or len(weights), lrs=lrs, wds=wds,
                                         etas=etas, name=name, **kwargs)
 
 
@@ -190,13 +189,13 @@ def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lr
                           size=0, **kwargs):
     """AdamW over lists of arrays with float32 master copies (``_multi_mp_adamw_update``)."""
     args = _interleave(weights, grads, mean, var, weights32) + [_rescale_array(rescale_grad, weights[0].context)]
-    return _nd()[2]._multi_mp_adamw_update(*args, out=out, num_weights=size or len(weights), lrs=lrs, wds=wds,
+    return _internal._multi_mp_adamw_update(*args, out=out, num_weights=size or len(weights), lrs=lrs, wds=wds,
                                            etas=etas, name=name, **kwargs)
 
 
 def multi_lamb_update(weights, grads, mean, var, step_count, lrs, wds, out=None, num_tensors=0, **kwargs):
     """LAMB over lists of arrays (``_multi_lamb_update``)."""
-    return _nd()[2]._multi_lamb_update(*_interleave(weights, grads, mean, var), out=out,
+    return _internal._multi_lamb_update(*_interleave(weights, grads, mean, var), out=out,
                                        num_tensors=num_tensors or len(weights), step_count=step_count,
                                        learning_rates=lrs, wds=wds, **kwargs)
 
@@ -204,7 +203,7 @@ def multi_lamb_update(weights, grads, mean, var, step_count, lrs, wds, out=None,
 def multi_mp_lamb_update(weights, grads, mean, var, weights32, step_count, lrs, wds, out=None, num_tensors=0,
                          **kwargs):
     """LAMB over lists of arrays with float32 master copies (``_multi_mp_lamb_update``)."""
-    return _nd()[2]._multi_mp_lamb_update(*_interleave(weights, grads, mean, var, weights32), out=out,
+    return _internal._multi_mp_lamb_update(*_interleave(weights, grads, mean, var, weights32), out=out,
                                           num_tensors=num_tensors or len(weights), step_count=step_count,
                                           learning_rates=lrs, wds=wds, **kwargs)
 

@@ -12,6 +12,8 @@ from .ndarray import NDArray, _wrap, _STATE
 from .. import _profstate
 
 _PROF = _profstate.FLAGS
+# The sparse package (it imports this module): mxcompat/ndarray/__init__.py binds it here once imported
+_sparse = None
 
 
 def _out_ctx(arrays, attrs):
@@ -308,8 +310,7 @@ def _sparse_dispatch(name, arrays, attrs, out):
         if getattr(a, '_np_array', False):
             raise MXNetTypeError('Operator %s: this mx.nd operator takes legacy NDArrays, got an mx.np.ndarray '
                                  '(convert it with as_nd_ndarray(), or use the mx.np / mx.npx function)' % name)
-    from . import sparse  # reason: the sparse package imports this module
-    return sparse.dispatch(name, arrays, attrs, out)
+    return _sparse.dispatch(name, arrays, attrs, out)
 
 
 def _op_error(op, arrays, e):

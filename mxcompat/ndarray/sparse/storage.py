@@ -457,7 +457,11 @@ def _to_out(res, out):
     return out
 
 
+# mx.nd's generated operator modules (op imports this package): mxcompat/ndarray/__init__.py binds them here once
+# imported
+_nd_op = _nd_internal = None
+
+
 def _op(name):
     """The dense ``mx.nd`` function ``name`` (the storage fallback)."""
-    from .. import op, _internal  # reason: ndarray.op imports this package (mx.nd.sparse's generated functions)
-    return getattr(_internal if name.startswith('_') else op, name)
+    return getattr(_nd_internal if name.startswith('_') else _nd_op, name)
