@@ -16,6 +16,7 @@ def _oracle_python():
     return os.path.join(env, 'bin', 'python')
 
 
+@pytest.mark.slow
 @pytest.mark.oracle
 def test_every_workload_runs_on_real_mxnet():
     if not os.path.exists(_oracle_python()):
