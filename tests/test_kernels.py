@@ -134,3 +134,84 @@ def test_the_layer_imports_only_torch_and_itself():
             elif isinstance(node, ast.Import):
                 assert all(a.name.split('.')[0] in sys.stdlib_module_names | {'torch', 'numpy'}
                            for a in node.names), name
+
+
+# ---- max pooling of plain data through channels-last (kernels.cpu.max_pool2d, config.channels_last_max_pool) ------
+def _pool_input(shape, dtype, kind, rs):
+    x = rs.randn(*shape)
+    if kind == 'ties':  # equal maxima in a window: both kernels take the first
+        x = rs.randint(0, 3, shape).astype(np.float64)
+    elif kind == 'equal':
+        x = np.ones(shape)
+    elif kind == 'nan':
+        x[x > 1.2] = np.nan
+    return torch.tensor(x, dtype=dtype)
+
+
+@pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
+@pytest.mark.parametrize('shape', [(8, 16, 20, 20), (1, 64, 32, 32), (4, 4, 64, 64)])
+@pytest.mark.parametrize('kernel,stride,pad,ceil', [((2, 2), (2, 2), (0, 0), False), ((3, 3), (2, 2), (1, 1), False),
+                                                    ((3, 3), (2, 2), (0, 0), True), ((2, 3), (1, 2), (1, 1), True),
+                                                    ((3, 3), (1, 1), (0, 0), False)])
+@pytest.mark.parametrize('kind', ['random', 'ties', 'equal', 'nan'])
+def test_channels_last_max_pool_equals_torch_kernel(monkeypatch, dtype, shape, kernel, stride, pad, ceil, kind):
+    # values and gradients bit for bit those of torch's NCHW kernel, with the rule on and off, plain results
+    x = _pool_input(shape, dtype, kind, np.random.RandomState(sum(shape) + kernel[1] + pad[0]))
+    want = torch.max_pool2d(x, kernel, stride, pad, 1, ceil)
+    leaf = x.clone().requires_grad_()
+    torch.max_pool2d(leaf, kernel, stride, pad, 1, ceil).backward(torch.arange(want.numel(), dtype=dtype)
+                                                                  .view(want.shape))
+    calls, fast = [], cpu._ChannelsLastMaxPool2d.apply
+    monkeypatch.setattr(cpu._ChannelsLastMaxPool2d, 'apply', lambda *a: calls.append(1) or fast(*a))
+    for on in (True, False):
+        with kernels.policy(channels_last_max_pool=on):
+            y = kernels.max_pool2d(x, kernel, stride, pad, ceil)
+            ours = x.clone().requires_grad_()
+            g = kernels.max_pool2d(ours, kernel, stride, pad, ceil)
+        g.backward(torch.arange(want.numel(), dtype=dtype).view(want.shape))
+        assert y.is_contiguous() and g.is_contiguous() and ours.grad.is_contiguous()
+        assert torch.equal(y.isnan(), want.isnan()) and torch.equal(y.nan_to_num(7.5), want.nan_to_num(7.5))
+        assert torch.equal(g.detach().nan_to_num(7.5), want.nan_to_num(7.5))
+        assert torch.equal(ours.grad, leaf.grad)
+        assert len(calls) == 1  # recorded: the rule's own backward with the rule on only
+
+
+def test_channels_last_max_pool_applies_where_it_pays(monkeypatch):
+    seen = []
+    real = torch.Tensor.contiguous
+
+    def contiguous(t, **kw):
+        seen.append(kw.get('memory_format'))
+        return real(t, **kw)
+
+    monkeypatch.setattr(torch.Tensor, 'contiguous', contiguous)
+
+    def through_channels_last(x, kernel=(3, 3), stride=(2, 2), pad=(1, 1)):
+        seen.clear()
+        y = kernels.max_pool2d(x, kernel, stride, pad, False)
+        assert y.is_contiguous() or not x.is_contiguous()
+        return torch.channels_last in seen
+
+    assert through_channels_last(torch.randn(16, 32, 32, 32))
+    assert through_channels_last(torch.randn(1, 64, 56, 56))  # batch 1 inference
+    assert through_channels_last(torch.randn(16, 32, 32, 32, dtype=torch.float64))
+    assert not through_channels_last(torch.randn(8, 3, 64, 64))  # 3 channels: torch's NCHW kernel is faster
+    assert not through_channels_last(torch.randn(4, 8, 32, 32))  # small: torch's NCHW kernel is as fast
+    assert not through_channels_last(torch.randn(16, 32, 32, 32, dtype=torch.float16))
+    # unpadded without a gradient: 2x2 windows (and fewer than 8 channels) take the strided views instead
+    assert not through_channels_last(torch.randn(64, 6, 24, 24), (2, 2), (2, 2), (0, 0))
+    assert not through_channels_last(torch.randn(64, 6, 24, 24), (3, 3), (2, 2), (0, 0))
+    assert through_channels_last(torch.randn(64, 16, 12, 12), (3, 3), (2, 2), (0, 0))
+    assert through_channels_last(torch.randn(64, 6, 24, 24, requires_grad=True), (2, 2), (2, 2), (0, 0))
+    cl = torch.randn(16, 32, 32, 32).contiguous(memory_format=torch.channels_last)  # already channels-last: as before
+    assert not through_channels_last(cl) and kernels.max_pool2d(cl, (3, 3), (2, 2), (1, 1), False).is_contiguous(
+        memory_format=torch.channels_last)
+    for off in (dict(channels_last_max_pool=False), dict(cpu_fast_paths=False)):
+        with kernels.policy(**off):
+            assert not through_channels_last(torch.randn(16, 32, 32, 32))
+
+
+def test_channels_last_max_pool_twice_differentiable():
+    x = torch.randn(2, 8, 9, 9, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradgradcheck(lambda z: cpu._ChannelsLastMaxPool2d.apply(z, (3, 3), (2, 2), (1, 1), True),
+                                        (x,))

@@ -11,8 +11,9 @@ CUDA rules:
 
 CPU rules (in ``kernels.cpu``, each with its measurements): channels-last, patch-product and packed-weight 2-D
 convolutions (``conv2d``) and their oneDNN fusion with BatchNorm, an addition and an activation (``fused_conv``),
-max pooling as strided views (``max_pool2d``), torch's one-pass SGD kernel (``sgd_mom_step``), numpy's sort of a
-sparse gradient's rows (``stable_argsort``), and huge pages for big arrays (``mxcompat._memory``).
+max pooling as strided views or through channels-last (``max_pool2d``), torch's one-pass SGD kernel
+(``sgd_mom_step``), numpy's sort of a sparse gradient's rows (``stable_argsort``), and huge pages for big arrays
+(``mxcompat._memory``).
 
 The switch: ``config`` holds a named field per rule (thresholds and on/off flags), ``policy(**fields)`` sets
 some for a ``with`` block, and ``MXCOMPAT_CPU_FAST_PATHS=0`` in the environment at import turns every CPU rule off

@@ -22,6 +22,8 @@ _FIELDS = {
     'scratch_max_bytes': (0, 256 << 20, "the patch matrices of a convolution's products are kept in a per-thread "
                                         "buffer up to this size, allocated for the call above it"),
     'strided_max_pool': (bool, True, 'unpadded 2-D max pooling without a gradient is the maximum of strided views'),
+    'channels_last_max_pool': (bool, True, "other 2-D max pooling of plain float data with enough channels runs "
+                                           "torch's channels-last kernel (and returns plain data)"),
     'fused_sgd': (bool, True, "SGD with momentum (no decay, no clipping) runs torch's one-pass CPU kernel"),
     'numpy_argsort': (bool, True, "a sparse gradient's rows are sorted by numpy on CPU (torch's sort took ~4x)"),
     'huge_page_min_bytes': (0, 16 << 20, 'CPU parameter, executor and optimizer-state arrays this big and bigger '

@@ -4,7 +4,8 @@
   output positions run as matrix products over the input patches (``_GemmConv2d``); inference ones run on a weight
   reordered once for oneDNN and kept (``_packed_conv``), and oneDNN subgraph chains fold BatchNorm into that weight
   (``fused_conv``);
-- unpadded 2-D max pooling without a gradient is the maximum of strided views (``max_pool2d``);
+- unpadded 2-D max pooling without a gradient is the maximum of strided views, other 2-D max pooling of plain data
+  with enough channels runs torch's channels-last kernel (``max_pool2d``);
 - SGD with momentum runs torch's one-pass kernel (``fused_sgd_mom_step``); a sparse gradient's rows sort in numpy
   (``stable_argsort``).
 
@@ -345,17 +346,71 @@ class _GemmConv2d(torch.autograd.Function):
 # (inference), an unpadded 2-D max pooling is instead the elementwise maximum of its kernel's strided views of the
 # input: 1.1 ms there, 0.25 against 1.1-1.4 ms for LeNet's 64x6x24x24. The same values (a maximum is exact, and NaN
 # propagates as in torch's kernel). config.strided_max_pool = False turns it off.
+#
+# Otherwise plain float32/float64 data with at least _NHWC_POOL_MIN_CHANNELS channels and _NHWC_POOL_MIN_BYTES bytes
+# is pooled by torch's channels-last kernel between a copy to channels-last and one back; recorded, it is
+# differentiated by torch's plain backward with the same indices (_ChannelsLastMaxPool2d). Both kernels take the
+# first maximum of a window (ties) and propagate NaN: values, indices and gradients are torch's NCHW kernel's bit
+# for bit (tested, ties and NaN included). One thread, NCHW kernel / this rule in us, without a gradient and with
+# one (forward + backward):
+#   16x32x32x32 3/2/1: 2905 / 705, 3064 / 946        32x64x56x56 3/2/1: 34152 / 7274, 38649 / 12234
+#   64x6x24x24 2/2/0 (LeNet): 846 / 521, 921 / 736   64x16x8x8 2/2/0 (LeNet): 202 / 52, 238 / 98
+#   1x64x56x56 3/2/1 (batch 1): 1096 / 147, 1164 / 248   32x32x15x15 3/2/0 ceil: 1147 / 170, 1215 / 267
+#   64x4x24x24 2/2/0: 546 / 260, 583 / 340   3x8x48x48 2/2/0: 139 / 50, 168 / 97   float64 64x6x24x24: 871 / 320,
+#   942 / 403. It loses with 3 channels (8x3x64x64 2/2/0: 322 / 439, 365 / 491; 2x3x224x224 3/2/1: 1602 / 2486),
+# and on inputs under ~200 kB, where torch's NCHW kernel is fast (4x4x48x48 2/2/0: 43 / 66; 4x8x32x32 3/2/1:
+# 56 / 42 but 78 / 82 with a gradient; 1x6x28x28: 7 / 11). Where the strided views apply too, they win for windows
+# of up to 4 elements (64x6x24x24: 97, 64x16x8x8: 40) and over fewer than 8 channels (64x6x24x24 3/2/0: 268 against
+# 694), this rule for larger windows over 8 channels and more (64x16x12x12 3/2/0: 273 against 111, 64x16x8x8 3/1/0:
+# 281 against 112, 64x8x16x16 3/2/0: 198 against 133). config.channels_last_max_pool = False turns it off.
+_NHWC_POOL_MIN_CHANNELS = 4
+_NHWC_POOL_MIN_BYTES = 200 << 10
+
+
 def max_pool2d(x, kernel, stride, pad, ceil_mode):
-    """``torch.max_pool2d(x, kernel, stride, pad, 1, ceil_mode)`` of CPU data, as strided views where that applies:
-    an unpadded, unrecorded, untraced, contiguous floating-point input whose windows all lie inside it."""
+    """``torch.max_pool2d(x, kernel, stride, pad, 1, ceil_mode)`` of CPU data, as strided views or through
+    channels-last where that applies (see above); the result is NCHW-contiguous where ``x`` is."""
+    nhwc = (config.channels_last_max_pool and x.dtype in (torch.float32, torch.float64) and x.dim() == 4
+            and x.shape[1] >= _NHWC_POOL_MIN_CHANNELS and x.numel() * x.element_size() >= _NHWC_POOL_MIN_BYTES
+            and x.is_contiguous() and untraced(x))
     if (config.strided_max_pool and x.is_floating_point() and not any(pad) and not recorded(x) and untraced(x)
-            and x.is_contiguous() and x.numel() > 0):
+            and x.is_contiguous() and x.numel() > 0
+            and not (nhwc and kernel[0] * kernel[1] > 4 and x.shape[1] >= 8)):
         # torch's output size without padding (its ceil-mode rule drops a last window starting past the input: none
         # does where all windows fit)
         outs = [(x.shape[2 + i] - kernel[i] + (stride[i] - 1 if ceil_mode else 0)) // stride[i] + 1 for i in range(2)]
         if all((outs[i] - 1) * stride[i] + kernel[i] <= x.shape[2 + i] for i in range(2)):
             return _strided_max_pool2d(x, kernel, stride, outs)
+    if nhwc:
+        if recorded(x):
+            return _ChannelsLastMaxPool2d.apply(x, kernel, stride, pad, ceil_mode)
+        return torch.max_pool2d(x.contiguous(memory_format=torch.channels_last), kernel, stride, pad, 1,
+                                ceil_mode).contiguous()
     return torch.max_pool2d(x, kernel, stride, pad, 1, ceil_mode)
+
+
+class _ChannelsLastMaxPool2d(torch.autograd.Function):
+    """Max pooling of plain data by torch's channels-last kernel, differentiated by torch's plain-layout backward
+    with the window maxima's indices (flat per plane, the same in either layout): the gradient is plain, as its
+    input, and the very one torch's NCHW kernel gives. Letting autograd differentiate the layout copies instead
+    handed a channels-last gradient to the ops before the pooling (relu's backward over mixed layouts: 15x slower)
+    and took longer (16x32x32x32 3/2/1 forward + backward: 2810 against 946 us). Twice differentiable (aten's
+    backward is)."""
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, pad, ceil_mode):
+        out, idx = torch.ops.aten.max_pool2d_with_indices(x.contiguous(memory_format=torch.channels_last), kernel,
+                                                          stride, pad, (1, 1), ceil_mode)
+        ctx.save_for_backward(x, idx.contiguous())
+        ctx.pool = (kernel, stride, pad, ceil_mode)
+        return out.contiguous()
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, idx = ctx.saved_tensors
+        kernel, stride, pad, ceil_mode = ctx.pool
+        return (torch.ops.aten.max_pool2d_with_indices_backward(grad, x, kernel, stride, pad, (1, 1), ceil_mode, idx),
+                None, None, None, None)
 
 
 def _strided_max_pool2d(x, k, s, outs):
