@@ -1,7 +1,12 @@
 """``python -m mxcompat script.py [args...]``: run an unchanged ``import mxnet`` script on mxcompat."""
+import builtins
+import gc
+import importlib.machinery
 import os
 import runpy
 import sys
+import types
+import zipfile
 
 from .porting import numpy2
 from .porting.check import main as check_main
@@ -26,16 +31,14 @@ def main(argv=None):
         from .porting.convert import main as convert_main
         return convert_main(argv[1:])
     if argv[0] == '-c' and len(argv) > 1:
-        install_alias(force=True)
-        report_mxnet_paths()
+        _prepare()
         sys.argv = ['-c'] + argv[2:]
-        exec(compile(argv[1], '<string>', 'exec'), {'__name__': '__main__'})  # noqa: S102
+        _run_as_main('-c', compile(argv[1], '<string>', 'exec'))
         return 0
     if argv[0] == '-m' and len(argv) > 1:
         # as `python -m module`: the module runs as __main__ with sys.argv[0] its file and the working directory
         # first on sys.path; `python -m mxcompat -m pytest` runs a library's own tests with `import mxnet` aliased
-        install_alias(force=True)
-        report_mxnet_paths()
+        _prepare()
         sys.argv = [argv[1]] + argv[2:]
         sys.path.insert(0, os.getcwd())
         runpy.run_module(argv[1], run_name='__main__', alter_sys=True)
@@ -44,18 +47,48 @@ def main(argv=None):
     if not os.path.exists(script):
         print('mxcompat: cannot open %r: no such file' % script, file=sys.stderr)
         return 2
-    install_alias(force=True)
-    report_mxnet_paths()
+    _prepare()
     sys.argv = argv
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:
-        runpy.run_path(script, run_name='__main__')
+        _run_as_main(script)
     except Exception as e:
         hint = numpy2.runtime_hint(e, script)
         if hint:
             _after_traceback(hint)
         raise
     return 0
+
+
+def _run_as_main(path, code=None):
+    """Run the file ``path`` (or compiled ``code``, for ``-c``) as ``python path`` does: its module is
+    ``sys.modules['__main__']`` until the interpreter exits, so the shutdown clears its globals (a file the script
+    left open is flushed and closed, ``__del__`` runs). ``runpy.run_path`` puts its module back after the run, and a
+    global kept alive by a reference cycle, an ``atexit`` function or a weak reference callback was never released:
+    a log file left open lost its contents. Directories and zip files with a ``__main__.py`` go to ``runpy``."""
+    module = types.ModuleType('__main__')
+    module.__builtins__, module.__spec__ = builtins, None
+    if code is None:
+        if not os.path.isfile(path) or zipfile.is_zipfile(path):
+            runpy.run_path(path, run_name='__main__')
+            return
+        with open(path, 'rb') as f:
+            code = compile(f.read(), path, 'exec')
+        module.__file__, module.__cached__ = path, None
+        module.__loader__ = importlib.machinery.SourceFileLoader('__main__', path)
+    sys.modules['__main__'] = module
+    exec(code, module.__dict__)  # noqa: S102
+
+
+def _prepare():
+    """Before the user's code runs: ``import mxnet`` gives mxcompat, and the objects loaded so far move to the
+    cyclic collector's permanent generation (``gc.freeze``). torch, numpy and mxcompat leave about 200,000 objects
+    that live until exit; frozen, no later collection traverses them, and the interpreter's exit takes about 0.1 s
+    instead of 0.45 (2-vCPU AMD EPYC; the collections of its shutdown walked all of them). What the script creates is
+    collected as usual."""
+    install_alias(force=True)
+    report_mxnet_paths()
+    gc.freeze()
 
 
 def _after_traceback(line):
