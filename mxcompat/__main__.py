@@ -33,7 +33,7 @@ def main(argv=None):
     if argv[0] == '-c' and len(argv) > 1:
         _prepare()
         sys.argv = ['-c'] + argv[2:]
-        _run_as_main('-c', compile(argv[1], '<string>', 'exec'))
+        _run_as_main(code=compile(argv[1], '<string>', 'exec'))
         return 0
     if argv[0] == '-m' and len(argv) > 1:
         # as `python -m module`: the module runs as __main__ with sys.argv[0] its file and the working directory
@@ -60,7 +60,7 @@ def main(argv=None):
     return 0
 
 
-def _run_as_main(path, code=None):
+def _run_as_main(path=None, code=None):
     """Run the file ``path`` (or compiled ``code``, for ``-c``) as ``python path`` does: its module is
     ``sys.modules['__main__']`` until the interpreter exits, so the shutdown clears its globals (a file the script
     left open is flushed and closed, ``__del__`` runs). ``runpy.run_path`` puts its module back after the run, and a
