@@ -5,7 +5,8 @@ ranges on their 32-bit outputs. The samplers on top are in ``_mxrandom``.
 * the parallel generator (``kParallelRandom``): 1,024 engines, engine ``i`` seeded with ``base + i``. A call
   filling N values splits them over ``min(ceil(N / 64), 1024)`` engines in contiguous chunks of ``ceil(N /
   engines)`` (the last ones shorter or empty); each engine draws its chunk's values in order. Here the engines are
-  the rows of one state array, twisted together (:class:`ParallelRandom`).
+  the rows of one state array, twisted together (:class:`ParallelRandom`). The engines of a big call are shared
+  out to torch's intra-op threads, as MXNet runs them on its OpenMP threads; the values do not depend on how many.
 * the single engine of ``mshadow::Random<cpu>`` (``kRandom``): numpy's ``MT19937`` with its legacy seeding, which
   is ``std::mt19937``'s ``init_genrand`` (:class:`Engine`).
 
@@ -14,8 +15,12 @@ Canonical numbers are those of the libstdc++ that built MXNet 1.9.1's wheel (GCC
 2**32) / 2**64; integer ranges are drawn by rejection ("downscaling").
 """
 import math
+import os
+import threading
+from concurrent import futures
 
 import numpy as np
+import torch
 from numpy.random.bit_generator import ISeedSequence
 
 NUM_STATES = 1024     # engines of the parallel generator (RandGenerator<cpu>::kNumRandomStates)
@@ -24,6 +29,8 @@ SEED_MAGIC = 127      # ResourceManager's kRandMagic: a seed s becomes s * 127
 _U32 = 0xFFFFFFFF
 _EMPTY = np.empty(0, dtype=np.uint32)
 _LOOKAHEAD = 2048     # outputs an engine draws at least at a time (numpy's call costs microseconds)
+_EMPTY_INDEX = np.empty(0, dtype=np.int64)
+_BLOCK_WORDS = 1 << 18  # words of the blocks laid side by side for engines at scattered positions, at a time
 _F32 = np.float32
 _F64 = np.float64
 
@@ -140,15 +147,15 @@ def _rows(rows):
     return rows
 
 
-def _groups(keys, most=8):
-    """[(value, positions)] of the distinct values of int array ``keys`` (positions: an index array, or a slice
-    when all are equal), or None for more than ``most`` of them."""
-    if not len(keys) or keys[0] == keys[-1] and (keys == keys[0]).all():
-        return [(int(keys[0]), slice(None))] if len(keys) else []
-    values, inverse = np.unique(keys, return_inverse=True)
-    if len(values) > most:
+def _runs(rows, pos, most=16):
+    """The stretches of ``rows`` (sorted) that are consecutive engines at one position ``pos``, as [(first index,
+    past-last index)], or None for more than ``most`` of them."""
+    if len(rows) and pos[0] == pos[-1] and rows[-1] - rows[0] + 1 == len(rows) and (pos == pos[0]).all():
+        return [(0, len(rows))]  # (the common case: one stretch)
+    cut = np.flatnonzero((np.diff(rows) != 1) | (np.diff(pos) != 0)) + 1
+    if len(cut) >= most:
         return None
-    return [(int(v), np.nonzero(inverse == i)[0]) for i, v in enumerate(values)]
+    return list(zip([0] + cut.tolist(), cut.tolist() + [len(rows)]))
 
 
 def _convert(raw, dst, scale=None, shift=None, work=None):
@@ -174,6 +181,34 @@ def _scaled(raw, dtype, scale, shift):
     return _convert(raw, np.empty(raw.shape, dtype), scale, shift)
 
 
+class _Scratch(threading.local):
+    """Each thread's flat uint32 buffers (0, 1: the twist's; 2, 3: the tempering's; 4: blocks laid side by side),
+    made on first use."""
+
+    @property
+    def bufs(self):
+        bufs = self.__dict__.get('_bufs')
+        if bufs is None:
+            bufs = self._bufs = [np.empty(NUM_STATES * _N, np.uint32) for _ in range(4)] + [_EMPTY]
+        return bufs
+
+
+_PART_MIN = 1 << 18   # values a thread fills at least when a call's engines are split over threads
+_WORKERS = [None, 0]  # (the thread pool, the process that made it: a forked child makes its own)
+
+
+def _parts(rows, m):
+    """How many threads fill ``rows`` engines' ``m`` values each: torch's intra-op thread count (MXNet's samplers
+    run their engines on its OpenMP threads), fewer for a call too small to pay for the hand-off."""
+    return max(1, min(torch.get_num_threads(), rows, rows * m // _PART_MIN))
+
+
+def _workers():
+    if _WORKERS[0] is None or _WORKERS[1] != os.getpid():
+        _WORKERS[:] = [futures.ThreadPoolExecutor(max(1, (os.cpu_count() or 2) - 1), 'mxcompat-random'), os.getpid()]
+    return _WORKERS[0]
+
+
 class ParallelRandom:
     """MXNet's parallel CPU generator: ``NUM_STATES`` engines, engine ``i`` seeded with ``base + i``.
 
@@ -190,7 +225,7 @@ class ParallelRandom:
         self._pos = np.full(NUM_STATES, _N, dtype=np.int64)
         self._epochs = np.zeros(NUM_STATES, dtype=np.int64)
         self._epoch = 0
-        self._scratch = None
+        self._scratch = _Scratch()
         self._peeked = None
         self.seed(base)
 
@@ -212,13 +247,12 @@ class ParallelRandom:
             self._seeded += stale.size
 
     def _space(self, i, shape):
-        """Scratch array ``i`` (0, 1: the twist's; 2, 3: the tempering's) as a contiguous uint32 array of ``shape``."""
-        if self._scratch is None:
-            self._scratch = [np.empty(NUM_STATES * _N, np.uint32) for _ in range(4)]
+        """This thread's scratch array ``i`` (see _Scratch) as a contiguous uint32 array of ``shape``."""
+        bufs = self._scratch.bufs
         size = math.prod(shape)
-        if self._scratch[i].size < size:
-            self._scratch[i] = np.empty(size, np.uint32)
-        return self._scratch[i][:size].reshape(shape)
+        if bufs[i].size < size:
+            bufs[i] = np.empty(size, np.uint32)
+        return bufs[i][:size].reshape(shape)
 
     def _emit(self, words, dst, scale, shift):
         """Temper the state words ``words`` (rows, w) into ``dst`` (rows, w) of any dtype; each output converted to
@@ -244,7 +278,7 @@ class ParallelRandom:
         while a < m:
             if not commit and not copied:
                 mt, copied = mt.copy(), True
-            _twist(mt, self._scratch)
+            _twist(mt, self._scratch.bufs)
             if not commit:
                 saved.append(mt.copy())
             ln = min(_N, m - a)
@@ -256,65 +290,67 @@ class ParallelRandom:
             self._pos[sel] = p + m if m <= _N - p else ln
         return saved
 
-    def _read_scattered(self, rows, pos, m, out, scale, shift):
-        """:meth:`_read_aligned` for engines at many different positions, without advancing them. The engines whose
-        current block holds their ``m`` outputs temper just those words; the others lay their blocks from the
-        current one on side by side, and each one's window is cut out of them. Returns (the rows that twisted, as
-        indices into ``rows``; the states after each twist)."""
-        within = pos + m <= _N
-        inside = np.nonzero(within)[0]
+    def _read_scattered(self, rows, pos, m, out, at_out, scale, shift, commit):
+        """The next ``m`` outputs of engines ``rows`` at many different positions ``pos`` into the rows ``at_out`` of
+        ``out``. The engines whose current block holds their ``m`` outputs temper just those words; the others, a
+        few at a time, lay their blocks from the current one on side by side, and each one's window is cut out of
+        them. Reading (``commit``) advances the engines; else returns (the rows that twisted, as indices into
+        ``rows``; the states after each twist)."""
+        inside = np.flatnonzero(pos + m <= _N)
         if inside.size:
             words = self._mt[rows[inside, None], pos[inside, None] + np.arange(m)]
             got = _temper(words, self._space(2, words.shape), self._space(3, words.shape))
-            out[inside] = _scaled(got, out.dtype, scale, shift)
-        need = np.nonzero(~within)[0]
-        saved = []
-        if need.size:
-            at = pos[need]
-            twists = -(-(int(at.max()) + m) // _N) - 1
+            out[at_out[inside]] = _scaled(got, out.dtype, scale, shift)
+            if commit:
+                self._pos[rows[inside]] = pos[inside] + m
+        need = np.flatnonzero(pos + m > _N)
+        if not need.size:
+            return need, []
+        twists = (pos[need] + m - 1) // _N  # (each engine's last output lies that many twists on)
+        most = int(twists.max())
+        saved = [] if commit else [np.empty((need.size, _N), np.uint32) for _ in range(most)]
+        step = max(1, _BLOCK_WORDS // ((most + 1) * _N))
+        for c0 in range(0, need.size, step):
+            sub, tw = need[c0:c0 + step], twists[c0:c0 + step]
+            sel, at = rows[sub], pos[sub]
+            reach = int(at.max()) + m  # (the words the windows reach, counted from the current block's first)
             first = int(at.min())
-            blocks = np.empty((len(need), (twists + 1) * _N), np.uint32)
-            mt = self._mt[rows[need]]
-            _temper(mt[:, first:], blocks[:, first:_N], self._space(3, (len(need), _N - first)))
-            for t in range(1, twists + 1):
-                _twist(mt, self._scratch)
-                saved.append(mt.copy())
-                cols = min(_N, int(at.max()) + m - t * _N)  # (the words the windows reach)
-                _temper(mt[:, :cols], blocks[:, t * _N:t * _N + cols], self._space(3, (len(need), cols)))
-            win = np.lib.stride_tricks.sliding_window_view(blocks, m, axis=1)[np.arange(len(need)), at]
-            out[need] = _scaled(win, out.dtype, scale, shift)
+            blocks = self._space(4, (len(sub), -(-reach // _N) * _N))
+            mt = self._mt[sel]
+            _temper(mt[:, first:], blocks[:, first:_N], self._space(3, (len(sub), _N - first)))
+            for t in range(1, (most if saved else int(tw.max())) + 1):
+                _twist(mt, self._scratch.bufs)
+                if saved:
+                    saved[t - 1][c0:c0 + len(sub)] = mt
+                else:
+                    done = tw == t
+                    self._mt[sel[done]] = mt[done]
+                cols = min(_N, reach - t * _N)
+                if cols > 0:
+                    _temper(mt[:, :cols], blocks[:, t * _N:t * _N + cols], self._space(3, (len(sub), cols)))
+            win = np.lib.stride_tricks.sliding_window_view(blocks, m, axis=1)[np.arange(len(sub)), at]
+            dst = _rows(at_out[sub])
+            if isinstance(dst, slice):
+                _convert(win, out[dst], scale, shift)
+            else:
+                out[dst] = _scaled(win, out.dtype, scale, shift)
+        if commit:
+            self._pos[rows[need]] = pos[need] + m - twists * _N
         return need, saved
 
     def _fill(self, rows, m, out, scale, commit, shift=None):
         """The next ``m`` outputs of each engine of ``rows`` into ``out`` (len(rows), m); reads them (``commit``) or
         remembers the states twisted, for :meth:`skip`."""
         self._fresh(rows)
-        if self._scratch is None:
-            self._space(0, (1,))
         pos = self._pos[rows]
-        groups = _groups(pos) if m > 64 or len(rows) <= 8 else None  # (a few outputs: cheaper read by index)
+        runs = _runs(rows, pos) if m > 64 or len(rows) <= 8 else None  # (a few outputs: cheaper read by index)
         parts = []
-        if groups is None:
-            need, saved = self._read_scattered(rows, pos, m, out, scale, shift)
-            parts.append((need, saved))
-            if commit:  # (each engine read m: its last output lies (pos + m - 1) // 624 twists on)
-                new = pos + m
-                if need.size:
-                    twists = (pos[need] + m - 1) // _N
-                    for t, state in enumerate(saved, 1):
-                        mine = twists == t
-                        self._mt[rows[need[mine]]] = state[mine]
-                    new[need] -= twists * _N
-                self._pos[rows] = new
-        else:
-            for p, idx in groups:
-                idx = _rows(idx) if not isinstance(idx, slice) else idx
-                sel = _rows(rows[idx])
-                dst = out[idx] if isinstance(idx, slice) else np.empty((len(idx), m), out.dtype)
-                saved = self._read_aligned(sel, p, m, dst, scale, shift, commit)
-                if not isinstance(idx, slice):
-                    out[idx] = dst
-                parts.append((np.arange(len(rows))[idx], saved))
+        if runs is None:
+            parts.append(self._read_scattered(rows, pos, m, out, np.arange(len(rows)), scale, shift, commit))
+        for i0, i1 in runs or ():
+            r0 = int(rows[i0])
+            saved = self._read_aligned(slice(r0, r0 + i1 - i0), int(pos[i0]), m, out[i0:i1], scale, shift, commit)
+            parts.append((np.arange(i0, i1), saved))
         if not commit:
             self._peeked = (rows, pos, parts)
         return out
@@ -359,7 +395,20 @@ class ParallelRandom:
         if m <= 0 or not len(rows):
             return out
         self._peeked = None
-        return self._fill(rows, m, out, scale, True, shift)
+        parts = _parts(len(rows), m)
+        if parts == 1 or not out.flags.c_contiguous:
+            return self._fill(rows, m, out, scale, True, shift)
+        self._fresh(rows)  # (here: the threads below then only read the seeding's bookkeeping)
+        cut = [len(rows) * i // parts for i in range(parts + 1)]
+        jobs = [_workers().submit(self._fill, rows[a:b], m, out[a:b], scale, True, shift)
+                for a, b in zip(cut[1:-1], cut[2:])]
+        try:
+            self._fill(rows[:cut[1]], m, out[:cut[1]], scale, True, shift)
+        finally:
+            futures.wait(jobs)  # (the engines' states are whole again before anything is raised)
+        for job in jobs:
+            job.result()
+        return out
 
     @staticmethod
     def split(n):

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
 from mxcompat.io import _cxxrandom
 from mxcompat.operator import _libm as libm_module, _mt19937, _mxrandom as R
@@ -46,6 +47,37 @@ def test_parallel_engines_read_as_independent_mt19937_streams(trial):
             gen.skip(rows, used)
             for row, r, u in zip(got, rows.tolist(), used.tolist()):
                 assert (row[:u] == ref(r, u)).all()
+
+
+@pytest.mark.parametrize('threads', [2, 3])
+def test_engines_split_over_threads_read_the_same_streams(threads, monkeypatch):
+    # a call's engines are shared out to torch's intra-op threads: each engine's outputs stay its own stream, for
+    # aligned and scattered positions, raw and converted (scaled, shifted) outputs
+    monkeypatch.setattr(_mt19937, '_PART_MIN', 500)  # (split small calls too)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(threads)
+        gen, ref = R.ParallelRandom(99), _reference(99)
+        one = R.ParallelRandom(99)
+        for _ in range(12):
+            rows = np.arange(int(rng.integers(300, R.NUM_STATES + 1)))
+            m = int(rng.integers(2, 1500))
+            if rng.random() < 0.5:
+                got = gen.take(rows, m)
+                assert (got == np.stack([ref(r, m) for r in rows.tolist()])).all()
+                one.take(rows, m)
+            else:
+                scale, shift = np.float32(2.0 ** -31), np.float32(-1)
+                got = gen.take(rows, m, np.empty((len(rows), m), np.float32), scale, shift)
+                torch.set_num_threads(1)
+                want = one.take(rows, m, np.empty((len(rows), m), np.float32), scale, shift)
+                torch.set_num_threads(threads)
+                assert np.array_equal(got, want)
+                for r in rows.tolist():
+                    ref(r, m)
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_reseeding_starts_the_engines_again():
