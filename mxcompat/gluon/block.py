@@ -27,6 +27,7 @@ from ..util import is_np_array
 from ..symbol.numpy import as_np as _as_np_symbol, _Symbol as _np_symbol
 from ..numpy import ndarray as _np_ndarray
 from ._block_scope import HookHandle, _BlockScope
+from ._one_op import infer_from_rule
 from ._nested import _flatten, _gather_type_ctx_info, _regroup
 from ._npf import eager_F, symbolic_F, to_np
 from ._torch_module import GluonModule
@@ -489,7 +490,14 @@ class HybridBlock(Block):
         slot_of = dict(zip(input_names, slots))
         self._cached_op_slots = [slot_of[n] for n in op.input_names]  # (in the order the graph takes its inputs)
 
+    def _one_op(self):
+        """(operator name, attributes, [(op input name, Parameter or None for the data)]) for a layer whose
+        ``hybrid_forward`` runs just that operator on its input and Parameters, else None (see ``_one_op.py``)."""
+        return None
+
     def _deferred_infer_shape(self, *args):
+        if infer_from_rule(self, args):
+            return
         try:
             self.infer_shape(*args)
         except MXNetNotImplementedError:

@@ -104,6 +104,13 @@ class Dense(HybridBlock):
             out = self.act(out)
         return out
 
+    def _one_op(self):
+        if type(self).hybrid_forward is not Dense.hybrid_forward:
+            return None
+        params = (('weight', self.weight),) + (() if self.bias is None else (('bias', self.bias),))
+        return ('FullyConnected', {'num_hidden': self._units, 'no_bias': self.bias is None, 'flatten': self._flatten},
+                (('data', None),) + params)
+
     def __repr__(self):
         shape = self.weight.shape
         return '{name}({layout}, {act})'.format(name=self.__class__.__name__, act=self.act if self.act else 'linear',
@@ -163,6 +170,12 @@ class _BatchNorm(HybridBlock):
         if self.fuse_relu:
             out = F.relu(out)
         return out
+
+    def _one_op(self):
+        if type(self).hybrid_forward is not _BatchNorm.hybrid_forward:
+            return None
+        return 'BatchNorm', self._kwargs, (('data', None), ('gamma', self.gamma), ('beta', self.beta),
+                                           ('moving_mean', self.running_mean), ('moving_var', self.running_var))
 
     def __repr__(self):
         in_channels = self.gamma.shape[0]
@@ -279,6 +292,12 @@ class LayerNorm(_AffineNorm):
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
+
+    def _one_op(self):
+        if type(self).hybrid_forward is not LayerNorm.hybrid_forward:
+            return None
+        return ('LayerNorm', {'axis': self._axis, 'eps': self._epsilon},
+                (('data', None), ('gamma', self.gamma), ('beta', self.beta)))
 
 
 class GroupNorm(_AffineNorm):

@@ -52,6 +52,12 @@ class _Conv(HybridBlock):
         out = getattr(F, self._op_name)(*inputs, name='fwd', **self._kwargs)
         return out if self.act is None else self.act(out)
 
+    def _one_op(self):
+        if type(self).hybrid_forward is not _Conv.hybrid_forward:
+            return None
+        params = (('weight', self.weight),) + (() if self.bias is None else (('bias', self.bias),))
+        return self._op_name, self._kwargs, (('data', None),) + params
+
     def _alias(self):
         return 'conv'
 
