@@ -134,84 +134,123 @@ _FLOATS = frozenset((torch.float16, torch.float32, torch.float64))
 _WIDE_FLOATS = frozenset((torch.float32, torch.float64))
 _new = object.__new__
 _STATE = _ag.STATE
+_NO_DTYPE = object()
 
 
-def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind, inline for speed)
-    """``fn`` (on tensors of one dtype) as MXNet's function ``name`` with the dtype rules of ``kind``."""
-    pair, scalar = _rules(name, kind)
-    host_fn = getattr(_np, name, None)
-    # two arrays of one of these dtypes compute directly, the result in that dtype and in the graph where the
-    # inputs are (bitwise functions take the general path; comparisons, whose bool results torch's autograd cannot
-    # carry, only under record())
-    direct = frozenset(d for d in _DTYPES if kind != 'int' and fn not in (_copysign, _ldexp)
-                       and _pair_ok(name, kind, d))
-    cmp = kind == 'cmp'
-    out_dt = torch.bool if cmp else None
-    number_ok = fn in _TAKE_NUMBER
-    # a float array with a Python number: torch keeps the array's dtype, as MXNet does (``number_fn``: the torch
-    # function taking the number, where ``fn`` takes tensors only)
-    number_fn = _NUMBER_FN.get(name, fn)
-    float_direct = direct & {torch.float16, torch.float32, torch.float64} if number_fn in _TAKE_NUMBER else frozenset()
+def _binary_fast(name, fn, direct, float_direct, number_fn, general):
+    """(function, operator method) computing ``fn`` straight on the tensors in the common cases (two arrays of one
+    dtype of ``direct``, or a float array of ``float_direct`` and a Python number), else ``general``. Written out
+    for each kind of result (see _binary_fast_cmp): every check here is on the per-call budget."""
     array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
-    f32 = torch.float32 if torch.float32 in direct else None
+    f32 = torch.float32 if torch.float32 in direct else _NO_DTYPE  # (never an array's _dt, None included)
 
-    def f(x1, x2, out=None, **kwargs):  # noqa: C901 (operand kinds dispatched inline: the per-call cost is the budget)
-        if type(x1) is array and not kwargs:  # the common cases first
+    def f(x1, x2, out=None, **kwargs):
+        if type(x1) is array and out is None and not kwargs:
             da = x1._dt
-            if da is None:
-                da = x1._dt = x1._t.dtype
-            kind2 = type(x2)
-            if kind2 is array:
-                db = x2._dt
-                if db is None:
-                    db = x2._dt = x2._t.dtype
-                if da is db and (da is f32 or da in direct) and not (cmp and state.recording):
-                    a, b = x1._t, x2._t
+            if type(x2) is array:
+                if da is x2._dt and (da is f32 or da in direct):
                     try:
-                        r = fn(a, b)
+                        r = fn(x1._t, x2._t)
                     except RuntimeError as e:
-                        raise _broadcast_error(name, a, b, e) from None
-                    if out is not None:
-                        return _finish(r, x1._ctx, out)
+                        raise _broadcast_error(name, x1._t, x2._t, e) from None
                     if r.requires_grad and not state.recording:  # (variables used outside autograd.record())
                         r = r.detach()
                     w = new(array)
                     w._t = r
                     w._ctx = x1._ctx
-                    w._dt = out_dt or da
+                    w._dt = da
                     return w
-            elif ((kind2 is float or kind2 is int) and da in float_direct and out is None
-                  and not (cmp and state.recording)):
-                r = number_fn(x1._t, x2)  # (torch compares in the array's dtype: the number cast first, as MXNet)
+            elif (type(x2) is float or type(x2) is int) and da in float_direct:
+                r = number_fn(x1._t, x2)
                 if r.requires_grad and not state.recording:
                     r = r.detach()
                 w = new(array)
                 w._t = r
                 w._ctx = x1._ctx
-                w._dt = out_dt or da
+                w._dt = da
                 return w
-        if type(x1) is ndarray and type(x2) is ndarray:
-            a, b = x1._t, x2._t
-            ctx = x1._ctx
-            if kwargs:
-                _check_ufunc_kwargs(kwargs, name, False)
-        else:
-            if kwargs:
-                _check_ufunc_kwargs(kwargs, name, False)
+        return general(x1, x2, out, kwargs)
+
+    def method(self, other):
+        # ``self (op) other``: f's fast path for two arrays (an operator's per-call cost is the budget)
+        if type(other) is array:
+            da = self._dt
+            if da is other._dt and (da is f32 or da in direct):
+                try:
+                    r = fn(self._t, other._t)
+                except RuntimeError as e:
+                    raise _broadcast_error(name, self._t, other._t, e) from None
+                if r.requires_grad and not state.recording:
+                    r = r.detach()
+                w = new(array)
+                w._t = r
+                w._ctx = self._ctx
+                w._dt = da
+                return w
+        return f(self, other)
+    return f, method
+
+
+def _binary_fast_cmp(name, fn, direct, float_direct, number_fn, general):
+    """_binary_fast for comparisons: a bool result, and the fast path only outside record() (torch's autograd
+    cannot carry a bool result in the graph: the general path keeps it there)."""
+    array, new, state, bool_ = ndarray, _new, _STATE, torch.bool
+
+    def f(x1, x2, out=None, **kwargs):
+        if type(x1) is array and out is None and not kwargs and not state.recording:
+            da = x1._dt
+            if type(x2) is array:
+                if da is x2._dt and da in direct:
+                    try:
+                        r = fn(x1._t, x2._t)
+                    except RuntimeError as e:
+                        raise _broadcast_error(name, x1._t, x2._t, e) from None
+                    w = new(array)
+                    w._t = r
+                    w._ctx = x1._ctx
+                    w._dt = bool_
+                    return w
+            elif (type(x2) is float or type(x2) is int) and da in float_direct:
+                w = new(array)
+                w._t = number_fn(x1._t, x2)  # (torch compares in the array's dtype: the number cast first, as MXNet)
+                w._ctx = x1._ctx
+                w._dt = bool_
+                return w
+        return general(x1, x2, out, kwargs)
+
+    def method(self, other):
+        if type(other) is array and not state.recording:
+            da = self._dt
+            if da is other._dt and da in direct:
+                try:
+                    r = fn(self._t, other._t)
+                except RuntimeError as e:
+                    raise _broadcast_error(name, self._t, other._t, e) from None
+                w = new(array)
+                w._t = r
+                w._ctx = self._ctx
+                w._dt = bool_
+                return w
+        return f(self, other)
+    return f, method
+
+
+def _binary_general(name, fn, kind, pair, scalar, host_fn, number_ok):
+    """The binary function of _binary for every operand kind: arrays of any dtypes (promoted by ``pair``), Python
+    numbers (``scalar``'s rules; two numbers: NumPy's ``host_fn``), ``out=`` and NumPy's keywords."""
+    def general(x1, x2, out, kwargs):
+        if kwargs:
+            _check_ufunc_kwargs(kwargs, name, False)
+        if type(x1) is not ndarray or type(x2) is not ndarray:
             s1, s2 = isinstance(x1, _SCALARS), isinstance(x2, _SCALARS)
-            if s1 and s2:  # MXNet hands two scalars to official NumPy
-                return host_fn(x1, x2)
-            arr = x2 if s1 else x1
-            if not isinstance(arr, ndarray):
-                raise _not_an_operand(name, arr)
             if s1 or s2:
-                r = _scalar_op(fn, scalar, arr._t, x1 if s1 else x2, s1, number_ok)
-                return _np_wrap(r, arr._ctx) if out is None else _finish(r, arr._ctx, out)
-            if not isinstance(x2, ndarray):
-                raise _not_an_operand(name, x2)
-            a, b = x1._t, x2._t
-            ctx = x1._ctx
-        da, db = a.dtype, b.dtype
+                return _with_number(name, fn, scalar, host_fn, number_ok, x1, x2, s1, s2, out)
+            for x in (x1, x2):
+                if not isinstance(x, ndarray):
+                    raise _not_an_operand(name, x)
+        a, b = x1._t, x2._t
+        ctx = x1._ctx
+        da, db = x1._dt, x2._dt = a.dtype, b.dtype  # (the dtypes the fast path compares, known from now on)
         dt = pair(da, db)
         if da is not dt:
             a = _promote(a, dt)
@@ -228,30 +267,40 @@ def _binary(name, fn, kind):  # noqa: C901 (the fast path and each operand kind,
         if out is None:
             return _np_wrap(r, ctx)
         return _finish(r, ctx, out)
+    return general
 
-    def method(self, other):
-        # ``self (op) other``: f's fast path without its keywords (an operator's per-call cost is the budget)
-        if type(other) is array:
-            da = self._dt
-            if da is None:
-                da = self._dt = self._t.dtype
-            db = other._dt
-            if db is None:
-                db = other._dt = other._t.dtype
-            if da is db and (da is f32 or da in direct) and not (cmp and state.recording):
-                a, b = self._t, other._t
-                try:
-                    r = fn(a, b)
-                except RuntimeError as e:
-                    raise _broadcast_error(name, a, b, e) from None
-                if r.requires_grad and not state.recording:
-                    r = r.detach()
-                w = new(array)
-                w._t = r
-                w._ctx = self._ctx
-                w._dt = out_dt or da
-                return w
-        return f(self, other)
+
+def _with_number(name, fn, scalar, host_fn, number_ok, x1, x2, s1, s2, out):
+    """A binary function with a Python number as operand ``x1`` (``s1``) or ``x2`` (``s2``), or both."""
+    if s1 and s2:  # MXNet hands two scalars to official NumPy
+        return host_fn(x1, x2)
+    arr = x2 if s1 else x1
+    if not isinstance(arr, ndarray):
+        raise _not_an_operand(name, arr)
+    r = _scalar_op(fn, scalar, arr._t, x1 if s1 else x2, s1, number_ok)
+    return _np_wrap(r, arr._ctx) if out is None else _finish(r, arr._ctx, out)
+
+
+def _binary(name, fn, kind):
+    """``fn`` (on tensors of one dtype) as MXNet's function ``name`` with the dtype rules of ``kind``."""
+    pair, scalar = _rules(name, kind)
+    host_fn = getattr(_np, name, None)
+    # two arrays of one of these dtypes compute directly, the result in that dtype and in the graph where the
+    # inputs are (bitwise functions take the general path; comparisons, whose bool results torch's autograd cannot
+    # carry, only outside record())
+    direct = frozenset(d for d in _DTYPES if kind != 'int' and fn not in (_copysign, _ldexp)
+                       and _pair_ok(name, kind, d))
+    number_ok = fn in _TAKE_NUMBER
+    # a float array with a Python number: torch keeps the array's dtype, as MXNet does (``number_fn``: the torch
+    # function taking the number, where ``fn`` takes tensors only)
+    number_fn = _NUMBER_FN.get(name, fn)
+    float_direct = direct & {torch.float16, torch.float32, torch.float64} if number_fn in _TAKE_NUMBER else frozenset()
+
+    general = _binary_general(name, fn, kind, pair, scalar, host_fn, number_ok)
+    if kind == 'cmp':
+        f, method = _binary_fast_cmp(name, fn, direct, float_direct, number_fn, general)
+    else:
+        f, method = _binary_fast(name, fn, direct, float_direct, number_fn, general)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` with MXNet 1.9.1\'s dtype rules (see ``_op``\'s notes).' % name
     f.method = method
@@ -362,41 +411,18 @@ fmod = _binary('fmod', torch.fmod, 'sub')
 _BOOL_OK = ('logical_not', 'bitwise_not', 'invert', 'isnan', 'isinf', 'isfinite', 'isposinf', 'isneginf')
 
 
-def _unary(name, fn, host_name=None, float_only=False):  # noqa: C901 (the fast paths inline, for speed)
-    """``fn`` as MXNet's unary function ``name``. ``float_only``: ``fn`` is a torch function of floats; integer
-    inputs are computed in float64 and the result cast back to their dtype."""
-    host_fn = getattr(_np, host_name or name)
-    bool_ok = name in _BOOL_OK
-    direct = frozenset((torch.float16, torch.float32, torch.float64) if float_only else
-                       [d for d in _DTYPES if d is not torch.bool or bool_ok])
-    array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
-
-    def f(x, out=None, **kwargs):
-        if type(x) is array and not kwargs:
-            t = x._t
-            d = x._dt
-            if d is None:
-                d = x._dt = t.dtype
-            if d in direct:  # the common case: a float array, nothing to convert
-                r = fn(t)
-                if out is not None:
-                    return _finish(r, x._ctx, out)
-                if r.requires_grad and not state.recording:
-                    r = r.detach()
-                w = new(array)
-                w._t = r
-                w._ctx = x._ctx
-                w._dt = None if bool_ok else d  # (isnan and the like give bool)
-                return w
-            ctx = x._ctx
-        elif isinstance(x, _SCALARS):
+def _unary_general(name, fn, host_fn, bool_ok, float_only):
+    """The unary function of _unary for every operand: Python numbers (NumPy's ``host_fn``), integer and bool
+    arrays, ``out=`` and NumPy's keywords."""
+    def general(x, out, kwargs):
+        if isinstance(x, _SCALARS):
             return host_fn(x)
-        elif isinstance(x, ndarray):
-            if kwargs:
-                _check_ufunc_kwargs(kwargs, name, True)
-            t, ctx = x._t, x._ctx
-        else:
+        if not isinstance(x, ndarray):
             raise _not_an_operand(name, x)
+        if kwargs:
+            _check_ufunc_kwargs(kwargs, name, True)
+        t, ctx = x._t, x._ctx
+        x._dt = t.dtype  # (the dtype the fast path looks at, known from now on)
         if t.dtype is torch.bool and not bool_ok:
             raise MXNetTypeError('Operator %s: bool arrays are not supported (as in MXNet 1.9.1)' % name)
         r = fn(t if not float_only or t.is_floating_point() else t.to(torch.float64))
@@ -405,6 +431,33 @@ def _unary(name, fn, host_name=None, float_only=False):  # noqa: C901 (the fast 
         if out is None:
             return _np_wrap(r, ctx)
         return _finish(r, ctx, out)
+    return general
+
+
+def _unary(name, fn, host_name=None, float_only=False):
+    """``fn`` as MXNet's unary function ``name``. ``float_only``: ``fn`` is a torch function of floats; integer
+    inputs are computed in float64 and the result cast back to their dtype."""
+    host_fn = getattr(_np, host_name or name)
+    bool_ok = name in _BOOL_OK
+    direct = frozenset((torch.float16, torch.float32, torch.float64) if float_only else
+                       [d for d in _DTYPES if d is not torch.bool or bool_ok])
+    array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
+    general = _unary_general(name, fn, host_fn, bool_ok, float_only)
+    f32 = torch.float32 if torch.float32 in direct else _NO_DTYPE
+
+    def f(x, out=None, **kwargs):
+        if type(x) is array and out is None and not kwargs:
+            d = x._dt
+            if d is f32 or d in direct:  # the common case: a float array, nothing to convert
+                r = fn(x._t)
+                if r.requires_grad and not state.recording:
+                    r = r.detach()
+                w = new(array)
+                w._t = r
+                w._ctx = x._ctx
+                w._dt = None if bool_ok else d  # (isnan and the like give bool)
+                return w
+        return general(x, out, kwargs)
 
     def method(self):
         # ``op self`` (``-a``, ``abs(a)``): f's fast path without its keywords
