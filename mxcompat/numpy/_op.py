@@ -241,6 +241,9 @@ def _binary_general(name, fn, kind, pair, scalar, host_fn, number_ok):
     def general(x1, x2, out, kwargs):
         if kwargs:
             _check_ufunc_kwargs(kwargs, name, False)
+        for x in (x1, x2):
+            if type(x) is ndarray and x._dt is None:
+                x._dt = x._t.dtype  # (the dtype the fast path compares, known from now on)
         if type(x1) is not ndarray or type(x2) is not ndarray:
             s1, s2 = isinstance(x1, _SCALARS), isinstance(x2, _SCALARS)
             if s1 or s2:
@@ -250,7 +253,7 @@ def _binary_general(name, fn, kind, pair, scalar, host_fn, number_ok):
                     raise _not_an_operand(name, x)
         a, b = x1._t, x2._t
         ctx = x1._ctx
-        da, db = x1._dt, x2._dt = a.dtype, b.dtype  # (the dtypes the fast path compares, known from now on)
+        da, db = a.dtype, b.dtype
         dt = pair(da, db)
         if da is not dt:
             a = _promote(a, dt)
