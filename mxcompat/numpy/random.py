@@ -59,14 +59,14 @@ def _size(size):
 def _out_shape(params, size):
     """``size``, or the parameters' broadcast shape without one (MXNet treats ``size=()`` as no size)."""
     shapes = [tuple(p.shape) for p in params if isinstance(p, torch.Tensor)]
-    try:
-        bshape = tuple(torch.broadcast_shapes(*shapes)) if shapes else ()
+    try:  # (numpy's broadcast_shapes: torch's imports sympy and its symbolic shapes, ~0.4 s, on first use)
+        bshape = _onp.broadcast_shapes(*shapes) if shapes else ()
         size = _size(size)
         if not size:
             return bshape
-        if tuple(torch.broadcast_shapes(bshape, size)) != size:
-            raise RuntimeError
-    except RuntimeError:
+        if _onp.broadcast_shapes(bshape, size) != size:
+            raise ValueError
+    except ValueError:
         raise MXNetValueError('mx.np.random: operands could not be broadcast together with shapes %s and size %s'
                               % (' '.join(str(s) for s in shapes), size)) from None
     return size
@@ -467,7 +467,11 @@ def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
     if c.shape[-1] != c.shape[-2] or c.shape[-1] != m.shape[-1]:
         raise MXNetValueError('mx.np.random.multivariate_normal: mean of shape %s and cov of shape %s do not match'
                               % (tuple(m.shape), tuple(c.shape)))
-    shape = tuple(torch.broadcast_shapes(m.shape, c.shape[:-1]))
+    try:
+        shape = _onp.broadcast_shapes(tuple(m.shape), tuple(c.shape[:-1]))
+    except ValueError:
+        raise MXNetValueError('mx.np.random.multivariate_normal: the batch shapes of mean %s and cov %s do not '
+                              'broadcast' % (tuple(m.shape), tuple(c.shape))) from None
     shape = (_size(size) or ()) + shape if size is not None else shape
     scale = torch.linalg.cholesky(c.float() if c.dtype is torch.float16 else c).to(c.dtype)
     # (MXNet's fallback draws np.random.normal on its custom-operator thread, from that thread's own engine)

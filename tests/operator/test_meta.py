@@ -170,6 +170,66 @@ def test_first_deferred_forward_and_bind_do_not_load_dynamo_or_sympy():
     assert r.stdout.strip() == '[]'
 
 
+def test_numpy_mode_script_does_not_load_sympy():
+    # torch.broadcast_shapes imports torch's symbolic shapes and sympy (~490 modules, 0.4 s) on first use: the first
+    # np.random.uniform(size=...) of a D2L script paid it. A D2L-style script in NumPy mode, from its samplers to a
+    # training step, a hybridized block, a CNN, an RNN and npx's operators, loads none of it
+    code = textwrap.dedent('''
+        import sys
+        import mxcompat as mx
+        from mxcompat import np, npx, autograd, gluon, init
+        from mxcompat.gluon import nn
+        npx.set_np()
+        np.random.uniform(size=(2, 20)); np.random.normal(np.zeros(3), 1); np.random.randint(0, 10, (3,))
+        np.random.multinomial(10, [0.2, 0.8]); np.random.choice(5, 3); np.random.shuffle(np.arange(5))
+        np.random.multivariate_normal(np.zeros(2), np.eye(2), size=3)
+        x = np.arange(12).reshape(3, 4)
+        x[1:, 2], x[x > 5], np.concatenate([x, x]), np.linspace(0, 1, 5), np.meshgrid(np.arange(3), np.arange(2))
+        np.dot(np.ones((2, 3)), np.ones((3,))), np.linalg.norm(np.ones((2, 3))), repr(x)
+        net = nn.Sequential()
+        net.add(nn.Dense(8, activation='relu'), nn.Dense(1))
+        net.initialize(init.Normal(0.01))
+        trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+        with autograd.record():
+            loss = gluon.loss.L2Loss()(net(np.random.normal(0, 1, (10, 4))), np.random.normal(0, 1, (10, 1)))
+        loss.backward()
+        trainer.step(10)
+        hybrid = nn.HybridSequential()
+        hybrid.add(nn.Dense(8), nn.Dense(1))
+        hybrid.initialize()
+        hybrid.hybridize()
+        hybrid(np.ones((2, 4)))
+        cnn = nn.Sequential()
+        cnn.add(nn.Conv2D(4, 3, padding=1, activation='relu'), nn.MaxPool2D(2), nn.BatchNorm(), nn.Dense(3))
+        cnn.initialize(init.Xavier())
+        cnn(np.ones((2, 1, 8, 8)))
+        lstm = gluon.rnn.LSTM(8)
+        lstm.initialize()
+        lstm(np.ones((5, 2, 4)))
+        npx.one_hot(np.array([0, 2]), 3), npx.softmax(np.ones((2, 3))), npx.batch_dot(np.ones((2, 3, 4)),
+                                                                                     np.ones((2, 4, 5)))
+        npx.sequence_mask(np.ones((2, 3, 4)), np.array([1, 2]), use_sequence_length=True, axis=1)
+        print(sorted(m for m in ('torch._dynamo', 'torch._inductor', 'sympy') if m in sys.modules))
+    ''')
+    r = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == '[]'
+
+
+def test_package_does_not_call_torch_broadcast_shapes():
+    # (see above: numpy's broadcast_shapes gives the same answer without the imports)
+    package = os.path.join(ROOT, 'mxcompat')
+    calls = []
+    for folder, _, files in os.walk(package):
+        for name in files:
+            if name.endswith('.py'):
+                with open(os.path.join(folder, name)) as f:
+                    calls += ['%s:%d' % (os.path.relpath(os.path.join(folder, name), ROOT), i)
+                              for i, line in enumerate(f, 1) if 'torch.broadcast_shapes(' in line]
+    assert not calls, calls
+
+
 # -- the non-pointwise ops answered by rule (mxcompat/operator/_meta_rules.py) ---------------------------------------
 def _m(shape, dtype=torch.float32):
     return torch.empty(shape, dtype=dtype, device='meta')

@@ -1,5 +1,6 @@
 """Arithmetic of sparse arrays with MXNet's output storage types: the classes' operators (``x + y``, ``x * 2``,
 ``x > 0``, ``-x`` ...), ``add``/``subtract``/``multiply``/``divide`` and the ``elemwise_*``/``broadcast_*`` rules."""
+import numpy as _onp
 import torch
 
 from ...base import numeric_types, incompatible_attr, dtype_name
@@ -92,10 +93,10 @@ def _scale(sp, dense, fn):
     d = dense._t
     if d.dtype != sp._tdtype:
         raise incompatible_attr('broadcast_mul', 1, dtype_name(sp._tdtype), dtype_name(d.dtype))
-    try:
-        if torch.broadcast_shapes(d.shape, sp.shape) != sp.shape:
+    try:  # (numpy's: torch's broadcast_shapes imports sympy on first use)
+        if _onp.broadcast_shapes(tuple(d.shape), tuple(sp.shape)) != tuple(sp.shape):
             return NotImplemented
-    except RuntimeError:
+    except ValueError:
         return NotImplemented
     d = d.expand(sp.shape)
     comps = sp._cmp()
