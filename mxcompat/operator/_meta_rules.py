@@ -1,7 +1,7 @@
 """Output shapes of the common layers' non-pointwise aten ops on meta tensors, by rule.
 
 torch's meta kernels of ``mm``, ``addmm``, ``bmm``, ``convolution``, the 2-d pools, ``_softmax``, ``empty_like``
-(dropout's), ``sum`` and ``mean`` over dimensions are Python
+(dropout's), ``sum`` and ``mean`` over dimensions and ``cat`` are Python
 (torch._meta_registrations, torch._decomp) and check their arguments with ``torch._check``, whose first call imports
 ``torch.fx.experimental.symbolic_shapes`` and with it sympy and mpmath: about 490 modules and 0.5 s, paid by the first
 deferred initialization or ``bind`` of every process. Each rule here computes the result those kernels give (shape,
@@ -210,6 +210,26 @@ def _reduce(x, dim, keepdim=False, dtype=None):
     return _empty(shape, x.dtype)
 
 
+def _cat(tensors, dim=0):
+    """Tensors of one dtype and rank with equal sizes off ``dim``, each laid out as new (the result is then
+    contiguous; 4-d and 5-d ones without dimensions of size 1, whose layout torch would also read as
+    channels-last)."""
+    if not isinstance(tensors, (list, tuple)) or not tensors or not _plain(*tensors) or type(dim) is not int:
+        return None
+    first = tensors[0]
+    n = first.dim()
+    if n == 0 or not -n <= dim < n:
+        return None
+    dim %= n
+    for t in tensors:
+        if (t.dtype is not first.dtype or t.dim() != n or not dense(t) or (n in (4, 5) and 1 in t.shape)
+                or any(a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != dim)):
+            return None
+    shape = list(first.shape)
+    shape[dim] = sum(t.shape[dim] for t in tensors)
+    return _empty(shape, first.dtype)
+
+
 RULES = {
     aten.mm.default: _mm,
     aten.addmm.default: _addmm,
@@ -222,4 +242,5 @@ RULES = {
     aten.empty_like.default: _empty_like,
     aten.sum.dim_IntList: _reduce,
     aten.mean.dim: _reduce,
+    aten.cat.default: _cat,
 }

@@ -152,6 +152,9 @@ def test_first_deferred_forward_and_bind_do_not_load_dynamo_or_sympy():
         mod.bind(data_shapes=[('data', (4, 6))], label_shapes=[('softmax_label', (4,))])
         mod.init_params()
         ex = net.simple_bind(mx.cpu(), data=(3, 6))
+        # an unrolled LSTM cell (concat of its steps' outputs), bound and run
+        out, _ = mx.rnn.LSTMCell(8).unroll(3, mx.sym.var('data'), merge_outputs=True)
+        out.simple_bind(mx.cpu(), data=(2, 3, 4)).forward()
         # a training step: dropout (in-place div_), batch statistics, global pooling (mean), loss, backward, update
         net = nn.HybridSequential()
         net.add(nn.Conv2D(4, 3, padding=1), nn.BatchNorm(), nn.Dropout(0.5), nn.GlobalAvgPool2D(), nn.Dense(3))
@@ -360,6 +363,25 @@ def test_empty_like_and_reduction_rules_equal_torch_meta_kernels():
                         for op in (a.sum.dim_IntList, a.mean.dim):
                             answered += _compare(op, [t, dims, keepdim], kw)[0]
     assert answered > 500
+
+
+def test_cat_rule_equals_torch_meta_kernel():
+    a, answered = torch.ops.aten, 0
+    shapes = [(2, 3), (2, 5), (4, 3), (2, 3, 4, 5), (2, 3, 4, 6), (1, 3, 4, 5), (2, 1, 4, 5), (0, 3), (0,), (5,),
+              (2, 3, 4), (2, 3, 4, 5, 2)]
+    for (s1, s2), dtypes in itertools.product(itertools.product(shapes, shapes),
+                                              [(torch.float32,) * 2, (torch.float16,) * 2, (torch.int64,) * 2,
+                                               (torch.float32, torch.float64)]):
+        x, y = _m(s1, dtypes[0]), _m(s2, dtypes[1])
+        for dim in (0, 1, -1, 3, -5):
+            answered += _compare(a.cat.default, [[x, y], dim])[0]
+            answered += _compare(a.cat.default, [[x, y, x], dim])[0]
+    for x in (_m((2, 3, 4, 5)).to(memory_format=torch.channels_last), _m((2, 3, 4)).transpose(0, 1)):
+        for dim in (0, 1):
+            assert RULES[a.cat.default]([x, x], dim) is None  # (torch's kernel: its own layout)
+    _compare(a.cat.default, [[], 0])
+    _compare(a.cat.default, [[_m(())], 0])
+    assert answered >= 300
 
 
 INPLACE = sorted((op for op in (getattr(getattr(torch.ops.aten, n), o) for n in ('div_', 'mul_', 'add_', 'sub_',
