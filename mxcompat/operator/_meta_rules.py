@@ -1,7 +1,8 @@
 """Output shapes of the common layers' non-pointwise aten ops on meta tensors, by rule.
 
 torch's meta kernels of ``mm``, ``addmm``, ``bmm``, ``convolution``, the 2-d pools, ``_softmax``, ``empty_like``
-(dropout's), ``sum`` and ``mean`` over dimensions and ``cat`` are Python
+(dropout's), the reductions over dimensions (``sum``, ``mean``, ``amax``, ``argmax`` ...), ``cat``, ``stack``,
+``repeat``, ``gather``, ``native_layer_norm`` and ``embedding`` are Python
 (torch._meta_registrations, torch._decomp) and check their arguments with ``torch._check``, whose first call imports
 ``torch.fx.experimental.symbolic_shapes`` and with it sympy and mpmath: about 490 modules and 0.5 s, paid by the first
 deferred initialization or ``bind`` of every process. Each rule here computes the result those kernels give (shape,
@@ -230,6 +231,71 @@ def _cat(tensors, dim=0):
     return _empty(shape, first.dtype)
 
 
+def _layer_norm(x, normalized_shape, weight, bias, eps):
+    """(out, mean, rstd): the statistics keep the normalized dimensions as 1s, in float32 for half types."""
+    k = len(normalized_shape)
+    if (not _plain(x) or x.dtype not in _FLOATS or not dense(x) or k < 1 or x.dim() < k
+            or tuple(x.shape[x.dim() - k:]) != tuple(normalized_shape)):
+        return None
+    for t in (weight, bias):
+        if t is not None and (not _plain(t) or tuple(t.shape) != tuple(normalized_shape)):
+            return None
+    stats = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    kept = tuple(x.shape[:x.dim() - k]) + (1,) * k
+    return _empty(x.shape, x.dtype), _empty(kept, stats), _empty(kept, stats)
+
+
+def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    if not _plain(weight, indices) or weight.dim() != 2 or indices.dtype not in (torch.int64, torch.int32):
+        return None
+    return _empty(tuple(indices.shape) + (weight.shape[1],), weight.dtype)
+
+
+def _extreme(x, dim=(), keepdim=False):
+    """amax/amin over the listed dimensions (all of them: torch's kernel)."""
+    return _reduce(x, dim, keepdim) if dim else None
+
+
+def _arg_extreme(x, dim=None, keepdim=False):
+    """argmax/argmin along one dimension of a floating tensor: int64."""
+    if (type(dim) is not int or not _plain(x) or x.dtype not in _FLOATS or not dense(x) or x.numel() == 0
+            or x.dim() == 0 or not -x.dim() <= dim < x.dim()):
+        return None
+    out = _reduce(x, [dim], keepdim)
+    return None if out is None else _empty(out.shape, torch.int64)
+
+
+def _repeat(x, repeats):
+    if (not _plain(x) or not dense(x) or len(repeats) < x.dim()
+            or any(type(r) is not int or r < 0 for r in repeats)):
+        return None
+    shape = (1,) * (len(repeats) - x.dim()) + tuple(x.shape)
+    return _empty(tuple(s * r for s, r in zip(shape, repeats)), x.dtype)
+
+
+def _stack(tensors, dim=0):
+    if not isinstance(tensors, (list, tuple)) or not tensors or not _plain(*tensors) or type(dim) is not int:
+        return None
+    first = tensors[0]
+    n = first.dim() + 1
+    if not -n <= dim < n or any(t.dtype is not first.dtype or t.shape != first.shape or not dense(t)
+                                for t in tensors):
+        return None
+    shape = list(first.shape)
+    shape.insert(dim % n, len(tensors))
+    return _empty(shape, first.dtype)
+
+
+def _gather(x, dim, index, sparse_grad=False):
+    if (not _plain(x, index) or index.dtype is not torch.int64 or type(dim) is not int or x.dim() == 0
+            or index.dim() != x.dim() or not -x.dim() <= dim < x.dim()):
+        return None
+    dim %= x.dim()
+    if any(i > s for d, (i, s) in enumerate(zip(index.shape, x.shape)) if d != dim):
+        return None
+    return _empty(index.shape, x.dtype)
+
+
 RULES = {
     aten.mm.default: _mm,
     aten.addmm.default: _addmm,
@@ -243,4 +309,13 @@ RULES = {
     aten.sum.dim_IntList: _reduce,
     aten.mean.dim: _reduce,
     aten.cat.default: _cat,
+    aten.native_layer_norm.default: _layer_norm,
+    aten.embedding.default: _embedding,
+    aten.amax.default: _extreme,
+    aten.amin.default: _extreme,
+    aten.argmax.default: _arg_extreme,
+    aten.argmin.default: _arg_extreme,
+    aten.repeat.default: _repeat,
+    aten.stack.default: _stack,
+    aten.gather.default: _gather,
 }

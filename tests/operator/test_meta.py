@@ -155,6 +155,14 @@ def test_first_deferred_forward_and_bind_do_not_load_dynamo_or_sympy():
         # an unrolled LSTM cell (concat of its steps' outputs), bound and run
         out, _ = mx.rnn.LSTMCell(8).unroll(3, mx.sym.var('data'), merge_outputs=True)
         out.simple_bind(mx.cpu(), data=(2, 3, 4)).forward()
+        # a language model's graph (Embedding) and a Transformer block's normalization (LayerNorm), bound
+        net = mx.sym.LayerNorm(mx.sym.Embedding(data, input_dim=10, output_dim=8), name='ln')
+        net.simple_bind(mx.cpu(), data=(2, 5)).forward()
+        # reductions, pick, tile and stack in a graph
+        x = mx.sym.var('x')
+        net = mx.sym.Group([mx.sym.max(x, axis=1), mx.sym.argmax(x, axis=1), mx.sym.tile(x, reps=(2, 1)),
+                            mx.sym.stack(x, x), mx.sym.pick(x, mx.sym.var('i'))])
+        net.simple_bind(mx.cpu(), x=(2, 5), i=(2,)).forward()
         # a training step: dropout (in-place div_), batch statistics, global pooling (mean), loss, backward, update
         net = nn.HybridSequential()
         net.add(nn.Conv2D(4, 3, padding=1), nn.BatchNorm(), nn.Dropout(0.5), nn.GlobalAvgPool2D(), nn.Dense(3))
@@ -382,6 +390,49 @@ def test_cat_rule_equals_torch_meta_kernel():
     _compare(a.cat.default, [[], 0])
     _compare(a.cat.default, [[_m(())], 0])
     assert answered >= 300
+
+
+def test_layer_norm_and_embedding_rules_equal_torch_meta_kernels():
+    a, answered = torch.ops.aten, 0
+    for shape, dtype in itertools.product([(2, 3, 4), (4,), (2, 3, 4, 5), (0, 4), (2, 0)], FLOATS + OTHER[:1]):
+        x = _m(shape, dtype)
+        for norm in ([4], [3, 4], [5], [], [4, 5], [2, 3, 4]):
+            for w, b in ((None, None), (_m(norm, dtype), _m(norm, dtype)), (_m(norm, dtype), None),
+                         (_m([7], dtype), None), (None, _m(norm))):
+                answered += _compare(a.native_layer_norm.default, [x, norm, w, b, 1e-5])[0]
+    _compare(a.native_layer_norm.default, [_m((2, 3, 4)).transpose(0, 1), [4], None, None, 1e-5])
+    for wshape, wdtype in itertools.product([(10, 4), (10,), (0, 4), (10, 4, 2)], [torch.float32, torch.float16]):
+        for ishape, idtype in itertools.product([(2, 3), (), (5,), (0,)],
+                                                [torch.int64, torch.int32, torch.float32, torch.uint8]):
+            answered += _compare(a.embedding.default, [_m(wshape, wdtype), _m(ishape, idtype)])[0]
+            answered += _compare(a.embedding.default, [_m(wshape, wdtype), _m(ishape, idtype), 0, True, False])[0]
+    assert answered > 100
+
+
+def test_reduction_repeat_stack_and_gather_rules_equal_torch_meta_kernels():
+    a, answered = torch.ops.aten, 0
+    shapes = [(2, 3, 4), (), (5,), (2, 1, 4, 4), (0, 3), (2, 3, 4, 5)]
+    for shape, dtype in itertools.product(shapes, FLOATS + OTHER[:2]):
+        x = _m(shape, dtype)
+        for t in [x] + ([x.transpose(0, 1)] if x.dim() > 1 else []):
+            for dims in ([0], [-1], [0, 1], [0, 0], [3], []):
+                for keepdim in (False, True):
+                    for op in (a.amax.default, a.amin.default):
+                        answered += _compare(op, [t, dims, keepdim])[0]
+            for dim in (0, -1, 2, 4, None):
+                for keepdim in (False, True):
+                    for op in (a.argmax.default, a.argmin.default):
+                        answered += _compare(op, [t, dim, keepdim])[0]
+            for reps in ([2, 1, 3], [1], [2, 2, 2, 2], [0, 1, 1], [3, 1, 1, 1, 2]):
+                answered += _compare(a.repeat.default, [t, reps])[0]
+            for dim in (0, -1, 1, 5):
+                answered += _compare(a.stack.default, [[t, t], dim])[0]
+                answered += _compare(a.stack.default, [[t, _m(shape, torch.float64)], dim])[0]
+            for ishape, idtype in itertools.product([(2, 2, 4), (1, 3, 4), (2, 3, 9), (2,), (3, 3, 4)],
+                                                    [torch.int64, torch.int32]):
+                for dim in (0, 1, -1, 3):
+                    answered += _compare(a.gather.default, [t, dim, _m(ishape, idtype)])[0]
+    assert answered > 500
 
 
 INPLACE = sorted((op for op in (getattr(getattr(torch.ops.aten, n), o) for n in ('div_', 'mul_', 'add_', 'sub_',
