@@ -80,6 +80,34 @@ def test_engines_split_over_threads_read_the_same_streams(threads, monkeypatch):
         torch.set_num_threads(before)
 
 
+def test_a_forked_child_draws_on_threads_of_its_own(monkeypatch):
+    # the engines' thread pool belongs to the process that made it: a child forked after it (DataLoader workers)
+    # makes its own instead of handing work to threads it does not have
+    import multiprocessing
+    monkeypatch.setattr(_mt19937, '_PART_MIN', 500)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        gen = R.ParallelRandom(5)
+        gen.take(np.arange(R.NUM_STATES), 100)  # (the pool now exists)
+        want = R.ParallelRandom(5)
+        want.take(np.arange(R.NUM_STATES), 100)
+        want = want.take(np.arange(R.NUM_STATES), 300)
+        ctx = multiprocessing.get_context('fork')
+        queue = ctx.Queue()
+        child = ctx.Process(target=lambda: queue.put(gen.take(np.arange(R.NUM_STATES), 300)))
+        child.start()
+        try:
+            got = queue.get(timeout=60)
+            child.join(60)
+        finally:
+            if child.is_alive():
+                child.kill()
+    finally:
+        torch.set_num_threads(before)
+    assert child.exitcode == 0 and np.array_equal(got, want)
+
+
 def test_reseeding_starts_the_engines_again():
     gen = R.ParallelRandom(7)
     first = gen.take(np.arange(3), 700)
