@@ -2,6 +2,7 @@
 the same shapes, dtypes, contiguity and errors as torch's own meta kernels, for every pointwise aten overload; and a
 fresh process's first deferred initialization, hybridized forward and Module.bind do not load torch._dynamo.
 No timing assertions (benchmarks/bench_startup.py times it)."""
+import ast
 import contextlib
 import itertools
 import os
@@ -126,6 +127,15 @@ def test_steps_aside_under_another_dispatch_mode():
     assert torch.ops.aten.add.Tensor in Count.seen
 
 
+def _heavy_modules_after(code):
+    """Which of torch._dynamo, torch._inductor and sympy a new process has loaded after running ``code``."""
+    code += "\nprint(sorted(m for m in ('torch._dynamo', 'torch._inductor', 'sympy') if m in sys.modules))\n"
+    r = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode == 0, r.stderr
+    return ast.literal_eval(r.stdout.strip().splitlines()[-1])
+
+
 def test_first_deferred_forward_and_bind_do_not_load_dynamo_or_sympy():
     # torch._dynamo (~340 modules, 0.6 s) was loaded by the first pointwise meta kernel of a process, sympy (~490
     # modules, 0.5 s) by the first torch._check of a Python meta kernel (mm, addmm, convolution, the pools)
@@ -173,12 +183,8 @@ def test_first_deferred_forward_and_bind_do_not_load_dynamo_or_sympy():
             loss = mx.gluon.loss.SoftmaxCrossEntropyLoss()(net(mx.nd.ones((2, 3, 6, 6))), mx.nd.array([0, 2]))
         loss.backward()
         trainer.step(2)
-        print(sorted(m for m in ('torch._dynamo', 'torch._inductor', 'sympy') if m in sys.modules))
     ''')
-    r = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                       env=dict(os.environ, PYTHONPATH=ROOT))
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == '[]'
+    assert _heavy_modules_after(code) == []
 
 
 def test_numpy_mode_script_does_not_load_sympy():
@@ -220,12 +226,8 @@ def test_numpy_mode_script_does_not_load_sympy():
         npx.one_hot(np.array([0, 2]), 3), npx.softmax(np.ones((2, 3))), npx.batch_dot(np.ones((2, 3, 4)),
                                                                                      np.ones((2, 4, 5)))
         npx.sequence_mask(np.ones((2, 3, 4)), np.array([1, 2]), use_sequence_length=True, axis=1)
-        print(sorted(m for m in ('torch._dynamo', 'torch._inductor', 'sympy') if m in sys.modules))
     ''')
-    r = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                       env=dict(os.environ, PYTHONPATH=ROOT))
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == '[]'
+    assert _heavy_modules_after(code) == []
 
 
 def test_package_does_not_call_torch_broadcast_shapes():
