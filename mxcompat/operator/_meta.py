@@ -27,7 +27,7 @@ import contextlib
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
 
-from ._meta_rules import RULES, bound, dense
+from ._meta_rules import FACTORY_RULES, RULES, bound, dense
 
 __all__ = ['meta_inference']
 
@@ -102,6 +102,11 @@ class _MetaInference(TorchDispatchMode):
                 tensors.append(a)
             elif isinstance(a, (list, tuple)):
                 tensors.extend(x for x in a if isinstance(x, torch.Tensor))
+        if not tensors and func in FACTORY_RULES:  # (arange's decomposition loads sympy)
+            full = bound(func, args, kwargs)
+            out = None if full is None else FACTORY_RULES[func](*full)
+            if out is not None:
+                return out
         if not tensors or any(t.device != _META or type(t) is not torch.Tensor for t in tensors):
             return func(*args, **kwargs)  # factories, CPU scalars mixed in, subclasses: torch's own way
         if (fast or inplace) and _same_dtype(func, tensors) and all(dense(t) for t in tensors):

@@ -2,7 +2,7 @@
 
 torch's meta kernels of ``mm``, ``addmm``, ``bmm``, ``convolution``, the 2-d pools, ``_softmax``, ``empty_like``
 (dropout's), the reductions over dimensions (``sum``, ``mean``, ``amax``, ``argmax`` ...), ``cat``, ``stack``,
-``repeat``, ``gather``, ``native_layer_norm`` and ``embedding`` are Python
+``repeat``, ``gather``, ``native_layer_norm``, ``embedding`` and ``arange`` are Python
 (torch._meta_registrations, torch._decomp) and check their arguments with ``torch._check``, whose first call imports
 ``torch.fx.experimental.symbolic_shapes`` and with it sympy and mpmath: about 490 modules and 0.5 s, paid by the first
 deferred initialization or ``bind`` of every process. Each rule here computes the result those kernels give (shape,
@@ -11,9 +11,11 @@ argument forms the kernel accepts, every check of the kernel passing. Anything e
 dtype or layout) gives ``None``, and torch's own kernel runs, with its own error. tests/operator/test_meta.py compares
 each rule with torch's kernel across a sweep of shapes and attributes.
 """
+import math
+
 import torch
 
-__all__ = ['RULES', 'bound', 'dense']
+__all__ = ['FACTORY_RULES', 'RULES', 'bound', 'dense']
 
 _META = torch.device('meta')
 _FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
@@ -318,4 +320,35 @@ RULES = {
     aten.repeat.default: _repeat,
     aten.stack.default: _stack,
     aten.gather.default: _gather,
+}
+
+
+def _arange(start, end, step=1, dtype=None, layout=None, device=None, pin_memory=None):
+    """A range of Python numbers on the meta device: int64 when all three are integers, else the default dtype
+    (as torch's decomposition, with its length ceil((end - start) / step)); an empty or reversed range, a zero step
+    or anything but plain numbers: torch's own kernel."""
+    numbers = (start, end, step)
+    if (device is None or torch.device(device) != _META or layout not in (None, torch.strided) or pin_memory
+            or any(type(v) not in (int, float) for v in numbers) or step == 0):
+        return None
+    if all(type(v) is int for v in numbers):
+        length = -(-(end - start) // step)
+        kind = torch.int64
+    else:
+        if not all(math.isfinite(v) for v in numbers) or dtype is not None and not dtype.is_floating_point:
+            return None  # (float bounds of an integer range: torch rounds them first)
+        length = math.ceil((end - start) / step)
+        kind = torch.get_default_dtype()
+    if length <= 0 or (dtype is not None and dtype not in _FLOATS + (torch.int64, torch.int32)):
+        return None
+    return _empty((length,), kind if dtype is None else dtype)
+
+
+# factories (no tensor arguments) answered by rule on the meta device
+FACTORY_RULES = {
+    aten.arange.start_step: _arange,
+    aten.arange.start: lambda start, end, dtype=None, layout=None, device=None, pin_memory=None: _arange(
+        start, end, 1, dtype, layout, device, pin_memory),
+    aten.arange.default: lambda end, dtype=None, layout=None, device=None, pin_memory=None: _arange(
+        0, end, 1, dtype, layout, device, pin_memory),
 }

@@ -173,6 +173,9 @@ def test_first_deferred_forward_and_bind_do_not_load_dynamo_or_sympy():
         net = mx.sym.Group([mx.sym.max(x, axis=1), mx.sym.argmax(x, axis=1), mx.sym.tile(x, reps=(2, 1)),
                             mx.sym.stack(x, x), mx.sym.pick(x, mx.sym.var('i'))])
         net.simple_bind(mx.cpu(), x=(2, 5), i=(2,)).forward()
+        # ranges: one_hot, arange_like (a Transformer's positions)
+        net = mx.sym.Group([mx.sym.one_hot(mx.sym.var('label'), depth=4), mx.sym.contrib.arange_like(x, axis=1)])
+        net.simple_bind(mx.cpu(), x=(2, 5), label=(3,)).forward()
         # a training step: dropout (in-place div_), batch statistics, global pooling (mean), loss, backward, update
         net = nn.HybridSequential()
         net.add(nn.Conv2D(4, 3, padding=1), nn.BatchNorm(), nn.Dropout(0.5), nn.GlobalAvgPool2D(), nn.Dense(3))
@@ -253,12 +256,12 @@ def _full(r):
     return tuple((tuple(t.shape), t.dtype, t.stride(), t.device.type) for t in rs)
 
 
-def _compare(op, args, kwargs=None):
+def _compare(op, args, kwargs=None, rules=RULES):
     """The same result (shape, dtype, strides) or error type under meta_inference as from torch's meta kernel;
-    whether the rule answered."""
+    whether the rule (of ``rules``) answered."""
     kwargs = kwargs or {}
     full = bound(op, args, kwargs)
-    answered = full is not None and RULES[op](*full) is not None
+    answered = full is not None and rules[op](*full) is not None
     outcomes = []
     for mode in (True, False):
         try:
@@ -435,6 +438,27 @@ def test_reduction_repeat_stack_and_gather_rules_equal_torch_meta_kernels():
                 for dim in (0, 1, -1, 3):
                     answered += _compare(a.gather.default, [t, dim, _m(ishape, idtype)])[0]
     assert answered > 500
+
+
+def test_arange_rule_equals_torch_meta_kernel():
+    a, answered = torch.ops.aten, 0
+    from mxcompat.operator._meta_rules import FACTORY_RULES
+    bounds = [(5,), (0,), (-3,), (2.5,), (0, 5), (5, 0), (0, 10, 3), (10, 0, -3), (0, 10, -1), (0.0, 1.0, 0.1),
+              (1, 2.5, 0.5), (0, 5, 0), (-2.5, 2.5, 0.7), (0, 1e6, 7)]
+    for b, dtype in itertools.product(bounds, [None, torch.float32, torch.float64, torch.float16, torch.int64,
+                                               torch.int32, torch.uint8]):
+        op = (a.arange.default, a.arange.start, a.arange.start_step)[len(b) - 1]
+        kw = dict(device='meta') if dtype is None else dict(device='meta', dtype=dtype)
+        answered += _compare(op, list(b), kw, FACTORY_RULES)[0]
+    for op, b in ((a.arange.default, (5,)), (a.arange.start, (1, 5)), (a.arange.start_step, (1, 5, 2))):
+        for kw in (dict(dtype=torch.int64, layout=torch.strided, device='meta', pin_memory=False),
+                   dict(dtype=torch.float32, device='meta', pin_memory=False)):
+            with meta_inference():
+                got = _full(op(*b, **kw))
+            assert got == _full(op(*b, **kw)), (op, kw)  # (every keyword given: each reaches its place)
+    with meta_inference():  # (only the meta device is answered by rule)
+        assert torch.arange(4).device.type == 'cpu' and torch.arange(4).tolist() == [0, 1, 2, 3]
+    assert answered > 30
 
 
 INPLACE = sorted((op for op in (getattr(getattr(torch.ops.aten, n), o) for n in ('div_', 'mul_', 'add_', 'sub_',
