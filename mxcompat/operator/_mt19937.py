@@ -29,7 +29,6 @@ SEED_MAGIC = 127      # ResourceManager's kRandMagic: a seed s becomes s * 127
 _U32 = 0xFFFFFFFF
 _EMPTY = np.empty(0, dtype=np.uint32)
 _LOOKAHEAD = 2048     # outputs an engine draws at least at a time (numpy's call costs microseconds)
-_EMPTY_INDEX = np.empty(0, dtype=np.int64)
 _BLOCK_WORDS = 1 << 18  # words of the blocks laid side by side for engines at scattered positions, at a time
 _F32 = np.float32
 _F64 = np.float64
