@@ -86,6 +86,16 @@ def _stand_in(t):
     return torch.ones((1,) * t.dim(), dtype=t.dtype, device=_CPU)  # (whatever torch.set_default_device says)
 
 
+def _by_rule(rules, func, args, kwargs):
+    """The result of ``func`` by its rule in ``rules`` (see _meta_rules), or None: no rule, or one that does not
+    answer these arguments."""
+    rule = rules.get(func)
+    if rule is None:
+        return None
+    full = bound(func, args, kwargs)
+    return None if full is None else rule(*full)
+
+
 class _MetaInference(TorchDispatchMode):
     @classmethod
     def _should_skip_dynamo(cls):
@@ -102,9 +112,8 @@ class _MetaInference(TorchDispatchMode):
                 tensors.append(a)
             elif isinstance(a, (list, tuple)):
                 tensors.extend(x for x in a if isinstance(x, torch.Tensor))
-        if not tensors and func in FACTORY_RULES:  # (arange's decomposition loads sympy)
-            full = bound(func, args, kwargs)
-            out = None if full is None else FACTORY_RULES[func](*full)
+        if not tensors:  # (arange's decomposition loads sympy)
+            out = _by_rule(FACTORY_RULES, func, args, kwargs)
             if out is not None:
                 return out
         if not tensors or any(t.device != _META or type(t) is not torch.Tensor for t in tensors):
@@ -122,12 +131,9 @@ class _MetaInference(TorchDispatchMode):
                 pass
             else:
                 return args[0] if inplace else torch.empty(shape, dtype=dtype, device=_META)
-        rule = RULES.get(func)
-        if rule is not None:
-            full = bound(func, args, kwargs)
-            out = None if full is None else rule(*full)
-            if out is not None:
-                return out
+        out = _by_rule(RULES, func, args, kwargs)
+        if out is not None:
+            return out
         if python and all(i >= len(args) or isinstance(args[i], torch.Tensor) for i in slots):
             with self:  # torch's Python meta kernel, with the aten calls inside it seen by this mode again
                 return func.redispatch(_META_KEYS, *args, **kwargs)
