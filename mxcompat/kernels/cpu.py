@@ -195,7 +195,7 @@ def conv2d(data, weight, bias, stride, pad, dilate, num_group, recording):
         out = _packed_conv(data, weight, bias, stride, pad, dilate, recording)
         if out is not None:
             return out
-        weight = weight.contiguous(memory_format=torch.channels_last)
+        weight = _channels_last_weight(data, weight, bias, recording)
     return F.conv2d(data, weight, bias, stride, pad, dilate, num_group)
 
 

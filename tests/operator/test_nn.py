@@ -492,14 +492,12 @@ def test_convolution_inference_odd_geometries_and_empty_batch(geometry):
         np.testing.assert_allclose(y.asnumpy(), want.numpy(), rtol=1e-4, atol=1e-3)
 
 
-def test_convolution_gemm_inference_keeps_the_channels_last_weight(gemm_on):
-    # The patch-product path's channels-last copy of the weight is kept, outside recording, while the weight's
-    # version counter is unchanged (batch-1 inference spent longer copying it than multiplying); a write makes a
-    # new copy, and recorded calls differentiate through their own copy.
-    rs = np.random.RandomState(14)
-    x, w0 = mx.nd.array(rs.randn(1, 64, 4, 4)), rs.randn(64, 64, 3, 3)
+def _inference_keeps_the_channels_last_weight(x, w0):
+    """A 3x3 convolution (padding 1) of ``x`` through weight ``w0``, outside recording: torch's values, its
+    channels-last weight copy kept while the weight is unchanged and made anew after a write; a recorded call keeps
+    nothing. Returns the weight array."""
     weight = mx.nd.array(w0)
-    args = dict(kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
+    args = dict(kernel=(3, 3), pad=(1, 1), num_filter=w0.shape[0], no_bias=True)
     want = torch.nn.functional.conv2d(x.to_torch(), torch.tensor(w0, dtype=torch.float32), padding=1).numpy()
     y = mx.nd.Convolution(x, weight, **args)
     kept = kernels_cpu._CHANNELS_LAST[weight._t][1]
@@ -510,6 +508,25 @@ def test_convolution_gemm_inference_keeps_the_channels_last_weight(gemm_on):
     np.testing.assert_allclose(mx.nd.Convolution(x, weight, **args).asnumpy(), -want, rtol=1e-4, atol=1e-3)
     assert kernels_cpu._CHANNELS_LAST[weight._t][1] is not kept
     _recorded_conv_keeps_nothing(x, w0, args, kernels_cpu._CHANNELS_LAST)
+    return weight
+
+
+def test_convolution_gemm_inference_keeps_the_channels_last_weight(gemm_on):
+    # The patch-product path's channels-last copy of the weight is kept, outside recording, while the weight's
+    # version counter is unchanged (batch-1 inference spent longer copying it than multiplying); a write makes a
+    # new copy, and recorded calls differentiate through their own copy.
+    rs = np.random.RandomState(14)
+    _inference_keeps_the_channels_last_weight(mx.nd.array(rs.randn(1, 64, 4, 4)), rs.randn(64, 64, 3, 3))
+
+
+def test_convolution_inference_on_a_map_smaller_than_the_kernel_keeps_the_channels_last_weight():
+    # A 3x3 convolution of a 1x1 or 2x2 map (ResNet's last stages on thumbnails) is not one the reordered-weight
+    # path takes; it computes channels-last through torch's kernel, and its channels-last copy of the weight is
+    # kept outside recording while the weight is unchanged (copying it each call took longer than the convolution)
+    rs = np.random.RandomState(15)
+    for hw in (1, 2):
+        x, w0 = mx.nd.array(rs.randn(1, 64, hw, hw)), rs.randn(64, 64, 3, 3)
+        assert _inference_keeps_the_channels_last_weight(x, w0)._t not in kernels_cpu._REORDERED
 
 
 def test_convolution_gemm_from_threads(gemm_on):
