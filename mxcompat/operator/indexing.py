@@ -8,6 +8,7 @@ sort/argsort/topk keep their input order (a stable sort).
 import torch
 from torch.utils.weak import WeakTensorKeyDictionary
 
+from .. import engine
 from ..base import MXNetIndexError, MXNetTypeError, dtype_name, to_torch_dtype, unsupported
 from ..kernels import recorded, untraced
 from .registry import defop, REQUIRED
@@ -153,14 +154,18 @@ def _take(a, indices, axis, mode):
     ax = axis % nd
     n = a.shape[ax]
     idx = _as_index(indices).reshape(-1)
+    shape = tuple(a.shape[:ax]) + tuple(indices.shape) + tuple(a.shape[ax + 1:])
     if mode == 'clip':
         idx = idx.clamp(0, max(n - 1, 0))
     else:
         if mode == 'raise' and _is_real(idx) and idx.numel() and bool(((idx < 0) | (idx >= n)).any()):
-            raise op_error('take', 'take operator contains indices out of bound (axis size %d)' % n, MXNetIndexError)
+            # MXNet checks the indices in its kernel: the error surfaces when the result is read (engine.fail); the
+            # placeholder takes the clipped indices, so that a recorded graph through it stays whole
+            exc = op_error('take', 'take operator contains indices out of bound (axis size %d)' % n, MXNetIndexError)
+            out = torch.index_select(a, ax, idx.clamp(0, n - 1)).reshape(shape) if n else a.new_zeros(shape)
+            return engine.fail(out, exc)
         idx = idx.remainder(n) if n else idx
-    out = torch.index_select(a, ax, idx)
-    return out.reshape(tuple(a.shape[:ax]) + tuple(indices.shape) + tuple(a.shape[ax + 1:]))
+    return torch.index_select(a, ax, idx).reshape(shape)
 
 
 defop('take', ('a', 'indices'), [('axis', 'int', 0), ('mode', 'str', 'clip')], _take,
