@@ -176,6 +176,26 @@ def test_first_deferred_forward_and_bind_do_not_load_dynamo_or_sympy():
         # ranges: one_hot, arange_like (a Transformer's positions)
         net = mx.sym.Group([mx.sym.one_hot(mx.sym.var('label'), depth=4), mx.sym.contrib.arange_like(x, axis=1)])
         net.simple_bind(mx.cpu(), x=(2, 5), label=(3,)).forward()
+        # InstanceNorm, norm (ord 1 and 2), 3-d and 1-d pooling (max, avg, 'full', global), cumsum and gather_nd
+        v, i = mx.sym.var('v'), mx.sym.var('i')
+        net = mx.sym.Group([mx.sym.InstanceNorm(v), mx.sym.InstanceNorm(mx.sym.var('one'), name='in1'),
+                            mx.sym.Pooling(v, kernel=(2, 2, 2), pool_type='max'),
+                            mx.sym.Pooling(v, kernel=(3, 3, 3), stride=(2, 2, 2), pool_type='avg',
+                                           pooling_convention='full'),
+                            mx.sym.Pooling(v, kernel=(1, 1, 1), pool_type='max', global_pool=True),
+                            mx.sym.Pooling(x, kernel=(2,), pool_type='max'),
+                            mx.sym.Pooling(x, kernel=(3,), stride=(2,), pool_type='avg', pooling_convention='full'),
+                            mx.sym.norm(x, ord=1, axis=1, keepdims=True), mx.sym.norm(x, axis=-1), mx.sym.norm(x),
+                            mx.sym.cumsum(x, axis=1), mx.sym.cumsum(i), mx.sym.gather_nd(x, i)])
+        net.simple_bind(mx.cpu(), v=(2, 3, 5, 6, 6), one=(2, 3, 1, 1), x=(2, 4, 7), i=(2, 6)).forward()
+        for hybrid in (False, True):
+            net = nn.HybridSequential()
+            net.add(nn.Conv3D(4, 3), nn.InstanceNorm(), nn.MaxPool3D(2), nn.AvgPool3D(2, ceil_mode=True),
+                    nn.GlobalAvgPool3D(), nn.Dense(3))
+            net.initialize()
+            if hybrid:
+                net.hybridize()
+            net(mx.nd.ones((2, 3, 8, 8, 8))).wait_to_read()
         # a training step: dropout (in-place div_), batch statistics, global pooling (mean), loss, backward, update
         net = nn.HybridSequential()
         net.add(nn.Conv2D(4, 3, padding=1), nn.BatchNorm(), nn.Dropout(0.5), nn.GlobalAvgPool2D(), nn.Dense(3))
@@ -339,23 +359,63 @@ def test_pool_and_softmax_rules_equal_torch_meta_kernels():
             for op in (a._softmax.default, a._log_softmax.default):
                 for half in (False, True):
                     answered += _compare(op, [x, dim, half])[0]
+    # other layouts: channels-last ones (the result too), a transposed one, a 1-d pool's NWC data made (N, C, 1, W)
     for x in (_m((2, 3, 8, 8)).to(memory_format=torch.channels_last), _m((2, 3, 8, 8)).transpose(2, 3),
-              _m((2, 1, 8, 8)).to(memory_format=torch.channels_last)):  # torch's results are channels-last here
-        _compare(a.max_pool2d_with_indices.default, [x, [2]])
-        _compare(a.avg_pool2d.default, [x, [2]])
+              _m((2, 1, 8, 8)).to(memory_format=torch.channels_last), _m((2, 8, 3)).movedim(-1, 1).unsqueeze(2),
+              _m((2, 3, 1, 8)).to(memory_format=torch.channels_last), _m((0, 3, 4, 4)).permute(0, 2, 3, 1)):
+        for k, s in (([2], []), ([1, 2], [1, 2]), ([3], [2])):
+            answered += _compare(a.max_pool2d_with_indices.default, [x, k, s])[0]
+            answered += _compare(a.avg_pool2d.default, [x, k, s])[0]
     assert answered > 1000
+
+
+@pytest.mark.slow
+def test_3d_pool_rules_equal_torch_meta_kernels():
+    a, answered = torch.ops.aten, 0
+    shapes = [(2, 3, 6, 6, 6), (3, 5, 4, 4), (2, 1, 4, 5, 6), (2, 3, 1, 1, 1), (0, 3, 4, 4, 4), (2, 0, 4, 4, 4),
+              (3, 0, 4, 4), (2, 3, 2, 6, 6), (4, 4, 4)]
+    windows = list(itertools.product(([2], [3, 2, 2], [1], [0], [2, 2], [3]), ([], [1], [2, 1, 1], [0]),
+                                     ([0], [1], [1, 0, 0], [2]), (False, True)))
+    for shape, dtype in itertools.product(shapes, FLOATS + OTHER[:2]):
+        x = _m(shape, dtype)
+        for i, (k, s, p, ceil) in enumerate(windows):
+            if dtype not in (torch.float32, torch.float16) and i % 4:
+                continue  # (the other dtypes: a quarter of the windows)
+            for dl in ([1], [2]):
+                answered += _compare(a.max_pool3d_with_indices.default, [x, k, s, p, dl, ceil])[0]
+            for divisor in (None, 0, 3):
+                answered += _compare(a.avg_pool3d.default, [x, k, s, p, ceil, True, divisor])[0]
+            answered += _compare(a.avg_pool3d.default, [x, k, s, p, ceil, False])[0]
+    # other layouts: channels-last ones (the max pool's result too), NDHWC data moved to (N, C, D, H, W), transposed
+    for x in (_m((2, 3, 4, 6, 6)).to(memory_format=torch.channels_last_3d), _m((2, 4, 4, 4, 3)).movedim(-1, 1),
+              _m((2, 1, 4, 4, 4)).to(memory_format=torch.channels_last_3d), _m((2, 3, 4, 6, 6)).transpose(3, 4),
+              _m((0, 3, 4, 4, 4)).movedim(1, -1), _m((3, 4, 4, 5)).movedim(0, -1)):
+        for k, s in (([2], []), ([1, 2, 2], [1, 2, 2]), ([3], [2])):
+            answered += _compare(a.max_pool3d_with_indices.default, [x, k, s])[0]
+            answered += _compare(a.avg_pool3d.default, [x, k, s])[0]
+    assert answered > 2000
 
 
 def test_rules_answer_the_common_layers():
     a = torch.ops.aten
     x, w = _m((8, 20)), _m((64, 20))
-    for op, args in ((a.addmm.default, [_m(64), x, w.t()]), (a.mm.default, [x, w.t()]),
-                     (a.convolution.default, [_m((4, 3, 28, 28)), _m((8, 3, 3, 3)), _m(8), [1, 1], [0, 0], [1, 1],
-                                              False, [0, 0], 1]),
-                     (a.max_pool2d_with_indices.default, [_m((4, 8, 26, 26)), [2, 2], [2, 2], [0, 0], [1, 1], False]),
-                     (a.avg_pool2d.default, [_m((4, 8, 26, 26)), [2, 2], [2, 2], [0, 0], False, True, None]),
-                     (a._softmax.default, [x, 1, False])):
-        assert _compare(op, args)[0], op
+    x5 = _m((2, 3, 8, 8, 8))
+    for op, *args in ((a.addmm.default, [_m(64), x, w.t()]), (a.mm.default, [x, w.t()]),
+                      (a.convolution.default, [_m((4, 3, 28, 28)), _m((8, 3, 3, 3)), _m(8), [1, 1], [0, 0], [1, 1],
+                                               False, [0, 0], 1]),
+                      (a.max_pool2d_with_indices.default, [_m((4, 8, 26, 26)), [2, 2], [2, 2], [0, 0], [1, 1], False]),
+                      (a.avg_pool2d.default, [_m((4, 8, 26, 26)), [2, 2], [2, 2], [0, 0], False, True, None]),
+                      (a._softmax.default, [x, 1, False]),
+                      # InstanceNorm, norm, 3-d pooling, cumsum, gather_nd
+                      (a.native_batch_norm.default, [_m((1, 6, 20)), _m(6), _m(6), None, None, True, 0.0, 1e-3]),
+                      (a.var_mean.correction, [_m((2, 3, 1)), [2]], dict(correction=0, keepdim=True)),
+                      (a.sum.dim_IntList, [_m((2, 3, 4)), [1], True], dict(dtype=torch.float32)),
+                      (a.linalg_vector_norm.default, [_m((2, 3, 4)), 2, [1]]),
+                      (a.max_pool3d_with_indices.default, [x5, [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], True]),
+                      (a.avg_pool3d.default, [x5, [3, 3, 3], [2, 2, 2], [1, 1, 1], True, True, None]),
+                      (a.cumsum.default, [_m((2, 3)), 1], dict(dtype=torch.float32)),
+                      (a.index.Tensor, [_m((3, 4, 5)), [_m(6, torch.int64), _m(6, torch.int64)]])):
+        assert _compare(op, *args)[0], op
 
 
 def test_empty_like_and_reduction_rules_equal_torch_meta_kernels():
@@ -438,6 +498,76 @@ def test_reduction_repeat_stack_and_gather_rules_equal_torch_meta_kernels():
                 for dim in (0, 1, -1, 3):
                     answered += _compare(a.gather.default, [t, dim, _m(ishape, idtype)])[0]
     assert answered > 500
+
+
+INTS = [torch.int32, torch.int8, torch.bool]
+
+
+@pytest.mark.slow
+def test_norm_and_cumsum_rules_equal_torch_meta_kernels():
+    # norm: sum (ord 1, in the data's dtype) and linalg_vector_norm (ord 2); InstanceNorm on one spatial element:
+    # var_mean
+    a, answered = torch.ops.aten, 0
+    shapes = [(2, 3, 4), (), (5,), (2, 1, 4), (1, 1), (0, 3), (2, 3, 4, 5)]
+    for shape, dtype in itertools.product(shapes, FLOATS + OTHER + INTS):
+        x = _m(shape, dtype)
+        for t in [x] + ([x.transpose(0, 1)] if x.dim() > 1 else []):
+            for dims in ([1], [-1], [0, 2], [2, 0], [0, 0], [3], [], None):
+                for keepdim in (False, True):
+                    for kw in ({}, dict(dtype=torch.int64), dict(dtype=torch.int32), dict(dtype=torch.float16),
+                               dict(dtype=torch.bool), dict(dtype=torch.complex64)):
+                        answered += _compare(a.sum.dim_IntList, [t, dims, keepdim], kw)[0]
+                        answered += _compare(a.mean.dim, [t, dims, keepdim], kw)[0]
+                    for correction in (0, 1, None, 0.5):
+                        answered += _compare(a.var_mean.correction, [t, dims],
+                                             dict(correction=correction, keepdim=keepdim))[0]
+                    for ord, kw in ((2, {}), (1, {}), (2.5, {}), (0, {}), (-1, {}), (float('inf'), {}),
+                                    (2, dict(dtype=torch.float64))):
+                        answered += _compare(a.linalg_vector_norm.default, [t, ord, dims, keepdim], kw)[0]
+            for dim in (0, 1, -1, 2, 4, -5):
+                for kw in ({}, dict(dtype=torch.float32), dict(dtype=torch.int64), dict(dtype=torch.int8),
+                           dict(dtype=torch.float64), dict(dtype=torch.complex64), dict(dtype=torch.bool)):
+                    answered += _compare(a.cumsum.default, [t, dim], kw)[0]
+    assert answered > 3000
+
+
+def test_batch_norm_rule_equals_torch_meta_kernel():
+    # instance_norm's batch statistics over a (1, N * C, spatial...) view
+    a, answered = torch.ops.aten, 0
+    for shape, dtype in itertools.product([(1, 6, 20), (2, 3, 4, 5), (4, 3), (2, 1, 1, 1), (1, 6, 1), (0, 3, 4),
+                                           (2, 0, 4), (2, 3, 2, 2, 2), (5,)], FLOATS + OTHER[:1]):
+        x = _m(shape, dtype)
+        c = shape[1] if len(shape) > 1 else 5
+        for t in [x] + ([x.transpose(-1, -2)] if x.dim() > 2 else []):
+            for w, b in ((None, None), (_m(c, dtype), _m(c, dtype)), (_m(c), _m(c)), (_m(c, torch.float64), None),
+                         (_m(7, dtype), None), (None, _m((1, c), dtype)), (_m(c, torch.int64), None)):
+                for training in (True, False):
+                    answered += _compare(a.native_batch_norm.default, [t, w, b, None, None, training, 0.1, 1e-3])[0]
+                    stats = _m(c, torch.float32)
+                    answered += _compare(a.native_batch_norm.default, [t, w, b, stats, stats, training, 0.1, 1e-5])[0]
+    assert answered > 100
+
+
+def test_index_rule_equals_torch_meta_kernel():
+    # advanced indexing: gather_nd's data[idx[0], ..., idx[m - 1]], x[:, i] and the forms torch lays out otherwise
+    a, answered = torch.ops.aten, 0
+    for shape, dtype in itertools.product([(3, 4, 5), (2, 1, 4, 4), (6,), (3, 1), (0, 4), (3, 0, 2), (2, 3, 4, 5)],
+                                          [torch.float32, torch.float16, torch.int64, torch.bool]):
+        x = _m(shape, dtype)
+        for t in [x] + ([x.transpose(0, 1)] if x.dim() > 1 else []):
+            for ishapes in ([(6,)], [(6,), (6,)], [(2, 3), (3,)], [(2, 1), (1, 3), (3,)], [(2, 3), (4,)], [()],
+                            [(0,)], [(6,)] * 5, [(1, 1, 2)] * 2):
+                for idtype in (torch.int64, torch.int32, torch.int16, torch.uint8, torch.bool, torch.float32):
+                    indices = [_m(i, idtype) for i in ishapes]
+                    for nones in ((), (0,), (0, 1), (1,), (3,), (0, 2)):
+                        given = list(indices)
+                        for at in nones:
+                            given.insert(at, None)
+                        answered += _compare(a.index.Tensor, [t, given])[0]
+    _compare(a.index.Tensor, [_m((3, 4)), []])
+    _compare(a.index.Tensor, [_m(()), [_m(2, torch.int64)]])
+    _compare(a.index.Tensor, [_m((3, 4)), [_m((2, 2), torch.int64)[:, 0]]])  # (non-contiguous indices)
+    assert answered > 300
 
 
 def test_arange_rule_equals_torch_meta_kernel():
