@@ -435,10 +435,12 @@ def _window_pool(x, k, pool_type, convention, stride, pad, p_value, include_pad)
                        % (k[i], sizes[i], sizes[i] + 2 * p[i]))
     outs = [_pool_out_size(sizes[i], k[i], s[i], p[i], convention) for i in range(nd)]
     ceil = convention == 'full'
-    # torch pools natively unless a pad exceeds half the kernel or (ceil mode) a last window starts in the pad;
-    # 'same' windows start at i * stride with no left pad and are clipped to the data on the right
+    # torch pools natively unless a pad exceeds half the kernel, (ceil mode) a last window starts in the pad, or
+    # (avg_pool3d) the unpadded data is smaller than the kernel; 'same' windows start at i * stride with no left pad
+    # and are clipped to the data on the right
     native = convention != 'same' and all(2 * p[i] <= k[i] for i in range(nd)) and (
-        not ceil or all((outs[i] - 1) * s[i] < sizes[i] + p[i] for i in range(nd)))
+        not ceil or all((outs[i] - 1) * s[i] < sizes[i] + p[i] for i in range(nd))) and (
+        pool_type == 'max' or nd != 3 or all(sizes[i] >= k[i] for i in range(nd)))
     if native:
         if pool_type == 'max':
             if nd == 2:
