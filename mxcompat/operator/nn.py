@@ -380,8 +380,7 @@ def _avg_pool(x, k, s, p, ceil_mode, include_pad, divisor=None):
     return _AVGPOOL[nd](x, k, s, p, ceil_mode, include_pad, divisor)
 
 
-def _global_pool(x, pool_type, p_value):
-    dims = tuple(range(2, x.dim()))
+def _global_pool(x, pool_type, p_value, dims):
     if pool_type == 'max':
         return torch.amax(x, dims, keepdim=True)
     if pool_type == 'avg':
@@ -410,12 +409,11 @@ def _pooling(data, kernel, pool_type, global_pool, cudnn_off, pooling_convention
     last = layout is not None and layout[-1] == 'C'
     if layout is not None and layout not in _LAYOUTS[nd]:
         raise _err('Pooling', 'layout %s does not match %dD data' % (layout, data.dim()))
+    if global_pool:  # (channels-last data reduced where it lies: a dense result, as a new array's)
+        return _global_pool(data, pool_type, p_value, tuple(range(1, nd + 1)) if last else tuple(range(2, nd + 2)))
     x = data.movedim(-1, 1) if last else data
-    if global_pool:
-        out = _global_pool(x, pool_type, p_value)
-    else:
-        out = _window_pool(x, tuple(kernel), pool_type, pooling_convention, stride, pad, p_value,
-                           True if count_include_pad is None else count_include_pad)
+    out = _window_pool(x, tuple(kernel), pool_type, pooling_convention, stride, pad, p_value,
+                       True if count_include_pad is None else count_include_pad)
     return out.movedim(1, -1) if last else out
 
 

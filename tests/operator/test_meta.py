@@ -176,13 +176,15 @@ def test_first_deferred_forward_and_bind_do_not_load_dynamo_or_sympy():
         # ranges: one_hot, arange_like (a Transformer's positions)
         net = mx.sym.Group([mx.sym.one_hot(mx.sym.var('label'), depth=4), mx.sym.contrib.arange_like(x, axis=1)])
         net.simple_bind(mx.cpu(), x=(2, 5), label=(3,)).forward()
-        # InstanceNorm, norm (ord 1 and 2), 3-d and 1-d pooling (max, avg, 'full', global), cumsum and gather_nd
+        # InstanceNorm, norm (ord 1 and 2), 3-d and 1-d pooling (max, avg, 'full', global, channels-last global),
+        # cumsum and gather_nd
         v, i = mx.sym.var('v'), mx.sym.var('i')
         net = mx.sym.Group([mx.sym.InstanceNorm(v), mx.sym.InstanceNorm(mx.sym.var('one'), name='in1'),
                             mx.sym.Pooling(v, kernel=(2, 2, 2), pool_type='max'),
                             mx.sym.Pooling(v, kernel=(3, 3, 3), stride=(2, 2, 2), pool_type='avg',
                                            pooling_convention='full'),
                             mx.sym.Pooling(v, kernel=(1, 1, 1), pool_type='max', global_pool=True),
+                            mx.sym.Pooling(v, kernel=(1, 1, 1), pool_type='avg', global_pool=True, layout='NDHWC'),
                             mx.sym.Pooling(x, kernel=(2,), pool_type='max'),
                             mx.sym.Pooling(x, kernel=(3,), stride=(2,), pool_type='avg', pooling_convention='full'),
                             mx.sym.norm(x, ord=1, axis=1, keepdims=True), mx.sym.norm(x, axis=-1), mx.sym.norm(x),
