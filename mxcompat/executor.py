@@ -19,7 +19,7 @@ from .operator.extra_ops import _ZeroGrad
 from .symbol import runner as _runner
 from .symbol.infer import infer
 from .symbol.lower import run_monitored
-from .symbol.passes.storage import CsrValue, row_sparse_grads
+from .symbol.passes.storage import CsrValue, plan as _storage_plan, row_sparse_grads, run_sparse
 from .symbol.passes.subgraph import executor_backend
 from .symbol.symbol import gradient_inputs
 
@@ -119,10 +119,12 @@ class Executor:
         for i, g in enumerate(self.grad_arrays):
             if g is None:
                 self._grad_req[i] = 'null'
-        # csr arguments that take no gradient reach the graph compressed (symbol/passes/storage.py)
-        self._csr = [isinstance(a, CSRNDArray) and r == 'null' for a, r in zip(self.arg_arrays, self._grad_req)]
-        self._any_csr = any(self._csr)
-        csr_args = frozenset(n for n, csr in zip(arg_names, self._csr) if csr)
+        # sparse arrays (symbol/passes/storage.py): csr arguments that take no gradient reach the graph compressed,
+        # or the graph runs node by node with the eager operators' storage rules
+        aux_given = list((aux_states.values() if isinstance(aux_states, dict) else aux_states) or ())
+        csr_args, self._sparse_run = _storage_plan(symbol, self.arg_arrays, self._grad_req, aux_given)
+        self._csr = [n in csr_args for n in arg_names]
+        self._any_csr = bool(csr_args)
         self._no_grads = all(r == 'null' for r in self._grad_req)
         # what forward runs (symbol/runner.py): the symbol with common subexpressions merged (MXNet's
         # MXNET_ELIMINATE_COMMON_EXPR; get_optimized_symbol() returns it), lowered once with loss heads split
@@ -217,11 +219,16 @@ class Executor:
                 copy_into(dst, v)
             else:
                 dst[:] = _nd_array(np.asarray(v), dtype=dst.dtype)
+        sparse_run = self._sparse_run and self._monitor is None
         if self._any_csr and self._monitor is None:
             args = [CsrValue(*a._cmp(), a.shape) if csr else a._t for a, csr in zip(self.arg_arrays, self._csr)]
+        elif sparse_run:  # (sparse arrays that take no gradient stay compressed until a dense operator reads them)
+            args = [a if isinstance(a, BaseSparseNDArray) and not track else a._t
+                    for a, track in zip(self.arg_arrays, self._track)]
         else:
             args = [a._t for a in self.arg_arrays]
         aux = [a._t for a in self.aux_arrays]
+        sparse = None
         self._saved = None  # the previous pass's graph goes now: the new one reuses its memory
         prev_train = _ag.set_training(is_train)
         prev_grads, _ag.STATE.torch_grads = _ag.STATE.torch_grads, self._any_track  # backward() differentiates it
@@ -233,6 +240,10 @@ class Executor:
             # the graph is kept whenever gradients are wanted: MXNet allows backward after forward(is_train=False)
             if self._monitor is not None:
                 outs = self._monitored_forward(args, aux)
+            elif sparse_run:
+                ins = self._leaves(args) if self._any_track else args
+                outs, sparse = self._sparse_forward(ins, aux)
+                self._saved = (ins, outs) if self._any_track else None
             elif self._any_track:
                 ins = self._leaves(args)
                 outs = self._runner(ins + aux, grad=True)
@@ -252,8 +263,19 @@ class Executor:
             if self._saved is not None:  # (the whole tuple kept: Lowered.heads indexes into it)
                 self._saved = (ins, outs[:self._nout], outs)
             outs = outs[:self._nout]
-        self._set_outputs(outs)
+        self._set_outputs(outs, sparse)
         return self.outputs
+
+    def _sparse_forward(self, ins, aux):
+        """The graph run node by node with the storage rules of the eager operators (symbol/passes/storage.py):
+        the outputs (tensors; where no gradient is recorded, sparse arrays) and each output's sparse array or
+        None."""
+        stored = [a if isinstance(a, BaseSparseNDArray) else None for a in self.arg_arrays + self.aux_arrays]
+        with torch.enable_grad() if self._any_track else torch.no_grad():
+            outs, sparse = run_sparse(self._runner.graph_module, list(ins) + aux, stored, self._ctx)
+        if self._any_track:
+            outs = [o._t if isinstance(o, BaseSparseNDArray) else o for o in outs]  # (what backward reads)
+        return outs, sparse[:self._nout]
 
     def _leaves(self, args):
         """The argument tensors as the graph takes them: tracked float inputs become autograd leaves (detached
@@ -272,7 +294,7 @@ class Executor:
         leaves = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
                   for t, track in zip(args, self._track)]
         for leaf, g in zip(leaves, self.grad_arrays):
-            if isinstance(g, RowSparseNDArray) and leaf.requires_grad:
+            if isinstance(g, RowSparseNDArray) and _recorded(leaf):
                 leaf._mx_sparse_grad = True  # (sparse-gradient embeddings read it: operator/nn.py)
         self._leaf_cache = (args, leaves)
         return leaves
@@ -323,9 +345,11 @@ class Executor:
                 name = '%s_backward_output%s' % (node.name, i if many else '')
                 callback(name, NDArray._from_tensor(g.detach(), self._ctx))
 
-    def _set_outputs(self, outs):
+    def _set_outputs(self, outs, sparse=None):
         # The same NDArray objects stay in `outputs` across calls (MXNet's executors own their outputs).
-        if self._out_shared:
+        if sparse is not None or (self._any_csr and any(isinstance(o, CsrValue) for o in outs)):
+            self._set_sparse_outputs(outs, sparse)
+        elif self._out_shared:
             for o, t in zip(self.outputs, outs):
                 o._t.copy_(t.detach())
         elif len(self.outputs) == len(outs):
@@ -333,6 +357,31 @@ class Executor:
                 o._t = t.detach()
         else:
             self.outputs = [NDArray._from_tensor(t.detach(), self._ctx) for t in outs]
+
+    def _set_sparse_outputs(self, outs, sparse):
+        """Outputs of a graph with sparse values: a sparse output array takes the stored entries (the same object
+        while its storage type stays), a dense one its tensor."""
+        if len(self.outputs) != len(outs):
+            self.outputs = [None] * len(outs)
+        bound = {id(a) for a in self.arg_arrays + self.aux_arrays}
+        for i, o in enumerate(outs):
+            sp = sparse[i] if sparse is not None else None
+            if isinstance(o, CsrValue):
+                sp = CSRNDArray._new((o.data, o.indices, o.indptr), o.shape, self._ctx)
+            cur = self.outputs[i]
+            if sp is not None:
+                if id(sp) in bound:  # an output that is a bound array: that array, as MXNet returns it
+                    self.outputs[i] = sp
+                elif type(cur) is type(sp) and cur.shape == sp.shape and id(cur) not in bound:
+                    cur._assign_comps(sp._cmp())
+                else:
+                    self.outputs[i] = sp
+            elif type(cur) is NDArray and not self._out_shared:
+                cur._t = o.detach()
+            elif type(cur) is NDArray and cur.shape == tuple(o.shape):
+                cur._t.copy_(o.detach())
+            else:
+                self.outputs[i] = NDArray._from_tensor(o.detach(), self._ctx)
 
     def backward(self, out_grads=None, is_train=True):  # noqa: C901 (the head-gradient forms MXNet accepts, one branch each)
         """Gradients of the outputs (times ``out_grads``, ones by default) into the gradient arrays.
@@ -360,7 +409,7 @@ class Executor:
             # head gradients from another device are copied to the executor's, as MXNet copies them
             heads = [None if g is None else g._t.to(o.device) for g, o in zip(out_grads, outs)]
             for k, (h, o) in enumerate(zip(heads, outs)):
-                if h is None or h.shape == o.shape or not o.requires_grad:  # (MXNet ignores unused heads)
+                if h is None or h.shape == o.shape or not _recorded(o):  # (MXNet ignores unused heads)
                     continue
                 if isinstance(o.grad_fn, _ZERO_GRAD_NODE):  # an operator whose backward never reads its head
                     heads[k] = None
@@ -374,12 +423,12 @@ class Executor:
             for k, start, n_in, grad in self._lowered.heads:
                 extra = self._saved[2][start:start + n_in]
                 pairs[k] = (extra[0], grad(outs[k], *extra))
-        pairs = [(o, torch.ones_like(o) if h is None else h) for o, h in pairs if o.requires_grad]
+        pairs = [(o, torch.ones_like(o) if h is None else h) for o, h in pairs if _recorded(o)]
         if self._monitor is not None and self._mon_records:
             self._monitored_backward(pairs)
         plan = self._wrt
         if plan is None or plan[0] is not ins:  # (the leaves are reused while the bound tensors stay)
-            want = [i for i, r in enumerate(self._grad_req) if r != 'null' and ins[i].requires_grad]
+            want = [i for i, r in enumerate(self._grad_req) if r != 'null' and _recorded(ins[i])]
             plan = self._wrt = (ins, want, tuple(ins[i] for i in want))
         want = plan[1]
         if not want or not pairs:  # e.g. integer outputs: the tracked inputs' gradients are zero, as in MXNet
@@ -397,6 +446,9 @@ class Executor:
         for i, g in zip(want, grads):
             if g is not None and g.layout is torch.sparse_coo:  # (from a csr product: symbol/passes/storage.py)
                 _write_sparse_grad(self.grad_arrays[i], g, self._grad_req[i])
+                continue
+            if isinstance(self.grad_arrays[i], BaseSparseNDArray):
+                _write_dense_grad(self.grad_arrays[i], g, self._grad_req[i])
                 continue
             dst = self.grad_arrays[i]._t
             if g is None:
@@ -568,15 +620,34 @@ def _storage_types(symbol, stype_dict):
 
 
 def copy_into(dst, src):
-    """Copy the values of ``src`` into the bound array ``dst`` of the same shape (a csr array takes the
-    components, without densifying)."""
-    if isinstance(dst, CSRNDArray):
-        if isinstance(src, CSRNDArray):
-            dst._assign_comps([c.to(dst.context.torch_device, copy=True) for c in src._cmp()])
+    """Copy the values of ``src`` into the bound array ``dst`` of the same shape (a sparse array takes the
+    components of one of its storage type, without densifying)."""
+    if isinstance(dst, BaseSparseNDArray):
+        if type(src) is type(dst):
+            dev = dst.context.torch_device
+            comps = src._cmp()
+            dst._assign_comps([comps[0].to(dev, dst._tdtype, copy=True)] + [c.to(dev, copy=True) for c in comps[1:]])
         else:
             dst._t = src._t.to(dst._tdtype, copy=True)
     else:
         dst._t.copy_(src._t)
+
+
+def _recorded(o):
+    """Whether graph value ``o`` takes part in backward (a csr value of the compressed path, or a sparse argument
+    the sparse run reads compressed, never does)."""
+    return isinstance(o, torch.Tensor) and o.requires_grad
+
+
+def _write_dense_grad(arr, g, req):
+    """Write (or add) the dense gradient ``g`` (None: zero) into the sparse gradient array ``arr``: the rows (csr:
+    entries) that are not zero."""
+    if g is None:
+        if req != 'write':
+            return
+        g = torch.zeros(arr.shape, dtype=arr._tdtype, device=arr._device)
+    t = arr._dns() + g if req == 'add' else g
+    arr._assign_comps(arr._from_dense(t.detach().to(arr._tdtype).contiguous()))
 
 
 def _write_sparse_grad(arr, g, req):

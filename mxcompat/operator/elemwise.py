@@ -250,6 +250,35 @@ def remainder(a, b):
     return _mod_value(a, b)
 
 
+class _Extremum(torch.autograd.Function):
+    """``fn(lhs, rhs)`` (torch.maximum or torch.minimum: nan propagates, as MXNet's) with MXNet's gradient, which a
+    tie gives whole to lhs (``_backward_maximum``: lhs where lhs >= rhs, rhs elsewhere; minimum: lhs where
+    lhs <= rhs); torch's splits it between the two."""
+
+    @staticmethod
+    def forward(ctx, a, b, fn, lhs_wins):
+        ctx.save_for_backward(a, b)
+        ctx.lhs_wins = lhs_wins
+        return fn(a, b)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        lhs = ctx.lhs_wins(a, b)
+        zero = g.new_zeros(())
+        ga = torch.where(lhs, g, zero).sum_to_size(a.shape) if ctx.needs_input_grad[0] else None
+        gb = torch.where(lhs, zero, g).sum_to_size(b.shape) if ctx.needs_input_grad[1] else None
+        return ga, gb, None, None
+
+
+def _extremum(fn, lhs_wins):
+    def f(a, b):
+        if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+            return _Extremum.apply(a, b, fn, lhs_wins)
+        return fn(a, b)
+    return f
+
+
 def _cmp(fn):
     return lambda a, b: fn(a, b).to(a.dtype)
 
@@ -260,7 +289,8 @@ def _logic(fn):
 
 BINARY = {  # name stem -> torch function; MXNet semantics where they differ from torch's
     'add': torch.add, 'sub': torch.sub, 'mul': torch.mul, 'div': _div, 'mod': remainder,
-    'power': torch.pow, 'maximum': torch.maximum, 'minimum': torch.minimum, 'hypot': torch.hypot,
+    'power': torch.pow, 'maximum': _extremum(torch.maximum, torch.ge), 'minimum': _extremum(torch.minimum, torch.le),
+    'hypot': torch.hypot,
     'equal': _cmp(torch.eq), 'not_equal': _cmp(torch.ne), 'greater': _cmp(torch.gt),
     'greater_equal': _cmp(torch.ge), 'lesser': _cmp(torch.lt), 'lesser_equal': _cmp(torch.le),
     'logical_and': _logic(torch.logical_and), 'logical_or': _logic(torch.logical_or),

@@ -126,7 +126,8 @@ def lower(sym, arg_shapes=None, split_heads=False, csr_args=()):  # noqa: C901 (
     """Build the fx graph of ``sym`` (linted); ``arg_shapes`` ({name: shape}) completes creation ops whose
     ``shape`` has 0 (unknown) dimensions. ``split_heads`` returns the inputs of loss heads too (see
     ``Lowered``); ``Lowered.heads`` is empty when the symbol has none to split. The arguments named in
-    ``csr_args`` come in as ``storage.CsrValue``s (see ``symbol/passes/storage.py``)."""
+    ``csr_args`` come in as ``storage.CsrValue``s (see ``symbol/passes/storage.py``); an output that is a csr value
+    comes out as one."""
     nodes = sym._nodes()
     split = _splittable_heads(sym, nodes) if split_heads else set()
     head_inputs = {}
@@ -183,8 +184,6 @@ def lower(sym, arg_shapes=None, split_heads=False, csr_args=()):  # noqa: C901 (
         else:
             for i in range(nvis):
                 env[(id(n), i)] = graph.call_function(operator.getitem, (out, i))
-    for key in csr & {(id(n), i) for n, i in sym._outputs}:  # outputs are dense arrays
-        env[key] = dense(key)
     try:
         outs = tuple(env[(id(n), i)] for n, i in sym._outputs)
     except KeyError:

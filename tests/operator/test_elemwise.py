@@ -132,6 +132,25 @@ def test_gamma_and_gammaln_at_poles_and_negative_arguments_as_mxnet():
         np.testing.assert_allclose(a.grad.asnumpy(), grads, rtol=1e-6)
 
 
+@pytest.mark.parametrize('name', ['maximum', 'broadcast_maximum', '_maximum', 'minimum', 'broadcast_minimum',
+                                  '_minimum'])
+def test_maximum_minimum_give_a_tie_gradient_to_lhs(name):
+    # MXNet 1.9.1 (oracle), head gradient 2: a tie sends all of it to lhs (maximum: lhs where lhs >= rhs, rhs where
+    # lhs < rhs; minimum: lhs where lhs <= rhs), where torch splits it; nan propagates in the forward
+    fn = getattr(mx.nd, name, None) or getattr(mx.nd._internal, name)
+    a, b = mx.nd.array([1., 2., 3.]), mx.nd.array([1., 1., 4.])
+    a.attach_grad()
+    b.attach_grad()
+    with mx.autograd.record():
+        y = fn(a, b)
+    y.backward(mx.nd.ones(3) * 2)
+    want = ([2, 2, 0], [0, 0, 2]) if 'max' in name else ([2, 0, 2], [0, 2, 0])
+    np.testing.assert_array_equal(a.grad.asnumpy(), want[0])
+    np.testing.assert_array_equal(b.grad.asnumpy(), want[1])
+    nan = fn(mx.nd.array([np.nan, 1, np.nan]), mx.nd.array([1, np.nan, np.nan])).asnumpy()
+    assert np.isnan(nan).all()
+
+
 # ---- scatter forms (MXNet's elemwise_scatter_op) ------------------------------------------------------------------
 def test_scatter_ops_on_dense_arrays(ctx):
     # MXNet 1.9.1: on default storage they are elemwise_div, _plus_scalar and _minus_scalar (0/0 is nan)
@@ -177,9 +196,7 @@ def test_cast_gradient_across_integer_dtypes(src, dst):
     np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), x.astype(dst).astype(src))
 
 
-# Known gap (ndarray/sparse.py has no rule for these yet): MXNet computes a row_sparse lhs's stored rows only.
-@pytest.mark.xfail(strict=True, reason='mx.nd sparse dispatch has no _scatter_* rules (ndarray/sparse.py)')
-def test_scatter_ops_on_row_sparse_compute_stored_rows_only():
+def test_scatter_ops_on_row_sparse_compute_stored_rows_only():  # (ndarray/sparse/functions.py's rules)
     lhs = mx.nd.sparse.row_sparse_array((np.array([[1, 2], [0, 0], [6, 8]], np.float32), [0, 2, 3]), shape=(4, 2))
     rhs = mx.nd.array([[2, 4], [1, 1], [3, 0], [5, 5]])
     # MXNet 1.9.1: row_sparse results with the lhs's rows [0, 2, 3]; row 1 stays an unstored 0

@@ -42,7 +42,9 @@ def _arith(x, other, kind):
         td = x._tdtype
         zero = torch.zeros((), dtype=td)  # a host probe of f(0): the storage decision is the same on every device
         s = scalar_as(other, td)
-        if kind in ('mul', 'rmul', 'div') or bool(fn(zero, s) == 0):
+        # (MXNet's _mul_scalar and _div_scalar keep the storage for any scalar; _rminus_scalar and _rdiv_scalar
+        # have no sparse rule, even where f(0) is 0)
+        if kind in ('mul', 'rmul', 'div') or (kind not in ('rsub', 'rdiv') and bool(fn(zero, s) == 0)):
             comps = x._cmp()
             v = fn(comps[0], s)
             if kind in _CMP:
@@ -109,17 +111,24 @@ def _rsp_union(arrays):
     return idx, [torch.searchsorted(idx, a._cmp()[1]) for a in arrays]
 
 
-def _rsp_combine(a, b, kind):
-    da, ia = a._cmp()
-    db, ib = b._cmp()
-    if kind == 'mul':
-        ka, kb = torch.isin(ia, ib), torch.isin(ib, ia)
-        return a._like((da[ka] * db[kb], ia[ka].clone()))
-    idx, (pa, pb) = _rsp_union([a, b])
-    out = torch.zeros((idx.numel(),) + tuple(da.shape[1:]), dtype=da.dtype, device=da.device)
-    out.index_add_(0, pa, da)
-    out.index_add_(0, pb, db if kind == 'add' else -db)
-    return a._like((out, idx))
+def _rsp_aligned(a, b):
+    """The union of the rows of row_sparse ``a`` and ``b`` (sorted), and each one's values on those rows (zero
+    rows where it stores none)."""
+    idx, pos = _rsp_union([a, b])
+    vals = []
+    for x, p in zip((a, b), pos):
+        d = x._cmp()[0]
+        v = torch.zeros((idx.numel(),) + tuple(d.shape[1:]), dtype=d.dtype, device=d.device)
+        vals.append(v.index_copy_(0, p, d))
+    return idx, vals
+
+
+def _rsp_combine(a, b, kind, fn=None):
+    """MXNet's row_sparse (op) row_sparse kernels: the result stores the union of the rows, zero rows included
+    (elemwise_mul too: 1.9.1 stores [0, 2, 3] for rows [0, 2] times rows [2, 3])."""
+    idx, (va, vb) = _rsp_aligned(a, b)
+    fn = fn or {'add': torch.add, 'sub': torch.sub, 'mul': torch.mul}[kind]
+    return a._like((fn(va, vb), idx))
 
 
 def add(lhs, rhs):

@@ -1,16 +1,20 @@
 """The storage-aware functions of ``mx.nd.sparse`` (``retain``, ``add_n``, ``clip``, zero-preserving unary
 functions ...), the table ``SPARSE_FUNCS`` of them, and ``dispatch``: the rule ``mx.nd.<name>`` follows for sparse
-inputs. An op without a sparse rule runs on the dense values (MXNet's storage fallback)."""
+inputs, by name or registry alias (internal operators too: ``_mul_scalar``, the scatter forms, ``_maximum`` ...), and
+the rule a bound graph's sparse run follows (symbol/passes/storage.py). An op without a sparse rule runs on the dense
+values (MXNet's storage fallback)."""
 import numpy as np
 import torch
 
-from ...base import MXNetError
+from ...base import MXNetError, incompatible_attr, dtype_name
 from ...operator import registry
 from ...operator._sparse import _ZERO_PRESERVING
+from ...operator.elemwise import scalar_as
 from ..ndarray import NDArray, _wrap
 from .storage import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray, _I64, _empty_comps, _from_dense_tensor, _sp,
                       _dense_of, _to_out, _op)
-from .arithmetic import _unary, _rsp_union, _elemwise, _broadcast, _recorded
+from .arithmetic import _unary, _rsp_union, _rsp_combine, _elemwise, _broadcast, _recorded, _arith
+from .creation import cast_storage
 from .spmm import dot
 from .updates import _lazy_update, adagrad_update
 
@@ -88,6 +92,19 @@ def _unary_fn(name):
     return f
 
 
+def _kept(name):
+    """An operator that passes its input through (``identity``, ``make_loss``, ``BlockGrad``): a sparse input gives
+    a copy of the same storage type and stored entries, as MXNet's."""
+    def f(data, out=None, name=None, **kwargs):  # noqa: ARG001
+        if _sp(data):
+            return _to_out(data._like(tuple(c.clone() for c in data._cmp())), out)
+        return _op(fname)(data, out=out, **kwargs)
+    fname = name
+    f.__name__ = name
+    f.__doc__ = 'Same as ``mx.nd.%s``; a sparse input keeps its storage type.' % name
+    return f
+
+
 def _via_dense(name, csr_out=None):
     """An op computed densely; when ``csr_out(args, kwargs)`` holds the result is csr (MXNet's slice, take,
     concat of csr arrays)."""
@@ -100,6 +117,7 @@ def _via_dense(name, csr_out=None):
         return _to_out(res, out)
     f.__name__ = name
     f.__doc__ = 'Same as ``mx.nd.%s`` (sparse inputs are used through their dense values).' % name
+    f._dense_result = csr_out is None  # (see has_storage_rule)
     return f
 
 
@@ -119,6 +137,8 @@ def _getnnz(data, axis=None, out=None, name=None):  # noqa: ARG001
 
 
 def _embedding(data, weight, input_dim, output_dim, dtype='float32', sparse_grad=False, out=None, name=None):  # noqa
+    if isinstance(weight, CSRNDArray):  # (MXNet's storage inference: a dense or row_sparse weight only)
+        raise MXNetError('Operator Embedding: the weight must be dense or row_sparse, got csr')
     return _op('Embedding')(_dense_of(data), _dense_of(weight), input_dim=input_dim, output_dim=output_dim,
                             dtype=dtype, sparse_grad=sparse_grad, out=out)
 
@@ -139,17 +159,112 @@ SPARSE_FUNCS = {
 }
 for _n in sorted(_ZERO_PRESERVING - {'_copy'}):
     SPARSE_FUNCS[_n] = _unary_fn(_n)
+for _n in ('make_loss', 'stop_gradient'):
+    SPARSE_FUNCS[_n] = _kept(_n)
 # Ops that MXNet lists under mx.nd.sparse and that work here through dense values.
 for _n in ('arccos arccosh cos cosh exp gamma gammaln log log10 log2 rsqrt sigmoid elemwise_div mean sum norm '
-           'where concat FullyConnected make_loss stop_gradient LinearRegressionOutput LogisticRegressionOutput '
-           'MAERegressionOutput ftrl_update').split():
+           'where concat FullyConnected LinearRegressionOutput LogisticRegressionOutput MAERegressionOutput '
+           'ftrl_update').split():
     SPARSE_FUNCS.setdefault(_n, _via_dense(_n))
 
 
-def dispatch(name, arrays, kwargs, out):
-    """The storage-aware result of mx.nd.<name> for sparse inputs, or NotImplemented (hook for register.py)."""
+# ---- rules of MXNet's internal operators, reached from mx.nd._internal and from bound graphs (registry names) --------
+# Scalar operators: _mul_scalar and _div_scalar keep a sparse input's storage for any scalar (the unstored zeros stay
+# zero even for inf or nan); _plus_scalar and _minus_scalar keep it for a zero scalar only; the comparisons where
+# they map 0 to 0 (MXNet's BinaryScalarLogicStorageType). The rules are the classes' operators' (``x * 2``).
+_SCALAR_KINDS = {'_mul_scalar': 'mul', '_div_scalar': 'div', '_plus_scalar': 'add', '_minus_scalar': 'sub',
+                 '_equal_scalar': 'eq', '_not_equal_scalar': 'ne', '_greater_scalar': 'gt',
+                 '_greater_equal_scalar': 'ge', '_lesser_scalar': 'lt', '_lesser_equal_scalar': 'le'}
+
+
+def _scalar_rule(kind):
+    def f(data, scalar=0.0, is_int=None, out=None, name=None):  # noqa: ARG001
+        if not _sp(data):
+            return NotImplemented
+        res = _arith(data, scalar, kind)
+        return _to_out(res, out) if _sp(res) else NotImplemented  # (dense: the operator's own dense kernel)
+    return f
+
+
+def _scatter_scalar(fn):
+    """``_scatter_plus_scalar``, ``_scatter_minus_scalar``: a sparse input's stored values change, its unstored
+    zeros stay zero (``0 + 9`` is not stored), the storage type is kept."""
+    def f(data, scalar=0.0, is_int=None, out=None, name=None):  # noqa: ARG001
+        if not _sp(data):
+            return NotImplemented
+        comps = data._cmp()
+        return _to_out(data._like((fn(comps[0], scalar_as(scalar, data._tdtype)),)
+                                  + tuple(c.clone() for c in comps[1:])), out)
+    return f
+
+
+def _scatter_elemwise_div(lhs, rhs, out=None, name=None):  # noqa: ARG001
+    """A row_sparse ``lhs`` divided on its stored rows only (its other rows stay zero, whatever ``rhs`` holds
+    there; ``rhs`` of any storage type); any other ``lhs`` is divided densely (a dense result, as MXNet's)."""
+    if not isinstance(lhs, RowSparseNDArray) or tuple(rhs.shape) != lhs.shape:
+        return NotImplemented
+    d, idx = lhs._cmp()
+    r = rhs._t if not _sp(rhs) else rhs._dns()
+    if r.dtype != d.dtype:
+        raise incompatible_attr('_scatter_elemwise_div', 1, dtype_name(d.dtype), dtype_name(r.dtype))
+    return _to_out(lhs._like((d / r.index_select(0, idx), idx.clone())), out)
+
+
+def _union_rule(name, fn):
+    """``_maximum``, ``_minimum``, ``_hypot`` of two arrays of one sparse storage type and shape: row_sparse stores
+    the union of the rows (zero rows included), csr the non-zero results; anything else is computed densely."""
+    def f(lhs, rhs, out=None, name=None):  # noqa: ARG001
+        if not (_sp(lhs) and _sp(rhs) and lhs.stype == rhs.stype and lhs.shape == rhs.shape):
+            return NotImplemented
+        if lhs._tdtype != rhs._tdtype:
+            raise incompatible_attr(opname, 1, dtype_name(lhs._tdtype), dtype_name(rhs._tdtype))
+        if lhs.stype == 'row_sparse':
+            return _to_out(_rsp_combine(lhs, rhs, None, fn), out)
+        return _to_out(_from_dense_tensor(fn(lhs._dns(), rhs._dns()), 'csr', lhs._ctx), out)
+    opname = name
+    return f
+
+
+def _batch_norm_storage(*arrays, out=None, name=None, **attrs):  # noqa: ARG001
+    """MXNet's storage inference of BatchNorm rejects fix_gamma=True with any sparse input (data, gamma, beta or a
+    moving statistic), at bind and in mx.nd alike; otherwise BatchNorm reads the dense values."""
+    if attrs.get('fix_gamma', True) and any(_sp(a) for a in arrays):
+        stypes = [a.stype if isinstance(a, NDArray) else None for a in arrays]
+        raise MXNetError('Operator BatchNorm: fix_gamma=True is not supported for sparse ndarrays (MXNet 1.9.1 '
+                         'rejects it in storage inference, tracked at apache/mxnet#11647); input storage types %s'
+                         % stypes)
+    return NotImplemented
+
+
+# operators whose storage rule applies to dense inputs too (a dense input can give a sparse result)
+SPARSE_FROM_DENSE = frozenset(['cast_storage'])
+
+
+def has_storage_rule(name):
+    """Whether operator ``name`` (a registry name or alias) has a storage rule that its dense kernel on dense
+    values does not reproduce: one that can give a sparse result or raise MXNet's storage error."""
+    f = _lookup(name)
+    return f is not None and not getattr(f, '_dense_result', False)
+
+
+def _lookup(name):
     f = _DISPATCH.get(name)
-    if f is None or _recorded(arrays):
+    if f is None:
+        op = registry.REGISTRY.get(name)  # (an alias of an operator that has a rule: mx.nd._internal._mul)
+        if op is not None:
+            f = _DISPATCH.get(op.name)
+    return f
+
+
+def dispatch(name, arrays, kwargs, out):
+    """The storage-aware result of mx.nd.<name> for sparse inputs, or NotImplemented (hook for register.py, and
+    the rule a bound graph's sparse run applies: symbol/passes/storage.py). ``kwargs``: the parsed attributes."""
+    f = _lookup(name)
+    if f is None:
+        return NotImplemented
+    if f is _batch_norm_storage:  # (a storage error: raised while recording too)
+        return f(*arrays, out=out, **kwargs)
+    if _recorded(arrays):
         return NotImplemented
     return f(*arrays, out=out, **kwargs)
 
@@ -166,6 +281,17 @@ _DISPATCH = dict(SPARSE_FUNCS)
 _DISPATCH['_sparse_retain'] = retain
 _DISPATCH['_contrib_getnnz'] = _getnnz
 _DISPATCH['_contrib_quadratic'] = _quadratic
+_DISPATCH.update({n: _scalar_rule(k) for n, k in _SCALAR_KINDS.items()})
+_DISPATCH['_scatter_plus_scalar'] = _scatter_scalar(torch.add)
+_DISPATCH['_scatter_minus_scalar'] = _scatter_scalar(torch.sub)
+_DISPATCH['_scatter_elemwise_div'] = _scatter_elemwise_div
+_DISPATCH['_maximum'] = _union_rule('_maximum', torch.maximum)
+_DISPATCH['_minimum'] = _union_rule('_minimum', torch.minimum)
+_DISPATCH['_hypot'] = _union_rule('_hypot', torch.hypot)
+for _n in ('_copy', 'BlockGrad'):
+    _DISPATCH[_n] = _kept(_n)
+_DISPATCH['BatchNorm'] = _batch_norm_storage
+_DISPATCH['cast_storage'] = lambda data, stype, out=None, name=None: cast_storage(data, stype, out)  # noqa: ARG005
 
 
 # Fluent methods of sparse arrays use the storage-aware functions.
