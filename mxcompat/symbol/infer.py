@@ -12,6 +12,7 @@ Shapes coming in and going out are converted by the shape semantics in force (``
 legacy semantics a 0 given is unknown and unknown dimensions are reported as 0 (an unknown shape as ``()``); under
 NumPy shape semantics -1 is unknown, 0 a zero-size dimension, and an unknown shape is reported as None.
 """
+import numpy as np
 import torch
 
 from ..base import MXNetError, MXNetTypeError, DTYPE_MX2NP, parse_tuple, to_np_dtype, to_torch_dtype
@@ -75,10 +76,27 @@ def _given(nodes, shapes, dtypes):
             shp[(id(n), 0)] = s
         t = dtypes.get(n.name)
         if t is None and '__dtype__' in n.attrs:
-            t = to_torch_dtype(DTYPE_MX2NP[int(n.attrs['__dtype__'])])
+            t = _attr_dtype(n.attrs['__dtype__'])
         if t is not None:
             typ[(id(n), 0)] = t
     return shp, typ
+
+
+def _attr_dtype(code):
+    """A ``__dtype__`` attribute (MXNet's type code) as a torch dtype: -1 is unknown, 12 bfloat16 (the codes AMP's
+    conversion writes)."""
+    code = int(code)
+    if code == -1:
+        return None
+    return torch.bfloat16 if code == 12 else to_torch_dtype(DTYPE_MX2NP[code])
+
+
+_BF16 = np.dtype([('bfloat16', np.uint16)])  # MXNet's numpy marker for bfloat16 (amp.bfloat16)
+
+
+def _reported_dtype(t):
+    """A torch dtype as infer_type reports it: a numpy type, MXNet's marker dtype for bfloat16."""
+    return _BF16 if t is torch.bfloat16 else to_np_dtype(t)
 
 
 def infer(sym, shapes, dtypes, partial):
@@ -109,7 +127,7 @@ def infer(sym, shapes, dtypes, partial):
     np_shape = is_np_shape()
     return (_report(shp if partial else complete, arg_keys, out_keys, aux_keys, partial,
                     lambda s: _to_user(s, np_shape), _to_user(None, np_shape)),
-            _report(typ, arg_keys, out_keys, aux_keys, partial, to_np_dtype, None))
+            _report(typ, arg_keys, out_keys, aux_keys, partial, _reported_dtype, None))
 
 
 def _propagate(ops, shp, typ):
@@ -333,8 +351,16 @@ def _input_dtypes(n, params, keys, typ):
             typ[key] = fixed[names[idx]]
         elif n.op.name == 'Embedding' and idx == 1:
             typ[key] = _dtype_param(params) or torch.float32
+        elif idx > 0 and first in _FLOAT32_PARAMS.get(n.op.name, ()):
+            typ[key] = torch.float32
         else:
             typ[key] = first
+
+
+# BatchNorm's parameters and moving statistics for data of these dtypes are float32 (MXNet's type function)
+_LOW = (torch.float16, torch.bfloat16)
+_FLOAT32_PARAMS = {'BatchNorm': _LOW, '_contrib_BatchNormWithReLU': _LOW, 'BatchNorm_v1': (torch.float16,),
+                   '_contrib_SyncBatchNorm': (torch.float16,)}
 
 
 # ops whose output dtype is their ``dtype`` attribute, whatever the input dtypes

@@ -156,7 +156,7 @@ def _attr_str(v):
     if isinstance(v, str):
         return v
     if isinstance(v, type) and issubclass(v, np.generic) or isinstance(v, np.dtype):
-        return np.dtype(v).name
+        return 'bfloat16' if np.dtype(v).names == ('bfloat16',) else np.dtype(v).name  # (amp.bfloat16's marker)
     if isinstance(v, list):  # str() of the list, as MXNet stores it: axes=[1, 0, 2] stays '[1, 0, 2]'
         return '[' + ', '.join(repr(x) if isinstance(x, str) else _attr_str(x) for x in v) + ']'
     if isinstance(v, tuple):
@@ -607,7 +607,8 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     if wd_mult is not None:
         attr['__wd_mult__'] = str(wd_mult)
     if dtype is not None:
-        attr['__dtype__'] = str(DTYPE_NP2MX[np.dtype(to_np_dtype(to_torch_dtype(dtype)))])
+        t = to_torch_dtype(dtype)  # bfloat16 is MXNet's type code 12
+        attr['__dtype__'] = '12' if t is torch.bfloat16 else str(DTYPE_NP2MX[np.dtype(to_np_dtype(t))])
     if init is not None:
         attr['__init__'] = init if isinstance(init, string_types) else init.dumps()
     if stype is not None:

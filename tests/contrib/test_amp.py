@@ -1,5 +1,5 @@
-"""mx.contrib.amp: the amp_cast/amp_multicast operators, the op lists, amp.init's rewiring of mx.nd/mx.sym/Gluon,
-the trainer's dynamic loss scaling, and the conversion functions that remain gaps.
+"""mx.contrib.amp: the amp_cast/amp_multicast operators, the op lists, amp.init's rewiring of mx.nd/mx.sym/Gluon and
+the trainer's dynamic loss scaling (the graph conversions: test_amp_convert.py).
 
 amp.init is process-global and irreversible (as in MXNet), so everything after it runs in a subprocess over the
 scenarios in tests/fixtures/amp/amp_scenarios.py, compared with what MXNet 1.9.1 gave (gen_amp.py)."""
@@ -132,13 +132,6 @@ def test_bad_arguments_raise_as_mxnet_does():
         amp.unscale(mx.optimizer.SGD())
     with pytest.raises(AssertionError):
         amp.list_lp16_ops('float64')
-
-
-@pytest.mark.parametrize('name', ['convert_symbol', 'convert_model', 'convert_hybrid_block',
-                                  'convert_bucketing_module'])
-def test_graph_conversion_is_a_gap_naming_itself(name):
-    with pytest.raises(MXNetNotImplementedError, match='mx.contrib.amp.' + name):
-        getattr(amp, name)(mx.sym.var('x'))
 
 
 def test_package_layout():

@@ -20,10 +20,9 @@ def test_grad_and_loss_and_sections():
         cag.backward(mx.nd.ones((1,)))
 
 
-def test_amp_imports_and_its_graph_conversion_raises():
-    from mxcompat.contrib.amp import amp  # (the rest of amp: tests/contrib/test_amp.py)
-    with pytest.raises(MXNetNotImplementedError, match='amp.convert_symbol'):
-        amp.convert_symbol(mx.sym.var('x'))
+def test_amp_imports_and_converts_graphs():
+    from mxcompat.contrib.amp import amp  # (the rest of amp: tests/contrib/test_amp.py, test_amp_convert.py)
+    assert amp.convert_symbol(mx.sym.var('x')).list_outputs() == ['x_amp_cast_float32_output']
 
 
 def test_contrib_namespaces_are_the_contrib_ops():

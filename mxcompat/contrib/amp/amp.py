@@ -4,15 +4,18 @@
 cast their float inputs to float16/bfloat16, float32 ops to float32, widest-type ops to the widest float type of
 their inputs; Gluon layers calling ``F.<op>`` follow, eager and hybridized. ``init_trainer``/``scale_loss``/
 ``unscale`` with ``LossScaler`` give dynamic loss scaling. The graph conversions (``convert_symbol``,
-``convert_model``, ``convert_hybrid_block``, ``convert_bucketing_module``) are not provided: they raise
-``MXNetNotImplementedError``.
+``convert_model``, ``convert_hybrid_block``, ``convert_bucketing_module``) rewrite a float32 graph as MXNet's
+ReducePrecision pass does (``_convert.py``, with the operators' dtype rules in ``_types.py``): the same
+amp_cast/amp_multicast nodes and names, the same ``__dtype__`` attributes on the parameters, and the parameters
+cast to them, so converted models export to and import from MXNet.
 
 Differs from MXNet: a bfloat16 NDArray reports ``dtype`` float32 (mxcompat has no numpy bfloat16; ``amp.bfloat16``
 is MXNet's marker dtype and is accepted wherever a dtype is); float16 operators run on CPU (MXNet's CPU build has
 no float16 FullyConnected); NDArray's binary operators (``a * b``, ``a + 2``) and generated fluent methods
 (``a.sum()``) follow the wrapped functions as in MXNet, but in-place (``a += b``) and unary (``-a``) operators
-and hand-written methods do not; names in the override lists must be mxcompat operators. Errors MXNet gives as
-``AssertionError`` are ``MXNetValueError``s (an AssertionError too) here."""
+and hand-written methods do not; names in the override lists (of ``init`` and the conversions) must be mxcompat
+operators; the conversions raise MXNetNotImplementedError for graphs with control-flow nodes (their subgraphs are
+not rewritten). Errors MXNet gives as ``AssertionError`` are ``MXNetValueError``s (an AssertionError too) here."""
 import contextlib
 import functools
 import logging
@@ -23,14 +26,18 @@ import torch
 
 from ... import ndarray as _nd
 from ... import symbol as _sym
-from ...base import MXNetTypeError, MXNetValueError, unsupported
+from ...base import DTYPE_MX2NP, MXNetError, MXNetTypeError, MXNetValueError, unsupported
+from ...context import gpu
 from ...ndarray import NDArray, op as nd_op
 from ...operator import registry as _registry
 from ...symbol.symbol import Symbol, _Node
-from . import lists
+from . import lists, _types
+from ._convert import reduce_precision as _reduce_precision
 from .loss_scaler import LossScaler
 from ...ndarray.register import FLUENT, _FLUENT_RENAME
+from ...gluon.block import HybridBlock, SymbolBlock
 from ...gluon.trainer import Trainer
+from ...module import BucketingModule
 from ...optimizer import Optimizer
 
 __all__ = ['init', 'init_trainer', 'scale_loss', 'unscale', 'convert_model', 'convert_hybrid_block',
@@ -371,16 +378,175 @@ def unscale(optimizer_or_trainer):
     optimizer_or_trainer._scale = 1.
 
 
-def _conversion_gap(name):
-    def f(*args, **kwargs):
-        raise unsupported('mx.contrib.amp.' + name, 'inserting amp_cast/amp_multicast nodes into a graph',
-                          'call amp.init() before building the model, or cast it with block.cast()')
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = 'Not provided by mxcompat: raises MXNetNotImplementedError.'
-    return f
+# ---- graph conversion -----------------------------------------------------------------------------------------------
+def _check_lists(api, target, target_dtype_ops, fp32_ops, conditional_fp32_ops, excluded_sym_names):
+    """MXNet's argument checks of convert_symbol; returns (target_ops, fp32_ops, {op: {param: values}}, excluded)."""
+    if target_dtype_ops is not None:
+        _check(isinstance(target_dtype_ops, list), 'target_dtype_ops should be a list of strs')
+    else:
+        target_dtype_ops = list_lp16_ops(target)
+    if fp32_ops is not None:
+        _check(isinstance(fp32_ops, list), 'fp32_ops should be a list of strs')
+    else:
+        fp32_ops = list_fp32_ops(target)
+    if conditional_fp32_ops is not None:
+        _check(isinstance(conditional_fp32_ops, list), 'conditional_fp32_ops should be a list')
+    else:
+        conditional_fp32_ops = list_conditional_fp32_ops(target)
+    conditional = {}
+    for entry in conditional_fp32_ops:
+        _check(isinstance(entry[0], str) and isinstance(entry[1], str) and isinstance(entry[2], list),
+               'conditional_fp32_ops should be a list of (str, str, list of str)')
+        conditional.setdefault(entry[0], {}).setdefault(entry[1], []).extend(entry[2])
+    if excluded_sym_names is not None:
+        _check(isinstance(excluded_sym_names, list), 'excluded_sym_names should be a list of strs')
+    else:
+        excluded_sym_names = []
+    cond_names = [c[0] for c in conditional_fp32_ops]
+    for a, b, what in ((target_dtype_ops, fp32_ops, 'target_dtype_ops and fp32_ops'),
+                       (target_dtype_ops, cond_names, 'target_dtype_ops and conditional_fp32_ops'),
+                       (cond_names, fp32_ops, 'fp32_ops and conditional_fp32_ops')):
+        common = set(a) & set(b)
+        _check(not common, 'Ops cannot be in two or more lists. Common ops in %s %s' % (what, common))
+    for arg, names in (('target_dtype_ops', target_dtype_ops), ('fp32_ops', fp32_ops),
+                       ('conditional_fp32_ops', cond_names)):
+        for n in names:
+            if n not in _registry.REGISTRY:
+                raise unsupported(api, '%s entry %r' % (arg, n), 'mxcompat has no operator of that name')
+    known = set(list_lp16_ops(target) + list_fp32_ops(target) + list_lp16_fp32_ops(target)
+                + [c[0] for c in list_conditional_fp32_ops(target)])
+    illegal = set(target_dtype_ops + fp32_ops + cond_names) - known
+    _check(not illegal, 'Can only choose ops from one of the three lists for lp16_ops and fp32_ops '
+           '1. amp.list_lp16_ops(target_dtype) 2. amp.list_fp32_ops(target_dtype) 3. amp.list_lp16_fp32_ops'
+           '(target_dtype) 4. amp.list_conditional_fp32_ops(target_dtype) Op %s not in any of them' % illegal)
+    # the pass compares canonical operator names (an alias in a list, such as '_plus', matches no node)
+    return target_dtype_ops, fp32_ops, conditional, excluded_sym_names
 
 
-convert_symbol = _conversion_gap('convert_symbol')
-convert_model = _conversion_gap('convert_model')
-convert_hybrid_block = _conversion_gap('convert_hybrid_block')
-convert_bucketing_module = _conversion_gap('convert_bucketing_module')
+def convert_symbol(sym, target_dtype='float16', target_dtype_ops=None, fp32_ops=None, conditional_fp32_ops=None,
+                   excluded_sym_names=None, data_names=None, cast_optional_params=False):
+    """A copy of the float32 graph ``sym`` with amp_cast/amp_multicast nodes inserted after the op lists, as MXNet's
+    ReducePrecision pass builds it (same nodes, names and ``__dtype__`` attributes of the parameters). Names in the
+    override lists must be operators mxcompat registers; graphs with control-flow nodes raise
+    MXNetNotImplementedError."""
+    _check(isinstance(sym, Symbol), 'First argument to convert_symbol should be Symbol')
+    _check(isinstance(target_dtype, str) and target_dtype in ('float16', 'bfloat16'),
+           'Only target_dtype float16 and bfloat16 are supported currently')
+    target_ops, fp32, conditional, excluded = _check_lists('mx.contrib.amp.convert_symbol', target_dtype,
+                                                           target_dtype_ops, fp32_ops, conditional_fp32_ops,
+                                                           excluded_sym_names)
+    variables = [n for n in sym._nodes() if n.is_var]
+    if data_names is None:
+        data_names = [n.name for n in variables if '__dtype__' not in n.attrs]
+    inputs = [n.name for n in variables]
+    model_params = set(inputs) - set(data_names)
+    return _reduce_precision(sym, target_dtype, target_ops, fp32, list_widest_type_cast(target_dtype), conditional,
+                             excluded, list(data_names), model_params, cast_optional_params)
+
+
+def _cast_param(arr, code):
+    """``arr`` as MXNet's type code ``code`` (bfloat16 through amp_cast, as MXNet does)."""
+    if code == _types.BF16:
+        return _nd.amp_cast(arr, dtype='bfloat16')
+    return arr.astype(DTYPE_MX2NP[code])
+
+
+def _code_of(x):
+    """MXNet's type code of an NDArray's dtype (bfloat16 included) or of a dtype."""
+    return _types.code(x._t.dtype if isinstance(x, NDArray) else x)
+
+
+def _dtype_attr_code(sym_attrs, name):
+    """The ``__dtype__`` a converted graph gives variable ``name`` (None when it gives none, or -1)."""
+    v = sym_attrs.get(name, {}).get('__dtype__')
+    return None if v is None or v == '-1' else int(v)
+
+
+def _var_attrs(sym):
+    return {n.name: n.attrs for n in sym._nodes() if n.is_var}
+
+
+def convert_model(sym, arg_params, aux_params, target_dtype='float16', target_dtype_ops=None, fp32_ops=None,
+                  conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
+    """(converted symbol, arg_params, aux_params): :func:`convert_symbol` with every non-parameter input as data,
+    then each parameter whose ``__dtype__`` the conversion set cast to it (the given dicts are updated, as in
+    MXNet)."""
+    if excluded_sym_names is None:
+        excluded_sym_names = []
+    _check(isinstance(target_dtype, str) and target_dtype in ('float16', 'bfloat16'),
+           'Only target_dtype float16 and bfloat16 are supported currently')
+    _check(isinstance(sym, Symbol), 'First argument to convert_model should be Symbol')
+    _check(isinstance(arg_params, dict), 'Second argument to convert_model should be a dict of name to ndarray')
+    _check(isinstance(aux_params, dict), 'Third argument to convert_model should be a dict of name to ndarray')
+    param_names = list(arg_params) + list(aux_params)
+    data_names = [n for n in sym.list_inputs() if n not in set(param_names)]
+    sym = convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops, excluded_sym_names,
+                         data_names, cast_optional_params)
+    attrs = _var_attrs(sym)
+    for names, params in ((sym.list_arguments(), arg_params), (sym.list_auxiliary_states(), aux_params)):
+        for name in names:
+            c = _dtype_attr_code(attrs, name)
+            if c is not None:
+                params[name] = _cast_param(params[name], c)
+    return sym, arg_params, aux_params
+
+
+def convert_hybrid_block(block, target_dtype='float16', target_dtype_ops=None, fp32_ops=None,
+                         conditional_fp32_ops=None, excluded_sym_names=None, ctx=gpu(0), cast_optional_params=False):
+    """A SymbolBlock running ``block``'s hybridized graph converted by :func:`convert_symbol` (the block's inputs as
+    data), its parameters cast to the dtypes the conversion gives them and loaded on ``ctx`` (MXNet's default,
+    ``gpu(0)``: pass ``mx.cpu()`` where there is no GPU)."""
+    _check(isinstance(block, HybridBlock), 'block input should be a HybridBlock')
+    if not block._cached_graph:
+        raise MXNetError('Please first call block.hybridize() and then run forward with this block at least '
+                         'once before calling export.')
+    inputs, sym = block._cached_graph
+    converted = convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops,
+                               excluded_sym_names, data_names=[i.name for i in inputs],
+                               cast_optional_params=cast_optional_params)
+    arg_names, aux_names = set(converted.list_arguments()), set(converted.list_auxiliary_states())
+    attrs = _var_attrs(converted)
+    arg_dict = {}
+    for name, param in block.collect_params().items():
+        if name in arg_names:
+            key = 'arg:%s' % name
+        else:
+            _check(name in aux_names, 'parameter %s is not in the converted graph' % name)
+            key = 'aux:%s' % name
+        arr = param._reduce()
+        c = _dtype_attr_code(attrs, name)
+        arg_dict[key] = arr if c is None else _cast_param(arr, c)
+    ret = SymbolBlock(converted, inputs)
+    for name, param in ret.collect_params().items():
+        for key in ('arg:%s' % name, 'aux:%s' % name):
+            if key in arg_dict and _code_of(param.dtype) != _code_of(arg_dict[key]):
+                c = _code_of(arg_dict[key])
+                param.cast(bfloat16 if c == _types.BF16 else DTYPE_MX2NP[c])
+    # the dtypes already agree: cast_dtype only lets bfloat16 arrays through the loader's dtype check
+    ret.collect_params().load_dict(arg_dict, ctx=ctx, cast_dtype=True)
+    return ret
+
+
+def convert_bucketing_module(bucketing_mod, target_dtype='float16', target_dtype_ops=None, fp32_ops=None,
+                             conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
+    """A BucketingModule over each bucket's symbol converted by :func:`convert_model` with the current module's
+    parameters (bind it before use)."""
+    _check(isinstance(bucketing_mod, BucketingModule), 'module should be instance of bucketing module')
+    _check(len(bucketing_mod._buckets) > 0, 'Bucketing Module should not be empty')
+    _check(bucketing_mod.params_initialized,
+           'bucketing_mod params should be initialized for mixed precision conversion')
+    arg_params = bucketing_mod._curr_module._arg_params
+    aux_params = bucketing_mod._curr_module._aux_params
+    sym_dict = {}
+    for key, val in bucketing_mod._buckets.items():
+        sym_dict[key], arg_out, aux_out = convert_model(
+            val._symbol, arg_params, aux_params, target_dtype=target_dtype, target_dtype_ops=target_dtype_ops,
+            fp32_ops=fp32_ops, conditional_fp32_ops=conditional_fp32_ops, excluded_sym_names=excluded_sym_names,
+            cast_optional_params=cast_optional_params)
+    return BucketingModule.load_dict(sym_dict, sym_gen=bucketing_mod._sym_gen, arg_params=arg_out,
+                                     aux_params=aux_out, default_bucket_key=bucketing_mod._default_bucket_key,
+                                     logger=bucketing_mod.logger, context=bucketing_mod._context,
+                                     work_load_list=bucketing_mod._work_load_list,
+                                     fixed_param_names=bucketing_mod._fixed_param_names,
+                                     state_names=bucketing_mod._state_names, group2ctxs=bucketing_mod._group2ctxs,
+                                     compression_params=bucketing_mod._compression_params)
