@@ -692,6 +692,9 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None, stype_dict=None, 
     argument gets a dense array (the whole weight, as every device holds it here)."""
     stypes = _storage_types(symbol, stype_dict)
     rsp_grads = row_sparse_grads(symbol, stypes)
+    if type_dict is None:  # as MXNet's: arguments without a __dtype__ attribute are float32, the others inferred
+        attrs = symbol.attr_dict()
+        type_dict = {n: np.float32 for n in symbol.list_arguments() if '__dtype__' not in attrs.get(n, ())}
     # shapes and dtypes inferred together, so integer inputs (indices) are seen as such by shape inference
     dtypes = {k: to_torch_dtype(v) for k, v in (type_dict or {}).items() if v is not None}
     known = set(symbol.list_arguments()) | set(symbol.list_auxiliary_states())  # MXNet ignores other keywords

@@ -147,9 +147,9 @@ class ExecutorGroup:
         self.batch_size = self.data_shapes[0][1][self.batch_axis[0]]
         self.slices = split_batch(self.batch_size, self.workload)
         reqs = self.grad_req = self._grad_req(self.data_names)
-        # dtypes declared by DataDesc inputs (float16 data makes a float16 executor, as in MXNet)
-        type_dict = {d.name: d.dtype for d in list(data_shapes) + list(label_shapes or [])
-                     if getattr(d, 'dtype', None) is not None and hasattr(d, 'name')}
+        # the inputs' dtypes, as MXNet binds them: a DataDesc's (float16 data makes a float16 executor), float32 for
+        # a (name, shape) pair; the other arguments' are inferred from them and the variables' __dtype__ attributes
+        type_dict = {d.name: d.dtype for d in self.data_shapes + self.label_shapes if d.dtype is not None}
         self.execs = []
         for i, ctx in enumerate(self.contexts):
             n = self.slices[i].stop - self.slices[i].start
@@ -160,7 +160,7 @@ class ExecutorGroup:
                 s[axis] = n
                 shapes[name] = tuple(s)
             shared = shared_group.execs[i] if shared_group is not None else None
-            ex = self.symbol.simple_bind(ctx, grad_req=reqs, type_dict=type_dict or None, shared_exec=shared,
+            ex = self.symbol.simple_bind(ctx, grad_req=reqs, type_dict=type_dict, shared_exec=shared,
                                          **shapes)
             self._share_inputs(ex, self.shared_data_arrays[i])
             self._label_groups(ex, self.group2ctxs[i])

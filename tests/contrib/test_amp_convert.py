@@ -39,13 +39,6 @@ KNOWN_JSON_GAPS = {
 }
 
 
-_DEFAULT_FLOAT32 = ("simple_bind without type_dict: MXNet gives every argument without a __dtype__ attribute float32 "
-                    "(MXExecutorSimpleBindEx); mxcompat's simple_bind infers from the attributes alone and falls back "
-                    "to float32 for all arguments when that is incomplete (mxcompat/executor.py simple_bind)")
-# Cases whose bound argument dtypes differ outside the conversion (the converted JSON is MXNet's): asserted to differ
-KNOWN_DTYPE_GAPS = {'sym/casting/float16/c5': _DEFAULT_FLOAT32, 'sym/casting/bfloat16/c5': _DEFAULT_FLOAT32}
-
-
 @pytest.fixture(scope='module')
 def got():
     return amp_convert_cases.run_all(mx, amp, WANT['__sources__'], fp16_forward=True)
@@ -86,10 +79,7 @@ def test_conversion_matches_mxnet(case, got):
             _same_json(case, mine['json'], want['json'])
     for key in ('dtypes', 'data_dtypes'):
         if key in want:
-            if case in KNOWN_DTYPE_GAPS:
-                assert mine[key] != want[key], 'known gap fixed? remove %s from KNOWN_DTYPE_GAPS' % case
-            else:
-                assert mine[key] == want[key]
+            assert mine[key] == want[key]
 
 
 # MXNet's messages for the errors it raises; mxcompat's say the same
@@ -354,8 +344,6 @@ def test_converted_model_runs_in_a_module(target):
     np.testing.assert_allclose(got, want, rtol=5e-2, atol=2e-2 if target == 'bfloat16' else 2e-3)
 
 
-@pytest.mark.xfail(strict=True, reason=_DEFAULT_FLOAT32 + ': a Module bound with (name, shape) data gives the '
-                   'float16 parameters of a cast_optional_params conversion float32 arrays')
 def test_converted_model_in_a_module_bound_with_plain_shapes():
     sym, args, auxs = _conv_bn_params()
     conv, cargs, cauxs = amp.convert_model(sym, args, auxs, cast_optional_params=True)
