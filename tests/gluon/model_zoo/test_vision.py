@@ -1,6 +1,6 @@
 """mx.gluon.model_zoo.vision against golden data from MXNet 1.9.1 (tests/fixtures/model_zoo/gen_model_zoo.py):
-parameter names, structural keys and shapes of every model, outputs and input gradients of small nets with
-deterministic weights, imperative and hybridized."""
+parameter names, structural keys and shapes of every model, the graph every model exports, outputs and input
+gradients of small nets with deterministic weights, imperative and hybridized."""
 import gzip
 import json
 import os
@@ -22,6 +22,8 @@ GEN = load_generator('model_zoo', 'zoo_cases.py')
 with gzip.open(os.path.join(FIXTURES, 'names.json.gz'), 'rt') as _f:
     TABLE = json.load(_f)
 GOLDEN = dict(np.load(os.path.join(FIXTURES, 'outputs.npz')))
+with gzip.open(os.path.join(FIXTURES, 'symbols.json.gz'), 'rt') as _f:
+    SYMBOLS = json.load(_f)
 # nets whose full shape inference is cheap enough for every run (one or more per family)
 FAST_SHAPES = {'alexnet', 'vgg11_bn', 'squeezenet1.1', 'mobilenet0.25', 'resnet18_v2'}
 # output cases too slow (on 2 shared cores) for every run
@@ -48,6 +50,17 @@ def test_names_keys_and_declared_shapes(name):
     assert [[k, p.name] for k, p in params.items()] == [r[:2] for r in rec['params']]
     assert [list(p.shape) for p in params.values()] == rec['before']
     assert sorted(net.collect_params().keys()) == sorted(r[1] for r in rec['params'])
+
+
+@pytest.mark.parametrize('name', GEN.NAMES)
+def test_graph_is_mxnets(name):
+    """The graph a net gives on a symbol, which export writes: MXNet's nodes in MXNet's order (each block's layers
+    run in MXNet's order and sum in its operand order; no block is made that MXNet does not make, as each takes a
+    name)."""
+    with mx.name.NameManager():
+        net = vision.get_model(name)
+        got = json.loads(net(mx.sym.var('data')).tojson())
+    assert got == SYMBOLS[name]
 
 
 @pytest.mark.parametrize('name', [n if n in FAST_SHAPES else pytest.param(n, marks=[pytest.mark.slow, SLOW])

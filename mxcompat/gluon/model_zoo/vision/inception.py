@@ -23,8 +23,9 @@ def _basic_conv(channels, kernel, strides=None, padding=None):
 
 
 def _branch(pool, *convs):
-    layers = {'avg': [nn.AvgPool2D(pool_size=3, strides=1, padding=1)],
-              'max': [nn.MaxPool2D(pool_size=3, strides=2)]}.get(pool, [])
+    # (only the pooling block used is made: each one made takes a name)
+    layers = ([nn.AvgPool2D(pool_size=3, strides=1, padding=1)] if pool == 'avg' else
+              [nn.MaxPool2D(pool_size=3, strides=2)] if pool == 'max' else [])
     return sequential(*layers, *[_basic_conv(*c) for c in convs])
 
 

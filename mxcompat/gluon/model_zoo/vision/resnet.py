@@ -33,21 +33,31 @@ class _PostActivation(HybridBlock):
     def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
         super().__init__(**kwargs)
         layers = []
-        for conv in self._convs(channels, stride, in_channels):
-            layers += [conv, nn.BatchNorm(), relu()]
-        self.body = sequential(*layers[:-1])
+        for i, conv in enumerate(self._convs(channels, stride, in_channels)):
+            layers += ([relu()] if i else []) + [conv, nn.BatchNorm()]  # (relu blocks made only where used: names)
+        self.body = sequential(*layers)
         self.downsample = (sequential(_conv1x1(channels, stride, False, in_channels), nn.BatchNorm())
                            if downsample else None)
 
     def hybrid_forward(self, F, x):
+        # the body runs before the shortcut, and the sum's operands come in MXNet's order: an exported graph is MXNet's
+        out = self.body(x)
         shortcut = self.downsample(x) if self.downsample else x
-        return F.Activation(self.body(x) + shortcut, act_type='relu')
+        return F.Activation(self._add(out, shortcut), act_type='relu')
+
+    @staticmethod
+    def _add(out, shortcut):
+        return out + shortcut
 
 
 class BasicBlockV1(_PostActivation):
     """Two 3x3 convolutions with a shortcut (ResNet-18/34 V1)."""
 
     _convs = staticmethod(_basic_convs)
+
+    @staticmethod
+    def _add(out, shortcut):
+        return shortcut + out
 
 
 class BottleneckV1(_PostActivation):
