@@ -31,35 +31,9 @@ with gzip.open(os.path.join(FIX, 'amp_convert_mxnet.json.gz'), 'rt') as _f:
 ARRAYS = dict(np.load(os.path.join(FIX, 'amp_convert_mxnet.npz')))
 CASES = sorted(k for k in WANT if not k.startswith('__'))
 
-# Cases whose JSON differs outside the conversion, and how: compared with that field left out, and the difference
-# asserted, so an entry must go once the cause is fixed.
-KNOWN_JSON_GAPS = {
-    '/deconv_lrn/': ('node_row_ptr', "mxcompat's symbol JSON counts one output for LRN, MXNet two (its hidden "
-                                     "tmp_norm): mxcompat/symbol/opinfo.py OUTPUT_NAMES has no LRN entry"),
-}
-
-
 @pytest.fixture(scope='module')
 def got():
     return amp_convert_cases.run_all(mx, amp, WANT['__sources__'], fp16_forward=True)
-
-
-def _gap(case):
-    for part, gap in KNOWN_JSON_GAPS.items():
-        if part in case:
-            return gap
-    return None
-
-
-def _same_json(case, got_json, want_json):
-    gap = _gap(case)
-    if gap is None:
-        assert got_json == want_json
-        return
-    field = gap[0]
-    g, w = json.loads(got_json), json.loads(want_json)
-    assert g.pop(field) != w.pop(field), 'known gap fixed? remove %s from KNOWN_JSON_GAPS' % case
-    assert g == w
 
 
 @pytest.mark.parametrize('case', CASES)
@@ -74,9 +48,9 @@ def test_conversion_matches_mxnet(case, got):
         if isinstance(want['json'], dict):  # one graph per bucket
             assert sorted(mine['json']) == sorted(want['json'])
             for key in want['json']:
-                _same_json(case, mine['json'][key], want['json'][key])
+                assert mine['json'][key] == want['json'][key]
         else:
-            _same_json(case, mine['json'], want['json'])
+            assert mine['json'] == want['json']
     for key in ('dtypes', 'data_dtypes'):
         if key in want:
             assert mine[key] == want[key]
