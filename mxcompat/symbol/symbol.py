@@ -486,22 +486,26 @@ class Symbol:
         write_text(fname, self.tojson(remove_amp_cast), 'save symbol file')
 
     def _without_amp_casts(self):
-        """A copy in which each amp_cast/amp_multicast output is replaced by the input it casts."""
+        """A copy in which each node reading an amp_cast/amp_multicast output reads the input it casts instead, as
+        MXNet's RemoveAmpCast pass rewires them: a cast that is an output of the graph stays."""
         nodes = self._nodes()
         if not any(n.op is not None and n.op.name in ('amp_cast', 'amp_multicast') for n in nodes):
             return self
         mapping = {}  # id(old node) -> new node, or the list of entries a cast node's outputs stand for
+        casts = {}  # id(old cast node) -> the cast node itself, its inputs rewired (for the graph's outputs)
 
         def resolve(src, i):
             m = mapping[id(src)]
             return m[i] if isinstance(m, list) else (m, i)
 
         for n in nodes:
+            inputs = [resolve(src, i) for src, i in n.inputs]
             if n.op is not None and n.op.name in ('amp_cast', 'amp_multicast'):
-                mapping[id(n)] = [resolve(src, i) for src, i in n.inputs]
+                mapping[id(n)] = inputs
+                casts[id(n)] = _Node(n.op, n.name, n.attrs, inputs, n.subgraphs)
             else:
-                mapping[id(n)] = _Node(n.op, n.name, n.attrs, [resolve(src, i) for src, i in n.inputs], n.subgraphs)
-        return Symbol([resolve(n, i) for n, i in self._outputs])
+                mapping[id(n)] = _Node(n.op, n.name, n.attrs, inputs, n.subgraphs)
+        return Symbol([(casts[id(n)], i) if id(n) in casts else resolve(n, i) for n, i in self._outputs])
 
     def debug_str(self):
         lines = []

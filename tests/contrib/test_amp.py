@@ -79,6 +79,18 @@ def test_tojson_leaves_the_amp_casts_out_by_default():
     assert [n.name for n in s._nodes()][-1] == 'add' and len(s._nodes()) == 5  # the symbol itself is unchanged
 
 
+def test_tojson_keeps_an_amp_cast_that_is_an_output():
+    # oracle-checked: MXNet's RemoveAmpCast rewires the nodes that read a cast; a cast that is an output of the graph
+    # stays (its own input rewired past another cast)
+    x = mx.sym.var('x')
+    c = mx.sym.amp_cast(x, dtype='float16', name='c1')
+    g = json.loads(mx.sym.Group([mx.sym.amp_cast(c, dtype='float32', name='c2'), mx.sym.relu(c, name='r')]).tojson())
+    assert [[n['op'], n['name'], n['inputs']] for n in g['nodes']] == [
+        ['null', 'x', []], ['amp_cast', 'c2', [[0, 0, 0]]], ['relu', 'r', [[0, 0, 0]]]]
+    assert g['heads'] == [[1, 0, 0], [2, 0, 0]]
+    assert [n['op'] for n in json.loads(c.tojson())['nodes']] == ['null', 'amp_cast']
+
+
 def test_gradients_flow_back_through_the_casts():
     x = mx.nd.array([1.0, 2.0, 3.0])
     x.attach_grad()

@@ -142,8 +142,10 @@ def test_conversion_leaves_the_input_symbol_alone():
     assert sym.tojson() == before
     assert '__dtype__' not in json.loads(before)['nodes'][1].get('attrs', {})
     assert json.loads(out.tojson())['nodes'][1]['attrs']['__dtype__'] == '0'
-    # tojson() without remove_amp_cast=False leaves the casts out, as MXNet's
-    assert [n['op'] for n in json.loads(out.tojson())['nodes']] == ['null', 'null', 'null', 'FullyConnected']
+    # oracle-checked: tojson() without remove_amp_cast=False leaves out the casts that nodes read, and keeps the
+    # output's cast back to float32
+    assert [n['op'] for n in json.loads(out.tojson())['nodes']] == ['null', 'null', 'null', 'FullyConnected',
+                                                                    'amp_cast']
 
 
 def test_converted_symbol_binds_and_runs_in_float16():
