@@ -116,6 +116,7 @@ def conv_out_hw(data, weight, stride, pad):
 # the tensor itself, so pickling, saving or deep-copying it carries none of them (an opaque oneDNN tensor cannot be).
 _REORDERED = WeakTensorKeyDictionary()
 _CHANNELS_LAST = WeakTensorKeyDictionary()
+_SEEN = WeakTensorKeyDictionary()  # weight -> the version a first call without a kept copy saw (see below)
 # folded and reordered weights of fused convolutions, by weight tensor (as _REORDERED), and the count of writes
 # forget_kept was told of (folded weights made before one are not used after it)
 _FOLDED = WeakTensorKeyDictionary()
@@ -134,6 +135,7 @@ def forget_kept(weight):
     """Drop what is kept for ``weight``: for a write its version counter does not see."""
     _REORDERED.pop(weight, None)
     _CHANNELS_LAST.pop(weight, None)
+    _SEEN.pop(weight, None)
     _FOLDED.pop(weight, None)
     # a fused convolution's folded weight also depends on BatchNorm arrays, which this write may have been to
     _UNSEEN_WRITES[0] += 1
@@ -144,6 +146,7 @@ def clear():
     until their next call that needs a bigger one)."""
     _REORDERED.clear()
     _CHANNELS_LAST.clear()
+    _SEEN.clear()
     _FOLDED.clear()
     _UNSEEN_WRITES[0] += 1
     _SCRATCH.buf = None
@@ -157,11 +160,19 @@ def _packed_geometry(data, weight, pad, dilate):
         pad[i] < weight.shape[2 + i] <= data.shape[2 + i] for i in range(2))
 
 
-def _channels_last_weight(data, weight, bias, recording):
+def _channels_last_weight(data, weight, bias, recording, again=False):
     """``weight`` in channels-last strides; without a gradient wanted, the copy is kept (``_CHANNELS_LAST``) while
-    the weight's version counter is unchanged (it took longer than the matrix products of a batch-1 inference)."""
+    the weight's version counter is unchanged (it took longer than the matrix products of a batch-1 inference).
+    ``again``: kept from the second call with the same version on, the first one's copy being transient (a
+    network's first forward, which deferred initialization runs, then makes no copies it would hold)."""
     if not _no_gradient(recording, data, weight, bias):
         return weight.contiguous(memory_format=torch.channels_last)
+    if again:
+        hit = _CHANNELS_LAST.get(weight)
+        if (hit is None or hit[0] != weight._version) and _SEEN.get(weight) != weight._version:
+            _CHANNELS_LAST.pop(weight, None)  # (a stale copy goes now: the transient one may take its memory)
+            _SEEN[weight] = weight._version
+            return weight.detach().contiguous(memory_format=torch.channels_last)
     return _kept(_CHANNELS_LAST, weight, weight._version,
                  lambda: weight.detach().contiguous(memory_format=torch.channels_last))
 
@@ -195,7 +206,7 @@ def conv2d(data, weight, bias, stride, pad, dilate, num_group, recording):
         out = _packed_conv(data, weight, bias, stride, pad, dilate, recording)
         if out is not None:
             return out
-        weight = _channels_last_weight(data, weight, bias, recording)
+        weight = _channels_last_weight(data, weight, bias, recording, again=True)
     return F.conv2d(data, weight, bias, stride, pad, dilate, num_group)
 
 

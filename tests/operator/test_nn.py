@@ -522,11 +522,26 @@ def test_convolution_gemm_inference_keeps_the_channels_last_weight(gemm_on):
 def test_convolution_inference_on_a_map_smaller_than_the_kernel_keeps_the_channels_last_weight():
     # A 3x3 convolution of a 1x1 or 2x2 map (ResNet's last stages on thumbnails) is not one the reordered-weight
     # path takes; it computes channels-last through torch's kernel, and its channels-last copy of the weight is
-    # kept outside recording while the weight is unchanged (copying it each call took longer than the convolution)
+    # kept outside recording from the second call with an unchanged weight on (copying it each call took longer
+    # than the convolution; a first forward, as deferred initialization runs, holds no copies)
     rs = np.random.RandomState(15)
     for hw in (1, 2):
         x, w0 = mx.nd.array(rs.randn(1, 64, hw, hw)), rs.randn(64, 64, 3, 3)
-        assert _inference_keeps_the_channels_last_weight(x, w0)._t not in kernels_cpu._REORDERED
+        weight = mx.nd.array(w0)
+        args = dict(kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
+        want = torch.nn.functional.conv2d(x.to_torch(), torch.tensor(w0, dtype=torch.float32), padding=1).numpy()
+        for write in range(2):
+            first = mx.nd.Convolution(x, weight, **args).asnumpy()
+            assert weight._t not in kernels_cpu._CHANNELS_LAST
+            second = mx.nd.Convolution(x, weight, **args).asnumpy()
+            kept = kernels_cpu._CHANNELS_LAST[weight._t][1]
+            third = mx.nd.Convolution(x, weight, **args).asnumpy()
+            assert kernels_cpu._CHANNELS_LAST[weight._t][1] is kept and weight._t not in kernels_cpu._REORDERED
+            np.testing.assert_array_equal(first, second)
+            np.testing.assert_array_equal(first, third)
+            np.testing.assert_allclose(first, want * (-1) ** write, rtol=1e-4, atol=1e-3)
+            weight[:] = -weight
+        _recorded_conv_keeps_nothing(x, w0, args, kernels_cpu._CHANNELS_LAST)
 
 
 def test_convolution_gemm_from_threads(gemm_on):
