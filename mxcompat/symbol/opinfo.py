@@ -8,13 +8,28 @@ from ..operator.elemwise import BINARY
 from ..operator.shape_ops import reshape_data_from_output, transpose_data_from_output
 from ..operator.rnn_op import rnn_input_shapes
 
-# op -> names of its outputs where they are not output0, output1 ... (and of hidden ones after the visible ones)
+def _numbered(n):
+    return tuple('output%d' % i for i in range(n))
+
+
+# op -> names of its outputs where they are not output (one) or output0, output1 ... (and of hidden ones after the
+# visible ones), or rule(attrs) -> names or None for those
 OUTPUT_NAMES = {
-    'BatchNorm': ('output', 'mean', 'var'),
+    'BatchNorm': ('output', 'mean', 'var'), 'BatchNorm_v1': ('output', 'mean', 'var'),
+    '_contrib_SyncBatchNorm': ('output', 'mean', 'var'), '_contrib_BatchNormWithReLU': ('output', 'mean', 'var'),
     'LayerNorm': ('output', 'mean', 'std'),
     'Dropout': ('output', 'mask'),
     'GroupNorm': ('output', 'mean', 'std'),
     'InstanceNorm': ('output', 'mean', 'var'),
+    'LeakyReLU': ('output', 'mask'),  # (the mask is visible with rrelu only)
+    '_contrib_Proposal': ('output', 'score'), '_contrib_MultiProposal': ('output', 'score'),
+    '_contrib_MultiBoxTarget': ('loc_target', 'loc_mask', 'cls_target'),
+    '_npi_std': ('std',), '_npi_var': ('var',), '_npi_concatenate': ('out',), 'make_loss': ('loss',),
+    # MXNet numbers the outputs of these by their count with the hidden ones: output0 for a single visible one
+    'CTCLoss': _numbered(2), '_contrib_box_nms': _numbered(2), 'sort': _numbered(2),
+    '_linalg_det': _numbered(3), '_npi_det': _numbered(3),
+    'topk': lambda attrs: _numbered(2) if attrs.get('ret_typ') in ('value', 'both') else None,
+    'SliceChannel': lambda attrs: _numbered(int(attrs.get('num_outputs', 1))),  # (one output too)
 }
 
 
@@ -75,7 +90,8 @@ def _declared_names(op, attrs):
     else this table's."""
     if op.output_names is not None:
         return list(op.output_names(attrs) if callable(op.output_names) else op.output_names)
-    return OUTPUT_NAMES.get(op.name)
+    names = OUTPUT_NAMES.get(op.name)
+    return names(attrs) if callable(names) else names
 
 
 def output_names(op, attrs, n_visible):

@@ -38,32 +38,6 @@ UNRECORDED = {
 }
 
 
-_ALWAYS = lambda attrs: True  # noqa: E731
-# Known differences in list_outputs() (visible outputs, same count, other names), asserted to still differ:
-# operator (the registry's name) -> (attributes where they differ, MXNet's names).
-KNOWN_OUTPUT_NAMES = {
-    # MXNet's default names count the hidden outputs too: output0 for a single visible one
-    **{op: (_ALWAYS, 'output0') for op in ('CTCLoss', '_contrib_box_nms', '_linalg_det', '_npi_det', 'sort')},
-    'topk': (lambda attrs: attrs.get('ret_typ') == 'value', 'output0'),
-    # SliceChannel numbers its outputs even when there is one
-    'SliceChannel': (lambda attrs: attrs.get('num_outputs') == 1, 'output0'),
-    # MXNet names them
-    **{op: (lambda attrs: attrs.get('output_mean_var'), 'output, mean, var')
-       for op in ('BatchNorm_v1', '_contrib_BatchNormWithReLU', '_contrib_SyncBatchNorm')},
-    **{op: (lambda attrs: attrs.get('output_score'), 'output, score')
-       for op in ('_contrib_Proposal', '_contrib_MultiProposal')},
-    'LeakyReLU': (lambda attrs: attrs.get('act_type') == 'rrelu', 'output, mask'),
-    '_contrib_MultiBoxTarget': (_ALWAYS, 'loc_target, loc_mask, cls_target'),
-    '_npi_std': (_ALWAYS, 'std'), '_npi_var': (_ALWAYS, 'var'), '_npi_concatenate': (_ALWAYS, 'out'),
-    'make_loss': (_ALWAYS, 'loss'),
-}
-
-
-def _names_gap(op, attrs):
-    gap = KNOWN_OUTPUT_NAMES.get(registry.get(op).name)
-    return gap is not None and bool(gap[0](attrs))
-
-
 def _function(op):
     return register.make_function(registry.get(op), op)
 
@@ -73,11 +47,7 @@ def test_node_row_ptr_and_outputs(case):
     op, attrs, n_in, total, outputs = case
     got_total, got_outputs = row_ptr_cases.build(mx, _function(op), op, attrs, n_in)
     assert got_total == total, 'node_row_ptr counts %d outputs, MXNet %d' % (got_total, total)
-    if _names_gap(op, attrs):
-        assert len(got_outputs) == len(outputs)
-        assert got_outputs != outputs, 'known gap fixed: remove %s from KNOWN_OUTPUT_NAMES' % op
-    else:
-        assert got_outputs == outputs
+    assert got_outputs == outputs
 
 
 @pytest.mark.parametrize('label', BUILT)
