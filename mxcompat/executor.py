@@ -10,6 +10,7 @@ import torch
 
 from . import autograd as _ag
 from . import _memory  # (big arrays on huge pages)
+from ._intgrad import _IntGradTensor, _int_leaf
 from .base import MXNetError, MXNetValueError, MXNetTypeError, to_torch_dtype, unsupported
 from .context import Context
 from .ndarray.ndarray import NDArray, array as _nd_array
@@ -150,9 +151,12 @@ class Executor:
             self._track = [False] * len(arg_names)
         # fixed at bind: what forward records and what backward writes
         self._any_track = any(self._track)
-        # (integer inputs take no gradient in torch; MXNet writes them zeros)
-        self._zeroed = [i for i, (r, track, a) in enumerate(zip(self._grad_req, self._track, self.arg_arrays))
-                        if r == 'write' and (not track or not a._t.is_floating_point())]
+        # integer (and bool) arguments taking a gradient: variables of mxcompat's integer autograd (_intgrad.py),
+        # whose gradient MXNet computes through the operators' backward and casts to their dtype
+        self._int_args = frozenset(i for i, (track, a) in enumerate(zip(self._track, self.arg_arrays))
+                                   if track and not a._t.is_floating_point() and not a._t.is_complex())
+        self._zeroed = [i for i, (r, track) in enumerate(zip(self._grad_req, self._track))
+                        if r == 'write' and not track]
         # outputs written in place into these arrays (views of another executor's outputs, after reshape)
         self._out_shared = _shared_outputs is not None
         self.outputs = _shared_outputs if self._out_shared else self._empty_outputs()
@@ -246,7 +250,7 @@ class Executor:
                 self._saved = (ins, outs) if self._any_track else None
             elif self._any_track:
                 ins = self._leaves(args)
-                outs = self._runner(ins + aux, grad=True)
+                outs = self._run_recorded(ins, aux)
                 self._saved = (ins, outs)
             else:
                 outs = self._runner(args + aux, grad=False)
@@ -265,6 +269,17 @@ class Executor:
             outs = outs[:self._nout]
         self._set_outputs(outs, sparse)
         return self.outputs
+
+    def _run_recorded(self, ins, aux):
+        """The graph run with gradients recorded; the operators reading integer variables also run on their float
+        stand-ins, as under record() (_intgrad.py)."""
+        if not self._int_args:
+            return self._runner(ins + aux, grad=True)
+        prev, _ag.STATE.recording = _ag.STATE.recording, True
+        try:
+            return self._runner(ins + aux, grad=True)
+        finally:
+            _ag.STATE.recording = prev
 
     def _sparse_forward(self, ins, aux):
         """The graph run node by node with the storage rules of the eager operators (symbol/passes/storage.py):
@@ -293,6 +308,9 @@ class Executor:
                 return leaves
         leaves = [t.detach().requires_grad_(True) if track and t.is_floating_point() else t
                   for t, track in zip(args, self._track)]
+        for i in self._int_args:
+            if isinstance(leaves[i], torch.Tensor):
+                leaves[i] = _int_leaf(leaves[i], self._grad_req[i], None)
         for leaf, g in zip(leaves, self.grad_arrays):
             if isinstance(g, RowSparseNDArray) and _recorded(leaf):
                 leaf._mx_sparse_grad = True  # (sparse-gradient embeddings read it: operator/nn.py)
@@ -347,6 +365,8 @@ class Executor:
 
     def _set_outputs(self, outs, sparse=None):
         # The same NDArray objects stay in `outputs` across calls (MXNet's executors own their outputs).
+        if self._int_args:  # (the arrays hold plain tensors: the stand-ins stay with the recorded graph)
+            outs = [o.as_subclass(torch.Tensor) if isinstance(o, _IntGradTensor) else o for o in outs]
         if sparse is not None or (self._any_csr and any(isinstance(o, CsrValue) for o in outs)):
             self._set_sparse_outputs(outs, sparse)
         elif self._out_shared:
@@ -423,13 +443,14 @@ class Executor:
             for k, start, n_in, grad in self._lowered.heads:
                 extra = self._saved[2][start:start + n_in]
                 pairs[k] = (extra[0], grad(outs[k], *extra))
-        pairs = [(o, torch.ones_like(o) if h is None else h) for o, h in pairs if _recorded(o)]
+        pairs = [(_root(o), torch.ones_like(_root(o)) if h is None else h.to(_root(o).dtype))
+                 for o, h in pairs if _recorded(o)]
         if self._monitor is not None and self._mon_records:
             self._monitored_backward(pairs)
         plan = self._wrt
         if plan is None or plan[0] is not ins:  # (the leaves are reused while the bound tensors stay)
             want = [i for i, r in enumerate(self._grad_req) if r != 'null' and _recorded(ins[i])]
-            plan = self._wrt = (ins, want, tuple(ins[i] for i in want))
+            plan = self._wrt = (ins, want, tuple(_root(ins[i]) for i in want))
         want = plan[1]
         if not want or not pairs:  # e.g. integer outputs: the tracked inputs' gradients are zero, as in MXNet
             for i, (r, track) in enumerate(zip(self._grad_req, self._track)):
@@ -454,6 +475,11 @@ class Executor:
             if g is None:
                 if self._grad_req[i] == 'write':
                     dst.zero_()
+            elif i in self._int_args:  # (computed in float64: cast once, truncating as MXNet's cast does)
+                if self._grad_req[i] == 'add':
+                    dst.add_(g.to(dst.dtype))
+                else:
+                    dst.copy_(g)
             elif self._grad_req[i] == 'add':
                 dst.add_(g)
             elif (g.numel() < _ADOPT_MIN or (out_grads is not None and any(g is h for h in heads))
@@ -633,10 +659,21 @@ def copy_into(dst, src):
         dst._t.copy_(src._t)
 
 
+def _root(t):
+    """The tensor of torch's graph that graph value ``t`` differentiates through: itself, or for an integer
+    variable and what is computed from it, its float stand-in (_intgrad.py)."""
+    if type(t) is _IntGradTensor:
+        d = t.__dict__
+        for key in ('_mx_shadow_leaf', '_mx_grad_surrogate'):
+            if d.get(key) is not None:
+                return d[key]
+    return t
+
+
 def _recorded(o):
     """Whether graph value ``o`` takes part in backward (a csr value of the compressed path, or a sparse argument
     the sparse run reads compressed, never does)."""
-    return isinstance(o, torch.Tensor) and o.requires_grad
+    return isinstance(o, torch.Tensor) and _root(o).requires_grad
 
 
 def _write_dense_grad(arr, g, req):

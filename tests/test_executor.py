@@ -1,6 +1,7 @@
 """Executor gradient arrays: written in place as MXNet writes them, whatever shortcut the executor takes."""
 import numpy as np
 import pytest
+import torch
 
 import mxcompat as mx
 from mxcompat.base import MXNetError
@@ -417,3 +418,35 @@ def test_reshape_keeps_the_monitor_callback():
     ex.set_monitor_callback(lambda name, arr: seen.append(name), monitor_all=True)
     ex.reshape(allow_up_sizing=True, data=(1, 3, 10, 14)).forward(data=mx.nd.ones((1, 3, 10, 14)))
     assert seen == ['data', 'conv_data', 'conv_weight', 'conv_weight', 'conv_bias', 'conv_bias', 'conv_output']
+
+
+def test_integer_arguments_take_gradients_cast_to_their_dtype():
+    # oracle-checked (MXNet 1.9.1): an int32 argument's gradient is computed through the operators' backward and
+    # cast (truncated) to int32; 'add' accumulates; the float argument's gradient is the usual one
+    x, w = mx.sym.var('x', dtype='int32'), mx.sym.var('w')
+    y = mx.sym.Cast(x, dtype='float32') * w
+    for req, want_x, want_w in (('write', [0, 3, -7], [1.0, 4.0, -9.0]), ('add', [0, 6, -14], [2.0, 8.0, -18.0])):
+        exe = y.simple_bind(mx.cpu(), x=(3,), w=(3,), type_dict={'x': 'int32', 'w': 'float32'}, grad_req=req)
+        exe.arg_dict['x'][:] = np.array([1, 2, -3])
+        exe.arg_dict['w'][:] = np.array([0.5, 1.5, -2.5])
+        for _ in range(1 if req == 'write' else 2):
+            exe.forward(is_train=True)
+            exe.backward(mx.nd.array([1.0, 2.0, 3.0]))
+        assert exe.outputs[0].asnumpy().tolist() == [0.5, 3.0, 7.5]
+        assert type(exe.outputs[0]._t) is torch.Tensor  # (no stand-in leaks out)
+        assert exe.grad_dict['x'].dtype == np.int32
+        assert exe.grad_dict['x'].asnumpy().tolist() == want_x
+        assert exe.grad_dict['w'].asnumpy().tolist() == want_w
+
+
+@pytest.mark.parametrize('dst', [np.float32, np.int32, np.float16])
+def test_cast_of_an_integer_argument_passes_the_gradient_back(dst):
+    # MXNet's test_cast, int32 rows: the gradient is the head cast back to int32
+    x = mx.sym.Variable('x', dtype=np.int32)
+    exe = mx.sym.Cast(x, dtype=dst).simple_bind(ctx=mx.cpu(), x=(4, 5))
+    X = np.random.RandomState(2).uniform(-10, 10, size=(4, 5))
+    exe.arg_arrays[0][:] = X
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(X, dtype=dst))
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), X.astype(np.int32).astype(dst))
+    np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), X.astype(dst).astype(np.int32))
