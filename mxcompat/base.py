@@ -189,10 +189,13 @@ _TORCH2NP = {v: k.type for k, v in _NP2TORCH.items()}
 _TORCH2NP[torch.bfloat16] = np.float32  # numpy has no bfloat16; reported as its storage-free float32 cousin
 _NAME2TORCH = {k.name: v for k, v in _NP2TORCH.items()}
 _NAME2TORCH['bfloat16'] = torch.bfloat16
-_NP2TORCH[np.dtype([('bfloat16', np.uint16)])] = torch.bfloat16  # MXNet's numpy marker for bfloat16 (amp.bfloat16)
-# MXNet's integer dtype flags (mshadow type codes), used by the file formats and infer_type.
+BFLOAT16_MARKER = np.dtype([('bfloat16', np.uint16)])  # MXNet's numpy marker for bfloat16 (amp.bfloat16)
+_NP2TORCH[BFLOAT16_MARKER] = torch.bfloat16
+# MXNet's integer dtype flags (mshadow type codes), used by the file formats and infer_type; bfloat16's (12) has no
+# numpy type of its own
 DTYPE_MX2NP = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.int32, 5: np.int8, 6: np.int64,
                7: np.bool_, 8: np.int16, 9: np.uint16, 10: np.uint32, 11: np.uint64}
+BFLOAT16_CODE = 12
 DTYPE_NP2MX = {np.dtype(v): k for k, v in DTYPE_MX2NP.items()}
 FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 

@@ -443,8 +443,8 @@ class Executor:
             for k, start, n_in, grad in self._lowered.heads:
                 extra = self._saved[2][start:start + n_in]
                 pairs[k] = (extra[0], grad(outs[k], *extra))
-        pairs = [(_root(o), torch.ones_like(_root(o)) if h is None else h.to(_root(o).dtype))
-                 for o, h in pairs if _recorded(o)]
+        roots = [(_root(o), h) for o, h in pairs if isinstance(o, torch.Tensor)]
+        pairs = [(r, torch.ones_like(r) if h is None else h.to(r.dtype)) for r, h in roots if r.requires_grad]
         if self._monitor is not None and self._mon_records:
             self._monitored_backward(pairs)
         plan = self._wrt

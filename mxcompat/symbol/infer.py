@@ -12,10 +12,10 @@ Shapes coming in and going out are converted by the shape semantics in force (``
 legacy semantics a 0 given is unknown and unknown dimensions are reported as 0 (an unknown shape as ``()``); under
 NumPy shape semantics -1 is unknown, 0 a zero-size dimension, and an unknown shape is reported as None.
 """
-import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetTypeError, DTYPE_MX2NP, parse_tuple, to_np_dtype, to_torch_dtype
+from ..base import (BFLOAT16_CODE, BFLOAT16_MARKER, MXNetError, MXNetTypeError, DTYPE_MX2NP, parse_tuple, to_np_dtype,
+                   to_torch_dtype)
 from . import opinfo
 from .opinfo import aux_vars as _aux_vars
 from ..util import is_np_shape
@@ -88,15 +88,12 @@ def _attr_dtype(code):
     code = int(code)
     if code == -1:
         return None
-    return torch.bfloat16 if code == 12 else to_torch_dtype(DTYPE_MX2NP[code])
-
-
-_BF16 = np.dtype([('bfloat16', np.uint16)])  # MXNet's numpy marker for bfloat16 (amp.bfloat16)
+    return torch.bfloat16 if code == BFLOAT16_CODE else to_torch_dtype(DTYPE_MX2NP[code])
 
 
 def _reported_dtype(t):
     """A torch dtype as infer_type reports it: a numpy type, MXNet's marker dtype for bfloat16."""
-    return _BF16 if t is torch.bfloat16 else to_np_dtype(t)
+    return BFLOAT16_MARKER if t is torch.bfloat16 else to_np_dtype(t)
 
 
 def infer(sym, shapes, dtypes, partial):

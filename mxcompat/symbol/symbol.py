@@ -12,8 +12,8 @@ import torch
 import numpy as np
 
 from ..attribute import AttrScope
-from ..base import (MXNetError, MXNetValueError, MXNetTypeError, DTYPE_NP2MX, parse_tuple, string_types,
-                    to_torch_dtype, to_np_dtype)
+from ..base import (BFLOAT16_CODE, BFLOAT16_MARKER, MXNetError, MXNetValueError, MXNetTypeError, DTYPE_NP2MX,
+                    parse_tuple, string_types, to_torch_dtype, to_np_dtype)
 from ..name import NameManager
 from ..operator import registry
 from ..util import _np_shape_level
@@ -156,7 +156,7 @@ def _attr_str(v):
     if isinstance(v, str):
         return v
     if isinstance(v, type) and issubclass(v, np.generic) or isinstance(v, np.dtype):
-        return 'bfloat16' if np.dtype(v).names == ('bfloat16',) else np.dtype(v).name  # (amp.bfloat16's marker)
+        return 'bfloat16' if np.dtype(v) == BFLOAT16_MARKER else np.dtype(v).name
     if isinstance(v, list):  # str() of the list, as MXNet stores it: axes=[1, 0, 2] stays '[1, 0, 2]'
         return '[' + ', '.join(repr(x) if isinstance(x, str) else _attr_str(x) for x in v) + ']'
     if isinstance(v, tuple):
@@ -611,8 +611,8 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     if wd_mult is not None:
         attr['__wd_mult__'] = str(wd_mult)
     if dtype is not None:
-        t = to_torch_dtype(dtype)  # bfloat16 is MXNet's type code 12
-        attr['__dtype__'] = '12' if t is torch.bfloat16 else str(DTYPE_NP2MX[np.dtype(to_np_dtype(t))])
+        t = to_torch_dtype(dtype)
+        attr['__dtype__'] = str(BFLOAT16_CODE if t is torch.bfloat16 else DTYPE_NP2MX[np.dtype(to_np_dtype(t))])
     if init is not None:
         attr['__init__'] = init if isinstance(init, string_types) else init.dumps()
     if stype is not None:

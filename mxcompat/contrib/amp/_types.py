@@ -8,14 +8,15 @@ give every input and output one dtype (``_same``); the table lists those that do
 (tests/fixtures/amp/gen_amp_convert.py records MXNet's answers per operator; tests/contrib/test_amp_convert.py
 checks these rules against them). A rule raises ``TypeRuleError`` where MXNet's type function fails.
 """
+import numpy as np
 import torch
 
-from ...base import MXNetError, dtype_name, to_torch_dtype
+from ...base import BFLOAT16_CODE, DTYPE_MX2NP, MXNetError, dtype_name, to_torch_dtype
 
 UNKNOWN = -1
-F32, F64, F16, U8, I32, I8, I64, BF16 = 0, 1, 2, 3, 4, 5, 6, 12
-CODES = {'float32': F32, 'float64': F64, 'float16': F16, 'uint8': U8, 'int32': I32, 'int8': I8, 'int64': I64,
-         'bool': 7, 'int16': 8, 'uint16': 9, 'uint32': 10, 'uint64': 11, 'bfloat16': BF16}
+CODES = dict({np.dtype(t).name: c for c, t in DTYPE_MX2NP.items()}, bfloat16=BFLOAT16_CODE)
+F32, F64, F16, U8, I32, I8, I64, BF16 = (CODES[n] for n in ('float32', 'float64', 'float16', 'uint8', 'int32',
+                                                             'int8', 'int64', 'bfloat16'))
 NAMES = {v: k for k, v in CODES.items()}
 _AMP_FLOATS = (F32, F16, BF16)
 

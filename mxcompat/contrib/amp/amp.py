@@ -26,7 +26,7 @@ import torch
 
 from ... import ndarray as _nd
 from ... import symbol as _sym
-from ...base import DTYPE_MX2NP, MXNetError, MXNetTypeError, MXNetValueError, unsupported
+from ...base import BFLOAT16_MARKER, DTYPE_MX2NP, MXNetError, MXNetTypeError, MXNetValueError, unsupported
 from ...context import gpu
 from ...ndarray import NDArray, op as nd_op
 from ...operator import registry as _registry
@@ -44,7 +44,7 @@ __all__ = ['init', 'init_trainer', 'scale_loss', 'unscale', 'convert_model', 'co
            'list_lp16_ops', 'list_fp32_ops', 'list_lp16_fp32_ops', 'list_conditional_fp32_ops',
            'list_widest_type_cast', 'list_loss_output_functions', 'list_lp16_use_fp32_params', 'convert_symbol']
 
-bfloat16 = np.dtype([('bfloat16', np.uint16)])  # MXNet's name for bfloat16 in numpy terms
+bfloat16 = BFLOAT16_MARKER  # MXNet's name for bfloat16 in numpy terms
 
 _amp_initialized = False
 _amp_loss_scale_initialized = False
