@@ -15,10 +15,12 @@ from ._recording import STATE
 # result, which is in torch's graph. Backward from such a result goes through its shadow (``autograd._heads``); the
 # leaf's shadow is the integer data plus a float64 zero leaf whose gradient hook fills the integer buffer. Arrays
 # computed without an integer variable never meet this class: their operators run as before.
-# As in MXNet 1.9.1, casts pass gradients through, integer mod sends none (zeros), and mx.np's mixed integer/float
+# A float tensor in the graph cast to an integer dtype under ``record()`` becomes such a result too (``cast``).
+# As in MXNet 1.9.1, casts pass gradients through, truncating them into the integer dtype on the way (a cast's
+# backward computes in its integer side's dtype), integer mod sends none (zeros), and mx.np's mixed integer/float
 # binary operators leave their integer input's gradient 0 (numpy._op._promote).
-# Differs from MXNet: gradients are computed in float64 and cast once per backward pass (MXNet computes each
-# operator's backward in the integer dtype, which can truncate or wrap intermediate values).
+# Differs from MXNet: the other operators' gradients are computed in float64, and the leaf's cast once per backward
+# pass (MXNet computes each operator's backward in the integer dtype, which can wrap intermediate values).
 _SHADOW_DTYPE = torch.float64
 _INPLACE = frozenset('__%s__' % n for n in ('setitem', 'iadd', 'isub', 'imul', 'itruediv', 'ifloordiv', 'imod', 'ipow',
                                               'iand', 'ior', 'ixor', 'ilshift', 'irshift', 'imatmul'))
@@ -112,7 +114,10 @@ class _IntGradTensor(torch.Tensor):
             if not any(s is not None for s in shadows.values()):
                 return real
             if name in _CASTS:
+                src = args[0]
                 shadow = sargs[0]
+                if not _is_float(src) and _is_float(real):  # (MXNet's Cast backward computes in the integer dtype)
+                    shadow = _TruncateGrad.apply(shadow, src.dtype)
             elif name in _NO_INT_GRAD and isinstance(real, torch.Tensor) and not _is_float(real):
                 # in the graph with zero gradients (the shadows of integers are finite)
                 shadow = real.to(_SHADOW_DTYPE) + sum((s * 0).sum() for s in shadows.values() if s is not None)
@@ -122,6 +127,45 @@ class _IntGradTensor(torch.Tensor):
                 except Exception:  # an input the function takes as integers only (indices, bit patterns)
                     return real
         return _attach_shadows(real, shadow)
+
+
+class _TruncateGrad(torch.autograd.Function):
+    """Identity whose backward casts the gradient into integer dtype ``dtype`` (truncating it) and back: the
+    stand-in of a cast from an integer dtype to a float one, whose backward MXNet computes in the integer dtype."""
+
+    @staticmethod
+    def forward(ctx, x, dtype):
+        ctx.int_dtype = dtype
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.to(ctx.int_dtype).to(g.dtype), None
+
+
+class _FromFloat(torch.autograd.Function):
+    """The stand-in of ``src`` cast to an integer dtype (``real``): the integer values, as float64; backward casts
+    the gradient into that dtype and then into src's, as MXNet's Cast backward does."""
+
+    @staticmethod
+    def forward(ctx, src, real):
+        ctx.dtypes = real.dtype, src.dtype
+        return real.to(_SHADOW_DTYPE)
+
+    @staticmethod
+    def backward(ctx, g):
+        int_dtype, src_dtype = ctx.dtypes
+        return g.to(int_dtype).to(src_dtype), None
+
+
+def cast(t, dtype, copy=False):
+    """``t.to(dtype)``. Under ``record()``, a cast of a float tensor in the graph to an integer or bool dtype gives
+    an integer result in the graph, as in MXNet: backward from it (or from what is computed from it) reaches ``t``."""
+    real = t.to(dtype, copy=copy)
+    if (t.requires_grad and not (dtype.is_floating_point or dtype.is_complex) and STATE.recording
+            and torch.is_grad_enabled()):
+        return _attach_shadows(real, _FromFloat.apply(t, real))
+    return real
 
 
 def _attach_shadows(real, shadow):

@@ -155,6 +155,8 @@ class Executor:
         # whose gradient MXNet computes through the operators' backward and casts to their dtype
         self._int_args = frozenset(i for i, (track, a) in enumerate(zip(self._track, self.arg_arrays))
                                    if track and not a._t.is_floating_point() and not a._t.is_complex())
+        # ... and casts to an integer dtype, whose results join that autograd the same way: both need a recorded run
+        self._int_graph = bool(self._int_args) or (self._any_track and _casts_to_int(symbol))
         self._zeroed = [i for i, (r, track) in enumerate(zip(self._grad_req, self._track))
                         if r == 'write' and not track]
         # outputs written in place into these arrays (views of another executor's outputs, after reshape)
@@ -273,7 +275,7 @@ class Executor:
     def _run_recorded(self, ins, aux):
         """The graph run with gradients recorded; the operators reading integer variables also run on their float
         stand-ins, as under record() (_intgrad.py)."""
-        if not self._int_args:
+        if not self._int_graph:
             return self._runner(ins + aux, grad=True)
         prev, _ag.STATE.recording = _ag.STATE.recording, True
         try:
@@ -657,6 +659,14 @@ def copy_into(dst, src):
             dst._t = src._t.to(dst._tdtype, copy=True)
     else:
         dst._t.copy_(src._t)
+
+
+def _casts_to_int(symbol):
+    """Whether ``symbol`` casts a value to an integer or bool dtype (a Cast node)."""
+    return any(not n.is_var and n.op.name == 'Cast' and n.attrs.get('dtype') in _INT_DTYPES for n in symbol._nodes())
+
+
+_INT_DTYPES = frozenset(('bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64'))
 
 
 def _root(t):

@@ -16,6 +16,7 @@ import torch
 from .. import engine
 from .. import kernels
 from .. import _profstate
+from .. import _intgrad
 from .._intgrad import _IntGradTensor
 from .._recording import STATE as _STATE
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
@@ -401,7 +402,7 @@ class NDArray:
         td = to_torch_dtype(dtype)
         if not copy and td is self._t.dtype:
             return self
-        return _wrap(self._t.to(td, copy=True), self._ctx)
+        return _wrap(_intgrad.cast(self._t, td, copy=True), self._ctx)
 
     def copy(self):
         return _wrap(self._t.clone(), self._ctx)

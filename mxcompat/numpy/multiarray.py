@@ -14,6 +14,7 @@ import warnings
 import numpy as _np
 import torch
 
+from .. import _intgrad
 from .. import autograd as _ag
 from ..base import MXNetError, MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype
 from ..context import Context, current_context
@@ -259,7 +260,7 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         td = to_torch_dtype(dtype) if dtype is not None else _default_float()
         if not copy and td is self._t.dtype:
             return self
-        return _np_wrap(self._t.to(td, copy=True), self._ctx)
+        return _np_wrap(_intgrad.cast(self._t, td, copy=True), self._ctx)
 
     def copy(self, order='C'):
         """A copy (``order='C'`` only, NotImplementedError otherwise, as MXNet)."""

@@ -3,6 +3,7 @@ logic, casts and gradient blockers. Mostly one line each, built by the factories
 import numpy as np
 import torch
 
+from .. import _intgrad
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, dtype_name, incompatible_attr
 from .registry import defop, REQUIRED
 
@@ -153,7 +154,7 @@ defop('hard_sigmoid', _X, [('alpha', 'float', 0.2), ('beta', 'float', 0.5)],
 
 
 def _cast(data, dtype):
-    return data.to(dtype)
+    return _intgrad.cast(data, dtype)
 
 
 defop('Cast', _X, [('dtype', 'dtype', REQUIRED)], _cast, aliases=('cast',), doc='Cast to ``dtype``.', same_shape='*')

@@ -182,11 +182,10 @@ def test_scatter_ops_symbolic_gradients(ctx):
     np.testing.assert_allclose(exe.grad_dict['y'].asnumpy(), [[-0.25, -1], [-9, -0.25]])
 
 
-# MXNet's Cast gradient crosses integer dtypes (the head gradient cast back to the input's dtype): an integer
-# argument's through its float stand-in (_intgrad.py). Known gap: a float argument cast to an integer dtype gets no
-# gradient, eagerly too (the integer result carries no stand-in). MXNet's test_cast.
-@pytest.mark.parametrize('src, dst', [('int32', 'float32'), pytest.param('float32', 'int32', marks=pytest.mark.xfail(
-    strict=True, reason='a cast of a float to an integer dtype gives an integer tensor torch autograd cannot carry'))])
+# MXNet's Cast gradient crosses integer dtypes (the head gradient cast back to the input's dtype), through the float
+# stand-ins of mxcompat's integer autograd (_intgrad.py). MXNet's test_cast.
+@pytest.mark.parametrize('src, dst', [('int32', 'float32'), ('float32', 'int32'), ('float32', 'uint8'),
+                                      ('float32', 'bool'), ('int32', 'int64')])
 def test_cast_gradient_across_integer_dtypes(src, dst):
     x = np.array([[-2.7, 1.5, 3.2], [9.9, -0.4, 4.0]])
     exe = mx.sym.Cast(mx.sym.var('x', dtype=src), dtype=dst).simple_bind(mx.cpu(), x=(2, 3))
