@@ -372,7 +372,11 @@ NON_DIFFERENTIABLE = frozenset(['batch_take', 'argmax_channel', 'khatri_rao'])
 GRADIENT_STOP = frozenset(['BlockGrad', 'zeros_like', 'ones_like', 'shape_array', 'size_array'])
 # Operators that draw random numbers (or are stateful): common-subexpression elimination never merges them.
 NONDETERMINISTIC_PREFIXES = ('_random_', '_sample_', 'random_', 'sample_', '_shuffle', 'Dropout', 'RNN',
-                             '_contrib_quantize', 'Custom')
+                             '_contrib_quantize', 'Custom',
+                             # the NumPy samplers (symbol/numpy/_random_ops.py)
+                             '_npi_uniform', '_npi_normal', '_npi_gamma', '_npi_logistic', '_npi_gumbel',
+                             '_npi_exponential', '_npi_rayleigh', '_npi_weibull', '_npi_pareto', '_npi_powerd',
+                             '_npi_bernoulli', '_npi_choice')
 
 
 def aux_vars(nodes):

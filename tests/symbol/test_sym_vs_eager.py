@@ -17,6 +17,7 @@ from mxcompat.symbol.opinfo import NON_DIFFERENTIABLE
 from tests.operator import op_samples
 from tests.operator import op_samples_extra  # noqa: F401  (adds the samples of extra/contrib/detection ops)
 from tests.operator import op_samples_np  # noqa: F401  (adds the samples of MXNet's NumPy-interface ops)
+from tests.operator import op_samples_np_random  # noqa: F401  (the NumPy samplers, norm, npx's)
 
 CANONICAL = sorted(k for k, op in REGISTRY.items() if op.name == k)
 
@@ -26,6 +27,8 @@ _SPARSE = ('storage-type op: symbol graphs compute on dense values (cast_storage
 NO_SAMPLE = {
     'cast_storage': _SPARSE, '_sparse_retain': _SPARSE, '_square_sum': _SPARSE, '_contrib_getnnz': _SPARSE,
     '_contrib_boolean_mask': 'its output shape depends on the mask values, so a symbol cannot infer it',
+    '_npx_nonzero': 'its output shape depends on the values, so a symbol cannot infer it; checked in '
+                    'tests/symbol/test_numpy_extension.py',
     'reset_arrays': 'it has no outputs (it zeroes its inputs in place); checked in tests/operator/test_extra_ops.py',
     **{op: 'its bodies are subgraphs, built by mx.sym.contrib.%s; checked against MXNet and the eager loops in '
            'tests/symbol/test_control_flow.py' % op[1:] for op in ('_foreach', '_while_loop', '_cond')},
@@ -67,6 +70,7 @@ KNOWN_INFER_MISMATCH.update({'%s#%d' % (op, i): _INFER_DTYPE for i in (0, 1) for
     ['_npi_%s%s' % (cmp, sfx) for cmp in ('equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal')
      for sfx in ('', '_scalar')] + ['_npi_argmax', '_npi_argmin'])})
 KNOWN_INFER_MISMATCH['_npi_logical_not#0'] = _INFER_DTYPE
+KNOWN_INFER_MISMATCH['_npi_choice#1'] = 'infer_type gives the first input\'s dtype, eager int64: ' + _INFER_DTYPE
 
 
 # Float inputs that an op refuses gradients for, as MXNet does (its backward checks their req is null).

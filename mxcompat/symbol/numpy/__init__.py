@@ -525,6 +525,7 @@ Symbol.as_nd_ndarray = lambda self: self
 
 
 from . import linalg  # noqa: E402,F401  (mx.sym.np.linalg: it builds on the functions above)
+from . import random  # noqa: E402,F401
 
 
 def __getattr__(name):
