@@ -40,7 +40,7 @@ def _cumsum(a, axis, dtype):
     return torch.cumsum(a, axis, dtype=dtype or a.dtype)  # integers keep their dtype (torch would widen them)
 
 
-defop('cumsum', ('a',), [('axis', 'int?', None), ('dtype', 'dtype?', None)], _cumsum, aliases=('_np_cumsum',),
+defop('_np_cumsum', ('a',), [('axis', 'int?', None), ('dtype', 'dtype?', None)], _cumsum, aliases=('cumsum',),
       choices={'dtype': (None, torch.float16, torch.float32, torch.float64, torch.int32, torch.int64, torch.int8)},
       doc='Cumulative sum along ``axis`` (the flattened array when None), in ``dtype`` or the input\'s dtype.')
 

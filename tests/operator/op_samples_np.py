@@ -78,4 +78,68 @@ add('_npi_solve', ({'a': _SPD, 'b': f(3, 2)}, {}))
 add('_npi_tensorinv', ({'a': np.eye(6, dtype=np.float32).reshape(6, 2, 3) * 2 + 0.1}, {'ind': 1}))
 add('_npi_tensorsolve', ({'a': (np.eye(6, dtype=np.float32) * 2 + 0.1).reshape(2, 3, 6), 'b': f(2, 3)}, {}))
 
+# mx.sym.np's functions of element-wise math, reductions, shapes and creation (their operators)
+for _n in ('isnan', 'isinf', 'isposinf', 'isneginf', 'isfinite'):
+    add('_npi_' + _n, ({'x': np.array([0.5, np.nan, np.inf, -np.inf, -1.0], np.float32)}, {}))
+add('_npi_bitwise_not', ({'x': ints(9, 2, 3, lo=-4, dtype=np.int32)}, {}))
+add('_npi_around', ({'x': f(2, 3, lo=-3, hi=3)}, {}), ({'x': f(2, 3, lo=-3, hi=3)}, {'decimals': 1}))
+add('_npi_nan_to_num', ({'data': np.array([0.5, np.nan, np.inf, -np.inf], np.float32)}, {}),
+    ({'data': np.array([0.5, np.nan, np.inf, -np.inf], np.float32)}, {'nan': 1.0, 'posinf': 9.0, 'neginf': -9.0}))
+for _n, _x in (('arctan2', 'x'), ('hypot', 'x'), ('copysign', 'lhs'), ('ldexp', 'lhs')):
+    _names = ('x1', 'x2') if _x == 'x' else ('lhs', 'rhs')
+    add('_npi_' + _n, ({_names[0]: f(2, 3), _names[1]: nonzero(1, 3)}, {}))
+for _n in ('arctan2', 'copysign', 'ldexp', 'rarctan2', 'rcopysign', 'rldexp'):
+    add('_npi_%s_scalar' % _n, ({'data': f(2, 3)}, {'scalar': 1.5, 'is_int': False}),
+        ({'data': f(2, 3)}, {'scalar': 2, 'is_int': True}))
+for _n in ('lcm', 'bitwise_and', 'bitwise_or', 'bitwise_xor'):
+    add('_npi_' + _n, ({'lhs': ints(9, 2, 3, lo=1, dtype=np.int32), 'rhs': ints(9, 1, 3, lo=1, dtype=np.int32)}, {}))
+    add('_npi_%s_scalar' % _n, ({'data': ints(9, 2, 3, lo=1, dtype=np.int32)}, {'scalar': 6, 'is_int': True}))
+add('_npi_matmul', ({'a': f(2, 3), 'b': f(3, 4)}, {}), ({'a': f(2, 2, 3), 'b': f(3, 2)}, {}))
+for _n in ('_np_all', '_np_any'):
+    add(_n, ({'data': ints(2, 2, 3)}, {}), ({'data': ints(2, 2, 3)}, {'axis': 1, 'keepdims': True}))
+add('_npi_average', ({'a': f(2, 3)}, {'weighted': False}), ({'a': f(2, 3), 'weights': pos(2, 3)}, {'axis': 1}),
+    ({'a': f(2, 3), 'weights': pos(3)}, {'axis': 1, 'returned': True}))
+add('_npi_percentile', ({'a': distinct(3, 4)}, {'q_scalar': 30.0}),
+    ({'a': distinct(3, 4), 'q': np.array([20.0, 75.0], np.float32)}, {'axis': 1, 'interpolation': 'midpoint'}))
+add('_np_trace', ({'data': f(3, 4)}, {}), ({'data': f(2, 3, 4)}, {'offset': 1, 'axis1': 1, 'axis2': 2}))
+add('_npi_diff', ({'a': f(3, 4)}, {}), ({'a': f(4, 3)}, {'n': 2, 'axis': 0}))
+add('_npi_ediff1d', ({'input1': f(5)}, {'to_begin_scalar': 1.0}),
+    ({'input1': f(5), 'input2': f(2), 'input3': f(3)}, {'to_begin_arr_given': True, 'to_end_arr_given': True}))
+add('_npi_bincount', ({'data': ints(6, 8, dtype=np.int64)}, {'minlength': 7}),
+    ({'data': ints(6, 8, dtype=np.int64), 'weights': f(8)}, {'minlength': 7, 'has_weights': True}))
+add('_npi_polyval', ({'p': f(3), 'x': f(2, 3)}, {}))
+add('_npi_unique', ({'data': ints(4, 8)}, {}), ({'data': ints(4, 8)}, {'return_index': True, 'return_counts': True}))
+add('_npi_delete', ({'arr': f(3, 4)}, {'int_ind': 1, 'axis': 1}),
+    ({'arr': f(3, 4)}, {'start': 0, 'stop': 4, 'step': 2, 'axis': 1}))
+add('_npi_insert_scalar', ({'arr': f(3, 4)}, {'val': 2.0, 'int_ind': 1}),
+    ({'arr': f(3, 4), 'values': f(4)}, {'int_ind': 1, 'axis': 0}))
+add('_npi_insert_slice', ({'arr': f(3, 4), 'values': f(2, 4)}, {'start': 0, 'stop': 2, 'step': 1, 'axis': 0}))
+add('_npi_insert_tensor', ({'arr': f(3, 4), 'values': f(3, 2), 'obj': np.array([0, 2], np.int64)}, {'axis': 1}))
+for _n in ('_np_diag', '_np_diagflat'):
+    add(_n, ({'data': f(3)}, {}), ({'data': f(3, 4)}, {'k': 1}))
+add('_np_diagonal', ({'data': f(3, 4)}, {}), ({'data': f(2, 3, 4)}, {'offset': -1, 'axis1': 2, 'axis2': 0}))
+add('_npi_diag_indices_from', ({'data': f(3, 3)}, {}))
+add('_npi_flip', ({'data': f(2, 3, 4)}, {'axis': (0, 2)}))
+add('_np_moveaxis', ({'a': f(2, 3, 4)}, {'source': 0, 'destination': -1}))
+add('_npi_rot90', ({'data': f(2, 3, 4)}, {}), ({'data': f(2, 3, 4)}, {'k': 3, 'axes': (1, 2)}))
+add('_npi_tril', ({'data': f(3, 4)}, {}), ({'data': f(3, 4)}, {'k': -1}))
+add('_npi_pad', ({'data': f(2, 3)}, {'pad_width': ((1, 0), (0, 2))}),
+    ({'data': f(2, 3)}, {'pad_width': ((1, 1), (2, 1)), 'mode': 'reflect'}),
+    ({'data': f(2, 3)}, {'pad_width': ((1, 1), (1, 1)), 'mode': 'maximum'}))
+add('_npi_einsum', ([f(2, 3), f(3, 4)], {'subscripts': 'ij,jk->ik'}), ([f(3, 3)], {'subscripts': 'ii->i'}))
+add('_npi_share_memory', ({'a': f(2, 3), 'b': f(2, 3)}, {}))
+for _n in ('_np_atleast_1d', '_np_atleast_2d', '_np_atleast_3d'):
+    add(_n, ([f(3), f(2, 3)], {}))
+for _n in ('_npi_column_stack', '_npi_hstack', '_npi_vstack', '_npi_dstack'):
+    add(_n, ([f(2, 3), f(2, 3)], {}))
+add('_npi_dsplit', ({'data': f(2, 3, 4)}, {'indices': (), 'sections': 2}),
+    ({'data': f(2, 3, 4)}, {'indices': (0, 1, 3)}))
+add('_npi_eye', ({}, {'N': 3}), ({}, {'N': 3, 'M': 4, 'k': 1, 'dtype': 'int32'}))
+add('_npi_identity', ({}, {'shape': (3, 3)}))
+add('_npi_indices', ({}, {'dimensions': (2, 3)}))
+add('_npi_logspace', ({}, {'start': 0.0, 'stop': 2.0, 'num': 5}), ({}, {'start': 1.0, 'stop': 3.0, 'num': 4,
+                                                                       'endpoint': False, 'base': 2.0}))
+for _n in ('_npi_hanning', '_npi_hamming', '_npi_blackman'):
+    add(_n, ({}, {'M': 5}))
+
 ADDED = sorted(n for n in op_samples.SAMPLES if n.startswith(('_np_', '_npi_', '_npx_')))

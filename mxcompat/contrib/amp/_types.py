@@ -312,7 +312,7 @@ RULES = {
     'Embedding': _embedding, '_contrib_SparseEmbedding': _embedding,
     'one_hot': _out_from_attr(), 'argsort': _out_from_attr(), 'topk': _topk,
     'softmax': _softmax, 'log_softmax': _softmax, 'softmin': _softmax,
-    'norm': _out_from_attr('out_dtype', UNKNOWN), 'cumsum': _out_from_attr(default=UNKNOWN),
+    'norm': _out_from_attr('out_dtype', UNKNOWN), '_np_cumsum': _out_from_attr(default=UNKNOWN),
     '_sample_exponential': _out_from_attr(), '_sample_gamma': _out_from_attr(),
     '_sample_generalized_negative_binomial': _out_from_attr(), '_sample_negative_binomial': _out_from_attr(),
     '_sample_normal': _out_from_attr(), '_sample_poisson': _out_from_attr(), '_sample_uniform': _out_from_attr(),
