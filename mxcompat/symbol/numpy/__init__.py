@@ -57,8 +57,14 @@ def _is_int(x):
     return isinstance(x, (numbers.Integral, _onp.integer)) and not isinstance(x, (bool, _onp.bool_))
 
 
-def _scalar_op(op_name, sym, value):
-    return _call(op_name, sym, scalar=float(value), is_int=_is_int(value))
+_INTEGER_TYPES = (int, _onp.int32, _onp.int64)  # (MXNet's integer_types: a bool counts, other numpy ints do not)
+_NUMERIC_TYPES = (numbers.Number, _onp.generic)
+
+
+def _scalar_op(op_name, sym, value, left=False):
+    """A scalar node: ``is_int`` says whether a right-hand ``value`` is an integer; MXNet's _ufunc_helper tests the
+    symbol for a left-hand one, so it is False there."""
+    return _call(op_name, sym, scalar=float(value), is_int=not left and isinstance(value, _INTEGER_TYPES))
 
 
 def _binary(name, reverse_scalar=None):
@@ -70,10 +76,7 @@ def _binary(name, reverse_scalar=None):
         if isinstance(lhs, Symbol) and isinstance(rhs, numbers.Number):
             return _scalar_op('_npi_%s_scalar' % name, lhs, rhs)
         if isinstance(rhs, Symbol) and isinstance(lhs, numbers.Number):
-            if reverse_scalar is None:
-                return _scalar_op('_npi_%s_scalar' % name, rhs, lhs)
-            # (MXNet's reflected scalar nodes say is_int=False; the value is cast to the array's dtype either way)
-            return _call(reverse_scalar, rhs, scalar=float(lhs), is_int=False)
+            return _scalar_op(reverse_scalar or '_npi_%s_scalar' % name, rhs, lhs, left=True)
         raise MXNetTypeError('mx.sym.np.%s: operands must be symbols or Python scalars, got %s and %s'
                              % (name, type(lhs).__name__, type(rhs).__name__))
     apply.__name__ = name
@@ -94,17 +97,22 @@ greater = _binary('greater', '_npi_less_scalar')
 greater_equal = _binary('greater_equal', '_npi_less_equal_scalar')
 
 
-def _legacy_pair(sym_op, scalar_op):
+def _legacy_pair(name, sym_op, scalar_op):
+    """MXNet 1.9.1's np maximum/minimum: its legacy nodes, named as its ``_npi.<name>`` aliases name them
+    (maximum0, maximum_scalar0)."""
     def apply(x1, x2):
         if isinstance(x1, Symbol) and isinstance(x2, Symbol):
-            return _call(sym_op, x1, x2)
-        s, v = (x1, x2) if isinstance(x1, Symbol) else (x2, x1)
-        return _scalar_op(scalar_op, s, v)
+            return as_np(_sym(sym_op, name)(x1, x2))
+        left = not isinstance(x1, Symbol)
+        s, v = (x2, x1) if left else (x1, x2)
+        return as_np(_sym(scalar_op, name + '_scalar')(s, scalar=float(v),
+                                                       is_int=not left and isinstance(v, _INTEGER_TYPES)))
+    apply.__name__ = name
     return apply
 
 
-maximum = _legacy_pair('broadcast_maximum', '_maximum_scalar')  # (MXNet 1.9.1's np symbols use these)
-minimum = _legacy_pair('broadcast_minimum', '_minimum_scalar')
+maximum = _legacy_pair('maximum', 'broadcast_maximum', '_maximum_scalar')
+minimum = _legacy_pair('minimum', 'broadcast_minimum', '_minimum_scalar')
 
 
 def _unary(name, op_name=None):
@@ -332,10 +340,6 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None):
 def _node(op_name, hint, *args, **attrs):
     """A node of ``op_name`` named after ``hint`` (the name MXNet's own call gives it)."""
     return as_np(_sym(op_name, hint)(*args, **attrs))
-
-
-_INTEGER_TYPES = (int, _onp.int32, _onp.int64)  # (MXNet's integer_types: a bool counts, other numpy ints do not)
-_NUMERIC_TYPES = (numbers.Number, _onp.generic)
 
 
 def _ufunc(name, reflected=None, scalar_op=None, scalar_hint=None):
@@ -963,7 +967,7 @@ class _Symbol(Symbol):
     # arithmetic and comparisons (NumPy's broadcasting and dtype rules, through the mx.np functions)
     __add__ = __radd__ = __iadd__ = add
     __sub__ = __isub__ = subtract
-    __mul__ = __rmul__ = __imul__ = multiply
+    __mul__ = __imul__ = multiply
     __truediv__ = __itruediv__ = __div__ = true_divide
     __mod__ = mod
     __pow__ = power
@@ -977,6 +981,9 @@ class _Symbol(Symbol):
 
     def __rsub__(self, other):
         return subtract(other, self)
+
+    def __rmul__(self, other):
+        return multiply(other, self)
 
     def __rtruediv__(self, other):
         return true_divide(other, self)
