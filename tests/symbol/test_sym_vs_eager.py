@@ -252,8 +252,7 @@ def _symbol_equals_eager(name, sample, ctx):
     _same(b.ex.forward(is_train=True), eager, 'training output', values)
     if b.grad:
         heads = _heads([o.asnumpy() for o in eager])
-        pairs = [(o, mx.nd.array(h, dtype=h.dtype)) for o, h in zip(eager, heads)
-                 if h is not None and o.to_torch().requires_grad]
+        pairs = _head_pairs(eager, heads)
         if pairs:
             mx.autograd.backward([o for o, _ in pairs], [h for _, h in pairs])
         b.ex.backward([None if h is None else mx.nd.array(h, dtype=h.dtype) for h in heads])
@@ -306,6 +305,19 @@ def _device_tol(dtype):
     return {np.dtype(np.float16): (1e-2, 1e-3), np.dtype(np.float32): (1e-4, 1e-5)}.get(np.dtype(dtype), (1e-7, 1e-9))
 
 
+def _head_pairs(outs, heads):
+    """(output, head gradient) of the eager outputs backward starts from: those in the recorded graph, with their
+    head of ``heads``, or ones where it is None (an integer output: a cast of a float input, whose float stand-in is
+    in torch's graph, _intgrad.py), as the bound executor's backward takes a None head."""
+    pairs = []
+    for o, h in zip(outs, heads):
+        if o.to_torch().requires_grad and h is not None:
+            pairs.append((o, mx.nd.array(h, dtype=h.dtype)))
+        elif getattr(o._t, '_mx_grad_surrogate', None) is not None:
+            pairs.append((o, mx.nd.ones(o.shape, dtype=o.dtype) if h is None else mx.nd.array(h, dtype=h.dtype)))
+    return pairs
+
+
 def _eager_with_grads(name, inputs, attrs):
     """Outputs and input gradients (seeded with fixed heads) of the op run eagerly in the current context."""
     arrays = _arrays(inputs)
@@ -321,8 +333,7 @@ def _eager_with_grads(name, inputs, attrs):
     with mx.autograd.record():
         outs = _as_list(_call_nd(name, arrays, attrs))
     heads = _heads([o.asnumpy() for o in outs])
-    pairs = [(o, mx.nd.array(h, dtype=h.dtype)) for o, h in zip(outs, heads)
-             if h is not None and o.to_torch().requires_grad]
+    pairs = _head_pairs(outs, heads)
     if wanted and pairs:
         mx.autograd.backward([o for o, _ in pairs], [h for _, h in pairs])
     grads = [arrays[k].grad for k in wanted if pairs]
