@@ -9,6 +9,7 @@ import torch
 
 from .. import autograd as _ag
 from ..base import MXNetValueError, MXNetTypeError, MXNetIndexError, to_torch_dtype, unsupported
+from ..operator.extra_ops import cumsum_along
 from .multiarray import ndarray, _np_wrap, _array_input, _default_float, promote
 from ._op import _finish, _new, _STATE, _WIDE_FLOATS
 
@@ -298,15 +299,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     t = _array_input('cumsum', a)
     td = _sum_dtype(t, dtype)
     src, dim = (t.reshape(-1), 0) if axis is None else (t, _norm_axes('cumsum', axis, t.dim())[0])
-    if td is torch.float16 and src.shape[dim] > 1:
-        steps = src.to(td).unbind(dim)  # (torch accumulates float16 in float32)
-        acc = [steps[0]]
-        for x in steps[1:]:
-            acc.append(acc[-1] + x)
-        r = torch.stack(acc, dim)
-    else:
-        r = torch.cumsum(src, dim=dim, dtype=td)
-    return _finish(r, a._ctx, out)
+    return _finish(cumsum_along(src, dim, td), a._ctx, out)
 
 
 def average(a, axis=None, weights=None, returned=False, out=None):

@@ -31,13 +31,25 @@ def _check_float_dtype(op, t, name='data'):
 
 
 # ---- cumsum / histogram / (un)ravel --------------------------------------------------------------------------------
+def cumsum_along(src, dim, dtype):
+    """Cumulative sum of ``src`` along ``dim`` in ``dtype``; float16 rounds every partial sum, as MXNet's kernel
+    does (torch accumulates float16 in float32)."""
+    if dtype is torch.float16 and src.shape[dim] > 1:
+        steps = src.to(dtype).unbind(dim)
+        acc = [steps[0]]
+        for x in steps[1:]:
+            acc.append(acc[-1] + x)
+        return torch.stack(acc, dim)
+    return torch.cumsum(src, dim=dim, dtype=dtype)
+
+
 def _cumsum(a, axis, dtype):
     if axis is None:
         a = a.reshape(-1)
         axis = 0
     if not -a.dim() <= axis < max(a.dim(), 1):
         raise _err('cumsum', 'axis value %d out of range for an array of ndim %d' % (axis, a.dim()))
-    return torch.cumsum(a, axis, dtype=dtype or a.dtype)  # integers keep their dtype (torch would widen them)
+    return cumsum_along(a, axis, dtype or a.dtype)  # integers keep their dtype (torch would widen them)
 
 
 defop('_np_cumsum', ('a',), [('axis', 'int?', None), ('dtype', 'dtype?', None)], _cumsum, aliases=('cumsum',),

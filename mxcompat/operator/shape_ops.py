@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetValueError, MXNetTypeError, dtype_name
 from .registry import defop, REQUIRED
+from ..util import is_np_shape
 
 _X = ('data',)
 
@@ -324,7 +325,7 @@ defop('_split_v2', _X, [('indices', 'shape', REQUIRED), ('axis', 'int', 1), ('sq
 def _tile(data, reps):
     if not reps:
         return data.clone()
-    if any(r <= 0 for r in reps):
+    if any(r < 0 for r in reps) or (not is_np_shape() and any(r == 0 for r in reps)):
         raise op_error('tile', 'reps %s must be positive (zero-size results need numpy shape semantics)'
                        % (tuple(reps),))
     return data.tile(tuple(reps))

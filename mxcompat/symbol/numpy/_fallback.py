@@ -25,8 +25,12 @@ class _HostOp(_custom.CustomOp):
         self._name, self._fn = name, fn
 
     def forward(self, is_train, req, in_data, out_data, aux):  # noqa: ARG002
-        out = self._fn(in_data[0].asnumpy())
-        self.assign(out_data[0], req[0], out.astype(out_data[0].dtype, copy=False))
+        dst = out_data[0]
+        out = self._fn(in_data[0].asnumpy()).astype(dst.dtype, copy=False)
+        if dst.ndim == 0 and req[0] != 'null':  # (assign's dst[:] takes no 0-d array)
+            dst[...] = out + dst.asnumpy() if req[0] == 'add' else out
+            return
+        self.assign(dst, req[0], out)
 
     def backward(self, req, out_grad, in_data, out_data, in_grad, aux):  # noqa: ARG002
         raise NotImplementedError('Operator %s does not support gradient computation' % self._name)
