@@ -189,3 +189,18 @@ def test_deg2rad_and_rad2deg_have_no_symbol_as_in_mxnet(np_mode):
     out = blk(a)
     assert not blk._cached_graph
     _close(out.asnumpy(), onp.deg2rad(sym_np_cases.A) + onp.rad2deg(sym_np_cases.A), 'deg2rad + rad2deg')
+
+
+def test_symbol_operators_and_methods_as_mxnets():
+    # MXNet 1.9.1's _Symbol has no ~ & | ^ @ (TypeError, as checked there), has num_outputs, and refuses item
+    # assignment; the methods it turns off raise AttributeError (sym_np.json's method_* cases)
+    x = mx.sym.var('x').as_np_ndarray()
+    for op in (lambda: ~x, lambda: x & x, lambda: x | 1, lambda: x ^ x, lambda: x @ x):
+        with pytest.raises(TypeError):
+            op()
+    assert x.num_outputs == 1 and mx.sym.np.unique(x, return_counts=True).num_outputs == 2
+    with pytest.raises(NotImplementedError):
+        x[0] = 1
+    for name in ('tile', 'flip', 'diag', 'pad', 'split_v2', 'topk', 'one_hot', 'broadcast_to'):
+        with pytest.raises(AttributeError, match=name):
+            getattr(x, name)()
