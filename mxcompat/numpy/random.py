@@ -1,8 +1,9 @@
 """``mx.np.random``: MXNet 1.9.1's NumPy-style samplers.
 
 Distribution parameters are Python numbers or ``mx.np`` arrays (which broadcast against each other and against
-``size``; gradients reach array parameters of the reparameterized samplers, as in MXNet); results are float32
-unless ``dtype`` says otherwise, 0-d when neither ``size`` nor an array parameter gives a shape.
+``size``; as in MXNet, gradients reach array parameters of the reparameterized samplers, and are zero for those of
+``uniform``, ``power`` and the gamma family); results are float32 unless ``dtype`` says otherwise, 0-d when neither
+``size`` nor an array parameter gives a shape.
 
 Where MXNet's NumPy sampler shares the legacy one's kernel (``randint``, ``shuffle``) it is the registry operator
 behind ``mx.nd.random``. The other samplers draw from MXNet's single CPU engine, as MXNet's do: the uniform-based
@@ -20,6 +21,7 @@ import numbers
 import numpy as _onp
 import torch
 
+from .. import autograd as _ag
 from ..base import MXNetError, MXNetTypeError, MXNetValueError, to_torch_dtype
 from ..context import current_context
 from ..ndarray.ndarray import NDArray
@@ -152,9 +154,10 @@ def _check(fname, value, strict, what):
         raise MXNetValueError('mx.np.random.%s: expect %s %s 0' % (fname, what, '>' if strict else '>='))
 
 
-def _sample(fname, base, fn, args, size, dtype=None, ctx=None, out=None):
+def _sample(fname, base, fn, args, size, dtype=None, ctx=None, out=None, grad=True):
     """Draws of ``base`` (uniform or normal) of the output shape, turned into samples by ``fn(draws, *params)``
-    (MXNet's formula for the distribution), cast to ``dtype``."""
+    (MXNet's formula for the distribution), cast to ``dtype``. ``grad=False``: MXNet's sampler gives its array
+    parameters zero gradients (the result stays in a recorded graph, with zeros for them)."""
     params = [_param(fname, k, v) for k, v in args]
     ctx = _context(ctx, [v for _, v in args])
     td = _float_dtype(fname, dtype)
@@ -164,14 +167,21 @@ def _sample(fname, base, fn, args, size, dtype=None, ctx=None, out=None):
     r = fn(base(shape, ctx), *params)
     r = r.expand(shape) if tuple(r.shape) != shape else r
     r = r.to(td)
+    if not grad:
+        r = _zero_grads(r.detach(), params)
     return _write(out, r) if out is not None else _np_wrap(r, ctx)
+
+
+def _zero_grads(t, params):
+    """``t`` kept in a recorded graph with zero gradients for the array parameters among ``params``."""
+    return _ag.keep_in_graph(t, *[p for p in params if isinstance(p, torch.Tensor)])
 
 
 # ---- the samplers -------------------------------------------------------------------------------------------------
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, out=None):
-    """Samples from ``[low, high)``; ``low``/``high`` numbers or arrays."""
+    """Samples from ``[low, high)``; ``low``/``high`` numbers or arrays (whose gradients are zero, as MXNet's)."""
     return _sample('uniform', _uniform01, lambda u, lo, hi: lo + u * (hi - lo), (('low', low), ('high', high)),
-                   size, dtype, ctx, out)
+                   size, dtype, ctx, out, grad=False)
 
 
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
@@ -231,21 +241,22 @@ def pareto(a, size=None, ctx=None, out=None):
 
 
 def power(a, size=None):
-    """Samples ``(1 - u) ** (1 / a)`` (``a`` > 0)."""
+    """Samples ``(1 - u) ** (1 / a)`` (``a`` > 0; an array ``a``'s gradient is zero, as MXNet's)."""
     _check('power', _param('power', 'a', a), True, 'a')
-    return _sample('power', _uniform01_and_one_more, lambda u, k: torch.pow(1 - u, 1.0 / k), (('a', a),), size)
+    return _sample('power', _uniform01_and_one_more, lambda u, k: torch.pow(1 - u, 1.0 / k), (('a', a),), size,
+                   grad=False)
 
 
 def gamma(shape, scale=1.0, size=None, dtype=None, ctx=None, out=None):
-    """Samples Gamma(shape, scale) (both > 0) with the registry's gamma sampler (no gradient)."""
+    """Samples Gamma(shape, scale) (both > 0); array parameters get zero gradients, as MXNet's."""
     _check('gamma', _param('gamma', 'shape', shape), True, 'shape')
     _check('gamma', _param('gamma', 'scale', scale), True, 'scale')
     if _mxrandom.on(_context(ctx, (shape, scale)).torch_device):
         td = _float_dtype('gamma', dtype)
         return _sample('gamma', _single_engine_gamma(shape, scale, td), lambda g, k, s: g,
-                       (('shape', shape), ('scale', scale)), size, dtype, ctx, out)
+                       (('shape', shape), ('scale', scale)), size, dtype, ctx, out, grad=False)
     return _sample('gamma', _gamma_base(shape), lambda g, k, s: g * s, (('shape', shape), ('scale', scale)),
-                   size, dtype, ctx, out)
+                   size, dtype, ctx, out, grad=False)
 
 
 def _single_engine_gamma(alpha, scale, td):
@@ -285,7 +296,8 @@ def beta(a, b, size=None, dtype=None, ctx=None):
     """Samples Beta(a, b) as ``X / (X + Y)`` of two float64 gamma samples, as MXNet."""
     x = gamma(a, 1, size=size, dtype='float64', ctx=ctx)
     y = gamma(b, 1, size=size, dtype='float64', ctx=ctx)
-    return _np_wrap((x._t / (x._t + y._t)).to(_float_dtype('beta', dtype)), x._ctx)
+    r = (x._t / (x._t + y._t)).to(_float_dtype('beta', dtype))
+    return _np_wrap(_zero_grads(r, [_param('beta', 'a', a), _param('beta', 'b', b)]), x._ctx)
 
 
 def chisquare(df, size=None, dtype=None, ctx=None):
