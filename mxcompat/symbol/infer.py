@@ -266,17 +266,20 @@ _NEEDS_COMPLETE = {'where': (0,)}
 
 def _infer_shapes_guessing_dtypes(n, params, in_shapes, in_types):
     """Output shapes of op node ``n``. Inputs of unknown dtype run with the first known input dtype (float32 if
-    none), or, when the op rejects that (integer indices such as batch_take's), the ones after the first as
-    int32."""
+    none), or, when the op rejects that, the ones after the first as int32 (integer indices such as
+    batch_take's), or all as int32 (integer-only operators: bitwise_and, lcm ...)."""
     first = next((t for t in in_types if t is not None), torch.float32)
-    guess = [t or first for t in in_types]
-    try:
-        return n.op.infer(n.op_args(in_shapes), n.op_args(guess), params)[0]
-    except MXNetTypeError:
-        if all(t is not None for t in in_types[1:]):
-            raise
-    guess = guess[:1] + [t or torch.int32 for t in in_types[1:]]
-    return n.op.infer(n.op_args(in_shapes), n.op_args(guess), params)[0]
+    guesses = [[t or first for t in in_types]]
+    if None in in_types[1:]:
+        guesses.append(guesses[0][:1] + [t or torch.int32 for t in in_types[1:]])
+    if None in in_types and first is torch.float32:
+        guesses.append([t or torch.int32 for t in in_types])
+    for i, guess in enumerate(guesses):
+        try:
+            return n.op.infer(n.op_args(in_shapes), n.op_args(guess), params)[0]
+        except MXNetTypeError:
+            if i == len(guesses) - 1:
+                raise
 
 
 def _type_step(n, shp, typ):
@@ -297,10 +300,31 @@ def _type_step(n, shp, typ):
     if all(_complete(s) for s in in_shapes):
         _, out_types = n.op.infer(n.op_args(in_shapes), n.op_args(in_types), params)
     else:
-        t = _dtype_param(params) or (in_types[0] if in_types else None)
-        out_types = [t] * n.num_visible() if t is not None else []
+        out_types = _types_on_stand_ins(n, in_shapes, in_types, params)
+        if out_types is None:
+            t = _dtype_param(params) or (in_types[0] if in_types else None)
+            out_types = [t] * n.num_visible() if t is not None else []
     for i, t in enumerate(out_types[:n.num_visible()]):
         typ[(id(n), i)] = t
+
+
+_STAND_IN_RANKS = (4, 2, 1, 3, 5)
+
+
+def _types_on_stand_ins(n, in_shapes, in_types, params):
+    """The output dtypes of node ``n`` whose input shapes are not all known, as MXNet infers types apart from
+    shapes: the op run on stand-in shapes (unknown dimensions 8, then 1; an input of unknown rank of the first rank
+    of ``_STAND_IN_RANKS`` the op takes), or None where it takes none of them."""
+    for dim in (8, 1):
+        known = [None if s is None else tuple(d if d >= 0 else dim for d in s) for s in in_shapes]
+        for rank in _STAND_IN_RANKS if None in known else (None,):
+            shapes = [(dim,) * rank if s is None else s for s in known]
+            try:
+                _, out_types = n.op.infer(n.op_args(shapes), n.op_args(in_types), params)
+            except Exception:  # noqa: BLE001 (a stand-in shape this op refuses: try the next)
+                continue
+            return out_types
+    return None
 
 
 def _report(table, arg_keys, out_keys, aux_keys, partial, conv, missing):

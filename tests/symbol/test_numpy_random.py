@@ -107,20 +107,15 @@ def test_shape_inference_draws_nothing():
     onp.testing.assert_array_equal(mx.np.random.uniform(size=4).asnumpy(), expected)
 
 
-# infer_type given no shapes: an operator without a dtype attribute gets its first input's dtype (symbol/infer.py),
-# where MXNet's type functions give int64 indices / a bool
-_TYPE_GAP = pytest.mark.xfail(strict=True, reason='infer_type without shapes: the first input dtype')
-
-
 @pytest.mark.parametrize('expr,shape,dtype', [
     ('R.uniform(a, 3, size=(2, 3))', (2, 3), onp.float32), ('R.normal(a, b)', (2, 3), onp.float32),
     ('R.gamma(a, dtype="float64")', (3,), onp.float64), ('R.choice(a, (2, 2))', (2, 2), onp.float32),
-    pytest.param('R.choice(5, 4, p=a)', (4,), onp.int64, marks=_TYPE_GAP),
+    ('R.choice(5, 4, p=a)', (4,), onp.int64),  # (infer_type is given no shapes: MXNet's dtypes all the same)
     ('R.randint(2, 5, size=(3,))', (3,), onp.int64),
     ('R.power(a, size=(4, 3))', (4, 3), onp.float32), ('X.random.bernoulli(a, dtype="bool")', (3,), onp.bool_),
     ('X.random.uniform_n(a, b, batch_shape=(4,))', (4, 2, 3), onp.float32),
     ('R.multivariate_normal(a, c, size=(2,))', (2, 3), onp.float32), ('L.norm(b, axis=1)', (2,), onp.float32),
-    pytest.param('X.constraint_check(a > 0)', (), onp.bool_, marks=_TYPE_GAP),
+    ('X.constraint_check(a > 0)', (), onp.bool_),
 ])
 def test_inferred_shapes_and_dtypes(expr, shape, dtype):
     env = CASES._env(mx)

@@ -41,47 +41,16 @@ KNOWN_MISMATCH = {
                     'and torch refuses ("Autograd not support dtype: Int")',
 }
 
-_INFER_DTYPE = ('symbol/infer.py _type_step: without complete shapes an op\'s output dtypes are taken from its '
-                '`dtype` attribute or its first input, the op is not asked')
-_SAME_SHAPE = ('operator/elemwise.py registers it with _unary(), i.e. same_shape=\'*\', so sym.infer_shape raises '
-               '\'Shape inconsistent: (2, 3) vs ...\' (its output is 1-D)')
-
-# Shape/dtype inference (infer_shape, infer_type, infer_shape_partial) disagreeing with the eager outputs.
+# Shape inference (infer_shape, infer_shape_partial) disagreeing with the eager outputs.
 KNOWN_INFER_MISMATCH = {
-    '_image_to_tensor#0': 'infer_type(data=uint8) gives uint8, eager gives float32: ' + _INFER_DTYPE,
-    '_sample_multinomial#1': 'infer_type with get_prob=True gives [int32, int32], eager [int32, float32]: '
-                             + _INFER_DTYPE,
-    'topk#4': "infer_type with ret_typ='both', dtype='int32' gives [int32, int32], eager [float32, int32]: "
-              + _INFER_DTYPE,
-    'shape_array': _SAME_SHAPE,
-    'size_array': _SAME_SHAPE,
-    '_contrib_allclose#0': _INFER_DTYPE, '_contrib_allclose#1': _INFER_DTYPE,
-    '_contrib_index_array#0': _INFER_DTYPE, '_contrib_index_array#1': _INFER_DTYPE,
-    '_histogram#0': _INFER_DTYPE, '_histogram#1': _INFER_DTYPE, '_histogram#2': _INFER_DTYPE,
-    'all_finite#1': _INFER_DTYPE, 'amp_multicast#0': _INFER_DTYPE, 'mp_lamb_update_phase1#0': _INFER_DTYPE,
-    'multi_sum_sq#1': _INFER_DTYPE,
     '_np_dot#0': "infer_shape_partial(a=(2, 3)) gives b (3, 0): the rule that gives a deferred Gluon weight its first "
                  "dimension (symbol/numpy/_ops.py _dot_param) assumes a 2-D b, where MXNet's shape function reads "
                  "b's declared dimensions",
     '_np_dot#1': "infer_shape_partial(a=(3,)) gives b (3, 0) for a 1-D b: as _np_dot#0",
 }
-# MXNet's NumPy comparisons give bool, its argmax/argmin int64: _INFER_DTYPE
-KNOWN_INFER_MISMATCH.update({'%s#%d' % (op, i): _INFER_DTYPE for i in (0, 1) for op in (
-    ['_npi_%s%s' % (cmp, sfx) for cmp in ('equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal')
-     for sfx in ('', '_scalar')] + ['_npi_argmax', '_npi_argmin'])})
-KNOWN_INFER_MISMATCH['_npi_logical_not#0'] = _INFER_DTYPE
-# bool outputs (all/any, the isnan family, share_memory), int64 indices (diag_indices_from), and integer-only
-# operators run on the float32 stand-in dtype: _INFER_DTYPE
-KNOWN_INFER_MISMATCH.update({'%s#%d' % (op, i): _INFER_DTYPE for op, n in (
-    ('_np_all', 2), ('_np_any', 2), ('_npi_isnan', 1), ('_npi_isinf', 1), ('_npi_isposinf', 1), ('_npi_isneginf', 1),
-    ('_npi_isfinite', 1), ('_npi_share_memory', 1), ('_npi_diag_indices_from', 1), ('_npi_bitwise_not', 1),
-    ('_npi_lcm', 1), ('_npi_lcm_scalar', 1), ('_npi_bitwise_and', 1), ('_npi_bitwise_and_scalar', 1),
-    ('_npi_bitwise_or', 1), ('_npi_bitwise_or_scalar', 1), ('_npi_bitwise_xor', 1), ('_npi_bitwise_xor_scalar', 1))
-    for i in range(n)})
 # output shapes that depend on the input values: infer_shape cannot give them (MXNet's are dynamic too)
 KNOWN_INFER_MISMATCH.update({'%s#%d' % (op, i): 'its output shape depends on the input values'
                              for op in ('_npi_unique', '_npi_bincount') for i in (0, 1)})
-KNOWN_INFER_MISMATCH['_npi_choice#1'] = 'infer_type gives the first input\'s dtype, eager int64: ' + _INFER_DTYPE
 
 
 # Float inputs that an op refuses gradients for, as MXNet does (its backward checks their req is null).
