@@ -75,6 +75,14 @@ def _legacy_semantics_after():
         mx.util.reset_np()
 
 
+@pytest.fixture
+def np_mode():
+    """NumPy shape and array semantics on for the test (``npx.set_np()``; ``_legacy_semantics_after`` turns them off
+    again)."""
+    mx.npx.set_np()
+    yield
+
+
 # One test body on every device there is: ``ctx`` is cpu(0), then gpu(0) where CUDA exists (skipped elsewhere).
 @pytest.fixture(params=['cpu', pytest.param('gpu', marks=pytest.mark.gpu)])
 def ctx(request):

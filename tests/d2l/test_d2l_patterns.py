@@ -28,13 +28,6 @@ def _close(got, want, path=''):
         assert got == want, (path, got, want)
 
 
-@pytest.fixture
-def np_mode():
-    mx.npx.set_np()
-    yield
-    mx.npx.reset_np()
-
-
 @pytest.mark.parametrize('name', sorted(CASES.CASES))
 def test_d2l_pattern_matches_mxnet(name, np_mode):
     _close(CASES.CASES[name](mx), GOLD[name], name)

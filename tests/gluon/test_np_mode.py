@@ -22,16 +22,6 @@ def _cases():
     return module
 
 
-@pytest.fixture
-def np_mode():
-    """NumPy shape and array semantics on for the test (off again after it)."""
-    npx.set_np()
-    try:
-        yield
-    finally:
-        npx.reset_np()
-
-
 def is_np(x):
     return isinstance(x, np.ndarray)
 

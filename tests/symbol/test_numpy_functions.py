@@ -22,14 +22,6 @@ ARRAYS = dict(onp.load(os.path.join(HERE, 'sym_np.npz')))
 CASES = sorted(sym_np_cases.CASES)
 
 
-@pytest.fixture
-def np_mode():
-    prev = mx.util.is_np_array()
-    mx.npx.set_np()
-    yield
-    mx.npx.set_np(prev, prev)
-
-
 def _graph(fn, n_inputs):
     return sym_np_cases.graph_of(mx, fn, n_inputs)
 

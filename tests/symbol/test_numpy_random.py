@@ -36,12 +36,7 @@ NORM_DIFFERS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _np_mode():
-    prev = mx.util.is_np_array()
-    mx.npx.set_np()
-    yield
-    mx.npx.set_np(prev, prev)
+pytestmark = pytest.mark.usefixtures('np_mode')
 
 
 def _kinds_match(mine, theirs):
