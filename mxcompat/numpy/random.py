@@ -8,9 +8,9 @@ Distribution parameters are Python numbers or ``mx.np`` arrays (which broadcast 
 Where MXNet's NumPy sampler shares the legacy one's kernel (``randint``, ``shuffle``) it is the registry operator
 behind ``mx.nd.random``. The other samplers draw from MXNet's single CPU engine, as MXNet's do: the uniform-based
 ones (``uniform``, ``rand``, ``exponential``, ``logistic``, ``gumbel``, ``rayleigh``, ``weibull``, ``pareto``,
-``power``, ``npx.random.bernoulli``) apply MXNet's formulas (``exponential`` is ``-scale * log(u)`` ...) to its
-uniform draws (MXNet's numbers to float rounding of the formula); ``normal`` (``randn``, ``lognormal``) and
-``gamma`` (``beta``, ``chisquare``) are MXNet's kernels on its Gaussian and uniform draws, bit for bit;
+``power``, ``npx.random.bernoulli``) compute MXNet's kernels' formulas (``exponential`` is ``-scale * log(u)``
+...) in their C types on its uniform draws (``operator/_np_samplers``); ``normal`` (``randn``, ``lognormal``) and
+``gamma`` (``beta``, ``chisquare``) are MXNet's kernels on its Gaussian and uniform draws: all bit for bit;
 ``multinomial`` and ``choice`` run MXNet's kernels on its draws. ``multivariate_normal`` draws its noise from the
 engine of MXNet's custom-operator thread, as MXNet's fallback does. Elsewhere (a GPU, torch's streams) the
 registry's samplers (see docs/differences.md).
@@ -25,7 +25,7 @@ from .. import autograd as _ag
 from ..base import MXNetError, MXNetTypeError, MXNetValueError, to_torch_dtype
 from ..context import current_context
 from ..ndarray.ndarray import NDArray
-from ..operator import _mxrandom
+from ..operator import _mxrandom, _np_samplers
 from ..operator.registry import REGISTRY
 from .multiarray import ndarray, _np_wrap, _write, _ctx, _legacy_error, _array_input
 
@@ -156,20 +156,40 @@ def _check(fname, value, strict, what):
 
 def _sample(fname, base, fn, args, size, dtype=None, ctx=None, out=None, grad=True):
     """Draws of ``base`` (uniform or normal) of the output shape, turned into samples by ``fn(draws, *params)``
-    (MXNet's formula for the distribution), cast to ``dtype``. ``grad=False``: MXNet's sampler gives its array
-    parameters zero gradients (the result stays in a recorded graph, with zeros for them)."""
+    (MXNet's formula for the distribution), cast to ``dtype``. On MXNet's streams, a sampler of ``_np_samplers``
+    named ``fname`` computes the values in the C types of MXNet's kernel instead (``fn`` then only carries the
+    gradients). ``grad=False``: MXNet's sampler gives its array parameters zero gradients (the result stays in a
+    recorded graph, with zeros for them)."""
     params = [_param(fname, k, v) for k, v in args]
     ctx = _context(ctx, [v for _, v in args])
     td = _float_dtype(fname, dtype)
     if out is not None:
         size = out.shape
     shape = _out_shape(params, size)
-    r = fn(base(shape, ctx), *params)
+    draws = base(shape, ctx)
+    exact = getattr(_np_samplers, fname, None) if _mxrandom.on(draws.device) else None
+    if exact is None:
+        r = fn(draws, *params)
+    else:
+        r = _exact(exact, fn, draws, params, shape)
     r = r.expand(shape) if tuple(r.shape) != shape else r
     r = r.to(td)
     if not grad:
         r = _zero_grads(r.detach(), params)
     return _write(out, r) if out is not None else _np_wrap(r, ctx)
+
+
+def _exact(sampler, fn, draws, params, shape):
+    """``sampler`` (of ``_np_samplers``) on the draws; where an array parameter is in a recorded graph, the
+    result carries ``fn``'s gradients (its values stay the sampler's)."""
+    n = math.prod(shape)
+    host = [p if not isinstance(p, torch.Tensor) else
+            _onp.ascontiguousarray(_onp.broadcast_to(p.detach().cpu().numpy(), shape)).reshape(n) for p in params]
+    r = torch.from_numpy(sampler(draws.numpy().reshape(n), *host)).reshape(shape)
+    if _ag.is_recording() and any(isinstance(p, torch.Tensor) and p.requires_grad for p in params):
+        g = fn(draws, *params)
+        r = r + (g - g.detach())  # (adds zeros: the values are the sampler's)
+    return r
 
 
 def _zero_grads(t, params):

@@ -64,8 +64,15 @@ def test_statistics(src):
 @pytest.mark.skipif(mx.random.get_streams() != 'mxnet', reason="MXNet's CPU streams are off (MXCOMPAT_RANDOM)")
 @pytest.mark.parametrize('i', range(len(CASES.VALUES)), ids=CASES.VALUES)
 def test_mxnet_numbers_after_a_seed(i):
-    # the uniform-based samplers draw MXNet's single CPU engine's numbers, as MXNet's NumPy samplers do
-    onp.testing.assert_allclose(_ours()['values'][i], GOLD['values'][i], rtol=2e-6, atol=1e-6)
+    # the uniform-based samplers draw MXNet's single CPU engine's numbers and compute its kernels' formulas in
+    # their C types (operator/_np_samplers.py): MXNet's numbers to the last bit
+    onp.testing.assert_array_equal(_ours()['values'][i], GOLD['values'][i])
+
+
+@pytest.mark.skipif(mx.random.get_streams() != 'mxnet', reason="MXNet's CPU streams are off (MXCOMPAT_RANDOM)")
+@pytest.mark.parametrize('i', range(len(CASES.UNIFORM_BASED)), ids=CASES.UNIFORM_BASED)
+def test_uniform_based_samplers_bit_for_bit(i):
+    onp.testing.assert_array_equal(_ours()['uniform_based'][i], GOLD['uniform_based'][i])
 
 
 @pytest.mark.skipif(mx.random.get_streams() != 'mxnet', reason="MXNet's CPU streams are off (MXCOMPAT_RANDOM)")

@@ -195,6 +195,24 @@ def test_logf_and_log_are_the_c_librarys():
 
 
 @pytest.mark.skipif(not ctypes.util.find_library('m'), reason='needs the C library libm')
+def test_vectorized_powf_is_the_c_librarys_bit_for_bit():
+    # x ** y in double rounded to float, the C library asked where glibc's error bound leaves the rounding in doubt
+    # (and for x <= 0, zeros, infinities and NaN): the weibull/power samplers' and gamma's powf
+    fn = getattr(ctypes.CDLL(ctypes.util.find_library('m')), 'powf')
+    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
+    rng = np.random.default_rng(5)
+    n = 100000
+    x = np.concatenate([rng.random(n), rng.random(n) * 20, np.exp(rng.uniform(-80, 80, n)), rng.uniform(-3, 3, n),
+                        [0.0, 1.0, np.inf, np.nan, 2.0, 0.5]]).astype(np.float32)
+    y = np.concatenate([rng.uniform(0.05, 5, n), 1 / rng.uniform(0.01, 10, n), rng.uniform(-2, 2, n),
+                        rng.integers(-5, 6, n), [0.5, np.nan, 0.5, 1.0, 200.0, -200.0]]).astype(np.float32)
+    with np.errstate(all='ignore'):
+        want = np.frompyfunc(fn, 2, 1)(x, y).astype(np.float32)
+        got = libm_module.powf(x, y)
+    assert ((got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))).all()
+
+
+@pytest.mark.skipif(not ctypes.util.find_library('m'), reason='needs the C library libm')
 def test_vectorized_logf_is_the_c_librarys_bit_for_bit():
     # glibc's algorithm in numpy (tools/logf_check.py compares every positive float); the special values, 1 and
     # the few results too near a rounding boundary come from the C library itself

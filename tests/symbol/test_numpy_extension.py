@@ -8,7 +8,9 @@ import pytest
 import mxcompat as mx
 
 from tests._fixtures import FIXTURES, load_generator
-from tests.symbol.test_numpy_random import _np_mode, _same  # noqa: F401  (NumPy mode for every test here)
+from tests.symbol.test_numpy_random import _same
+
+pytestmark = pytest.mark.usefixtures('np_mode')  # (NumPy mode for every test here)
 
 CASES = load_generator('sym_np_random', 'sym_np_random_cases.py')
 with open(os.path.join(FIXTURES, 'sym_np_random', 'sym_np_random_runs.json')) as _f:

@@ -21,11 +21,6 @@ with open(os.path.join(HERE, 'sym_np_random_graphs.json')) as _f:
 with open(os.path.join(HERE, 'sym_np_random_runs.json')) as _f:
     RUNS = json.load(_f)
 
-# mxcompat's eager samplers whose formula rounds differently from MXNet's kernel for array parameters (see
-# mx.np.random's docstring): the hybridized draws equal mxcompat's eager ones bit for bit and MXNet's to float32
-# rounding. A case that starts matching MXNet bit for bit must leave this table.
-ROUNDED = {'logistic', 'gumbel', 'weibull', 'pareto'}
-
 # linalg.norm cases where mxcompat's np.linalg.norm (which the _npi_norm operator runs) differs from MXNet's
 NORM_DIFFERS = {
     # MXNet computes a matrix norm of its own for orders NumPy does not define on matrices; mxcompat raises
@@ -75,11 +70,7 @@ def test_seeded_hybridized_draws_are_the_eager_ones(name, body, data):
     assert blk._cached_graph, 'the block ran imperatively'
     _, eager = CASES.run_draw(mx, body, data, hybridize=False)
     onp.testing.assert_array_equal(hybrid.asnumpy(), eager.asnumpy())
-    if name in ROUNDED:
-        _same(hybrid.asnumpy(), theirs['hybrid'])
-        assert not onp.array_equal(hybrid.asnumpy(), _array(theirs['hybrid'])), 'now bit for bit: leave ROUNDED'
-    else:
-        _same(hybrid.asnumpy(), theirs['hybrid'], exact=True)
+    _same(hybrid.asnumpy(), theirs['hybrid'], exact=True)
 
 
 def test_a_graph_draws_each_sampler_node_anew():
