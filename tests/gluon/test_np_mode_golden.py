@@ -10,7 +10,7 @@ import pytest
 
 import mxcompat as mx
 
-from .test_np_mode import _cases, np_mode  # noqa: F401 (np_mode: the fixture)
+from .test_np_mode import _cases
 
 FIX = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'gluon_np'))
 cases = _cases()
