@@ -185,7 +185,7 @@ def _exact(sampler, fn, draws, params, shape):
     n = math.prod(shape)
     host = [p if not isinstance(p, torch.Tensor) else
             _onp.ascontiguousarray(_onp.broadcast_to(p.detach().cpu().numpy(), shape)).reshape(n) for p in params]
-    r = torch.from_numpy(sampler(draws.numpy().reshape(n), *host)).reshape(shape)
+    r = torch.from_numpy(sampler(draws.numpy().reshape(n), *host)).reshape(shape)  # host: MXNet's CPU streams
     if _ag.is_recording() and any(isinstance(p, torch.Tensor) and p.requires_grad for p in params):
         g = fn(draws, *params)
         r = r + (g - g.detach())  # (adds zeros: the values are the sampler's)

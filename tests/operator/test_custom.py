@@ -264,9 +264,7 @@ def test_integer_output_from_infer_type():
     assert ex.forward()[0].dtype == np.int32
 
 
-@pytest.mark.xfail(strict=True, reason='symbol/infer.py takes output dtypes from the first input when shapes are '
-                                       'unknown, without asking the op (the prop\'s infer_type)')
-def test_infer_type_without_shapes():
+def test_infer_type_without_shapes():  # (MXNet asks the prop's infer_type, shapes or not)
     s = mx.sym.Custom(mx.sym.var('x'), op_type='t_argmax')
     assert s.infer_type(x='float32')[1] == [np.int32]
 
