@@ -80,9 +80,28 @@ for _name in _BINARY:
 _SCALAR = [('scalar', 'float', 1.0), ('is_int', 'bool', True)]
 
 
-def _scalar_impl(fn, reverse):
+# the scalar operators whose output dtype is MXNet's NumpyBinaryScalarType: an integer array with a scalar that
+# is not an integer (is_int false) gives float64, a bool array int64 (is_int) or float64 -- where mx.np's eager
+# functions keep the array's dtype, as MXNet's eager calls do
+_SCALAR_TYPED = {'add', 'subtract', 'multiply', 'mod', 'power', 'copysign', 'arctan2', 'ldexp'}
+
+
+def _scalar_typed(data, is_int):
+    """``data`` in the dtype NumpyBinaryScalarType computes it in."""
+    if data.dtype is torch.bool:
+        return data.to(torch.int64 if is_int else torch.float64)
+    if not is_int and not (data.is_floating_point() or data.is_complex()):
+        return data.to(torch.float64)
+    return data
+
+
+def _scalar_impl(fn, reverse, integral=False):
+    typed = fn.__name__ in _SCALAR_TYPED
+
     def impl(data, scalar, is_int):
-        s = int(scalar) if is_int else float(scalar)
+        s = int(scalar) if is_int or integral else float(scalar)
+        if typed:
+            data = _scalar_typed(data, is_int)
         return _graph_call(lambda: (fn(s, _arrays([data])[0]) if reverse else fn(_arrays([data])[0], s))._t)
     impl.__doc__ = 'mx.np.%s with a scalar.' % fn.__name__
     return impl
@@ -253,22 +272,14 @@ _BINARY_MORE = {'arctan2': (('x1', 'x2'), True, False), 'hypot': (('x1', 'x2'), 
                 'bitwise_or': (('lhs', 'rhs'), False, True), 'bitwise_xor': (('lhs', 'rhs'), False, True)}
 
 
-def _scalar_impl_of(fn, reverse, integral):
-    def impl(data, scalar, is_int):
-        s = int(scalar) if is_int or integral else float(scalar)
-        return _graph_call(lambda: (fn(s, _arrays([data])[0]) if reverse else fn(_arrays([data])[0], s))._t)
-    impl.__doc__ = 'mx.np.%s with a scalar.' % fn.__name__
-    return impl
-
-
 for _name, (_ins, _reflected, _integral) in _BINARY_MORE.items():
     _fn = getattr(_mxnp, _name)
     registry.defop('_npi_' + _name, _ins, [], _on_arrays(_fn))
     if _name != 'hypot':  # (MXNet's hypot with a scalar is the legacy _hypot_scalar)
-        registry.defop('_npi_%s_scalar' % _name, ('data',), _SCALAR, _scalar_impl_of(_fn, False, _integral),
+        registry.defop('_npi_%s_scalar' % _name, ('data',), _SCALAR, _scalar_impl(_fn, False, _integral),
                        same_shape='*')
     if _reflected:
-        registry.defop('_npi_r%s_scalar' % _name, ('data',), _SCALAR, _scalar_impl_of(_fn, True, _integral),
+        registry.defop('_npi_r%s_scalar' % _name, ('data',), _SCALAR, _scalar_impl(_fn, True, _integral),
                        same_shape='*')
 registry.defop('_npi_matmul', ('a', 'b'), [], _on_arrays(_mxnp.matmul), output_names=('out',))
 
