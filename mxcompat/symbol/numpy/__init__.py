@@ -498,7 +498,7 @@ def average(a, axis=None, weights=None, returned=False, out=None):  # noqa: ARG0
 def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation='linear', keepdims=False):  # noqa: ARG001
     """A ``_npi_percentile`` node: a number ``q`` is its ``q_scalar`` attribute, a symbol its second input."""
     if overwrite_input is not None:
-        raise NotImplementedError('overwrite_input is not supported yet')
+        raise NotImplementedError('mx.sym.np.percentile: overwrite_input= is not supported')
     if isinstance(q, _NUMERIC_TYPES):
         return _call('_npi_percentile', a, axis=axis, interpolation=interpolation, keepdims=keepdims, q_scalar=q)
     return _call('_npi_percentile', a, q, axis=axis, interpolation=interpolation, keepdims=keepdims, q_scalar=None)
@@ -507,13 +507,13 @@ def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation='l
 def quantile(a, q, axis=None, out=None, overwrite_input=None, interpolation='linear', keepdims=False):  # noqa: ARG001
     """``percentile`` of ``q * 100`` (a symbol ``q`` through a ``_npi_multiply_scalar`` node), as MXNet's."""
     if overwrite_input is not None:
-        raise NotImplementedError('overwrite_input is not supported yet')
+        raise NotImplementedError('mx.sym.np.quantile: overwrite_input= is not supported')
     return percentile(a, q * 100, axis, None, None, interpolation, keepdims)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):  # noqa: A002
     if prepend or append:
-        raise NotImplementedError('prepend and append options are not supported yet')
+        raise NotImplementedError('mx.sym.np.diff: prepend= and append= are not supported')
     return _call('_npi_diff', a, n=n, axis=axis)
 
 
@@ -526,25 +526,22 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 
 def histogram(a, bins=10, range=None, normed=None, weights=None, density=None):  # noqa: A002
-    """A ``_histogram`` node (two outputs: counts and edges): ``bins`` a number with ``range``, or a symbol of
-    edges; MXNet's other forms raise NotImplementedError, as there."""
-    if normed is True:
-        raise NotImplementedError('normed is not supported yet...')
-    if weights is not None:
-        raise NotImplementedError('weights is not supported yet...')
-    if density is True:
-        raise NotImplementedError('density is not supported yet...')
-    if isinstance(bins, _NUMERIC_TYPES):
-        if range is None:
-            raise NotImplementedError('automatic range is not avaialble yet...')
-        return _node('_histogram', 'histogram', a, bin_cnt=bins, range=range)
-    if isinstance(bins, (list, tuple)):
-        raise NotImplementedError('array_like bins is not supported yet...')
-    if isinstance(bins, str):
-        raise NotImplementedError('string bins is not supported yet...')
+    """A ``_histogram`` node with two outputs, the counts and the bin edges. ``bins`` is either a symbol of edges
+    or a number of equal bins over ``range`` (which must then be given); ``normed``, ``weights``, ``density`` and
+    bins as a list or a string raise NotImplementedError, as MXNet's symbol does."""
+    for name, used in (('normed', normed is True), ('weights', weights is not None), ('density', density is True)):
+        if used:
+            raise NotImplementedError('mx.sym.np.histogram: %s= is not supported' % name)
     if isinstance(bins, Symbol):
         return _node('_histogram', 'histogram', a, bins)
-    raise MXNetValueError('histogram fails with %r' % (locals(),))
+    if isinstance(bins, _NUMERIC_TYPES):
+        if range is None:
+            raise NotImplementedError('mx.sym.np.histogram: a number of bins needs range=(low, high)')
+        return _node('_histogram', 'histogram', a, bin_cnt=bins, range=range)
+    if isinstance(bins, (list, tuple, str)):
+        raise NotImplementedError('mx.sym.np.histogram: bins given as a %s is not supported (a number with range, '
+                                  'or a symbol of edges)' % type(bins).__name__)
+    raise MXNetValueError('mx.sym.np.histogram: bins must be a number or a symbol, got %r' % (bins,))
 
 
 def bincount(x, weights=None, minlength=0):
@@ -573,14 +570,14 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 def sort(a, axis=-1, kind=None, order=None):  # noqa: ARG001
     """A legacy ``sort`` node, ascending, as MXNet's."""
     if order is not None:
-        raise NotImplementedError('order is not supported yet...')
+        raise NotImplementedError('mx.sym.np.sort: order= (structured arrays) is not supported')
     return _node('sort', 'sort', data=a, axis=axis, is_ascend=True)
 
 
 def argsort(a, axis=-1, kind=None, order=None):  # noqa: ARG001
     """A legacy ``argsort`` node giving int64 indices, as MXNet's."""
     if order is not None:
-        raise NotImplementedError('order is not supported yet...')
+        raise NotImplementedError('mx.sym.np.argsort: order= (structured arrays) is not supported')
     return _node('argsort', 'argsort', data=a, axis=axis, is_ascend=True, dtype='int64')
 
 
@@ -590,9 +587,7 @@ def append(arr, values, axis=None):  # noqa: A002
 
 
 def _variadic(op_name, hint, *arrays, **attrs):
-    if not hasattr(arrays, '__getitem__') and hasattr(arrays, '__iter__'):
-        raise MXNetValueError('expected iterable for arrays but got {}'.format(type(arrays)))
-    return _node(op_name, hint, *list(arrays), **attrs)
+    return _node(op_name, hint, *arrays, **attrs)
 
 
 def atleast_1d(*arys):
@@ -635,7 +630,8 @@ def dsplit(ary, indices_or_sections):
     elif isinstance(indices_or_sections, (list, set, tuple)):
         sections, indices = 0, [0] + list(indices_or_sections)
     else:
-        raise MXNetValueError('indices_or_sections must either int or tuple of ints')
+        raise MXNetValueError('mx.sym.np.dsplit: indices_or_sections must be an int or a sequence of ints, got %s'
+                              % type(indices_or_sections).__name__)
     node = _call('_npi_dsplit', ary, indices, 2, False, sections)
     return [as_np(Symbol.__getitem__(node, i)) for i in range(len(node))]
 
@@ -706,7 +702,7 @@ def fliplr(m):
 def ravel(x, order='C'):
     """A ``_npx_reshape(newshape=-1)`` node, as MXNet's."""
     if order == 'F':
-        raise NotImplementedError('order {} is not supported'.format(order))
+        raise NotImplementedError("mx.sym.np.ravel: order='F' (MXNet's symbol flattens in C order only)")
     if isinstance(x, _NUMERIC_TYPES):
         return _onp.reshape(x, -1)
     if isinstance(x, _Symbol):
@@ -840,7 +836,7 @@ def eye(N, M=None, k=0, dtype=_onp.float32, **kwargs):  # noqa: N803 (NumPy's na
     """A ``_npi_eye`` node, as MXNet's."""
     ctx = kwargs.pop('ctx', None)
     if kwargs.get('order', 'C') != 'C':
-        raise NotImplementedError('order %s is not supported' % kwargs['order'])
+        raise NotImplementedError("mx.sym.np.eye: order=%r (only C order)" % kwargs['order'])
     kwargs.pop('order', None)
     if kwargs:
         raise MXNetTypeError('eye() got unexpected keyword argument(s) %s' % sorted(kwargs))
@@ -861,12 +857,17 @@ def indices(dimensions, dtype=_onp.int32, ctx=None):
     return _call('_npi_indices', dimensions=dimensions, dtype=_dtype_name(dtype), ctx=_ctx(ctx))
 
 
+def _scalar_range(name, start, stop, axis):
+    """MXNet's symbols of evenly spaced numbers take number ends and axis 0 only (NotImplementedError)."""
+    if isinstance(start, (list, _onp.ndarray)) or isinstance(stop, (list, _onp.ndarray)):
+        raise NotImplementedError('mx.sym.np.%s: start and stop must be numbers, not arrays' % name)
+    if axis != 0:
+        raise NotImplementedError('mx.sym.np.%s: axis=%r (only axis 0)' % (name, axis))
+
+
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
     """A legacy ``_linspace`` node (with the step, from Python arithmetic, for ``retstep``), as MXNet's."""
-    if isinstance(start, (list, _onp.ndarray)) or isinstance(stop, (list, _onp.ndarray)):
-        raise NotImplementedError('start and stop only support int')
-    if axis != 0:
-        raise NotImplementedError('the function only support axis 0')
+    _scalar_range('linspace', start, stop, axis)
     attrs = {'start': start, 'stop': stop, 'num': num, 'endpoint': endpoint, 'ctx': _ctx(ctx)}
     if dtype is not None:
         attrs['dtype'] = _onp.dtype(dtype).name
@@ -875,10 +876,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
-    if isinstance(start, (list, _onp.ndarray)) or isinstance(stop, (list, _onp.ndarray)):
-        raise NotImplementedError('start and stop only support int')
-    if axis != 0:
-        raise NotImplementedError('the function only support axis 0')
+    _scalar_range('logspace', start, stop, axis)
     attrs = {'start': start, 'stop': stop, 'num': num, 'endpoint': endpoint, 'base': base, 'ctx': _ctx(ctx)}
     if dtype is not None:
         attrs['dtype'] = _onp.dtype(dtype).name
