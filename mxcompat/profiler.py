@@ -140,6 +140,10 @@ class _Profiler:
         return self.config['profile_all'] or self.config[field]
 
     def start(self, api):
+        # torch's profiler library (kineto) prints 'profiler_start'/'profiler_stop' trace lines to stderr at every
+        # session, at its highest level; MXNet's profiler prints nothing. Kineto reads its level when the first
+        # session starts: above that level unless the user set one (which also hides its error messages)
+        os.environ.setdefault('KINETO_LOG_LEVEL', '6')
         activities = [torch.profiler.ProfilerActivity.CPU]
         if torch.cuda.is_available():
             activities.append(torch.profiler.ProfilerActivity.CUDA)

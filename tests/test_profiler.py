@@ -246,6 +246,18 @@ def test_file_written_at_exit(tmp_path):
         assert 'relu' in {e['name'] for e in json.load(f)['traceEvents'] if e.get('cat') == 'operator'}
 
 
+def test_a_session_prints_nothing(tmp_path):
+    # MXNet's profiler is silent; torch's kineto prints profiler_start/profiler_stop lines unless told its level
+    script = ('import mxcompat as mx\nmx.profiler.set_config(filename="q.json")\nmx.profiler.set_state("run")\n'
+              'mx.nd.relu(mx.nd.ones((2, 2))).wait_to_read()\nmx.profiler.set_state("stop")\nmx.profiler.dump()\n')
+    env = dict(os.environ, PYTHONPATH=ROOT, OMP_NUM_THREADS='1')
+    env.pop('KINETO_LOG_LEVEL', None)
+    r = subprocess.run([sys.executable, '-c', script], cwd=str(tmp_path), env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert (r.stdout, r.stderr) == ('', '')
+
+
 def test_hybridized_block_operators_are_named():
     net = mx.gluon.nn.Dense(3, activation='relu')
     net.initialize()
