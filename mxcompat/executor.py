@@ -662,11 +662,13 @@ def copy_into(dst, src):
 
 
 def _casts_to_int(symbol):
-    """Whether ``symbol`` casts a value to an integer or bool dtype (a Cast node)."""
-    return any(not n.is_var and n.op.name == 'Cast' and n.attrs.get('dtype') in _INT_DTYPES for n in symbol._nodes())
-
-
-_INT_DTYPES = frozenset(('bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64'))
+    """Whether ``symbol`` casts a value to an integer or bool dtype (a Cast node, its parsed ``dtype``)."""
+    for n in symbol._nodes():
+        if not n.is_var and n.op.name == 'Cast':
+            d = n.params()['dtype']
+            if not (d.is_floating_point or d.is_complex):
+                return True
+    return False
 
 
 def _root(t):
