@@ -2,9 +2,8 @@
 ``flag``, which says what ``ord`` means), running ``mx.np.linalg.norm`` with the order the attributes stand for."""
 from ... import numpy as _mxnp
 from ...operator import registry
-from ...ndarray import _internal as nd_internal, register as nd_register
-from .. import _internal as sym_internal, register as sym_register, opinfo
-from ._ops import _on_arrays
+from .. import opinfo
+from ._ops import _on_arrays, publish
 
 
 def _order(ord, axis, flag):  # noqa: A002 (MXNet's name)
@@ -27,7 +26,6 @@ def _norm(x, ord, axis, keepdims, flag):  # noqa: A002
 _OP = registry.defop('_npi_norm', ('data',), [('ord', 'float', 2.0), ('axis', 'shape', None),
                                              ('keepdims', 'bool', False), ('flag', 'int', -1)], _on_arrays(_norm),
                      output_names=('output0',))
-nd_internal.__dict__.setdefault(_OP.name, nd_register.make_function(_OP, _OP.name))
-sym_internal.__dict__.setdefault(_OP.name, sym_register.make_function(_OP, _OP.name))
+publish([_OP.name])
 # (MXNet's node has three more, hidden outputs, which JSON's node_row_ptr counts and its output's name numbers)
 opinfo.TOTAL_OUTPUTS.setdefault('_npi_norm', 4)

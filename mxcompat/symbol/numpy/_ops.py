@@ -509,13 +509,13 @@ opinfo.PARAM_SHAPES.setdefault('_np_dot', _dot_param)
 opinfo.COMPATIBLE.setdefault('_np_dot', {}).setdefault('b', lambda old, new: all(d > 0 for d in old))
 
 
-# their functions in mx.nd._internal and mx.sym._internal, as MXNet has them (those namespaces were filled from the
-# registry before these operators existed)
-def _publish():
-    for name in sorted(set(registry.REGISTRY) - _BEFORE):
+def publish(names):
+    """The functions of registry operators ``names`` in mx.nd._internal and mx.sym._internal, as MXNet has them
+    (those namespaces were filled from the registry before the NumPy interface's operators existed)."""
+    for name in sorted(names):
         op = registry.REGISTRY[name]
         nd_internal.__dict__.setdefault(name, nd_register.make_function(op, name))
         sym_internal.__dict__.setdefault(name, sym_register.make_function(op, name))
 
 
-_publish()
+publish(set(registry.REGISTRY) - _BEFORE)

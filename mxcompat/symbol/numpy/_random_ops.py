@@ -16,9 +16,8 @@ from ...numpy import random as _nprandom
 from ...numpy_extension import random as _npxrandom
 from ...operator import custom, registry
 from ...operator.init_ops import _ctx
-from ...ndarray import _internal as nd_internal, register as nd_register
-from .. import _internal as sym_internal, register as sym_register, opinfo
-from ._ops import _arrays, _graph_call, _tensors
+from .. import opinfo
+from ._ops import _arrays, _graph_call, _tensors, publish
 
 __all__ = ['SAMPLERS']
 
@@ -206,8 +205,4 @@ class _MultivariateNormalProp(custom.CustomOpProp):
 
 
 SAMPLERS = tuple(sorted(set(registry.REGISTRY) - _BEFORE))
-
-# their functions in mx.nd._internal and mx.sym._internal, as MXNet has them
-for _name in SAMPLERS:
-    nd_internal.__dict__.setdefault(_name, nd_register.make_function(registry.REGISTRY[_name], _name))
-    sym_internal.__dict__.setdefault(_name, sym_register.make_function(registry.REGISTRY[_name], _name))
+publish(SAMPLERS)

@@ -5,9 +5,7 @@ import torch
 
 from ...numpy_extension import _op as _npx
 from ...operator import registry
-from ...ndarray import _internal as nd_internal, register as nd_register
-from .. import _internal as sym_internal, register as sym_register
-from ..numpy._ops import _arrays, _graph_call
+from ..numpy._ops import _arrays, _graph_call, publish
 
 
 def _nonzero(x):
@@ -28,6 +26,4 @@ _OPS = (
     registry.defop('_npx_constraint_check', ('input',), [('msg', 'str', 'Constraint violated.')], _constraint_check,
                    infer=lambda shapes, dtypes, attrs: ([()], [torch.bool])),
 )
-for _op in _OPS:
-    nd_internal.__dict__.setdefault(_op.name, nd_register.make_function(_op, _op.name))
-    sym_internal.__dict__.setdefault(_op.name, sym_register.make_function(_op, _op.name))
+publish(op.name for op in _OPS)
