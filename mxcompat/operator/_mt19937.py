@@ -342,7 +342,9 @@ class ParallelRandom:
         remembers the states twisted, for :meth:`skip`."""
         self._fresh(rows)
         pos = self._pos[rows]
-        runs = _runs(rows, pos) if m > 64 or len(rows) <= 8 else None  # (a few outputs: cheaper read by index)
+        # a few outputs of engines at many positions are cheaper read by index; of one or two stretches (a call
+        # after calls of other sizes), by slices
+        runs = _runs(rows, pos, 16 if m > 64 or len(rows) <= 8 else 2)
         parts = []
         if runs is None:
             parts.append(self._read_scattered(rows, pos, m, out, np.arange(len(rows)), scale, shift, commit))
