@@ -812,10 +812,14 @@ class _MNISTSource:
             self.images, self.labels = self.images[order], self.labels[order]
         self.loc = 0
         if not p.silent:
-            shape = (p.batch_size, rows * cols) if p.flat else (p.batch_size, 1, rows, cols)
-            cpp_log('../src/io/iter_mnist.cc:109',
-                    'MNISTIter: load %d images, shuffle=%d, shape=(%s)', len(self.images), p.shuffle,
-                    ','.join(map(str, shape)))
+            # MXNet prints the flat shape as an mshadow Shape2 '(n,k)', the 4-d one as a TShape '[n,1,h,w]',
+            # from two LOG lines of iter_mnist.cc
+            if p.flat:
+                where, shape = 109, '(%d,%d)' % (p.batch_size, rows * cols)
+            else:
+                where, shape = 112, '[%d,1,%d,%d]' % (p.batch_size, rows, cols)
+            cpp_log('../src/io/iter_mnist.cc:%d' % where,
+                    'MNISTIter: load %d images, shuffle=%d, shape=%s', len(self.images), p.shuffle, shape)
 
     def _part(self, count):
         return (int(count / self.p.num_parts * self.p.part_index),

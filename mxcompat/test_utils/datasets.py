@@ -124,8 +124,8 @@ def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
     """(train, val) ``mx.io.MNISTIter`` over the ubyte files of ``get_mnist_ubyte``."""
     get_mnist_ubyte()
     flat = len(input_shape) != 3
-    common = dict(input_shape=input_shape, batch_size=batch_size, flat=flat, num_parts=num_parts,
-                  part_index=part_index)
+    # MXNet also passes input_shape, which MNISTIter ignores; left out here so that it is not warned about
+    common = dict(batch_size=batch_size, flat=flat, num_parts=num_parts, part_index=part_index)
     train = mx.io.MNISTIter(image='data/train-images-idx3-ubyte', label='data/train-labels-idx1-ubyte',
                             shuffle=True, **common)
     val = mx.io.MNISTIter(image='data/t10k-images-idx3-ubyte', label='data/t10k-labels-idx1-ubyte', **common)

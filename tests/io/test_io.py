@@ -295,3 +295,13 @@ def test_c_core_log_lines_leave_python_logging_alone():
     assert re.fullmatch(r'\[\d\d:\d\d:\d\d\] \.\./src/io/iter_mnist\.cc:109: MNISTIter: load \d+ images, '
                         r'shuffle=1, shape=\(10,\d+\)', lines[0]), lines
     assert lines[-1] == 'INFO:root:after'
+
+
+def test_mnist_load_line_of_4d_batches(capsys):
+    """MXNet 1.9.1 logs a non-flat MNISTIter from iter_mnist.cc:112 with the TShape form
+    '[10,1,h,w]'; a flat one from line 109 with '(10,h*w)'."""
+    mx.io.MNISTIter(image=str(FIX / 'mnist-images-idx3'), label=str(FIX / 'mnist-labels-idx1'), batch_size=10,
+                    flat=False, shuffle=False)
+    line = capsys.readouterr().err.splitlines()[-1]
+    assert re.fullmatch(r'\[\d\d:\d\d:\d\d\] \.\./src/io/iter_mnist\.cc:112: MNISTIter: load \d+ images, '
+                        r'shuffle=0, shape=\[10,1,4,3\]', line), line

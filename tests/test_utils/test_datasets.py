@@ -84,3 +84,22 @@ def test_zip_and_bz2_data(tmp_path, monkeypatch):
     tu.get_bz2_data('z', 'data.txt', 'http://x/data.bz2', 'data.bz2')
     assert (tmp_path / 'z' / 'data.txt').read_bytes() == b'line1\nline2\n'
     assert not (tmp_path / 'z' / 'data.bz2').exists()
+
+
+def test_get_mnist_iterator_warns_nothing(tmp_path, monkeypatch):
+    """MXNet's get_mnist_iterator hands MNISTIter an input_shape it ignores silently; ours warns about nothing."""
+    import warnings
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'data').mkdir()
+    imgs = np.arange(4 * 28 * 28).reshape(4, 28, 28) % 256
+    for pre in ('train', 't10k'):
+        with open('data/%s-labels-idx1-ubyte' % pre, 'wb') as f:
+            f.write(struct.pack('>II', 2049, 4) + np.array([0, 1, 2, 3], np.int8).tobytes())
+        with open('data/%s-images-idx3-ubyte' % pre, 'wb') as f:
+            f.write(struct.pack('>IIII', 2051, 4, 28, 28) + imgs.astype(np.uint8).tobytes())
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        train, val = tu.get_mnist_iterator(2, (1, 28, 28))
+    assert train.provide_data[0].shape == (2, 1, 28, 28)
+    train, _ = tu.get_mnist_iterator(2, (784,))
+    assert train.provide_data[0].shape == (2, 784)
