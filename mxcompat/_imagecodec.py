@@ -1,6 +1,7 @@
 """Image decoding and encoding with Pillow, as OpenCV's ``imdecode``/``imencode`` do it (channel order, grayscale
 weights): used by ``mx.image``, ``mx.recordio``'s pack_img/unpack_img and the image record iterators."""
 import io as _io
+import logging as _logging
 
 import numpy as np
 
@@ -13,6 +14,11 @@ def _pil():
     except ImportError:
         raise ImportError('mxcompat decodes and encodes images with Pillow, which is not installed: '
                           'pip install pillow') from None
+    # MXNet's OpenCV decoder logs nothing; Pillow's plugins log every PNG chunk at DEBUG, which a script calling
+    # logging.basicConfig(level=logging.DEBUG) would print per image. Quiet them unless the user set a level.
+    pil_log = _logging.getLogger('PIL')
+    if pil_log.level == _logging.NOTSET:
+        pil_log.setLevel(_logging.INFO)
     return Image
 
 
