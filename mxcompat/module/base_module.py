@@ -3,32 +3,48 @@ import logging
 import time
 import warnings
 
-from ..base import MXNetError, _as_list
+from ..base import MXNetError, MXNetValueError, _as_list
 from ..model import BatchEndParam, save_params
 from ..ndarray.ndarray import NDArray
 from ..io import NDArrayIter
 from ..initializer import Uniform
 from .. import metric as _metric, ndarray as nd
+from .executor_group import _desc
 
 
 _PARAM_SUFFIXES = ('_weight', '_bias', '_gamma', '_beta')
 
 
 def _check_input_names(symbol, names, typename, throw):
-    """Every name in ``names`` must be an argument of ``symbol``: raise ``MXNetError`` (``throw``) or log a
-    warning listing the non-parameter arguments (MXNet raises ``ValueError`` / ``warnings.warn``)."""
+    """Every name in ``names`` must be an argument of ``symbol``: raise ``MXNetValueError`` (``throw``) or warn
+    (``warnings.warn``), listing the non-parameter arguments, as MXNet."""
     args = symbol.list_arguments()
     missing = [name for name in names if name not in args]
     if not missing:
         return
     hint = '\n\t'.join(a for a in args if not a.endswith(_PARAM_SUFFIXES))
-    report = MXNetError if throw else None
     for name in missing:
         msg = ("You created Module with Module(..., %s_names=%s) but input with name '%s' is not found in "
                'symbol.list_arguments(). Did you mean one of:\n\t%s' % (typename, str(names), name, hint))
-        if report is not None:
-            raise report(msg)
-        logging.warning(msg)
+        if throw:
+            raise MXNetValueError(msg)
+        warnings.warn(msg)
+
+
+def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
+    """``bind``/``reshape``'s inputs as DataDescs. Data names must match ``data_names`` (sorted; else
+    ``MXNetValueError``); label names that do not match ``label_names`` (no labels given included) only warn, as
+    MXNet's ``warnings.warn``."""
+    data_shapes = [_desc(d) for d in data_shapes]
+    label_shapes = None if label_shapes is None else [_desc(d) for d in label_shapes]
+    for kind, names, descs in (('data', data_names, data_shapes), ('label', label_names, label_shapes or [])):
+        if sorted(names) != sorted(d.name for d in descs):
+            msg = "Data provided by %s_shapes don't match names specified by %s_names (%s vs. %s)" % (
+                kind, kind, descs, list(names))
+            if kind == 'data':
+                raise MXNetValueError(msg)
+            warnings.warn(msg)
+    return data_shapes, label_shapes
 
 
 def _check_module_names(symbol, data_names, label_names, state_names, fixed_param_names):

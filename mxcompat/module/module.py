@@ -10,8 +10,8 @@ import warnings
 from ..base import MXNetError, MXNetValueError
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
-from .base_module import BaseModule, _check_module_names
-from .executor_group import ExecutorGroup, _desc, prepare_group2ctxs
+from .base_module import BaseModule, _check_module_names, _parse_data_desc
+from .executor_group import ExecutorGroup, prepare_group2ctxs
 from ..model import load_checkpoint
 from ..ndarray import ndarray as _nd
 from .._fileio import read_all, write_atomic
@@ -159,12 +159,9 @@ class Module(BaseModule):
         if inputs_need_grad and not for_training:
             raise MXNetValueError('inputs_need_grad needs for_training=True')
         self.for_training, self.inputs_need_grad, self._grad_req = for_training, inputs_need_grad, grad_req
-        self._data_shapes = [_desc(d) for d in data_shapes]
-        self._label_shapes = [_desc(d) for d in label_shapes] if label_shapes else None
-        names = [n for n, _ in self._data_shapes]
-        if sorted(names) != sorted(self._data_names):  # MXNet compares sorted names; data_shapes' order is used
-            raise MXNetValueError('Data provided by data_shapes don\'t match names specified by data_names (%s vs. %s)'
-                                  % (names, self._data_names))
+        # MXNet compares sorted names; data_shapes' order is used
+        self._data_shapes, self._label_shapes = _parse_data_desc(self._data_names, self._label_names,
+                                                                 data_shapes, label_shapes or None)
         shared_group = None if shared_module is None else shared_module._exec_group
         group = ExecutorGroup(self._symbol, self._context, self._work_load_list, data_shapes,
                               label_shapes if label_shapes and self._label_names else None,
@@ -194,8 +191,8 @@ class Module(BaseModule):
     def reshape(self, data_shapes, label_shapes=None):
         """Re-bind for new input shapes, keeping the parameters."""
         self._need('binded')
-        self._data_shapes = [_desc(d) for d in data_shapes]
-        self._label_shapes = [_desc(d) for d in label_shapes] if label_shapes else None
+        self._data_shapes, self._label_shapes = _parse_data_desc(self._data_names, self._label_names,
+                                                                 data_shapes, label_shapes or None)
         self._exec_group.reshape(data_shapes, label_shapes if self._label_names else None)
 
     # -- optimizer --------------------------------------------------------------------------------------------
