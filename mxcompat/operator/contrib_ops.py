@@ -258,7 +258,7 @@ def _sync_bn(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamm
 
 
 defop('_contrib_SyncBatchNorm', ('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
-      [('eps', 'float', 1e-3), ('momentum', 'float', 0.9), ('fix_gamma', 'bool', True),
+      [('eps', 'float', 1e-3), ('momentum', 'float32', 0.9), ('fix_gamma', 'bool', True),
        ('use_global_stats', 'bool', False), ('output_mean_var', 'bool', False), ('ndev', 'int', 1),
        ('key', 'str', REQUIRED)], _sync_bn, aux=('moving_mean', 'moving_var'),
       num_outputs=lambda a: 3 if a['output_mean_var'] else 1,
@@ -456,7 +456,7 @@ def _bn_relu(data, gamma, beta, moving_mean, moving_var, **kw):
 
 
 defop('_contrib_BatchNormWithReLU', ('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
-      [('eps', 'float', 1e-3), ('momentum', 'float', 0.9), ('fix_gamma', 'bool', True),
+      [('eps', 'float', 1e-3), ('momentum', 'float32', 0.9), ('fix_gamma', 'bool', True),
        ('use_global_stats', 'bool', False), ('output_mean_var', 'bool', False), ('axis', 'int', 1),
        ('cudnn_off', 'bool', False), ('min_calib_range', 'float?', None), ('max_calib_range', 'float?', None)],
       _bn_relu, aux=('moving_mean', 'moving_var'), num_outputs=lambda a: 3 if a['output_mean_var'] else 1,

@@ -462,7 +462,7 @@ def _batch_norm_v1(data, gamma, beta, moving_mean, moving_var, eps, momentum, fi
 
 
 defop('BatchNorm_v1', ('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
-      [('eps', 'float', 1e-3), ('momentum', 'float', 0.9), ('fix_gamma', 'bool', True),
+      [('eps', 'float', 1e-3), ('momentum', 'float32', 0.9), ('fix_gamma', 'bool', True),
        ('use_global_stats', 'bool', False), ('output_mean_var', 'bool', False)],
       _batch_norm_v1, aux=('moving_mean', 'moving_var'), num_outputs=lambda a: 3 if a['output_mean_var'] else 1,
       doc='Legacy BatchNorm (channel axis 1): the same computation as BatchNorm.')

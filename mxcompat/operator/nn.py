@@ -577,7 +577,7 @@ def _batch_norm_infer(shapes, dtypes, attrs):
 
 
 defop('BatchNorm', ('data', 'gamma', 'beta', 'moving_mean', 'moving_var'),
-      [('eps', 'float', 1e-3), ('momentum', 'float', 0.9), ('fix_gamma', 'bool', True),
+      [('eps', 'float', 1e-3), ('momentum', 'float32', 0.9), ('fix_gamma', 'bool', True),
        ('use_global_stats', 'bool', False), ('output_mean_var', 'bool', False), ('axis', 'int', 1),
        ('cudnn_off', 'bool', False), ('min_calib_range', 'float?', None), ('max_calib_range', 'float?', None)],
       _batch_norm, aux=('moving_mean', 'moving_var'), aliases=('_npx_batch_norm',), infer=_batch_norm_infer,

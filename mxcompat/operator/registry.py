@@ -102,6 +102,8 @@ class OpDef:
         self.params = {}
         for pname, kind, default in plist:
             parser = kind if callable(kind) else PARSERS[kind]
+            if kind == 'float32' and isinstance(default, float):
+                default = parser(default)  # a C++ float field's default is the float32 value (0.9f), as given ones
             self.params[pname] = (parser, default)
         self.param_names = [p[0] for p in plist]
         self.arg_order = list(self.inputs if not self.variadic else ()) + self.param_names

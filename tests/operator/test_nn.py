@@ -58,7 +58,7 @@ def test_aliases_and_aux():
 
 def test_defaults_match_mxnet():
     bn = registry.get('BatchNorm').parse_attrs({})
-    assert bn['fix_gamma'] is True and bn['eps'] == 1e-3 and bn['momentum'] == 0.9 and bn['axis'] == 1
+    assert bn['fix_gamma'] is True and bn['eps'] == 1e-3 and bn['momentum'] == np.float32(0.9) and bn['axis'] == 1
     assert registry.get('Deconvolution').parse_attrs({'kernel': (2, 2), 'num_filter': 1})['no_bias'] is True
     assert registry.get('Convolution').parse_attrs({'kernel': (2, 2), 'num_filter': 1})['workspace'] == 1024
     assert registry.get('LeakyReLU').parse_attrs({})['upper_bound'] == pytest.approx(0.334)
@@ -648,3 +648,19 @@ def test_bound_activation_and_required_attributes():
         mx.nd.Activation(x)
     with pytest.raises(MXNetValueError, match='act_type'):
         mx.nd.Activation(x, act_type='gelu')
+
+
+def test_batchnorm_momentum_is_a_float32_parameter():
+    """MXNet's BatchNorm ``momentum`` is a C++ float: the moving statistics update with 0.9f and 1 - 0.9f even for
+    float64 data (2.4e-8 relative away from 0.9/0.1). Values from MXNet 1.9.1, default and given momentum alike."""
+    x = (np.arange(24, dtype=np.float64).reshape(4, 3, 2) % 7) * 0.5 + 0.25
+    for kw in ({}, {'momentum': 0.9}, {'momentum': '0.9'}):
+        xa = mx.nd.array(x, dtype='float64')
+        xa.attach_grad()
+        mm, mv = mx.nd.array([1., -2., 0.5], dtype='float64'), mx.nd.array([1., 2., 3.], dtype='float64')
+        g, b = mx.nd.ones(3, dtype='float64'), mx.nd.zeros(3, dtype='float64')
+        with mx.autograd.record():
+            y = mx.nd.BatchNorm(xa, g, b, mm, mv, **kw)
+        y.backward()
+        assert mm.asnumpy().tolist() == [1.0937500223517418, -1.681249924004078, 0.6250000298023224], kw
+        assert mv.asnumpy().tolist() == [1.0496093868277967, 1.8839843473397195, 2.737499937415123], kw
