@@ -222,8 +222,9 @@ class BaseModule:
         return self._symbol
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
-        """Nothing to do. Differs from MXNet: every device holds its parameters whole (row_sparse ones too), so
-        the rows ``sparse_row_id_fn`` names need no pull."""
+        """Nothing to prepare; a ``sparse_row_id_fn`` is not called and warns, as MXNet's BaseModule."""
+        if sparse_row_id_fn is not None:
+            warnings.warn(UserWarning('sparse_row_id_fn is not invoked for BaseModule.'))
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
         """Assign parameter values: through ``init_params`` when every value is required, else through the

@@ -7,7 +7,7 @@ import logging
 import os
 import warnings
 
-from ..base import MXNetError, MXNetValueError
+from ..base import MXNetAssertionError, MXNetError, MXNetValueError
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from .base_module import BaseModule, _check_module_names, _parse_data_desc
@@ -187,6 +187,26 @@ class Module(BaseModule):
             self.params_initialized = True
             if shared_module.optimizer_initialized:
                 self.borrow_optimizer(shared_module)
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Check ``sparse_row_id_fn`` as MXNet does, warning where MXNet warns (parameters not updated on a
+        KVStore; a named parameter not row_sparse). Differs from MXNet: every device holds its parameters whole
+        (row_sparse ones too), so the rows it names need no pull."""
+        self._need('binded')
+        if sparse_row_id_fn is None:
+            return
+        if not self._kvstore or not self._update_on_kvstore:
+            warnings.warn(UserWarning('Parameters are not updated in the KVStore. No need to call sparse_row_id_fn.'))
+            return
+        row_ids = sparse_row_id_fn(data_batch)
+        if not isinstance(row_ids, dict):
+            raise MXNetAssertionError('Expected dict output from sparse_row_id_fn, got %s' % type(row_ids).__name__)
+        attrs = self._symbol.attr_dict()
+        for name in row_ids:
+            self._exec_group.param_names.index(name)  # an unknown name raises ValueError, as MXNet's lookup
+            # the declared storage type: the devices' arrays are dense here
+            if _STYPES.get(attrs.get(name, {}).get('__storage_type__')) != 'row_sparse':
+                warnings.warn(UserWarning("%s.stype is not 'row_sparse'. No need to perform row_sparse_pull." % name))
 
     def reshape(self, data_shapes, label_shapes=None):
         """Re-bind for new input shapes, keeping the parameters."""

@@ -58,3 +58,47 @@ def test_label_name_not_in_symbol_warns():
         mx.mod.Module(_net(), label_names=['y'])
     with pytest.raises(ValueError, match="input with name 'x' is not found"):
         mx.mod.Module(_net(), data_names=['x'])
+
+
+def _prepared(ctx, kvstore, fn, sym=None, label='softmax_label', label_shape=(2,)):
+    mod = mx.mod.Module(_net() if sym is None else sym, context=ctx, label_names=[label])
+    mod.bind([('data', (2, 4))], [(label, label_shape)])
+    mod.init_params()
+    mod.init_optimizer(kvstore=kvstore)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter('always')
+        mod.prepare(mx.io.DataBatch([mx.nd.ones((2, 4))], [mx.nd.ones(label_shape)]), fn)
+    return [str(w.message) for w in rec]
+
+
+def test_prepare_warns_as_mxnet():
+    # what MXNet 1.9.1 warns and calls (example/sparse/linear_classification calls prepare with a row id
+    # function on one device, where MXNet warns that the parameters are not updated in the KVStore)
+    calls = []
+
+    def row_ids(batch):
+        calls.append(batch)
+        return {'fc_weight': mx.nd.array([0, 1])}
+
+    not_on_kv = ['Parameters are not updated in the KVStore. No need to call sparse_row_id_fn.']
+    assert _prepared(mx.cpu(), 'local', row_ids) == not_on_kv  # one device: no KVStore
+    assert _prepared(mx.cpu(), None, row_ids) == not_on_kv
+    assert not calls
+    two = [mx.cpu(0), mx.cpu(1)]
+    assert _prepared(two, 'local', row_ids) == ["fc_weight.stype is not 'row_sparse'. No need to perform "
+                                                'row_sparse_pull.']
+    assert len(calls) == 1
+    assert _prepared(two, 'local', None) == []
+    with pytest.raises(AssertionError, match='Expected dict output from sparse_row_id_fn'):
+        _prepared(two, 'local', lambda batch: [1])
+
+
+def test_prepare_row_sparse_weight_and_base_module():
+    w = mx.sym.var('w_weight', stype='row_sparse', shape=(4, 3))
+    net = mx.sym.LinearRegressionOutput(mx.sym.sparse.dot(mx.sym.var('data', stype='csr'), w), name='out')
+    assert _prepared([mx.cpu(0), mx.cpu(1)], 'local', lambda b: {'w_weight': mx.nd.array([0, 1])}, net,
+                     'out_label', (2, 3)) == []
+    seq = mx.mod.SequentialModule()
+    seq.add(mx.mod.Module(_net()))
+    with pytest.warns(UserWarning, match='^sparse_row_id_fn is not invoked for BaseModule.$'):
+        seq.prepare(None, lambda b: {})
