@@ -30,6 +30,7 @@ ones through ctypes; ``logf``, the one of the float normal sampler, is glibc's a
 Values come out as numpy arrays; ``random_ops`` and ``nn`` wrap them. Nothing here is about devices: CUDA
 samplers keep torch's generators (MXNet's GPU streams are Philox ones).
 """
+import contextlib
 import math
 import os
 
@@ -44,9 +45,23 @@ from ._libm import _pow, libm, log, logf, powf
 PARALLEL = ParallelRandom(0)   # the CPU context's parallel generator
 SINGLE = Engine(0)             # the CPU context's mshadow::Random<cpu> engine
 # MXNet's resources are per thread: custom operators (and the NumPy fallbacks built on them, as
-# multivariate_normal) run on a worker thread whose own single engine is seeded from 0 when it starts and never by
+# multivariate_normal) run on a worker thread whose own engines are seeded from 0 when it starts and never by
 # mx.random.seed (called on the main thread)
+CUSTOM_OP_PARALLEL = ParallelRandom(0)
 CUSTOM_OP_SINGLE = Engine(0)
+
+
+@contextlib.contextmanager
+def custom_op_thread():
+    """While a CustomOp's forward/backward runs, the samplers (and ``seed``) use the engines of MXNet's
+    custom-operator worker thread instead of the main thread's."""
+    global PARALLEL, SINGLE
+    saved = PARALLEL, SINGLE
+    PARALLEL, SINGLE = CUSTOM_OP_PARALLEL, CUSTOM_OP_SINGLE
+    try:
+        yield
+    finally:
+        PARALLEL, SINGLE = saved
 
 
 def seed(seed_state, every_context=True):

@@ -4,7 +4,9 @@ registry op behind ``mx.nd.Custom`` / ``mx.sym.Custom``.
 A registered ``CustomOpProp`` subclass is instantiated with the call's extra keyword arguments as strings (as
 MXNet does); its ``list_arguments`` / ``list_auxiliary_states`` / ``list_outputs`` name the op's inputs and
 outputs, ``infer_shape`` / ``infer_type`` size the outputs, and the ``CustomOp`` it creates runs the user's
-Python ``forward`` / ``backward`` on NDArrays wrapping the torch tensors. Gradients go through a
+Python ``forward`` / ``backward`` on NDArrays wrapping the torch tensors; random draws there come from the CPU
+engines of MXNet's custom-operator worker thread (seeded from 0 at start and not by a main-thread
+``mx.random.seed``), as MXNet's per-thread resources do. Gradients go through a
 ``torch.autograd.Function``, so the op works under ``mx.autograd.record()``, in bound symbols and in hybridized
 blocks alike.
 
@@ -27,7 +29,7 @@ from .._recording import STATE as _RECORDING, _Scope
 from ..base import (MXNetError, MXNetTypeError, MXNetValueError, MXNetIndexError, DTYPE_NP2MX, dtype_name,
                     to_np_dtype, to_torch_dtype, unsupported)
 from ..context import Context, context_of, current_context
-from . import registry
+from . import _mxrandom, registry
 
 __all__ = ['CustomOp', 'CustomOpProp', 'register', 'get_all_registered_operators', 'get_operator_arguments',
            'OperatorArguments', 'PythonOp', 'NumpyOp', 'NDArrayOp']
@@ -347,7 +349,7 @@ class _CustomFunction(torch.autograd.Function):
         ins = [_nd(t.detach(), ctx) for t in args]
         aux_nd = [_nd(t, ctx) for t in aux]
         is_train = _RECORDING.training
-        with _Scope(False, is_train), Context(ctx):
+        with _Scope(False, is_train), Context(ctx), _mxrandom.custom_op_thread():
             node.call('CustomOp.forward', op.forward, is_train=int(is_train), req=['write'] * len(outs),
                       in_data=ins, out_data=outs, aux=aux_nd)
         res = [o._t for o in outs]
@@ -369,7 +371,7 @@ class _CustomFunction(torch.autograd.Function):
         req = ['write' if need[i] else 'null' for i in range(n)]
         in_grad = [_nd(torch.zeros_like(a), ctx) for a in args]
         out_grad = [_nd(torch.zeros_like(o) if g is None else g.contiguous(), ctx) for g, o in zip(grads, outs)]
-        with _Scope(False, None), Context(ctx):
+        with _Scope(False, None), Context(ctx), _mxrandom.custom_op_thread():
             fctx.node.call('CustomOp.backward', fctx.op.backward, req=req, out_grad=out_grad,
                            in_data=[_nd(a, ctx) for a in args], out_data=[_nd(o, ctx) for o in outs],
                            in_grad=in_grad, aux=fctx.aux)
