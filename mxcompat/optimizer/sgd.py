@@ -59,14 +59,16 @@ def _momentum_rows(w, g, mom, lr, momentum, rescale_grad):
     w._t.index_add_(0, rows, step)
 
 
-def _sgd_each(opt, weights, grads, states, lrs, wds, momentum, multi_precision):
+def _sgd_each(opt, weights, grads, states, lrs, wds, momentum, multi_precision, lazy_update=None):
     """MXNet's one-weight-at-a-time path of SGD and LARS (taken when an array is sparse): sgd(_mom)_update with
-    ``lazy_update`` updates only the rows of a row_sparse gradient when the momentum (if any) has the weight's
-    storage; every other case (the standard sparse update, the mp_ kernels, csr) computes the dense rule."""
+    ``lazy_update`` (``opt.lazy_update`` unless given; NAG and LBSGD call the operators with their default, True)
+    updates only the rows of a row_sparse gradient when the momentum (if any) has the weight's storage; every other
+    case (the standard sparse update, the mp_ kernels, csr) computes the dense rule."""
     clip = opt.clip_gradient if opt.clip_gradient else -1.0
+    lazy = opt.lazy_update if lazy_update is None else lazy_update
     for w, g, s, lr, wd in zip(weights, grads, states, lrs, wds):
         mom, master = s if multi_precision else (s, None)
-        if (master is None and opt.lazy_update and is_rsp(g) and w.stype != 'csr'
+        if (master is None and lazy and is_rsp(g) and w.stype != 'csr'
                 and (mom is None or mom.stype == w.stype)):
             if mom is not None and not wd and clip < 0:
                 _momentum_rows(w, g, mom, lr, momentum, opt.rescale_grad)
@@ -169,8 +171,8 @@ class NAG(_MomentumSGDBase):
     def _update_impl(self, index, weight, grad, state, multi_precision=False):
         lr, wd = begin_update(self, index, weight, grad)
         mom, master = (state[0], state[1]) if multi_precision else (state, None)
-        if mom is None:
-            _run_sgd(self, [weight], [grad], None, None if master is None else [master], [lr], [wd], 0.0)
+        if mom is None:  # MXNet calls (mp_)sgd_update: lazy for a row_sparse gradient
+            _sgd_each(self, [weight], [grad], [state], [lr], [wd], 0.0, multi_precision, lazy_update=True)
             return
         _ops.nag_mom_update(weight._t, grad._t, mom._t, lr, self.momentum if self.momentum > 0 else 0.0, wd,
                             self.rescale_grad, self.clip_gradient if self.clip_gradient else -1.0,
@@ -361,9 +363,9 @@ class LBSGD(Optimizer):
             lr = lr * self._get_lars(weight, grad, wd)
         else:
             lr = lr * self._get_lbmult(cgrad['num_cums'])
-        mom, master = (state[0], state[1]) if isinstance(state, (list, tuple)) else (state, None)
-        _run_sgd(self, [weight], [grad], None if mom is None else [mom], None if master is None else [master],
-                 [lr], [wd], self.momentum if self.momentum > 0 else 0.0)
+        # MXNet calls (mp_)sgd(_mom)_update: lazy for a row_sparse gradient
+        _sgd_each(self, [weight], [grad], [state], [lr], [wd], self.momentum if self.momentum > 0 else 0.0,
+                  isinstance(state, (list, tuple)), lazy_update=True)
         self.cumgrads[index]['cum_grad'] = 0  # the count runs on; only the sum restarts
 
 

@@ -312,3 +312,37 @@ def test_contrib_quadratic_keeps_csr_only_when_c_is_zero():
                                        ('row_sparse', 0.0, 'default', [[0, 3], [8, 0]])):
         y = mx.nd.contrib.quadratic(x.tostype(stype), a=1, b=2, c=c)
         assert y.stype == want_stype and y.asnumpy().tolist() == want
+
+
+@pytest.mark.parametrize('op,nstate,kwargs', [
+    ('sgd_update', 0, dict(lr=0.1, wd=0.5)),
+    ('sgd_mom_update', 1, dict(lr=0.1, wd=0.5, momentum=0.9)),
+    ('adam_update', 2, dict(lr=0.1, wd=0.5)),
+])
+@pytest.mark.parametrize('w_stype,s_stype', [('default', 'default'), ('row_sparse', 'row_sparse'),
+                                             ('row_sparse', 'default'), ('default', 'row_sparse')])
+def test_update_ops_lazy_when_weight_and_states_share_storage(op, nstate, kwargs, w_stype, s_stype):
+    # MXNet 1.9.1, in place with a row_sparse gradient: the lazy update (other rows keep weight and states) when
+    # weight and states are all dense or all row_sparse; mixed storage falls back to the dense rule
+    if nstate == 0 and s_stype != w_stype:
+        pytest.skip('no states')
+    g = np.array([[1, 1], [0, 0], [-2, 0], [0, 0]], np.float32)
+
+    def run(lazy):
+        w = mx.nd.ones((4, 2)).tostype(w_stype)
+        st = [(mx.nd.ones((4, 2)) * 0.5).tostype(s_stype) for _ in range(nstate)]
+        getattr(mx.nd, op)(w, mx.nd.array(g).tostype('row_sparse'), *st, out=w, lazy_update=lazy, **kwargs)
+        return w, [s.asnumpy() for s in st]
+
+    (w, st), (w_std, st_std) = run(True), run(False)
+    assert w.stype == w_stype
+    if w_stype == s_stype:
+        keep = np.array([False, True, False, True])
+        np.testing.assert_array_equal(w.asnumpy()[keep], 1.0)
+        np.testing.assert_array_equal(w.asnumpy()[~keep], w_std.asnumpy()[~keep])
+        for s in st:
+            np.testing.assert_array_equal(s[keep], 0.5)
+    else:
+        np.testing.assert_array_equal(w.asnumpy(), w_std.asnumpy())
+        for s, s_std in zip(st, st_std):
+            np.testing.assert_array_equal(s, s_std)

@@ -5,7 +5,7 @@ from ...base import MXNetError
 from ...operator import registry, optimizer_updates as _updates
 from ..ndarray import _wrap
 from ..register import _UNSET as _NULL
-from .storage import RowSparseNDArray, _sp, _dense_of, _op
+from .storage import RowSparseNDArray, _dense_of, _op
 
 
 def lazy_rows(kernel, weight, grad, states, *args, **kwargs):
@@ -29,10 +29,13 @@ def lazy_rows(kernel, weight, grad, states, *args, **kwargs):
 
 def _lazy_update(opname):
     """sgd/sgd_mom/adam updates: with a row_sparse gradient and ``lazy_update`` (the default) only the rows the
-    gradient stores are updated, weight and states alike (MXNet's lazy update); otherwise the dense update."""
+    gradient stores are updated, weight and states alike (MXNet's lazy update), when the weight and the states are
+    all dense, or all row_sparse and updated in place (``out=weight``); otherwise the dense update."""
     def f(weight, grad, *states, out=None, name=None, **kwargs):  # noqa: ARG001
-        dense_rest = not _sp(weight) and not any(_sp(st) for st in states)
-        if not (isinstance(grad, RowSparseNDArray) and dense_rest and kwargs.get('lazy_update', True)):
+        rest = [getattr(a, 'stype', 'default') for a in (weight, *states)]
+        lazy_storage = (set(rest) == {'default'}
+                        or (set(rest) == {'row_sparse'} and out is weight))
+        if not (isinstance(grad, RowSparseNDArray) and lazy_storage and kwargs.get('lazy_update', True)):
             return _op(opname)(_dense_of(weight), _dense_of(grad), *[_dense_of(st) for st in states], out=out,
                                **kwargs)
         attrs = registry.get(opname).parse_attrs(kwargs)
