@@ -46,6 +46,15 @@ def _as_list(names, arrays, what, allow_missing=False):
     return arrays
 
 
+def _output_alias(t):
+    """The tensor an output array holds: ``t``'s memory without autograd's version counter. In MXNet an executor's
+    output array is the memory its backward pass reads (an Activation's gradient reads its output), so writing into
+    it between forward and backward changes the gradients; ``detach()`` would share the counter, and torch would
+    refuse that backward. (Which values a backward reads is torch's: sigmoid and tanh read their outputs, where
+    MXNet's CPU kernels read their inputs.)"""
+    return t.data
+
+
 def _autograd_grad(outputs, heads, inputs):
     """Gradients of ``outputs`` (seeded with ``heads``) for ``inputs``; the graph is kept for another backward."""
     return torch.autograd.grad(outputs, inputs, heads, allow_unused=True, retain_graph=True)
@@ -376,9 +385,9 @@ class Executor:
                 o._t.copy_(t.detach())
         elif len(self.outputs) == len(outs):
             for o, t in zip(self.outputs, outs):
-                o._t = t.detach()
+                o._t = _output_alias(t)
         else:
-            self.outputs = [NDArray._from_tensor(t.detach(), self._ctx) for t in outs]
+            self.outputs = [NDArray._from_tensor(_output_alias(t), self._ctx) for t in outs]
 
     def _set_sparse_outputs(self, outs, sparse):
         """Outputs of a graph with sparse values: a sparse output array takes the stored entries (the same object
@@ -399,11 +408,11 @@ class Executor:
                 else:
                     self.outputs[i] = sp
             elif type(cur) is NDArray and not self._out_shared:
-                cur._t = o.detach()
+                cur._t = _output_alias(o)
             elif type(cur) is NDArray and cur.shape == tuple(o.shape):
                 cur._t.copy_(o.detach())
             else:
-                self.outputs[i] = NDArray._from_tensor(o.detach(), self._ctx)
+                self.outputs[i] = NDArray._from_tensor(_output_alias(o), self._ctx)
 
     def backward(self, out_grads=None, is_train=True):  # noqa: C901 (the head-gradient forms MXNet accepts, one branch each)
         """Gradients of the outputs (times ``out_grads``, ones by default) into the gradient arrays.

@@ -450,3 +450,16 @@ def test_cast_of_an_integer_argument_passes_the_gradient_back(dst):
     exe.backward(mx.nd.array(X, dtype=dst))
     np.testing.assert_array_equal(exe.outputs[0].asnumpy(), X.astype(np.int32).astype(dst))
     np.testing.assert_array_equal(exe.grad_arrays[0].asnumpy(), X.astype(dst).astype(np.int32))
+
+
+def test_output_written_between_forward_and_backward():
+    # An executor's output array is the memory its backward reads: a relu's gradient then comes from the values
+    # written there (MXNet 1.9.1 gives ones where the input was -1); torch's version check does not object.
+    ex = mx.sym.Activation(mx.sym.Variable('x'), act_type='relu').simple_bind(mx.cpu(), x=(3,))
+    ex.arg_dict['x'][:] = mx.nd.array([-1, 0.5, 2])
+    ex.forward(is_train=True)
+    y = ex.outputs[0]
+    y += 1
+    ex.backward(mx.nd.ones((3,)))
+    np.testing.assert_array_equal(y.asnumpy(), [1, 1.5, 3])
+    np.testing.assert_array_equal(ex.grad_dict['x'].asnumpy(), [1, 1, 1])
