@@ -20,7 +20,8 @@ from .operator.extra_ops import _ZeroGrad
 from .symbol import runner as _runner
 from .symbol.infer import infer
 from .symbol.lower import run_monitored
-from .symbol.passes.storage import CsrValue, plan as _storage_plan, row_sparse_grads, run_sparse
+from .symbol.passes.storage import (CsrValue, csr_row_sources, plan as _storage_plan, row_sparse_grads,
+                                    run_sparse)
 from .symbol.passes.subgraph import executor_backend
 from .symbol.symbol import gradient_inputs
 
@@ -414,6 +415,20 @@ class Executor:
             else:
                 self.outputs[i] = NDArray._from_tensor(_output_alias(o), self._ctx)
 
+    def _csr_rows(self, i):
+        """The rows MXNet's backward stores in argument ``i``'s row_sparse gradient for its dot(csr, arg) readers:
+        the column indices of those csr arguments' current arrays (None: no such reader)."""
+        srcs = getattr(self, '_csr_row_src', None)
+        if srcs is None:
+            names = self._symbol.list_arguments()
+            csr = {n for n, a in zip(names, self.arg_arrays) if isinstance(a, CSRNDArray)}
+            srcs = self._csr_row_src = {self._arg_index[k]: sorted(self._arg_index[c] for c in v)
+                                        for k, v in csr_row_sources(self._symbol, csr).items()}
+        js = srcs.get(i)
+        if not js:
+            return None
+        return torch.cat([self.arg_arrays[j].indices._t.reshape(-1) for j in js])
+
     def backward(self, out_grads=None, is_train=True):  # noqa: C901 (the head-gradient forms MXNet accepts, one branch each)
         """Gradients of the outputs (times ``out_grads``, ones by default) into the gradient arrays.
 
@@ -480,7 +495,7 @@ class Executor:
                 _write_sparse_grad(self.grad_arrays[i], g, self._grad_req[i])
                 continue
             if isinstance(self.grad_arrays[i], BaseSparseNDArray):
-                _write_dense_grad(self.grad_arrays[i], g, self._grad_req[i])
+                _write_dense_grad(self.grad_arrays[i], g, self._grad_req[i], self._csr_rows(i))
                 continue
             dst = self.grad_arrays[i]._t
             if g is None:
@@ -697,15 +712,21 @@ def _recorded(o):
     return isinstance(o, torch.Tensor) and _root(o).requires_grad
 
 
-def _write_dense_grad(arr, g, req):
+def _write_dense_grad(arr, g, req, rows=None):
     """Write (or add) the dense gradient ``g`` (None: zero) into the sparse gradient array ``arr``: the rows (csr:
-    entries) that are not zero."""
+    entries) that are not zero, and for a row_sparse ``arr`` the ``rows`` MXNet's backward stores whatever their
+    values (a tensor of row ids, or None)."""
     if g is None:
         if req != 'write':
             return
         g = torch.zeros(arr.shape, dtype=arr._tdtype, device=arr._device)
-    t = arr._dns() + g if req == 'add' else g
-    arr._assign_comps(arr._from_dense(t.detach().to(arr._tdtype).contiguous()))
+    t = (arr._dns() + g if req == 'add' else g).detach().to(arr._tdtype).contiguous()
+    if rows is None or not isinstance(arr, RowSparseNDArray):
+        arr._assign_comps(arr._from_dense(t))
+        return
+    nonzero = arr._from_dense(t)[1]
+    keep = torch.unique(torch.cat([nonzero, rows.to(device=nonzero.device, dtype=nonzero.dtype)]))
+    arr._assign_comps((t.index_select(0, keep), keep))
 
 
 def _write_sparse_grad(arr, g, req):

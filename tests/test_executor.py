@@ -463,3 +463,27 @@ def test_output_written_between_forward_and_backward():
     ex.backward(mx.nd.ones((3,)))
     np.testing.assert_array_equal(y.asnumpy(), [1, 1.5, 3])
     np.testing.assert_array_equal(ex.grad_dict['x'].asnumpy(), [1, 1, 1])
+
+
+def test_row_sparse_grad_keeps_the_csr_rows_with_zero_values():
+    # a factorization machine's factor gradient (example/sparse/factorization_machine): dot(csr, v) and
+    # _square_sum(v) both read v, so the summed gradient is computed dense; MXNet 1.9.1 still stores every
+    # column the csr batch names (rows 1 and 4 come from one-feature samples, whose gradient is exactly zero),
+    # and the lazy optimizers then update those rows too
+    x = mx.sym.var('data', stype='csr')
+    v = mx.sym.var('v', stype='row_sparse')
+    w2 = mx.sym.dot(x, v)
+    bd = mx.sym.dot(x.square(), mx.sym._internal._square_sum(data=v, axis=1, keepdims=True))
+    fm = mx.sym.MakeLoss(mx.sym.sum(0.5 * mx.sym.square(w2), axis=1, keepdims=True) - 0.5 * bd)
+    xv = mx.nd.sparse.csr_matrix(np.array([[0, 1, 0, 0, 0, 0], [1, 0, 1, 0, 0, 0], [0, 0, 0, 0, 2, 0]], np.float32))
+    vals = np.arange(12, dtype=np.float32).reshape(6, 2) / 10
+    for stored in ([0, 1, 2, 4], [0, 1, 2, 3, 4, 5]):
+        ex = fm.simple_bind(mx.cpu(), data=(3, 6), v=(6, 2), stype_dict={'data': 'csr', 'v': 'row_sparse'})
+        ex.arg_dict['data'][:] = xv
+        ex.arg_dict['v'][:] = mx.nd.sparse.row_sparse_array((vals[stored], stored), shape=(6, 2))
+        ex.forward(is_train=True)
+        ex.backward()
+        g = ex.grad_dict['v']
+        assert g.stype == 'row_sparse'
+        assert g.indices.asnumpy().tolist() == [0, 1, 2, 4]
+        np.testing.assert_allclose(g.data.asnumpy(), [[0.4, 0.5], [0, 0], [0, 0.1], [0, 0]], rtol=1e-6)

@@ -175,20 +175,27 @@ def _gives_row_sparse_grad(node, pos, csr, declared_rsp):
     return name == '_square_sum' and pos == 0 and declared_rsp
 
 
+def _csr_sources(nodes, csr_args):
+    """``{(node id, output): csr argument name}``: the csr arguments ``csr_args`` and the outputs of the
+    zero-preserving operators applied to them (first input), which keep their sparsity pattern."""
+    src = {(id(n), 0): n.name for n in nodes if n.is_var and n.name in csr_args}
+    for n in nodes:
+        if not n.is_var and n.op.name in _ZERO_PRESERVING and n.inputs:
+            first = (id(n.inputs[0][0]), n.inputs[0][1])
+            if first in src:
+                src[(id(n), 0)] = src[first]
+    return src
+
+
 def row_sparse_grads(sym, stypes):
     """The arguments of ``sym`` whose gradient MXNet's executor makes row_sparse, given the arguments' storage
     types (``{name: stype}``): those whose every reader gives them a row_sparse gradient (the gradients of
     several readers add up, dense if any is)."""
     nodes = sym._nodes()
-    csr = {(id(n), 0) for n in nodes if n.is_var and stypes.get(n.name) == 'csr'}
+    csr = set(_csr_sources(nodes, {n for n, st in stypes.items() if st == 'csr'}))
     readers = {}
     for n in nodes:
-        if n.is_var:
-            continue
-        keys = [(id(s), i) for s, i in n.inputs]
-        if n.op.name in _ZERO_PRESERVING and keys and keys[0] in csr:
-            csr.add((id(n), 0))
-        for pos, (src, _) in enumerate(n.inputs):
+        for pos, (src, _) in enumerate(() if n.is_var else n.inputs):
             if src.is_var:
                 readers.setdefault(id(src), []).append((n, pos))
     out = set()
@@ -197,6 +204,23 @@ def row_sparse_grads(sym, stypes):
             rsp = stypes.get(n.name) == 'row_sparse'
             if all(_gives_row_sparse_grad(r, pos, csr, rsp) for r, pos in readers[id(n)]):
                 out.add(n.name)
+    return out
+
+
+def csr_row_sources(sym, csr_args):
+    """``{argument: csr argument names}``: the arguments read as the dense operand of ``dot(csr, arg)``, the csr
+    reached from the csr arguments ``csr_args`` through zero-preserving operators. MXNet's dot backward stores the
+    csr's column indices as the rows of that gradient, rows whose values are zero included."""
+    nodes = sym._nodes()
+    src = _csr_sources(nodes, csr_args)
+    out = {}
+    for n in nodes:
+        if n.is_var or n.op.name != 'dot' or len(n.inputs) != 2 or not n.inputs[1][0].is_var:
+            continue
+        first = (id(n.inputs[0][0]), n.inputs[0][1])
+        attrs = n.params()
+        if first in src and not attrs.get('transpose_a') and not attrs.get('transpose_b'):
+            out.setdefault(n.inputs[1][0].name, set()).add(src[first])
     return out
 
 
