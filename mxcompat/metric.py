@@ -78,14 +78,17 @@ class EvalMetric:
         """Accumulate one batch: lists of label and prediction NDArrays."""
         raise NotImplementedError()
 
+    # The sums start as numpy float64 zeros (a float subclass): a metric written for MXNet that adds numpy float32
+    # sums (``self.sum_metric += (-numpy.log(p)).sum()``) then accumulates in float64 as under the numpy 1.x MXNet
+    # ran with; a Python 0.0 would make it float32 under numpy 2's promotion rules.
     def reset(self):
         """Clear both the local and the global accumulators."""
-        self.global_num_inst, self.global_sum_metric = 0, 0.0
+        self.global_num_inst, self.global_sum_metric = 0, numpy.float64(0.0)
         self.reset_local()
 
     def reset_local(self):
         """Clear the local accumulators only (the global ones keep running)."""
-        self.num_inst, self.sum_metric = 0, 0.0
+        self.num_inst, self.sum_metric = 0, numpy.float64(0.0)
 
     def _add(self, value, count):
         value = _f64(value)
@@ -405,6 +408,14 @@ class MCC(_BinaryMetric):
 
     def _score(self, use_global):
         return self._stats.matthewscc(use_global)
+
+    def reset(self):  # MXNet's MCC counts in Python floats
+        super().reset()
+        self.global_num_inst, self.global_sum_metric = 0., 0.
+
+    def reset_local(self):
+        super().reset_local()
+        self.num_inst, self.sum_metric = 0., 0.
 
 
 @register

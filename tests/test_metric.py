@@ -171,3 +171,37 @@ def test_perplexity_value_formula():
     m = mx.metric.Perplexity(ignore_label=None)
     m.update([mx.nd.array([0, 1, 1])], [mx.nd.array([[0.3, 0.7], [0, 1.], [0.4, 0.6]])])
     assert math.isclose(m.get()[1], 1.77109762852, rel_tol=1e-7)
+
+
+def test_user_metric_sums_float32_in_float64():
+    # a metric written for MXNet (example/sparse/factorization_machine's LogLossMetric) adds numpy float32 sums to
+    # sum_metric; under MXNet's numpy 1.x they accumulated in float64 (numpy 2 would keep float32 from a 0.0)
+    class LogLoss(mx.metric.EvalMetric):
+        def __init__(self):
+            super().__init__('log-loss')
+
+        def update(self, labels, preds):
+            for pred in preds:
+                self.sum_metric += (-np.log(pred.asnumpy())).sum()
+                self.num_inst += pred.shape[0]
+
+    m = LogLoss()
+    batches = [np.random.RandomState(i).rand(100).astype(np.float32) * 0.9 + 0.05 for i in range(6)]
+    for b in batches:
+        m.update(None, [mx.nd.array(b)])
+    expected = sum(np.float64((-np.log(b)).sum()) for b in batches) / 600
+    name, value = m.get()
+    assert type(value) is np.float64 and isinstance(m.sum_metric, float)
+    assert value == expected
+
+
+def test_binary_metric_value_types_as_mxnet():
+    # MXNet 1.9.1: F1 sums numpy float64 scores; MCC counts in Python floats
+    label, pred = [mx.nd.array([1, 0, 0])], [mx.nd.array([[0.3, 0.7], [0.6, 0.4], [0.2, 0.8]])]
+    f1, mcc = mx.metric.create('f1'), mx.metric.create('mcc')
+    f1.update(label, pred)
+    mcc.update(label, pred)
+    assert type(f1.get()[1]) is np.float64 and type(f1.num_inst) is int
+    assert type(mcc.get()[1]) is float and type(mcc.sum_metric) is float and type(mcc.num_inst) is float
+    mcc.reset()
+    assert type(mcc.num_inst) is float and type(mcc.global_num_inst) is float
