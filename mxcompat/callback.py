@@ -8,6 +8,7 @@ import math
 import time
 
 from . import model as _model
+from .metric import _loggable
 
 __all__ = ['module_checkpoint', 'do_checkpoint', 'log_train_metric', 'Speedometer', 'ProgressBar',
            'LogValidationMetricsCallback']
@@ -39,8 +40,8 @@ def do_checkpoint(prefix, period=1):
 
 def _log_values(template, param, head):
     """Log ``template % (head + (name, value))`` for each value of ``param.eval_metric``."""
-    for pair in param.eval_metric.get_name_value():
-        logging.info(template, *(head + pair))
+    for name, value in param.eval_metric.get_name_value():
+        logging.info(template, *head, name, _loggable(value))
 
 
 def log_train_metric(period, auto_reset=False):
@@ -81,7 +82,7 @@ class Speedometer:
         else:
             head, span = (param.epoch, count), '0-%d'
         fmt = 'Epoch[%d] Batch [' + span + ']\tSpeed: %.2f samples/sec' + '\t%s=%f' * len(name_value)
-        logging.info(fmt, *head, speed, *[x for pair in name_value for x in pair])
+        logging.info(fmt, *head, speed, *[x for name, value in name_value for x in (name, _loggable(value))])
 
     def __call__(self, param):
         count = param.nbatch

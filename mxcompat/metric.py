@@ -43,6 +43,27 @@ def check_label_shapes(labels, preds, wrap=False, shape=False):
     return tuple([x] if isinstance(x, NDArray) else x for x in (labels, preds))
 
 
+def _loggable(value):
+    """``value`` for the ``%f`` of MXNet's log lines: a one-element array (a custom metric whose function returns
+    one, accumulated as an array as in MXNet) as its number, which numpy 1.x formatted and numpy 2 refuses."""
+    if isinstance(value, numpy.ndarray) and value.ndim and value.size == 1:
+        return value.reshape(())[()]
+    return value
+
+
+class _Zero(numpy.float64):
+    """The sums' starting 0.0, adding as MXNet's Python ``0.0`` did under numpy 1.x: a numpy float32 number gives
+    float64 (numpy 2 would keep float32), an array keeps its dtype (a Python float is a weak scalar for arrays).
+    Metrics written for MXNet (``self.sum_metric += (-numpy.log(p)).sum()``) then sum as they did there."""
+
+    def __add__(self, other):
+        if isinstance(other, numpy.ndarray):
+            return float(self) + other
+        return numpy.float64.__add__(self, other)
+
+    __radd__ = __add__
+
+
 def _ratio(name, total, count, post=None):
     """``(name, total / count)`` (through ``post`` when given), or ``(name, nan)`` before any instance."""
     if count == 0:
@@ -78,17 +99,14 @@ class EvalMetric:
         """Accumulate one batch: lists of label and prediction NDArrays."""
         raise NotImplementedError()
 
-    # The sums start as numpy float64 zeros (a float subclass): a metric written for MXNet that adds numpy float32
-    # sums (``self.sum_metric += (-numpy.log(p)).sum()``) then accumulates in float64 as under the numpy 1.x MXNet
-    # ran with; a Python 0.0 would make it float32 under numpy 2's promotion rules.
     def reset(self):
         """Clear both the local and the global accumulators."""
-        self.global_num_inst, self.global_sum_metric = 0, numpy.float64(0.0)
+        self.global_num_inst, self.global_sum_metric = 0, _Zero(0.0)
         self.reset_local()
 
     def reset_local(self):
         """Clear the local accumulators only (the global ones keep running)."""
-        self.num_inst, self.sum_metric = 0, numpy.float64(0.0)
+        self.num_inst, self.sum_metric = 0, _Zero(0.0)
 
     def _add(self, value, count):
         value = _f64(value)

@@ -1,6 +1,7 @@
 """mx.metric against goldens from MXNet 1.9.1 (fixtures/metric): every case replays the same steps as the
 generator (fixtures/metric/replay.py) and get()/get_global()/name-value lists/counts must be exactly equal."""
 import json
+import logging
 import math
 import os
 import sys
@@ -205,3 +206,30 @@ def test_binary_metric_value_types_as_mxnet():
     assert type(mcc.get()[1]) is float and type(mcc.sum_metric) is float and type(mcc.num_inst) is float
     mcc.reset()
     assert type(mcc.num_inst) is float and type(mcc.global_num_inst) is float
+
+
+def test_custom_metric_of_one_element_arrays_sums_and_logs_as_mxnet(caplog):
+    # example/neural_collaborative_filtering: a feval returning a float32 array of shape (1,); MXNet's 0.0 +
+    # array keeps float32 (numpy 1.x), and its Speedometer's %f printed the one-element array
+    def cross_entropy(label, pred, eps=1e-12):
+        ce = 0
+        for lab, p in zip(label, pred):
+            ce += -(lab * np.log(p + eps) + (1 - lab) * np.log(1 - p + eps))
+        return ce
+
+    m = mx.metric.create(cross_entropy)
+    rng = np.random.RandomState(0)
+    sums = []
+    for _ in range(3):
+        lab, pred = rng.randint(0, 2, 8).astype(np.float32), rng.rand(8, 1).astype(np.float32)
+        m.update([mx.nd.array(lab)], [mx.nd.array(pred)])
+        sums.append(cross_entropy(lab, pred))
+    expected = sums[0] + sums[1] + sums[2]
+    assert m.sum_metric.dtype == np.float32 and m.sum_metric.shape == (1,)
+    np.testing.assert_array_equal(m.sum_metric, expected)
+    param = mx.model.BatchEndParam(epoch=0, nbatch=0, eval_metric=m, locals=None)
+    speed = mx.callback.Speedometer(8, 1)
+    speed(param)
+    with caplog.at_level(logging.INFO):
+        speed(mx.model.BatchEndParam(epoch=0, nbatch=1, eval_metric=m, locals=None))
+    assert caplog.messages[-1].endswith('cross_entropy=%f' % (expected[0] / 3))

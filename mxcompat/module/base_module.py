@@ -169,7 +169,7 @@ class BaseModule:
         """What ``fit`` does after each epoch's batches: log, bring the devices in line, callbacks, validation."""
         log = self.logger.info
         for name, val in totals:
-            log('Epoch[%d] Train-%s=%f', epoch, name, val)
+            log('Epoch[%d] Train-%s=%f', epoch, name, _metric._loggable(val))
         log('Epoch[%d] Time cost=%.3f', epoch, time.time() - started)
         # a get/set round trip, as MXNet does to bring every device copy in line
         synced = self.get_params()
@@ -181,7 +181,7 @@ class BaseModule:
             scores = self.score(eval_data, val_metric, score_end_callback=eval_end_callback,
                                 batch_end_callback=eval_batch_end_callback, epoch=epoch)
             for name, val in scores:
-                log('Epoch[%d] Validation-%s=%f', epoch, name, val)
+                log('Epoch[%d] Validation-%s=%f', epoch, name, _metric._loggable(val))
 
     def _train_epoch(self, epoch, train_data, eval_metric, monitor, batch_end_callback, sparse_row_id_fn,
                      local_totals=False):
