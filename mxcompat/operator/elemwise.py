@@ -3,7 +3,7 @@ logic, casts and gradient blockers. Mostly one line each, built by the factories
 import numpy as np
 import torch
 
-from .. import _intgrad
+from .. import _intgrad, kernels
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, dtype_name, incompatible_attr
 from .registry import defop, REQUIRED
 
@@ -123,7 +123,7 @@ def _int_ok(fn):
 for _name, _fn in [
         ('abs', torch.abs), ('sign', torch.sign), ('round', _round_half_away), ('rint', _int_ok(_rint_half_down)),
         ('ceil', _int_ok(torch.ceil)), ('floor', _int_ok(torch.floor)), ('trunc', _int_ok(torch.trunc)),
-        ('fix', _int_ok(torch.trunc)), ('square', torch.square), ('sqrt', torch.sqrt), ('rsqrt', torch.rsqrt),
+        ('fix', _int_ok(torch.trunc)), ('square', torch.square), ('sqrt', kernels.sqrt), ('rsqrt', torch.rsqrt),
         ('cbrt', _cbrt), ('rcbrt', _rcbrt), ('exp', torch.exp), ('log', torch.log), ('log10', torch.log10),
         ('log2', torch.log2), ('log1p', torch.log1p), ('expm1', torch.expm1), ('sin', torch.sin),
         ('cos', torch.cos), ('tan', torch.tan), ('arcsin', torch.asin), ('arccos', torch.acos),

@@ -166,7 +166,7 @@ def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-
     g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
     mean.mul_(_f(T, beta1)).add_(g, alpha=_one_minus(T, beta1))
     var.mul_(_f(T, beta2)).addcmul_(g, g, value=_one_minus(T, beta2))
-    den = var.sqrt().add_(_f(T, epsilon))
+    den = kernels.sqrt(var).add_(_f(T, epsilon))
     weight.addcdiv_(mean, den, value=-_f(T, lr))
 
 
@@ -179,7 +179,8 @@ def ftml_update(weight, grad, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e
     g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_grad))
     b1, b2, tt = _par(T, beta1), _par(T, beta2), T(t)
     v.mul_(float(b2)).addcmul_(g, g, value=float(T(1) - b2))
-    d_t = v.div(float(T(1) - b2 ** tt)).sqrt_().add_(float(T(epsilon))).mul_(float((T(1) - b1 ** tt) / _par(T, lr)))
+    d_t = kernels.sqrt_(v.div(float(T(1) - b2 ** tt))).add_(float(T(epsilon)))
+    d_t.mul_(float((T(1) - b1 ** tt) / _par(T, lr)))
     z.mul_(float(b1)).add_(g, alpha=float(T(1) - b1))
     z.sub_(torch.sub(d_t, d, alpha=float(b1)).mul_(weight))
     d.copy_(d_t)
@@ -193,7 +194,7 @@ def rmsprop_update(weight, grad, n, lr, gamma1=0.95, epsilon=1e-8, wd=0.0, resca
     T = _ty(weight)
     g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
     n.mul_(_f(T, gamma1)).addcmul_(g, g, value=_one_minus(T, gamma1))
-    weight.addcdiv_(g, n.add(_f(T, epsilon)).sqrt_(), value=-_f(T, lr))
+    weight.addcdiv_(g, kernels.sqrt_(n.add(_f(T, epsilon))), value=-_f(T, lr))
     if clip_weights >= 0:
         weight.clamp_(-_f(T, clip_weights), _f(T, clip_weights))
 
@@ -206,7 +207,7 @@ def rmspropalex_update(weight, grad, n, g_avg, delta, lr, gamma1=0.95, gamma2=0.
     g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
     n.mul_(_f(T, gamma1)).addcmul_(g, g, value=_one_minus(T, gamma1))
     g_avg.mul_(_f(T, gamma1)).add_(g, alpha=_one_minus(T, gamma1))
-    den = torch.addcmul(n, g_avg, g_avg, value=-1).add_(_f(T, epsilon)).sqrt_()
+    den = kernels.sqrt_(torch.addcmul(n, g_avg, g_avg, value=-1).add_(_f(T, epsilon)))
     delta.mul_(_f(T, gamma2)).addcdiv_(g, den, value=-_f(T, lr))
     weight.add_(delta)
     if clip_weights >= 0:
@@ -220,10 +221,10 @@ def ftrl_update(weight, grad, z, n, lr, lamda1=0.01, beta=1.0, wd=0.0, rescale_g
     g = _rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient))
     lr_f, l1 = _f(T, lr), _f(T, lamda1)
     g2 = g * g
-    sigma = torch.add(n, g2).sqrt_().sub_(n.sqrt()).mul_(weight).div_(lr_f)
+    sigma = kernels.sqrt_(torch.add(n, g2)).sub_(kernels.sqrt(n)).mul_(weight).div_(lr_f)
     z.add_(g.sub_(sigma))
     n.add_(g2)
-    den = n.sqrt().add_(_f(T, beta)).div_(lr_f).add_(_f(T, wd))
+    den = kernels.sqrt(n).add_(_f(T, beta)).div_(lr_f).add_(_f(T, wd))
     weight.copy_(torch.sign(z).mul_(l1).sub_(z).div_(den).mul_(z.abs() > l1))
 
 
@@ -233,7 +234,7 @@ def sparse_adagrad_update(weight, grad, history, lr, epsilon=1e-7, rescale_grad=
     T = _ty(weight)
     g = _rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient))
     history.addcmul_(g, g)
-    weight.sub_(g.div_(history.add(_f(T, epsilon)).sqrt_()).mul_(_f(T, lr)))
+    weight.sub_(g.div_(kernels.sqrt_(history.add(_f(T, epsilon)))).mul_(_f(T, lr)))
 
 
 # ---- LAMB and LARS ------------------------------------------------------------------------------------------------
@@ -255,9 +256,9 @@ def lamb_update(weight, grad, mean, var, lr, wd, t, beta1=0.9, beta2=0.999, epsi
     eps = _f(T, epsilon)
     if bias_correction:
         c1, c2 = T(1) - _par(T, beta1) ** T(t), T(1) - _par(T, beta2) ** T(t)
-        d = mean.div(float(c1)).div_(var.div(float(c2)).sqrt_().add_(eps))
+        d = mean.div(float(c1)).div_(kernels.sqrt_(var.div(float(c2))).add_(eps))
     else:
-        d = mean.div(var.sqrt().add_(eps))
+        d = mean.div(kernels.sqrt(var).add_(eps))
     if wd:
         d.add_(w, alpha=_f(T, wd))
     r1 = (w if weight32 is None or master_stays else weight)

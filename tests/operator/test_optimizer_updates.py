@@ -70,3 +70,21 @@ def test_fusable_rejects_a_coefficient_the_kernel_cannot_carry_exactly():
     assert not cpu.fused_sgd_applies(t, t, t, -0.05 / 64)  # a float64 coefficient that 1 - (1 - c) would round
     h = [torch.zeros(3, dtype=torch.float16)]
     assert not cpu.fused_sgd_applies(h, h, h, -0.5)
+
+
+def test_ftrl_update_gives_mxnets_bits():
+    # MXNet 1.9.1's FtrlUpdateKernel evaluated in float32 in its own order (this emulation equals MXNet's
+    # ftrl_update bit for bit on these 1,000 values: weight, z and n)
+    r = np.random.RandomState(0)
+    w0, g0 = r.randn(1000).astype(np.float32), r.randn(1000).astype(np.float32)
+    z0, n0 = r.randn(1000).astype(np.float32) * 0.1, r.rand(1000).astype(np.float32)
+    f = np.float32
+    g = g0 * f(0.02)
+    z = z0 + (g - (np.sqrt(n0 + g * g) - np.sqrt(n0)) * w0 / f(0.01))
+    n = n0 + g * g
+    w = (np.sign(z) * f(0.01) - z) / ((f(1) + np.sqrt(n)) / f(0.01) + f(0.001)) * (np.abs(z) > f(0.01))
+    weight, zz, nn = (torch.from_numpy(a.copy()) for a in (w0, z0, n0))
+    _ops.ftrl_update(weight, torch.from_numpy(g0), zz, nn, 0.01, lamda1=0.01, beta=1.0, wd=0.001, rescale_grad=0.02)
+    np.testing.assert_array_equal(zz.numpy(), z)
+    np.testing.assert_array_equal(nn.numpy(), n)
+    np.testing.assert_array_equal(weight.numpy(), w.astype(np.float32))
