@@ -505,10 +505,11 @@ class _DeprecatedPythonOp(PythonOp):
     """The deprecated PythonOp flavours: warn when made; ``get_symbol`` builds a ``_kind`` legacy node."""
 
     _kind = None
+    _flavour = None  # the base class's name, which the warning names (not the user's subclass)
 
     def __init__(self, need_top_grad=True):
         super().__init__(need_top_grad)
-        warnings.warn('%s has been deprecated. Please use CustomOp' % type(self).__name__, stacklevel=3)
+        warnings.warn('%s has been deprecated. Please use CustomOp' % self._flavour, stacklevel=3)
 
     def get_symbol(self, *args, **kwargs):
         return _legacy_symbol(self, self._kind, args, kwargs)
@@ -518,12 +519,14 @@ class NumpyOp(_DeprecatedPythonOp):
     """Deprecated: a ``PythonOp`` whose ``forward`` / ``backward`` get lists of numpy arrays to read and write."""
 
     _kind = 'Native'
+    _flavour = 'NumpyOp'
 
 
 class NDArrayOp(_DeprecatedPythonOp):
     """Deprecated: a ``PythonOp`` whose ``forward`` / ``backward`` get lists of NDArrays to read and write."""
 
     _kind = 'NDArray'
+    _flavour = 'NDArrayOp'
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         """Ids of the arrays ``backward`` reads (mxcompat passes all of them regardless)."""

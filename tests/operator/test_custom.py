@@ -528,3 +528,14 @@ def test_random_draws_come_from_the_custom_op_thread_engines():
     ex = mx.sym.Custom(mx.sym.Variable('data'), op_type='test_custom_draw_uniform').bind(mx.cpu(), {'data': x})
     np.testing.assert_allclose(ex.forward()[0].asnumpy().ravel(), [0.4375872, 0.2975346, 0.891773, 0.05671298,
                                                                    0.96366274, 0.2726563], rtol=1e-6)
+
+
+@pytest.mark.parametrize('cls,flavour', [(_SquarePlus, 'NumpyOp'), (_Triple, 'NDArrayOp')])
+def test_deprecation_warnings_name_the_base_class(cls, flavour):
+    # MXNet 1.9.1 warns 'PythonOp has been deprecated...' then '<NumpyOp|NDArrayOp> has been deprecated...', whatever
+    # the user's subclass is called
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        cls()
+    assert [str(x.message) for x in w] == ['PythonOp has been deprecated. Please use CustomOp',
+                                           '%s has been deprecated. Please use CustomOp' % flavour]
