@@ -162,12 +162,19 @@ def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-
     """adam_update (``lr`` already bias-corrected by the caller, as MXNet's Python optimizer does):
     ``g = clip(rescale_grad * g + wd * w); mean = b1 * mean + (1 - b1) * g; var = b2 * var + (1 - b2) * g * g;
     w -= lr * mean / (sqrt(var) + epsilon)``."""
+    # each product rounded on its own, in MXNet's AdamUpdateKernel's order (torch's add/addcmul/addcdiv with a
+    # scale fuse or reorder them, which moved the last bits)
     T = _ty(weight)
-    g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
-    mean.mul_(_f(T, beta1)).add_(g, alpha=_one_minus(T, beta1))
-    var.mul_(_f(T, beta2)).addcmul_(g, g, value=_one_minus(T, beta2))
+    g = torch.mul(grad, _f(T, rescale_grad))
+    wd_f = _f(T, wd)
+    if wd_f:
+        g.add_(torch.mul(weight, wd_f))
+    if clip_gradient >= 0:
+        g.clamp_(-_f(T, clip_gradient), _f(T, clip_gradient))
+    mean.mul_(_f(T, beta1)).add_(torch.mul(g, _one_minus(T, beta1)))
+    var.mul_(_f(T, beta2)).add_(torch.mul(g, _one_minus(T, beta2)).mul_(g))
     den = kernels.sqrt(var).add_(_f(T, epsilon))
-    weight.addcdiv_(mean, den, value=-_f(T, lr))
+    weight.sub_(torch.mul(mean, _f(T, lr)).div_(den))
 
 
 def ftml_update(weight, grad, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e-8, wd=0.0, rescale_grad=1.0,

@@ -88,3 +88,24 @@ def test_ftrl_update_gives_mxnets_bits():
     np.testing.assert_array_equal(zz.numpy(), z)
     np.testing.assert_array_equal(nn.numpy(), n)
     np.testing.assert_array_equal(weight.numpy(), w.astype(np.float32))
+
+
+@pytest.mark.parametrize('clip', [-1.0, 0.05])
+def test_adam_update_gives_mxnets_bits(clip):
+    # MXNet 1.9.1's AdamUpdateKernel in float32, term by term in its order (5 steps of mx.optimizer.Adam, dense and
+    # row_sparse, equal MXNet's weights bit for bit with this order)
+    r = np.random.RandomState(1)
+    w0, g0 = r.randn(1000).astype(np.float32), r.randn(1000).astype(np.float32)
+    m0, v0 = r.randn(1000).astype(np.float32) * 0.1, r.rand(1000).astype(np.float32) * 0.01
+    f = np.float32
+    g = g0 * f(0.5) + w0 * f(0.01)
+    if clip >= 0:
+        g = np.clip(g, -f(clip), f(clip))
+    m = f(0.9) * m0 + (f(1) - f(0.9)) * g
+    v = f(0.999) * v0 + (f(1) - f(0.999)) * g * g
+    w = w0 - f(0.003) * m / (np.sqrt(v) + f(1e-8))
+    weight, mean, var = (torch.from_numpy(a.copy()) for a in (w0, m0, v0))
+    _ops.adam_update(weight, torch.from_numpy(g0), mean, var, 0.003, wd=0.01, rescale_grad=0.5, clip_gradient=clip)
+    np.testing.assert_array_equal(mean.numpy(), m)
+    np.testing.assert_array_equal(var.numpy(), v)
+    np.testing.assert_array_equal(weight.numpy(), w)
