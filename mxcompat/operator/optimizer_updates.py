@@ -66,6 +66,17 @@ def _grad_plus_wd(g, w, rescale_grad, wd, clip_gradient):
     return r
 
 
+def _grad_plus_wd_exact(g, w, rescale_grad, wd, clip_gradient):
+    """``clip(rescale_grad * g + wd * w)`` as a new tensor, each product rounded on its own as MXNet's kernels
+    compute it (torch's add with ``alpha`` may fuse the product into the sum)."""
+    r = torch.mul(g, rescale_grad)
+    if wd:
+        r.add_(torch.mul(w, wd))
+    if clip_gradient >= 0:
+        r.clamp_(-clip_gradient, clip_gradient)
+    return r
+
+
 # ---- SGD family ---------------------------------------------------------------------------------------------------
 def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, clip_gradient=-1.0, weights32=None):
     """sgd_update, sgd_mom_update, their mp_ forms and multi_/preloaded_multi_ batches: for each tensor
@@ -165,12 +176,7 @@ def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-
     # each product rounded on its own, in MXNet's AdamUpdateKernel's order (torch's add/addcmul/addcdiv with a
     # scale fuse or reorder them, which moved the last bits)
     T = _ty(weight)
-    g = torch.mul(grad, _f(T, rescale_grad))
-    wd_f = _f(T, wd)
-    if wd_f:
-        g.add_(torch.mul(weight, wd_f))
-    if clip_gradient >= 0:
-        g.clamp_(-_f(T, clip_gradient), _f(T, clip_gradient))
+    g = _grad_plus_wd_exact(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
     mean.mul_(_f(T, beta1)).add_(torch.mul(g, _one_minus(T, beta1)))
     var.mul_(_f(T, beta2)).add_(torch.mul(g, _one_minus(T, beta2)).mul_(g))
     den = kernels.sqrt(var).add_(_f(T, epsilon))
@@ -198,10 +204,11 @@ def rmsprop_update(weight, grad, n, lr, gamma1=0.95, epsilon=1e-8, wd=0.0, resca
                    clip_weights=-1.0):
     """rmsprop_update (Tieleman & Hinton): ``g = clip(rescale_grad * g + wd * w); n = (1 - g1) * g^2 + g1 * n;
     w = clip_w(w - lr * g / sqrt(n + epsilon))``."""
+    # in MXNet's RMSPropUpdateKernel's order, each product rounded on its own
     T = _ty(weight)
-    g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
-    n.mul_(_f(T, gamma1)).addcmul_(g, g, value=_one_minus(T, gamma1))
-    weight.addcdiv_(g, kernels.sqrt_(n.add(_f(T, epsilon))), value=-_f(T, lr))
+    g = _grad_plus_wd_exact(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
+    n.mul_(_f(T, gamma1)).add_(torch.mul(g, g).mul_(_one_minus(T, gamma1)))
+    weight.sub_(torch.div(g, kernels.sqrt_(n.add(_f(T, epsilon)))).mul_(_f(T, lr)))
     if clip_weights >= 0:
         weight.clamp_(-_f(T, clip_weights), _f(T, clip_weights))
 

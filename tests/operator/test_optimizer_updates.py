@@ -109,3 +109,17 @@ def test_adam_update_gives_mxnets_bits(clip):
     np.testing.assert_array_equal(mean.numpy(), m)
     np.testing.assert_array_equal(var.numpy(), v)
     np.testing.assert_array_equal(weight.numpy(), w)
+
+
+def test_rmsprop_update_gives_mxnets_bits():
+    # MXNet 1.9.1's RMSPropUpdateKernel in float32 in its order (5 steps of mx.optimizer.RMSProp equal MXNet's)
+    r = np.random.RandomState(2)
+    w0, g0, n0 = r.randn(1000).astype(np.float32), r.randn(1000).astype(np.float32), r.rand(1000).astype(np.float32)
+    f = np.float32
+    g = g0 * f(0.5) + w0 * f(0.01)
+    n = (f(1) - f(0.9)) * (g * g) + f(0.9) * n0
+    w = w0 - f(0.01) * (g / np.sqrt(n + f(1e-8)))
+    weight, nn = torch.from_numpy(w0.copy()), torch.from_numpy(n0.copy())
+    _ops.rmsprop_update(weight, torch.from_numpy(g0), nn, 0.01, gamma1=0.9, wd=0.01, rescale_grad=0.5)
+    np.testing.assert_array_equal(nn.numpy(), n)
+    np.testing.assert_array_equal(weight.numpy(), w)
