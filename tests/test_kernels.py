@@ -225,3 +225,51 @@ def test_float32_sqrt_is_correctly_rounded():
     np.testing.assert_array_equal(kernels.sqrt_(t.clone()).numpy(), np.sqrt(x))
     d = torch.from_numpy(x.astype(np.float64))
     assert kernels.sqrt(d).dtype == torch.float64 and torch.equal(kernels.sqrt(d), torch.sqrt(d))
+
+
+def test_float32_sqrt_paths_agree_and_stay_quiet():
+    """The numpy root (no gradient wanted), the float64 root (recorded) and strided, 0-d and negative inputs: the
+    same correctly rounded values, NaN for negatives without a warning, as torch's kernel gives them."""
+    import warnings
+    x = torch.from_numpy(np.random.RandomState(1).rand(4, 6).astype(np.float32) * 5)
+    x[0, 0] = -1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        plain = kernels.sqrt(x)
+        strided = kernels.sqrt(x.t())
+        scalar = kernels.sqrt(torch.tensor(2.0))
+    want = np.sqrt(np.where(x.numpy() < 0, np.nan, x.numpy()).astype(np.float32))
+    np.testing.assert_array_equal(plain.numpy(), want)
+    np.testing.assert_array_equal(strided.numpy(), want.T)
+    assert scalar.shape == () and scalar.item() == np.sqrt(np.float32(2.0))
+    leaf = x.abs().requires_grad_()
+    with torch.enable_grad():
+        r = kernels.sqrt(leaf)
+        r.sum().backward()
+    np.testing.assert_array_equal(r.detach().numpy(), np.sqrt(np.abs(x.numpy())))
+    assert leaf.grad is not None
+    y = x.abs()
+    v = y._version
+    kernels.sqrt_(y)
+    assert y._version > v  # (written through numpy: autograd is told)
+
+
+@pytest.mark.parametrize('wd,clip,rescale', [(0.0, -1.0, 1.0), (1e-4, -1.0, 0.5), (1e-3, 0.01, 2.0)])
+@pytest.mark.parametrize('n', [5, 40000, 70001])  # (one chunk, and past the chunk size with a ragged end)
+def test_chunked_adam_gives_the_term_by_term_bits(n, wd, clip, rescale):
+    """kernels.adam_step (numpy over chunks) and the torch path of adam_update compute the same roundings."""
+    from mxcompat.operator import optimizer_updates as upd
+    rs = np.random.RandomState(n)
+    arrays = [rs.randn(n).astype(np.float32), rs.randn(n).astype(np.float32),
+              rs.randn(n).astype(np.float32) * 0.1, rs.rand(n).astype(np.float32) * 0.01]
+    fast = [torch.from_numpy(a.copy()) for a in arrays]
+    slow = [torch.from_numpy(a.copy()) for a in arrays]
+    with kernels.policy(chunked_adam=False):
+        for _ in range(3):
+            upd.adam_update(*slow, lr=0.001, wd=wd, rescale_grad=rescale, clip_gradient=clip)
+    version = fast[0]._version
+    for _ in range(3):
+        upd.adam_update(*fast, lr=0.001, wd=wd, rescale_grad=rescale, clip_gradient=clip)
+    assert fast[0]._version > version
+    for a, b in zip(fast, slow):
+        assert torch.equal(a, b)

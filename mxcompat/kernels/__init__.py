@@ -13,7 +13,8 @@ CPU rules (in ``kernels.cpu``, each with its measurements): channels-last, patch
 convolutions (``conv2d``) and their oneDNN fusion with BatchNorm, an addition and an activation (``fused_conv``),
 max pooling as strided views or through channels-last (``max_pool2d``), torch's one-pass SGD kernel
 (``sgd_mom_step``), numpy's sort of a sparse gradient's rows (``stable_argsort``), and huge pages for big arrays
-(``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``).
+(``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); Adam's update in
+cache-sized numpy chunks (``adam_step``).
 
 The switch: ``config`` holds a named field per rule (thresholds and on/off flags), ``policy(**fields)`` sets
 some for a ``with`` block, and ``MXCOMPAT_CPU_FAST_PATHS=0`` in the environment at import turns every CPU rule off
@@ -28,26 +29,46 @@ from ._tracing import recorded, untraced
 
 __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', 'fused_conv_applies',
            'onednn_fusion', 'sgd_mom_step', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
-           'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_']
+           'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step']
 
 
 # torch's vectorized float32 square root on the CPU is not correctly rounded (torch 2.13 CPU, AVX2 and AVX512 alike:
 # 16,869 of 100,000 uniform values in [0, 3) one ulp off C's sqrtf, which MXNet's kernels call; arrays of fewer than
-# 8 values take the exact scalar path). The float64 root of a float32 value rounds to the correctly rounded float32
-# root, so float32 CPU tensors go through float64: about 4x the time of torch's (1M values, one thread: 0.67 -> 2.7
-# ms). It makes MXNet's optimizer updates (ftrl, adagrad, adadelta, nadam) and mx.nd.sqrt give MXNet's bits.
+# 8 values take the exact scalar path). numpy's is correctly rounded, and faster (1M values, one thread: 0.67 ms,
+# torch's 0.6-0.7): float32 CPU tensors take it, except where autograd records the call or it is traced, which go
+# through the float64 root (it rounds to the correctly rounded float32 root; 2.7 ms). It makes MXNet's optimizer
+# updates (ftrl, adagrad, adadelta, nadam) and mx.nd.sqrt give MXNet's bits.
 def _exact_sqrt_applies(t):
     return t.dtype == torch.float32 and t.device.type == 'cpu'
 
 
+def _numpy_sqrt_applies(t):
+    return t.layout == torch.strided and not (t.requires_grad and torch.is_grad_enabled()) and untraced(t)
+
+
 def sqrt(t):
     """``torch.sqrt(t)``, correctly rounded for float32 CPU tensors."""
-    return torch.sqrt(t.double()).float() if _exact_sqrt_applies(t) else torch.sqrt(t)
+    if not _exact_sqrt_applies(t):
+        return torch.sqrt(t)
+    return cpu.exact_sqrt(t) if _numpy_sqrt_applies(t) else torch.sqrt(t.double()).float()
 
 
 def sqrt_(t):
     """``t.sqrt_()``, correctly rounded for float32 CPU tensors."""
-    return t.copy_(torch.sqrt(t.double())) if _exact_sqrt_applies(t) else t.sqrt_()
+    if not _exact_sqrt_applies(t):
+        return t.sqrt_()
+    return cpu.exact_sqrt_(t) if _numpy_sqrt_applies(t) else t.copy_(torch.sqrt(t.double()))
+
+
+def adam_step(weight, grad, mean, var, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd, rescale_grad,
+              clip_gradient):
+    """MXNet's Adam update (see ``operator.optimizer_updates.adam_update``) through ``cpu.chunked_adam_step`` where it
+    applies (float32 CPU tensors of one shape): returns True; else False, and the caller computes it."""
+    if config.cpu_fast_paths and cpu.chunked_adam_applies(weight, grad, mean, var) and untraced(weight):
+        cpu.chunked_adam_step(weight, grad, mean, var, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon,
+                              wd, rescale_grad, clip_gradient)
+        return True
+    return False
 
 
 def _cpu_rules(t):

@@ -176,6 +176,10 @@ def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-
     # each product rounded on its own, in MXNet's AdamUpdateKernel's order (torch's add/addcmul/addcdiv with a
     # scale fuse or reorder them, which moved the last bits)
     T = _ty(weight)
+    if T is np.float32 and kernels.adam_step(weight, grad, mean, var, _f(T, lr), _f(T, beta1), _one_minus(T, beta1),
+                                             _f(T, beta2), _one_minus(T, beta2), _f(T, epsilon), _f(T, wd),
+                                             _f(T, rescale_grad), _f(T, clip_gradient)):
+        return
     g = _grad_plus_wd_exact(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
     mean.mul_(_f(T, beta1)).add_(torch.mul(g, _one_minus(T, beta1)))
     var.mul_(_f(T, beta2)).add_(torch.mul(g, _one_minus(T, beta2)).mul_(g))
