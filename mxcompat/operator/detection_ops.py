@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
+from ._libm import libm
 from .extra_ops import zero_grad
 from .registry import defop, REQUIRED
 
@@ -260,6 +261,21 @@ def _encode_np(anchor, gt, var):
                      np.log(gh / ah) / var[3]), 1)
 
 
+def _background_prob(logits):
+    """The score MXNet's CPU MultiBoxTarget sorts negative candidates by: the softmax probability of class 0 of
+    ``logits`` (classes x anchors), computed as its kernel does, in the input's float type (the max over classes,
+    the sum of exp(x - max) class by class, the C library's expf for float32), then rounded to float as its sort
+    keys are. Computed in double, nearly equal scores would order differently, and other negatives be picked."""
+    exp = (lambda a: libm().vector('expf', a)) if logits.dtype == np.float32 else np.exp
+    top = logits[0]
+    for row in logits[1:]:
+        top = np.maximum(top, row)
+    total = np.zeros_like(top)
+    for row in logits:
+        total = total + exp(row - top)
+    return (exp(logits[0] - top) / total).astype(np.float32)
+
+
 def _multibox_target(anchor, label, cls_pred, overlap_threshold, ignore_label, negative_mining_ratio,
                      negative_mining_thresh, minimum_negative_samples, variances):
     op = '_contrib_MultiBoxTarget'
@@ -274,7 +290,7 @@ def _multibox_target(anchor, label, cls_pred, overlap_threshold, ignore_label, n
         return (anchor.new_empty((b_n, a_n * 4)), anchor.new_empty((b_n, a_n * 4)), anchor.new_empty((b_n, a_n)))
     anc = anchor.detach().reshape(-1, 4).cpu().double().numpy()
     lab = label.detach().cpu().double().numpy()
-    prd = cls_pred.detach().cpu().double().numpy()
+    prd = cls_pred.detach().cpu().to(torch.float64 if cls_pred.dtype == torch.float64 else torch.float32).numpy()
     loc_t = np.zeros((b_n, a_n, 4))
     loc_m = np.zeros((b_n, a_n, 4))
     cls_t = np.full((b_n, a_n), float(np.float32(ignore_label)))
@@ -292,10 +308,8 @@ def _multibox_target(anchor, label, cls_pred, overlap_threshold, ignore_label, n
                 und = flags != 1
                 best_iou = np.where(und & (best_iou < 0), iou.max(1), best_iou)
                 cand = np.nonzero(und & (best_iou < negative_mining_thresh))[0]
-                logits = prd[b][:, cand]
-                p = np.exp(logits - logits.max(0))
-                bg = p[0] / p.sum(0)
-                flags[cand[np.argsort(bg, kind='stable')[:n_neg]]] = 0
+                bg = _background_prob(prd[b][:, cand])
+                flags[cand[np.argsort(bg, kind='stable')[:n_neg]]] = 0  # (stable: ties go by anchor, as MXNet's)
         else:
             flags[flags != 1] = 0
         pos = flags == 1
