@@ -652,7 +652,7 @@ def test_bound_activation_and_required_attributes():
 
 def test_batchnorm_momentum_is_a_float32_parameter():
     """MXNet's BatchNorm ``momentum`` is a C++ float: the moving statistics update with 0.9f and 1 - 0.9f even for
-    float64 data (2.4e-8 relative away from 0.9/0.1). Values from MXNet 1.9.1 (tests/fixtures/nn/gen_batchnorm_momentum.py)."""
+    float64 data (2.4e-8 relative off 0.9/0.1). Values: MXNet 1.9.1, tests/fixtures/nn/gen_batchnorm_momentum.py."""
     x = (np.arange(24, dtype=np.float64).reshape(4, 3, 2) % 7) * 0.5 + 0.25
     for kw in ({}, {'momentum': 0.9}, {'momentum': '0.9'}):
         xa = mx.nd.array(x, dtype='float64')
