@@ -264,12 +264,34 @@ def test_chunked_adam_gives_the_term_by_term_bits(n, wd, clip, rescale):
               rs.randn(n).astype(np.float32) * 0.1, rs.rand(n).astype(np.float32) * 0.01]
     fast = [torch.from_numpy(a.copy()) for a in arrays]
     slow = [torch.from_numpy(a.copy()) for a in arrays]
-    with kernels.policy(chunked_adam=False):
+    with kernels.policy(chunked_updates=False):
         for _ in range(3):
             upd.adam_update(*slow, lr=0.001, wd=wd, rescale_grad=rescale, clip_gradient=clip)
     version = fast[0]._version
     for _ in range(3):
         upd.adam_update(*fast, lr=0.001, wd=wd, rescale_grad=rescale, clip_gradient=clip)
     assert fast[0]._version > version
+    for a, b in zip(fast, slow):
+        assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize('wd,clip,rescale,clip_w', [(0.0, -1.0, 1.0, -1.0), (1e-4, -1.0, 0.5, -1.0),
+                                                   (1e-3, 0.01, 2.0, 0.9)])
+@pytest.mark.parametrize('n', [5, 40000, 70001])  # (one chunk, and past the chunk size with a ragged end)
+def test_chunked_rmsprop_gives_the_term_by_term_bits(n, wd, clip, rescale, clip_w):
+    """kernels.rmsprop_step (numpy over chunks) and the torch path of rmsprop_update compute the same roundings."""
+    from mxcompat.operator import optimizer_updates as upd
+    rs = np.random.RandomState(n)
+    arrays = [rs.randn(n).astype(np.float32), rs.randn(n).astype(np.float32), rs.rand(n).astype(np.float32) * 0.01]
+    fast = [torch.from_numpy(a.copy()) for a in arrays]
+    slow = [torch.from_numpy(a.copy()) for a in arrays]
+    kw = dict(lr=0.001, gamma1=0.9, wd=wd, rescale_grad=rescale, clip_gradient=clip, clip_weights=clip_w)
+    with kernels.policy(chunked_updates=False):
+        for _ in range(3):
+            upd.rmsprop_update(*slow, **kw)
+    version = fast[0]._version
+    for _ in range(3):
+        upd.rmsprop_update(*fast, **kw)
+    assert fast[0]._version > version and fast[2]._version > version
     for a, b in zip(fast, slow):
         assert torch.equal(a, b)

@@ -13,8 +13,8 @@ CPU rules (in ``kernels.cpu``, each with its measurements): channels-last, patch
 convolutions (``conv2d``) and their oneDNN fusion with BatchNorm, an addition and an activation (``fused_conv``),
 max pooling as strided views or through channels-last (``max_pool2d``), torch's one-pass SGD kernel
 (``sgd_mom_step``), numpy's sort of a sparse gradient's rows (``stable_argsort``), and huge pages for big arrays
-(``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); Adam's update in
-cache-sized numpy chunks (``adam_step``).
+(``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); Adam's and RMSProp's
+updates in cache-sized numpy chunks (``adam_step``, ``rmsprop_step``).
 
 The switch: ``config`` holds a named field per rule (thresholds and on/off flags), ``policy(**fields)`` sets
 some for a ``with`` block, and ``MXCOMPAT_CPU_FAST_PATHS=0`` in the environment at import turns every CPU rule off
@@ -29,7 +29,8 @@ from ._tracing import recorded, untraced
 
 __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', 'fused_conv_applies',
            'onednn_fusion', 'sgd_mom_step', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
-           'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step']
+           'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
+           'rmsprop_step']
 
 
 # torch's vectorized float32 square root on the CPU is not correctly rounded (torch 2.13 CPU, AVX2 and AVX512 alike:
@@ -60,15 +61,27 @@ def sqrt_(t):
     return cpu.exact_sqrt_(t) if _numpy_sqrt_applies(t) else t.copy_(torch.sqrt(t.double()))
 
 
-def adam_step(weight, grad, mean, var, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd, rescale_grad,
-              clip_gradient):
-    """MXNet's Adam update (see ``operator.optimizer_updates.adam_update``) through ``cpu.chunked_adam_step`` where it
-    applies (float32 CPU tensors of one shape): returns True; else False, and the caller computes it."""
-    if config.cpu_fast_paths and cpu.chunked_adam_applies(weight, grad, mean, var) and untraced(weight):
-        cpu.chunked_adam_step(weight, grad, mean, var, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon,
-                              wd, rescale_grad, clip_gradient)
+def _chunked(body, tensors, written, scalars):
+    if config.cpu_fast_paths and cpu.chunked_update_applies(*tensors) and untraced(tensors[0]):
+        cpu.chunked_update(body, tensors, written, scalars)
         return True
     return False
+
+
+def adam_step(weight, grad, mean, var, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd, rescale_grad,
+              clip_gradient):
+    """MXNet's Adam update (see ``operator.optimizer_updates.adam_update``) through ``cpu.adam_chunk`` where it
+    applies (float32 CPU tensors of one shape): returns True; else False, and the caller computes it."""
+    return _chunked(cpu.adam_chunk, (weight, grad, mean, var), (weight, mean, var),
+                    (lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd, rescale_grad, clip_gradient))
+
+
+def rmsprop_step(weight, grad, n, lr, gamma1, one_minus_gamma1, epsilon, wd, rescale_grad, clip_gradient,
+                 clip_weights):
+    """MXNet's RMSProp update (``operator.optimizer_updates.rmsprop_update``) through ``cpu.rmsprop_chunk`` where it
+    applies, as ``adam_step``."""
+    return _chunked(cpu.rmsprop_chunk, (weight, grad, n), (weight, n),
+                    (lr, gamma1, one_minus_gamma1, epsilon, wd, rescale_grad, clip_gradient, clip_weights))
 
 
 def _cpu_rules(t):

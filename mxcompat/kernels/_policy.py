@@ -26,8 +26,8 @@ _FIELDS = {
                                            "torch's channels-last kernel (and returns plain data)"),
     'fused_sgd': (bool, True, "SGD with momentum (no decay, no clipping) runs torch's one-pass CPU kernel"),
     'numpy_argsort': (bool, True, "a sparse gradient's rows are sorted by numpy on CPU (torch's sort took ~4x)"),
-    'chunked_adam': (bool, True, "float32 Adam updates run as numpy passes over cache-sized chunks (MXNet's "
-                                 "roundings in a fifth of the time of torch's unfused passes)"),
+    'chunked_updates': (bool, True, "float32 Adam and RMSProp updates run as numpy passes over cache-sized chunks "
+                                    "(MXNet's roundings in a fifth of the time of torch's unfused passes)"),
     'huge_page_min_bytes': (0, 16 << 20, 'CPU parameter, executor and optimizer-state arrays this big and bigger '
                                          'are advised onto transparent huge pages (0: never)'),
     # A recorded 2-D log_softmax is marked for pick's one-pass gradient (operator.indexing._PickLogSoftmax) from

@@ -459,65 +459,86 @@ def fused_sgd_mom_step(ws, gs, ms, momentum, g_alpha):
                       nesterov=False, maximize=False, is_first_step=False)
 
 
-# MXNet's AdamUpdateKernel rounds every product on its own, which torch reaches only through one unfused pass per
-# term (its add with alpha and addcmul/addcdiv fuse products into sums): about twelve passes over ResNet-18's 11.7M
-# parameters, 103 ms a step, 4.8x torch's own Adam step (one thread). The same arithmetic in numpy (whose ufuncs
-# never fuse, and whose float32 sqrt is correctly rounded, as C's sqrtf) over chunks that stay in the cache reads and
-# writes each array once: 18 ms, the same bits.
-_ADAM_CHUNK = 1 << 15  # (values per chunk: ResNet-18's Adam step 25 ms at 8K, 18 ms at 32K, 20 ms at 128K)
+# MXNet's optimizer kernels (AdamUpdateKernel, RMSPropUpdateKernel) round every product on its own, which torch
+# reaches only through one unfused pass per term (its add with alpha and addcmul/addcdiv fuse products into sums):
+# Adam took about twelve passes over ResNet-18's 11.7M parameters, 103 ms a step, 4.8x torch's own Adam step (one
+# thread). The same arithmetic in numpy (whose ufuncs never fuse, and whose float32 sqrt is correctly rounded, as C's
+# sqrtf) over chunks that stay in the cache reads and writes each array once: 18 ms, the same bits.
+_CHUNK = 1 << 15  # (values per chunk: ResNet-18's Adam step 25 ms at 8K, 18 ms at 32K, 20 ms at 128K)
 
 
-def chunked_adam_applies(*tensors):
-    """Whether ``chunked_adam_step`` runs on these tensors: contiguous float32 CPU tensors of one shape."""
+def chunked_update_applies(*tensors):
+    """Whether ``chunked_update`` runs on these tensors: contiguous float32 CPU tensors of one shape."""
     shape = tensors[0].shape
-    return config.chunked_adam and all(
+    return config.chunked_updates and all(
         t.dtype == torch.float32 and t.device.type == 'cpu' and t.layout == torch.strided and t.is_contiguous()
         and t.shape == shape for t in tensors)
 
 
-def chunked_adam_step(weight, grad, mean, var, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd,
-                      rescale_grad, clip_gradient):
-    """``g = clip(rescale_grad * g + wd * w); mean = beta1 * mean + one_minus_beta1 * g; var = beta2 * var +
-    (one_minus_beta2 * g) * g; w -= (lr * mean) / (sqrt(var) + epsilon)``, each operation rounded to float32 on
-    its own, in place (the scalars are float32 values; ``clip_gradient < 0``: no clipping)."""
+def chunked_update(body, tensors, written, scalars, buffers=2):
+    """Runs ``body(*chunks, *buffers, *scalars)`` over successive cache-sized chunks of the flat float32 ``tensors``
+    (numpy views, written in place), with ``buffers`` float32 scratch arrays of the chunk's length and ``scalars``
+    as float32 numbers; ``written`` (some of ``tensors``) get their autograd versions bumped."""
     f = np.float32
-    lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd, rescale_grad, clip = (
-        f(x) for x in (lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd, rescale_grad,
-                       clip_gradient))
-    w, g, m, v = (t.detach().reshape(-1).numpy() for t in (weight, grad, mean, var))
-    n = w.size
-    r_buf, t_buf = np.empty(min(n, _ADAM_CHUNK), f), np.empty(min(n, _ADAM_CHUNK), f)
+    scalars = tuple(f(x) for x in scalars)
+    arrays = [t.detach().reshape(-1).numpy() for t in tensors]
+    n = arrays[0].size
+    scratch = [np.empty(min(n, _CHUNK), f) for _ in range(buffers)]
     with _quiet():
-        _adam_chunks(w, g, m, v, n, r_buf, t_buf, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd,
-                     rescale_grad, clip)
-    for x in (weight, mean, var):  # (written through numpy: autograd's version counters are told)
+        for s in range(0, n, _CHUNK):
+            e = min(n, s + _CHUNK)
+            body(*[a[s:e] for a in arrays], *[b[:e - s] for b in scratch], *scalars)
+    for x in written:  # (written through numpy: autograd's version counters are told)
         torch.autograd.graph.increment_version(x)
 
 
-def _adam_chunks(w, g, m, v, n, r_buf, t_buf, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd,
-                 rescale_grad, clip):
-    for s in range(0, n, _ADAM_CHUNK):
-        e = min(n, s + _ADAM_CHUNK)
-        wc, mc, vc = w[s:e], m[s:e], v[s:e]
-        r, t = r_buf[:e - s], t_buf[:e - s]
-        np.multiply(g[s:e], rescale_grad, out=r)
-        if wd:
-            np.multiply(wc, wd, out=t)
-            r += t
-        if clip >= 0:
-            np.clip(r, -clip, clip, out=r)
-        mc *= beta1
-        np.multiply(r, one_minus_beta1, out=t)
-        mc += t
-        vc *= beta2
-        np.multiply(r, one_minus_beta2, out=t)
-        t *= r
-        vc += t
-        np.sqrt(vc, out=t)
-        t += epsilon
-        np.multiply(mc, lr, out=r)
-        r /= t
-        wc -= r
+def _grad_plus_wd(g, w, r, t, rescale_grad, wd, clip):
+    # r = clip(rescale_grad * g + wd * w), each product rounded on its own; t is scratch
+    np.multiply(g, rescale_grad, out=r)
+    if wd:
+        np.multiply(w, wd, out=t)
+        r += t
+    if clip >= 0:
+        np.clip(r, -clip, clip, out=r)
+
+
+def adam_chunk(w, g, m, v, r, t, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd, rescale_grad,
+               clip):
+    """MXNet's AdamUpdateKernel on one chunk, for ``chunked_update(adam_chunk, (weight, grad, mean, var),
+    (weight, mean, var), scalars)``: ``g = clip(rescale_grad * g + wd * w); mean = beta1 * mean + one_minus_beta1 * g;
+    var = beta2 * var + (one_minus_beta2 * g) * g; w -= (lr * mean) / (sqrt(var) + epsilon)`` (``clip < 0``: no
+    clipping)."""
+    _grad_plus_wd(g, w, r, t, rescale_grad, wd, clip)
+    m *= beta1
+    np.multiply(r, one_minus_beta1, out=t)
+    m += t
+    v *= beta2
+    np.multiply(r, one_minus_beta2, out=t)
+    t *= r
+    v += t
+    np.sqrt(v, out=t)
+    t += epsilon
+    np.multiply(m, lr, out=r)
+    r /= t
+    w -= r
+
+
+def rmsprop_chunk(w, g, n, r, t, lr, gamma1, one_minus_gamma1, epsilon, wd, rescale_grad, clip, clip_weights):
+    """MXNet's RMSPropUpdateKernel on one chunk, for ``chunked_update(rmsprop_chunk, (weight, grad, n), (weight, n),
+    scalars)``: ``g = clip(rescale_grad * g + wd * w); n = one_minus_gamma1 * (g * g) + gamma1 * n;
+    w = clip_w(w - lr * (g / sqrt(n + epsilon)))`` (``clip``, ``clip_weights`` < 0: no clipping)."""
+    _grad_plus_wd(g, w, r, t, rescale_grad, wd, clip)
+    n *= gamma1
+    np.multiply(r, r, out=t)
+    t *= one_minus_gamma1
+    n += t
+    np.add(n, epsilon, out=t)
+    np.sqrt(t, out=t)
+    r /= t
+    r *= lr
+    w -= r
+    if clip_weights >= 0:
+        np.clip(w, -clip_weights, clip_weights, out=w)
 
 
 def _quiet():

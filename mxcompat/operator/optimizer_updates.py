@@ -210,6 +210,10 @@ def rmsprop_update(weight, grad, n, lr, gamma1=0.95, epsilon=1e-8, wd=0.0, resca
     w = clip_w(w - lr * g / sqrt(n + epsilon))``."""
     # in MXNet's RMSPropUpdateKernel's order, each product rounded on its own
     T = _ty(weight)
+    if T is np.float32 and kernels.rmsprop_step(weight, grad, n, _f(T, lr), _f(T, gamma1), _one_minus(T, gamma1),
+                                                _f(T, epsilon), _f(T, wd), _f(T, rescale_grad),
+                                                _f(T, clip_gradient), _f(T, clip_weights)):
+        return
     g = _grad_plus_wd_exact(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
     n.mul_(_f(T, gamma1)).add_(torch.mul(g, g).mul_(_one_minus(T, gamma1)))
     weight.sub_(torch.div(g, kernels.sqrt_(n.add(_f(T, epsilon)))).mul_(_f(T, lr)))

@@ -123,3 +123,19 @@ def test_rmsprop_update_gives_mxnets_bits():
     _ops.rmsprop_update(weight, torch.from_numpy(g0), nn, 0.01, gamma1=0.9, wd=0.01, rescale_grad=0.5)
     np.testing.assert_array_equal(nn.numpy(), n)
     np.testing.assert_array_equal(weight.numpy(), w)
+
+
+# mx.optimizer configurations of tests/fixtures/optimizer/gen_optimizer.py whose five steps (weights and every
+# state) equal real MXNet 1.9.1's to the last bit; the others agree to float32 rounding (test_optimizer_golden.py)
+BIT_EXACT = ['adam', 'adam_f64', 'adam_mp', 'adam_sched', 'adam_single', 'adam_wd_clip', 'adamax', 'adamax_wd_clip',
+             'dcasgd', 'ftrl', 'ftrl_sched', 'ftrl_wd_clip', 'nadam_wd_clip', 'rmsprop', 'rmsprop_clip',
+             'rmsprop_mp', 'sgd_f64', 'sgd_fp16', 'signsgd', 'signum_clip', 'test']
+
+
+@pytest.mark.filterwarnings('ignore::UserWarning')
+@pytest.mark.parametrize('key', BIT_EXACT)
+def test_optimizer_steps_give_mxnets_bits(key):
+    import mxcompat as mx
+    from tests.optimizer.golden import gen, ARRAYS
+    got = gen.pack(gen.run_config(mx, gen.CONFIGS[key]))
+    np.testing.assert_array_equal(got, ARRAYS[key])
