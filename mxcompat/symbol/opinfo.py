@@ -188,8 +188,8 @@ def _same_batch_and_size(given, want):
 def _softmax_label(attrs, data):
     multi = str(attrs.get('multi_output', False)) in ('True', 'true', '1')
     preserve = str(attrs.get('preserve_shape', False)) in ('True', 'true', '1')
-    if multi:
-        return {'label': (data[0],) + tuple(data[2:])}
+    if multi:  # MXNet's default is (N, d2*...*dk); it also takes (N, d2, ..., dk) and (N, 1, d2, ..., dk)
+        return {'label': (data[0], __import__('math').prod(data[2:]))}
     if preserve:
         return {'label': tuple(data[:-1])}
     return {'label': (data[0],)}
@@ -226,6 +226,9 @@ PARAM_SHAPES = {
 COMPATIBLE = {op: {'label': _same_batch_and_size}
               for op in ('LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput')}
 # MXNet only fills PReLU's gamma when it is unknown: (1,), (C,) or any shape broadcasting against data goes
+# SoftmaxOutput's label: with multi_output any of MXNet's three forms (same batch and element count; MXNet checks the
+# exact dimensions too)
+COMPATIBLE['SoftmaxOutput'] = {'label': _same_batch_and_size}
 COMPATIBLE['LeakyReLU'] = {'gamma': lambda given, inferred: True}
 # FullyConnected's bias may be given as (num_hidden, 1) as well as (num_hidden,)
 COMPATIBLE['FullyConnected'] = {'bias': lambda given, inferred: tuple(given) == tuple(inferred) + (1,)}
