@@ -11,15 +11,16 @@ CUDA rules:
 
 CPU rules (in ``kernels.cpu``, each with its measurements): channels-last, patch-product and packed-weight 2-D
 convolutions (``conv2d``) and their oneDNN fusion with BatchNorm, an addition and an activation (``fused_conv``),
-max pooling as strided views or through channels-last (``max_pool2d``), torch's one-pass SGD kernel
-(``sgd_mom_step``), numpy's sort of a sparse gradient's rows (``stable_argsort``), and huge pages for big arrays
-(``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); Adam's and RMSProp's
-updates in cache-sized numpy chunks (``adam_step``, ``rmsprop_step``).
+max pooling as strided views or through channels-last (``max_pool2d``), torch's one-pass SGD kernel (in
+``sgd_step``), numpy's sort of a sparse gradient's rows (``stable_argsort``), and huge pages for big arrays
+(``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); SGD's, Adam's and
+RMSProp's updates with MXNet's roundings in cache-sized numpy chunks (``sgd_step``, ``adam_step``, ``rmsprop_step``).
 
 The switch: ``config`` holds a named field per rule (thresholds and on/off flags), ``policy(**fields)`` sets
 some for a ``with`` block, and ``MXCOMPAT_CPU_FAST_PATHS=0`` in the environment at import turns every CPU rule off
 (``config.cpu_fast_paths``). What an operator hands to the user is in the standard layout (``standard_layout``).
 """
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -28,7 +29,7 @@ from ._policy import Config, config, policy
 from ._tracing import recorded, untraced
 
 __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', 'fused_conv_applies',
-           'onednn_fusion', 'sgd_mom_step', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
+           'onednn_fusion', 'sgd_step', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
            'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
            'rmsprop_step']
 
@@ -121,15 +122,32 @@ def fused_conv_applies(data, weight, bias, stride, pad, dilate, num_group, tenso
 fused_conv = cpu.fused_conv
 
 
-def sgd_mom_step(ws, gs, ms, momentum, g_alpha):
-    """``mom = momentum * mom + g_alpha * g; w += mom`` for lists of weights, gradients and momenta: on CPU torch's
-    one-pass SGD kernel where it computes exactly that (``cpu.fused_sgd_applies``), else three multi-tensor passes."""
-    if config.cpu_fast_paths and cpu.fused_sgd_applies(ws, gs, ms, g_alpha):  # (all on the CPU)
-        cpu.fused_sgd_mom_step(ws, gs, ms, momentum, g_alpha)
-        return
-    torch._foreach_mul_(ms, momentum)
-    torch._foreach_add_(ms, gs, alpha=g_alpha)
-    torch._foreach_add_(ws, ms)
+def sgd_step(ws, gs, ms, momentum, lr, wd, rescale_grad, clip_gradient, single):
+    """MXNet's SGD update of lists of weights, gradients and momenta (``ms`` None: no momentum; see
+    ``operator.optimizer_updates.sgd_update``; scalars are numbers of the tensors' dtype): with momentum, no decay
+    and no clipping torch's one-pass kernel where ``cpu.fused_sgd_applies`` (its fused products move MXNet's last
+    bits); else through ``cpu.sgd_mom_chunk`` / ``cpu.sgd_chunk`` (``single``: sgd_update's form) /
+    ``cpu.multi_sgd_chunk`` where they apply to every tensor (float32: MXNet's bits). Returns True; else False, and
+    the caller computes it."""
+    if not config.cpu_fast_paths:
+        return False
+    lr_wd, lr_rescale = lr * wd, lr * rescale_grad
+    if ms is not None and not lr_wd and clip_gradient < 0 and cpu.fused_sgd_applies(ws, gs, ms, -lr_rescale):
+        cpu.fused_sgd_mom_step(ws, gs, ms, float(momentum), float(-lr_rescale))
+        return True
+    each = zip(ws, gs) if ms is None else zip(ws, gs, ms)
+    groups = [tuple(ts) for ts in each]
+    if not (all(cpu.chunked_update_applies(*ts) for ts in groups) and untraced(ws[0])):
+        return False
+    f = np.float32
+    for ts in groups:
+        if ms is None:
+            body = cpu.sgd_chunk if single else cpu.multi_sgd_chunk
+            cpu.chunked_update(body, ts, ts[:1], (f(1) - lr_wd, lr_wd, lr, lr_rescale, rescale_grad, clip_gradient))
+        else:
+            cpu.chunked_update(cpu.sgd_mom_chunk, ts, (ts[0], ts[2]),
+                               (momentum, lr_wd, lr, lr_rescale, rescale_grad, clip_gradient))
+    return True
 
 
 def stable_argsort(keys):

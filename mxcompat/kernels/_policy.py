@@ -24,9 +24,11 @@ _FIELDS = {
     'strided_max_pool': (bool, True, 'unpadded 2-D max pooling without a gradient is the maximum of strided views'),
     'channels_last_max_pool': (bool, True, "other 2-D max pooling of plain float data with enough channels runs "
                                            "torch's channels-last kernel (and returns plain data)"),
-    'fused_sgd': (bool, True, "SGD with momentum (no decay, no clipping) runs torch's one-pass CPU kernel"),
+    'fused_sgd': (bool, True, "SGD with momentum (no decay, no clipping) runs torch's one-pass CPU kernel (its "
+                              "fused products move MXNet's last bits; off: the chunked numpy update, MXNet's bits, "
+                              "1.7x the time)"),
     'numpy_argsort': (bool, True, "a sparse gradient's rows are sorted by numpy on CPU (torch's sort took ~4x)"),
-    'chunked_updates': (bool, True, "float32 Adam and RMSProp updates run as numpy passes over cache-sized chunks "
+    'chunked_updates': (bool, True, "float32 SGD, Adam and RMSProp updates run as numpy passes over cache-sized chunks "
                                     "(MXNet's roundings in a fifth of the time of torch's unfused passes)"),
     'huge_page_min_bytes': (0, 16 << 20, 'CPU parameter, executor and optimizer-state arrays this big and bigger '
                                          'are advised onto transparent huge pages (0: never)'),

@@ -6,8 +6,9 @@
   (``fused_conv``);
 - unpadded 2-D max pooling without a gradient is the maximum of strided views, other 2-D max pooling of plain data
   with enough channels runs torch's channels-last kernel (``max_pool2d``);
-- SGD with momentum runs torch's one-pass kernel (``fused_sgd_mom_step``); a sparse gradient's rows sort in numpy
-  (``stable_argsort``).
+- SGD with momentum (no decay, no clipping) runs torch's one-pass kernel (``fused_sgd_mom_step``); other SGD, Adam
+  and RMSProp updates run MXNet's roundings as numpy passes over cache-sized chunks (``chunked_update``); a sparse
+  gradient's rows sort in numpy (``stable_argsort``).
 
 The functions here take CPU tensors with ``config.cpu_fast_paths`` on: ``mxcompat.kernels`` checks both and calls
 them. Every rule leaves values as torch's own kernel gives them, up to floating-point rounding. The forms of a
@@ -459,7 +460,7 @@ def fused_sgd_mom_step(ws, gs, ms, momentum, g_alpha):
                       nesterov=False, maximize=False, is_first_step=False)
 
 
-# MXNet's optimizer kernels (AdamUpdateKernel, RMSPropUpdateKernel) round every product on its own, which torch
+# MXNet's optimizer kernels (SGD's, AdamUpdateKernel, RMSPropUpdateKernel) round every product on its own, which torch
 # reaches only through one unfused pass per term (its add with alpha and addcmul/addcdiv fuse products into sums):
 # Adam took about twelve passes over ResNet-18's 11.7M parameters, 103 ms a step, 4.8x torch's own Adam step (one
 # thread). The same arithmetic in numpy (whose ufuncs never fuse, and whose float32 sqrt is correctly rounded, as C's
@@ -478,9 +479,9 @@ def chunked_update_applies(*tensors):
 def chunked_update(body, tensors, written, scalars, buffers=2):
     """Runs ``body(*chunks, *buffers, *scalars)`` over successive cache-sized chunks of the flat float32 ``tensors``
     (numpy views, written in place), with ``buffers`` float32 scratch arrays of the chunk's length and ``scalars``
-    as float32 numbers; ``written`` (some of ``tensors``) get their autograd versions bumped."""
+    as 0-d float32 arrays; ``written`` (some of ``tensors``) get their autograd versions bumped."""
     f = np.float32
-    scalars = tuple(f(x) for x in scalars)
+    scalars = tuple(np.array(x, f) for x in scalars)  # (0-d arrays: a ufunc takes them in half a numpy scalar's time)
     arrays = [t.detach().reshape(-1).numpy() for t in tensors]
     n = arrays[0].size
     scratch = [np.empty(min(n, _CHUNK), f) for _ in range(buffers)]
@@ -521,6 +522,52 @@ def adam_chunk(w, g, m, v, r, t, lr, beta1, one_minus_beta1, beta2, one_minus_be
     np.multiply(m, lr, out=r)
     r /= t
     w -= r
+
+
+def _lr_grad(g, r, lr, lr_rescale, rescale_grad, clip):
+    # r = lr * clip(rescale_grad * g), or (lr * rescale_grad) * g without clipping, as MXNet's SGD kernels
+    if clip >= 0:
+        np.multiply(g, rescale_grad, out=r)
+        np.clip(r, -clip, clip, out=r)
+        r *= lr
+    else:
+        np.multiply(g, lr_rescale, out=r)
+
+
+def sgd_mom_chunk(w, g, m, r, t, momentum, lr_wd, lr, lr_rescale, rescale_grad, clip):
+    """MXNet's SGDMomKernel and MultiSGDKernel with momentum on one chunk (``chunked_update(sgd_mom_chunk, (weight,
+    grad, mom), (weight, mom), scalars)``): ``mom = (momentum * mom - lr_wd * w) - lr * clip(rescale_grad * g);
+    w += mom`` (``lr_wd = lr * wd`` and ``lr_rescale = lr * rescale_grad`` rounded first, as the kernels' left-to-right
+    products)."""
+    m *= momentum
+    if lr_wd:
+        np.multiply(w, lr_wd, out=t)
+        m -= t
+    _lr_grad(g, r, lr, lr_rescale, rescale_grad, clip)
+    m -= r
+    w += m
+
+
+def sgd_chunk(w, g, r, t, keep, lr_wd, lr, lr_rescale, rescale_grad, clip):
+    """MXNet's SGDKernel (sgd_update, one weight) on one chunk: ``w = keep * w - lr * clip(rescale_grad * g)`` with
+    ``keep = 1 - lr * wd``."""
+    _lr_grad(g, r, lr, lr_rescale, rescale_grad, clip)
+    if keep != 1:
+        w *= keep
+    w -= r
+
+
+def multi_sgd_chunk(w, g, r, t, keep, lr_wd, lr, lr_rescale, rescale_grad, clip):
+    """MXNet's MultiSGDKernel without momentum (multi_sgd_update) on one chunk: ``w += (0 - lr_wd * w) - lr *
+    clip(rescale_grad * g)`` (the momentum form with a zero momentum; ``keep`` is unused)."""
+    _lr_grad(g, r, lr, lr_rescale, rescale_grad, clip)
+    if lr_wd:
+        np.multiply(w, lr_wd, out=t)
+        np.negative(t, out=t)
+        t -= r
+        w += t
+    else:
+        w -= r
 
 
 def rmsprop_chunk(w, g, n, r, t, lr, gamma1, one_minus_gamma1, epsilon, wd, rescale_grad, clip, clip_weights):

@@ -540,7 +540,7 @@ _MOM = [('momentum', 'float', 0.0)]
 def _mp_sgd(weight, grad, weight32, lr, wd, rescale_grad, clip_gradient, lazy_update):
     w = weight.clone()
     _updates.sgd_update([w], [grad], None, [lr], [wd], rescale_grad=rescale_grad, clip_gradient=clip_gradient,
-                      weights32=[weight32])
+                      weights32=[weight32], single=True)
     return w
 
 

@@ -12,7 +12,8 @@ _LAZY = [('lazy_update', 'bool', True)]
 
 def _sgd(weight, grad, lr, wd, rescale_grad, clip_gradient, lazy_update):
     w = weight.clone()
-    _updates.sgd_update([w], [grad], None, [lr], [wd], rescale_grad=rescale_grad, clip_gradient=clip_gradient)
+    _updates.sgd_update([w], [grad], None, [lr], [wd], rescale_grad=rescale_grad, clip_gradient=clip_gradient,
+                        single=True)
     return w
 
 

@@ -78,10 +78,15 @@ def _grad_plus_wd_exact(g, w, rescale_grad, wd, clip_gradient):
 
 
 # ---- SGD family ---------------------------------------------------------------------------------------------------
-def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, clip_gradient=-1.0, weights32=None):
+def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, clip_gradient=-1.0, weights32=None,
+               single=False):
     """sgd_update, sgd_mom_update, their mp_ forms and multi_/preloaded_multi_ batches: for each tensor
-    ``mom = momentum * mom - lr * wd * w - lr * clip(rescale_grad * g); w += mom`` (no ``mom`` state when ``moms``
-    is None). With ``weights32`` the update runs on those float32 master copies and is cast into ``weights``."""
+    ``mom = (momentum * mom - (lr * wd) * w) - lr * clip(rescale_grad * g); w += mom`` (with ``(lr * rescale_grad) *
+    g`` when not clipping; no ``mom`` state when ``moms`` is None, the multi_ kernels then computing it from a zero
+    momentum). ``single``: the one-weight sgd_update / mp_sgd_update kernel, ``w = (1 - lr * wd) * w - ...``. With
+    ``weights32`` the update runs on those float32 master copies and is cast into ``weights``."""
+    # each product rounded on its own, in the order of MXNet's SGDKernel / SGDMomKernel / MultiSGDKernel (torch's add
+    # with alpha and its fused SGD kernel contract products into sums, which moved the last bits)
     master = weights if weights32 is None else weights32
     groups = {}
     for i, key in enumerate(zip(lrs, wds)):
@@ -89,31 +94,38 @@ def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, c
     for (lr, wd), idx in groups.items():
         ws = [master[i] for i in idx]
         gs = [grads[i] for i in idx]
+        ms = None if moms is None else [moms[i] for i in idx]
+        T = _ty(ws[0])
+        if weights32 is None and kernels.sgd_step(
+                ws, gs, ms, _par(T, momentum), _par(T, lr), _par(T, wd), _par(T, rescale_grad),
+                _par(T, clip_gradient), single):
+            continue
         if weights32 is not None:
             gs = [g.float() for g in gs]
-        T = _ty(ws[0])
         lr_t = _par(T, lr)
-        decay = -(lr_t * _par(T, wd))
+        lr_wd = lr_t * _par(T, wd)
         if clip_gradient >= 0:
-            gs = torch._foreach_mul(gs, _f(T, rescale_grad))
-            torch._foreach_clamp_min_(gs, -_f(T, clip_gradient))
-            torch._foreach_clamp_max_(gs, _f(T, clip_gradient))
-            g_alpha = -lr_t
+            step = torch._foreach_mul(gs, _f(T, rescale_grad))
+            torch._foreach_clamp_min_(step, -_f(T, clip_gradient))
+            torch._foreach_clamp_max_(step, _f(T, clip_gradient))
+            torch._foreach_mul_(step, float(lr_t))
         else:
-            g_alpha = -(lr_t * _par(T, rescale_grad))
-        ms = None if moms is None else [moms[i] for i in idx]
-        if ms is not None and not decay and clip_gradient < 0 and weights32 is None:
-            kernels.sgd_mom_step(ws, gs, ms, _f(T, momentum), float(g_alpha))
-        elif ms is not None:
+            step = torch._foreach_mul(gs, float(lr_t * _par(T, rescale_grad)))
+        if ms is not None:
             torch._foreach_mul_(ms, _f(T, momentum))
-            if decay:
-                torch._foreach_add_(ms, ws, alpha=float(decay))
-            torch._foreach_add_(ms, gs, alpha=float(g_alpha))
+            if lr_wd:
+                torch._foreach_sub_(ms, torch._foreach_mul(ws, float(lr_wd)))
+            torch._foreach_sub_(ms, step)
             torch._foreach_add_(ws, ms)
+        elif lr_wd and single:
+            torch._foreach_mul_(ws, float(T(1) - lr_wd))
+            torch._foreach_sub_(ws, step)
+        elif lr_wd:
+            decay = torch._foreach_mul(ws, float(-lr_wd))
+            torch._foreach_sub_(decay, step)
+            torch._foreach_add_(ws, decay)
         else:
-            if decay:
-                torch._foreach_mul_(ws, float(T(1) + decay))
-            torch._foreach_add_(ws, gs, alpha=float(g_alpha))
+            torch._foreach_sub_(ws, step)
         if weights32 is not None:
             torch._foreach_copy_([weights[i] for i in idx], ws)
 

@@ -31,16 +31,16 @@ def _as_lists(indices, weights, grads, states):
     return [indices], [weights], [grads], [states]
 
 
-def _run_sgd(opt, weights, grads, moms, masters, lrs, wds, momentum):
-    """MXNet's (multi_)(mp_)sgd(_mom)_update with ``opt``'s rescaling and clipping; ``moms``/``masters`` are lists
-    of NDArrays or None."""
+def _run_sgd(opt, weights, grads, moms, masters, lrs, wds, momentum, single=False):
+    """MXNet's multi_(mp_)sgd(_mom)_update (``single``: (mp_)sgd(_mom)_update) with ``opt``'s rescaling and clipping;
+    ``moms``/``masters`` are lists of NDArrays or None."""
     _ops.sgd_update([w._t for w in weights], [g._t for g in grads], None if moms is None else [m._t for m in moms],
                     lrs, wds, momentum, opt.rescale_grad, opt.clip_gradient if opt.clip_gradient else -1.0,
-                    weights32=None if masters is None else [m._t for m in masters])
+                    weights32=None if masters is None else [m._t for m in masters], single=single)
 
 
 def _sgd_rows(w, g, *mom, lr, wd, momentum, rescale_grad, clip_gradient):
-    _ops.sgd_update([w], [g], list(mom) or None, [lr], [wd], momentum, rescale_grad, clip_gradient)
+    _ops.sgd_update([w], [g], list(mom) or None, [lr], [wd], momentum, rescale_grad, clip_gradient, single=True)
 
 
 def _momentum_rows(w, g, mom, lr, momentum, rescale_grad):
@@ -77,7 +77,7 @@ def _sgd_each(opt, weights, grads, states, lrs, wds, momentum, multi_precision, 
                           rescale_grad=opt.rescale_grad, clip_gradient=clip)
         else:
             _run_sgd(opt, [w], [g], None if mom is None else [mom], None if master is None else [master],
-                     [lr], [wd], momentum)
+                     [lr], [wd], momentum, single=True)
 
 
 class _MomentumSGDBase(AggregatedUpdates, Optimizer):
