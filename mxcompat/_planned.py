@@ -14,7 +14,13 @@ NAMESPACES = {
     'profiler': ('profiler', ()), 'util': ('util', ()), 'rnn': ('rnn', ()), 'monitor': ('monitor', ('mon',)),
     'contrib': ('contrib', ()), 'operator': ('operator', ()), 'registry': ('registry', ()),
     'runtime': ('runtime', ()), 'numpy': ('numpy', ('np',)), 'numpy_extension': ('numpy_extension', ('npx',)),
+    'library': ('library', ()), 'rtc': ('rtc', ()),
 }
+# why a namespace that mxcompat does not have is missing, where there is more to say than "not yet"
+_WHY = {'library': 'MXNet C++ extension libraries (built against lib_api.h: custom operators, subgraph properties, '
+                   'graph passes) cannot be loaded into mxcompat',
+        'rtc': "CUDA runtime compilation of MXNet kernel source (CudaModule) is not ported; write the kernel as a "
+               "torch operation or a CustomOp"}
 _ALIASES = {alias: ns for ns, (_, aliases) in NAMESPACES.items() for alias in aliases}
 
 
@@ -35,5 +41,6 @@ def install(g):
 def missing(name):
     ns = _ALIASES.get(name, name)
     if ns in NAMESPACES:
-        raise unsupported('mx.' + name, 'the namespace', 'it is not implemented in this version of mxcompat')
+        raise unsupported('mx.' + name, 'the namespace', _WHY.get(ns, 'it is not implemented in this version of '
+                                                                     'mxcompat'))
     raise AttributeError("module 'mxnet' has no attribute %r" % name)

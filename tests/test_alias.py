@@ -151,3 +151,14 @@ def test_gluoncv_torch_check_answers_import_error_under_the_alias(tmp_path):
     assert r.stdout.split() == ['False', 'True']
     r = run([str(script)], env_extra={'PYTHONPATH': str(tmp_path) + os.pathsep + ROOT})  # no alias: untouched
     assert r.returncode != 0 and 'RuntimeError: Legacy torch' in r.stderr
+
+
+def test_extension_library_and_rtc_namespaces_fail_loudly():
+    # example/extensions calls mx.library.load, example/numpy-ops/custom_softmax_rtc.py mx.rtc.CudaModule
+    import pytest
+    import mxcompat as mx
+    from mxcompat.base import MXNetNotImplementedError
+    with pytest.raises(MXNetNotImplementedError, match=r'mx\.library: .*lib_api\.h'):
+        mx.library.load('/tmp/libgemm_lib.so')
+    with pytest.raises(MXNetNotImplementedError, match=r'mx\.rtc: .*CudaModule'):
+        mx.rtc.CudaModule('')
