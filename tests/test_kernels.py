@@ -295,3 +295,31 @@ def test_chunked_rmsprop_gives_the_term_by_term_bits(n, wd, clip, rescale, clip_
     assert fast[0]._version > version and fast[2]._version > version
     for a, b in zip(fast, slow):
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize('opt,kwargs', [('adagrad', dict(learning_rate=0.1, wd=1e-3, clip_gradient=0.5)),
+                                        ('adagrad', dict(learning_rate=0.1, rescale_grad=2.0)),
+                                        ('adadelta', dict(rho=0.8, wd=1e-2, clip_gradient=0.5, rescale_grad=2.0)),
+                                        ('adadelta', dict()),
+                                        ('nadam', dict(learning_rate=0.01, wd=1e-2, clip_gradient=0.5)),
+                                        ('nadam', dict(learning_rate=0.01, rescale_grad=0.5))])
+def test_chunked_python_level_rules_give_the_torch_bits(opt, kwargs):
+    """kernels.adagrad_step / adadelta_step / nadam_step (numpy over chunks) and the optimizers' torch arithmetic
+    (MXNet's NDArray operations) give the same weights, states and gradients over 3 steps, past a chunk's size."""
+    import mxcompat as mx
+    rs = np.random.RandomState(0)
+    w0 = rs.randn(70001).astype(np.float32)
+    grads = [rs.randn(70001).astype(np.float32) for _ in range(3)]
+    out = []
+    for chunks in (True, False):
+        o = mx.optimizer.create(opt, **kwargs)
+        w = mx.nd.array(w0)
+        state = o.create_state(0, w)
+        gs = [mx.nd.array(g) for g in grads]
+        with kernels.policy(chunked_updates=chunks):
+            for g in gs:
+                o.update(0, w, g, state)
+        states = state if isinstance(state, tuple) else (state,)
+        out.append([w.asnumpy()] + [s.asnumpy() for s in states] + [g.asnumpy() for g in gs])
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(a, b)

@@ -13,8 +13,9 @@ CPU rules (in ``kernels.cpu``, each with its measurements): channels-last, patch
 convolutions (``conv2d``) and their oneDNN fusion with BatchNorm, an addition and an activation (``fused_conv``),
 max pooling as strided views or through channels-last (``max_pool2d``), torch's one-pass SGD kernel (in
 ``sgd_step``), numpy's sort of a sparse gradient's rows (``stable_argsort``), and huge pages for big arrays
-(``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); SGD's, Adam's and
-RMSProp's updates with MXNet's roundings in cache-sized numpy chunks (``sgd_step``, ``adam_step``, ``rmsprop_step``).
+(``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); SGD's, Adam's,
+RMSProp's, AdaGrad's, AdaDelta's and Nadam's updates with MXNet's roundings in cache-sized numpy chunks (``sgd_step``,
+``adam_step``, ``rmsprop_step``, ``adagrad_step``, ``adadelta_step``, ``nadam_step``).
 
 The switch: ``config`` holds a named field per rule (thresholds and on/off flags), ``policy(**fields)`` sets
 some for a ``with`` block, and ``MXCOMPAT_CPU_FAST_PATHS=0`` in the environment at import turns every CPU rule off
@@ -29,9 +30,9 @@ from ._policy import Config, config, policy
 from ._tracing import recorded, untraced
 
 __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', 'fused_conv_applies',
-           'onednn_fusion', 'sgd_step', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
+           'onednn_fusion', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
            'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
-           'rmsprop_step']
+           'rmsprop_step', 'sgd_step', 'adagrad_step', 'adadelta_step', 'nadam_step']
 
 
 # torch's vectorized float32 square root on the CPU is not correctly rounded (torch 2.13 CPU, AVX2 and AVX512 alike:
@@ -62,9 +63,9 @@ def sqrt_(t):
     return cpu.exact_sqrt_(t) if _numpy_sqrt_applies(t) else t.copy_(torch.sqrt(t.double()))
 
 
-def _chunked(body, tensors, written, scalars):
+def _chunked(body, tensors, written, scalars, buffers=2):
     if config.cpu_fast_paths and cpu.chunked_update_applies(*tensors) and untraced(tensors[0]):
-        cpu.chunked_update(body, tensors, written, scalars)
+        cpu.chunked_update(body, tensors, written, scalars, buffers)
         return True
     return False
 
@@ -120,6 +121,25 @@ def fused_conv_applies(data, weight, bias, stride, pad, dilate, num_group, tenso
 
 
 fused_conv = cpu.fused_conv
+
+
+def adagrad_step(weight, grad, history, rescale_grad, clip_gradient, epsilon, wd, lr):
+    """mx.optimizer.AdaGrad's dense update (``cpu.adagrad_chunk``) where it applies, as ``adam_step``."""
+    return _chunked(cpu.adagrad_chunk, (weight, grad, history), (weight, history),
+                    (rescale_grad, clip_gradient, epsilon, wd, -lr))
+
+
+def adadelta_step(weight, grad, acc_g, acc_delta, rescale_grad, clip_gradient, rho, epsilon, wd):
+    """mx.optimizer.AdaDelta's update (``cpu.adadelta_chunk``; ``grad`` is rescaled in place, as MXNet's) where it
+    applies, as ``adam_step``."""
+    return _chunked(cpu.adadelta_chunk, (weight, grad, acc_g, acc_delta), (weight, grad, acc_g, acc_delta),
+                    (rescale_grad, clip_gradient, rho, 1. - rho, epsilon, wd), buffers=3)
+
+
+def nadam_step(weight, grad, m, v, scalars):
+    """mx.optimizer.Nadam's update (``cpu.nadam_chunk``, ``scalars`` its float parameters after the arrays) where it
+    applies, as ``adam_step``."""
+    return _chunked(cpu.nadam_chunk, (weight, grad, m, v), (weight, m, v), scalars, buffers=3)
 
 
 def sgd_step(ws, gs, ms, momentum, lr, wd, rescale_grad, clip_gradient, single):

@@ -503,13 +503,8 @@ def _grad_plus_wd(g, w, r, t, rescale_grad, wd, clip):
         np.clip(r, -clip, clip, out=r)
 
 
-def adam_chunk(w, g, m, v, r, t, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd, rescale_grad,
-               clip):
-    """MXNet's AdamUpdateKernel on one chunk, for ``chunked_update(adam_chunk, (weight, grad, mean, var),
-    (weight, mean, var), scalars)``: ``g = clip(rescale_grad * g + wd * w); mean = beta1 * mean + one_minus_beta1 * g;
-    var = beta2 * var + (one_minus_beta2 * g) * g; w -= (lr * mean) / (sqrt(var) + epsilon)`` (``clip < 0``: no
-    clipping)."""
-    _grad_plus_wd(g, w, r, t, rescale_grad, wd, clip)
+def _moments(r, t, m, v, beta1, one_minus_beta1, beta2, one_minus_beta2):
+    # m = beta1 * m + one_minus_beta1 * r; v = beta2 * v + (one_minus_beta2 * r) * r; t is scratch
     m *= beta1
     np.multiply(r, one_minus_beta1, out=t)
     m += t
@@ -517,6 +512,16 @@ def adam_chunk(w, g, m, v, r, t, lr, beta1, one_minus_beta1, beta2, one_minus_be
     np.multiply(r, one_minus_beta2, out=t)
     t *= r
     v += t
+
+
+def adam_chunk(w, g, m, v, r, t, lr, beta1, one_minus_beta1, beta2, one_minus_beta2, epsilon, wd, rescale_grad,
+               clip):
+    """MXNet's AdamUpdateKernel on one chunk, for ``chunked_update(adam_chunk, (weight, grad, mean, var),
+    (weight, mean, var), scalars)``: ``g = clip(rescale_grad * g + wd * w); mean = beta1 * mean + one_minus_beta1 * g;
+    var = beta2 * var + (one_minus_beta2 * g) * g; w -= (lr * mean) / (sqrt(var) + epsilon)`` (``clip < 0``: no
+    clipping)."""
+    _grad_plus_wd(g, w, r, t, rescale_grad, wd, clip)
+    _moments(r, t, m, v, beta1, one_minus_beta1, beta2, one_minus_beta2)
     np.sqrt(v, out=t)
     t += epsilon
     np.multiply(m, lr, out=r)
@@ -586,6 +591,79 @@ def rmsprop_chunk(w, g, n, r, t, lr, gamma1, one_minus_gamma1, epsilon, wd, resc
     w -= r
     if clip_weights >= 0:
         np.clip(w, -clip_weights, clip_weights, out=w)
+
+
+# MXNet's AdaGrad (dense), AdaDelta and Nadam are Python NDArray arithmetic, one kernel (one rounding) per operation;
+# the bodies below take the same operations in the same order on one chunk (scalars are the float32 values MXNet's
+# scalar operators cast them to). ``clip < 0``: no clipping.
+def _rescale_clip(g, r, rescale_grad, clip):
+    np.multiply(g, rescale_grad, out=r)
+    if clip >= 0:
+        np.clip(r, -clip, clip, out=r)
+
+
+def adagrad_chunk(w, g, h, r, t, rescale_grad, clip, epsilon, wd, neg_lr):
+    """AdaGrad.update (dense): ``g = clip(g * rescale_grad); h += square(g); w += (g / sqrt(h + epsilon) + w * wd) *
+    neg_lr``."""
+    _rescale_clip(g, r, rescale_grad, clip)
+    np.multiply(r, r, out=t)
+    h += t
+    np.add(h, epsilon, out=t)
+    np.sqrt(t, out=t)
+    r /= t
+    np.multiply(w, wd, out=t)
+    r += t
+    r *= neg_lr
+    w += r
+
+
+def adadelta_chunk(w, g, acc_g, acc_delta, r, t, u, rescale_grad, clip, rho, one_minus_rho, epsilon, wd):
+    """AdaDelta.update: ``g *= rescale_grad`` (the gradient itself, as MXNet's); ``r = clip(g)``; ``acc_g = acc_g *
+    rho + (one_minus_rho * r) * r; delta = sqrt(acc_delta + epsilon) / sqrt(acc_g + epsilon) * r; acc_delta =
+    acc_delta * rho + (one_minus_rho * delta) * delta; w -= delta + wd * w``."""
+    g *= rescale_grad
+    if clip >= 0:
+        np.clip(g, -clip, clip, out=r)
+    else:
+        r[...] = g
+    acc_g *= rho
+    np.multiply(r, one_minus_rho, out=t)
+    t *= r
+    acc_g += t
+    np.add(acc_delta, epsilon, out=u)
+    np.sqrt(u, out=u)
+    np.add(acc_g, epsilon, out=t)
+    np.sqrt(t, out=t)
+    u /= t
+    u *= r
+    acc_delta *= rho
+    np.multiply(u, one_minus_rho, out=t)
+    t *= u
+    acc_delta += t
+    np.multiply(w, wd, out=t)
+    u += t
+    w -= u
+
+
+def nadam_chunk(w, g, m, v, r, t, u, rescale_grad, wd, clip, beta1, one_minus_beta1, beta2, one_minus_beta2,
+                one_minus_schedule, one_minus_schedule_next, one_minus_beta2_t, one_minus_momentum, momentum_next, lr,
+                epsilon):
+    """Nadam.update: ``g = clip(g * rescale_grad + wd * w); m = m * beta1 + one_minus_beta1 * g; v = v * beta2 +
+    (one_minus_beta2 * g) * g; m_bar = one_minus_momentum * (g / one_minus_schedule) + momentum_next * (m /
+    one_minus_schedule_next); w -= lr * m_bar / (sqrt(v / one_minus_beta2_t) + epsilon)``."""
+    _grad_plus_wd(g, w, r, t, rescale_grad, wd, clip)
+    _moments(r, t, m, v, beta1, one_minus_beta1, beta2, one_minus_beta2)
+    r /= one_minus_schedule
+    r *= one_minus_momentum
+    np.divide(m, one_minus_schedule_next, out=t)
+    t *= momentum_next
+    r += t
+    r *= lr
+    np.divide(v, one_minus_beta2_t, out=u)
+    np.sqrt(u, out=u)
+    u += epsilon
+    r /= u
+    w -= r
 
 
 def _quiet():

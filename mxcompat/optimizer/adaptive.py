@@ -13,6 +13,7 @@ import os
 import numpy as np
 import torch
 
+from .. import kernels
 from ..operator import optimizer_updates as _ops
 from ..ndarray.sparse import check_sparse_adagrad
 from ..base import MXNetTypeError
@@ -70,6 +71,14 @@ class Adam(_Moments):
             _ops.adam_update(weight._t, grad._t, mean._t, var._t, *args)
 
 
+def _chunk_clip(opt):
+    """``clip_gradient`` as the chunked CPU updates take it (-1: none), or None where they cannot (a negative bound,
+    which MXNet's clip takes as given)."""
+    if opt.clip_gradient is None:
+        return -1.0
+    return opt.clip_gradient if opt.clip_gradient >= 0 else None
+
+
 @register
 class AdaGrad(Optimizer):
     """AdaGrad: ``history += g^2; w += (g / sqrt(history + eps) + wd * w) * -lr`` (float32 history of the
@@ -94,10 +103,13 @@ class AdaGrad(Optimizer):
             lazy_rows(_ops.sparse_adagrad_update, weight, grad, (state,), lr, self.float_stable_eps,
                       self.rescale_grad, _clip_arg(self))
             return
+        if _chunk_clip(self) is not None and kernels.adagrad_step(
+                weight._t, grad._t, state._t, self.rescale_grad, _chunk_clip(self), self.float_stable_eps, wd, lr):
+            return
         g = preprocess_grad(self, grad._t)
         history = state._t
         history.add_(g.square())
-        div = g / (history + self.float_stable_eps).sqrt_()
+        div = g / kernels.sqrt_(history + self.float_stable_eps)
         weight._t.add_((div + weight._t * wd) * -lr)
 
 
@@ -157,13 +169,17 @@ class AdaDelta(Optimizer):
         check_arrays(self, (weight,), (grad,))
         wd = self._get_wd(index)
         self._update_count(index)
+        if _chunk_clip(self) is not None and kernels.adadelta_step(
+                weight._t, grad._t, state[0]._t, state[1]._t, self.rescale_grad, _chunk_clip(self), self.rho,
+                self.epsilon, wd):
+            return
         g = grad._t.mul_(self.rescale_grad)
         if self.clip_gradient is not None:
             g = g.clamp(-self.clip_gradient, self.clip_gradient)
         acc_g, acc_delta = state[0]._t, state[1]._t
         rho, eps = self.rho, self.epsilon
         acc_g.mul_(rho).add_((1. - rho) * g * g)
-        delta = (acc_delta + eps).sqrt_().div_((acc_g + eps).sqrt_()).mul_(g)
+        delta = kernels.sqrt_(acc_delta + eps).div_(kernels.sqrt_(acc_g + eps)).mul_(g)
         acc_delta.mul_(rho).add_((1. - rho) * delta * delta)
         w = weight._t
         w.sub_(delta + wd * w)
@@ -251,20 +267,25 @@ class Nadam(_Moments):
     def update(self, index, weight, grad, state):
         lr, wd = begin_update(self, index, weight, grad)
         t = self._index_update_count[index]
-        g = preprocess_grad(self, grad._t, weight._t, wd)
         b1, b2 = self.beta1, self.beta2
         momentum_t = b1 * (1. - 0.5 * (pow(0.96, t * self.schedule_decay)))
         momentum_t_1 = b1 * (1. - 0.5 * (pow(0.96, (t + 1) * self.schedule_decay)))
         self.m_schedule = self.m_schedule * momentum_t
         m_schedule_next = self.m_schedule * momentum_t_1
         m, v = state[0]._t, state[1]._t
+        if _chunk_clip(self) is not None and kernels.nadam_step(
+                weight._t, grad._t, m, v, (self.rescale_grad, wd, _chunk_clip(self), b1, 1. - b1, b2, 1. - b2,
+                                           1. - self.m_schedule, 1. - m_schedule_next, 1. - pow(b2, t),
+                                           1. - momentum_t, momentum_t_1, lr, self.epsilon)):
+            return
+        g = preprocess_grad(self, grad._t, weight._t, wd)
         m.mul_(b1).add_((1. - b1) * g)
         v.mul_(b2).add_((1. - b2) * g * g)
         g_prime = g / (1. - self.m_schedule)
         m_prime = m / (1. - m_schedule_next)
         v_prime = v / (1. - pow(b2, t))
         m_bar = (1. - momentum_t) * g_prime + momentum_t_1 * m_prime
-        weight._t.sub_(lr * m_bar / (v_prime.sqrt_() + self.epsilon))
+        weight._t.sub_(lr * m_bar / (kernels.sqrt_(v_prime) + self.epsilon))
 
 
 @register

@@ -1,6 +1,7 @@
 """``mx.optimizer.contrib``: GroupAdaGrad."""
 import torch
 
+from .. import kernels
 from ..base import MXNetError
 from ._base import Optimizer, register, begin_update, inplace, is_rsp, lazy_rows, zeros_state
 
@@ -19,7 +20,7 @@ def _group_adagrad_rows(w, g, history, lr, epsilon, rescale_grad, clip_gradient)
     if clip_gradient >= 0:
         g.clamp_(-clip_gradient, clip_gradient)
     history.add_(g.square().mean(dim=1, keepdim=True))
-    w.sub_(g.mul_(lr).div_(history.add(epsilon).sqrt_()))
+    w.sub_(g.mul_(lr).div_(kernels.sqrt_(history.add(epsilon))))
 
 
 @register
@@ -58,4 +59,4 @@ class GroupAdaGrad(Optimizer):
         if self.clip_gradient is not None:
             g = g.clamp_(-self.clip_gradient, self.clip_gradient)
         state._t.add_(g.square().mean(dim=1, keepdim=True))
-        weight._t.sub_(lr * g / (state._t + self.float_stable_eps).sqrt_())
+        weight._t.sub_(lr * g / kernels.sqrt_(state._t + self.float_stable_eps))

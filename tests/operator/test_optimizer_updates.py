@@ -157,18 +157,22 @@ def test_rmsprop_update_gives_mxnets_bits():
 # state) equal real MXNet 1.9.1's to the last bit; the others agree to float32 rounding (test_optimizer_golden.py).
 # SGD with momentum and no decay runs torch's fused kernel (kernels.config.fused_sgd), whose fused products move the
 # last bits: with it off those configurations (sgd_sched, sgd_single, ccsgd) give MXNet's bits too
-BIT_EXACT = ['adam', 'adam_f64', 'adam_mp', 'adam_sched', 'adam_single', 'adam_wd_clip', 'adamax', 'adamax_wd_clip',
-             'dcasgd', 'ftrl', 'ftrl_sched', 'ftrl_wd_clip', 'lbsgd', 'lbsgd_power2', 'nadam_wd_clip', 'nag_mp_nomom',
+BIT_EXACT = ['adadelta', 'adadelta_wd_clip', 'adagrad', 'adagrad_wd_clip', 'adam', 'adam_f64', 'adam_mp', 'adam_sched',
+             'adam_single', 'adam_wd_clip', 'adamax', 'adamax_wd_clip', 'dcasgd', 'ftrl', 'ftrl_sched',
+             'ftrl_wd_clip', 'groupadagrad', 'lbsgd', 'lbsgd_power2', 'nadam', 'nadam_wd_clip', 'nag_mp_nomom',
              'nag_nomom_clip', 'rmsprop', 'rmsprop_clip', 'rmsprop_mp', 'sgd_clip_rescale', 'sgd_direct', 'sgd_f64',
              'sgd_fp16', 'sgd_mom_wd', 'sgd_mp', 'sgd_mp_nomom', 'sgd_plain', 'signsgd', 'signum_clip', 'test']
 
 
 @pytest.mark.filterwarnings('ignore::UserWarning')
+@pytest.mark.parametrize('chunks', [True, False])  # (float32 CPU updates as numpy chunks, or torch passes)
 @pytest.mark.parametrize('key', BIT_EXACT)
-def test_optimizer_steps_give_mxnets_bits(key):
+def test_optimizer_steps_give_mxnets_bits(key, chunks):
     import mxcompat as mx
+    from mxcompat import kernels
     from tests.optimizer.golden import gen, ARRAYS
-    got = gen.pack(gen.run_config(mx, gen.CONFIGS[key]))
+    with kernels.policy(chunked_updates=chunks):
+        got = gen.pack(gen.run_config(mx, gen.CONFIGS[key]))
     np.testing.assert_array_equal(got, ARRAYS[key])
 
 
