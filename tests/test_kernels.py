@@ -323,3 +323,27 @@ def test_chunked_python_level_rules_give_the_torch_bits(opt, kwargs):
         out.append([w.asnumpy()] + [s.asnumpy() for s in states] + [g.asnumpy() for g in gs])
     for a, b in zip(*out):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize('op,kwargs', [('nag_mom_update', dict(lr=0.1, momentum=0.9, wd=1e-2)),
+                                       ('nag_mom_update', dict(lr=0.1, momentum=0.8, rescale_grad=2.0,
+                                                               clip_gradient=0.5)),
+                                       ('signum_update', dict(lr=0.01, momentum=0.9, wd=1e-2, wd_lh=0.1)),
+                                       ('signum_update', dict(lr=0.01, momentum=0.5, rescale_grad=0.5,
+                                                              clip_gradient=0.5))])
+def test_chunked_nag_and_signum_give_the_torch_bits(op, kwargs):
+    """kernels.nag_mom_step / signum_mom_step (numpy over chunks) and the torch path of the update compute the same
+    roundings over 3 steps, past a chunk's size."""
+    from mxcompat.operator import optimizer_updates as upd
+    rs = np.random.RandomState(5)
+    w0, m0 = rs.randn(70001).astype(np.float32), rs.randn(70001).astype(np.float32) * 0.1
+    grads = [torch.from_numpy(rs.randn(70001).astype(np.float32)) for _ in range(3)]
+    out = []
+    for chunks in (True, False):
+        w, m = torch.from_numpy(w0.copy()), torch.from_numpy(m0.copy())
+        with kernels.policy(chunked_updates=chunks):
+            for g in grads:
+                getattr(upd, op)(w, g, m, **kwargs)
+        out.append((w, m))
+    for a, b in zip(*out):
+        assert torch.equal(a, b)

@@ -13,9 +13,10 @@ CPU rules (in ``kernels.cpu``, each with its measurements): channels-last, patch
 convolutions (``conv2d``) and their oneDNN fusion with BatchNorm, an addition and an activation (``fused_conv``),
 max pooling as strided views or through channels-last (``max_pool2d``), torch's one-pass SGD kernel (in
 ``sgd_step``), numpy's sort of a sparse gradient's rows (``stable_argsort``), and huge pages for big arrays
-(``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); SGD's, Adam's,
-RMSProp's, AdaGrad's, AdaDelta's and Nadam's updates with MXNet's roundings in cache-sized numpy chunks (``sgd_step``,
-``adam_step``, ``rmsprop_step``, ``adagrad_step``, ``adadelta_step``, ``nadam_step``).
+(``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); SGD's, NAG's,
+Signum's, Adam's, RMSProp's, AdaGrad's, AdaDelta's and Nadam's updates with MXNet's roundings in cache-sized numpy
+chunks (``sgd_step``, ``nag_mom_step``, ``signum_mom_step``, ``adam_step``, ``rmsprop_step``, ``adagrad_step``,
+``adadelta_step``, ``nadam_step``).
 
 The switch: ``config`` holds a named field per rule (thresholds and on/off flags), ``policy(**fields)`` sets
 some for a ``with`` block, and ``MXCOMPAT_CPU_FAST_PATHS=0`` in the environment at import turns every CPU rule off
@@ -32,7 +33,8 @@ from ._tracing import recorded, untraced
 __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', 'fused_conv_applies',
            'onednn_fusion', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
            'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
-           'rmsprop_step', 'sgd_step', 'adagrad_step', 'adadelta_step', 'nadam_step']
+           'rmsprop_step', 'sgd_step', 'adagrad_step', 'adadelta_step', 'nadam_step',
+           'nag_mom_step', 'signum_mom_step']
 
 
 # torch's vectorized float32 square root on the CPU is not correctly rounded (torch 2.13 CPU, AVX2 and AVX512 alike:
@@ -140,6 +142,18 @@ def nadam_step(weight, grad, m, v, scalars):
     """mx.optimizer.Nadam's update (``cpu.nadam_chunk``, ``scalars`` its float parameters after the arrays) where it
     applies, as ``adam_step``."""
     return _chunked(cpu.nadam_chunk, (weight, grad, m, v), (weight, m, v), scalars, buffers=3)
+
+
+def nag_mom_step(weight, grad, mom, rescale_grad, clip_gradient, momentum, momentum_plus_1, lr, wd):
+    """MXNet's nag_mom_update (``cpu.nag_mom_chunk``) where it applies, as ``adam_step``."""
+    return _chunked(cpu.nag_mom_chunk, (weight, grad, mom), (weight, mom),
+                    (rescale_grad, clip_gradient, momentum, momentum_plus_1, lr, wd))
+
+
+def signum_mom_step(weight, grad, mom, momentum, rest_wd, rest, rest_rescale, rescale_grad, clip_gradient):
+    """The momentum of MXNet's signum_update (``cpu.signum_mom_chunk``) where it applies, as ``adam_step``."""
+    return _chunked(cpu.signum_mom_chunk, (weight, grad, mom), (mom,),
+                    (momentum, rest_wd, rest, rest_rescale, rescale_grad, clip_gradient))
 
 
 def sgd_step(ws, gs, ms, momentum, lr, wd, rescale_grad, clip_gradient, single):

@@ -28,9 +28,9 @@ _FIELDS = {
                               "fused products move MXNet's last bits; off: the chunked numpy update, MXNet's bits, "
                               "1.7x the time)"),
     'numpy_argsort': (bool, True, "a sparse gradient's rows are sorted by numpy on CPU (torch's sort took ~4x)"),
-    'chunked_updates': (bool, True, "float32 SGD, Adam, RMSProp, AdaGrad, AdaDelta and Nadam updates run as numpy "
-                                    "passes over cache-sized chunks (MXNet's roundings in a fifth of the time of "
-                                    "torch's unfused passes)"),
+    'chunked_updates': (bool, True, "float32 SGD, NAG, Signum, Adam, RMSProp, AdaGrad, AdaDelta and Nadam "
+                                    "updates run as numpy passes over cache-sized chunks (MXNet's roundings in a "
+                                    "fifth of the time of torch's unfused passes)"),
     'huge_page_min_bytes': (0, 16 << 20, 'CPU parameter, executor and optimizer-state arrays this big and bigger '
                                          'are advised onto transparent huge pages (0: never)'),
     # A recorded 2-D log_softmax is marked for pick's one-pass gradient (operator.indexing._PickLogSoftmax) from

@@ -593,6 +593,45 @@ def rmsprop_chunk(w, g, n, r, t, lr, gamma1, one_minus_gamma1, epsilon, wd, resc
         np.clip(w, -clip_weights, clip_weights, out=w)
 
 
+def nag_mom_chunk(w, g, m, r, t, rescale_grad, clip, momentum, momentum_plus_1, lr, wd):
+    """MXNet's NAGMomKernel (in place) on one chunk: ``r = clip(rescale_grad * g); m *= momentum; w = (w - m) +
+    momentum_plus_1 * (m - lr * (r + wd * w)); m -= lr * (r + wd * w_new)`` (the second decay term, which reads
+    the updated weight as the in-place kernel does, is left out when ``wd`` is 0)."""
+    np.multiply(g, rescale_grad, out=r)
+    if clip >= 0:
+        np.clip(r, -clip, clip, out=r)
+    m *= momentum
+    np.multiply(w, wd, out=t)
+    t += r
+    t *= lr
+    np.subtract(m, t, out=t)
+    t *= momentum_plus_1
+    w -= m
+    w += t
+    if wd:
+        np.multiply(w, wd, out=t)
+        r += t
+    r *= lr
+    m -= r
+
+
+def signum_mom_chunk(w, g, m, r, t, momentum, rest_wd, rest, rest_rescale, rescale_grad, clip):
+    """The momentum of MXNet's SignumKernel on one chunk: ``m = (momentum * m - rest_wd * w) - rest *
+    clip(rescale_grad * g)`` (``rest_rescale * g`` without clipping; ``rest = 1 - momentum``, ``rest_wd = rest *
+    wd``, 0 leaving the term out). The weight's step (``keep * w + lr * sign(m)``) is torch's: numpy's float32 sign
+    takes 8x its time."""
+    m *= momentum
+    if rest_wd:
+        np.multiply(w, rest_wd, out=t)
+        m -= t
+    if clip >= 0:
+        _rescale_clip(g, r, rescale_grad, clip)
+        r *= rest
+    else:
+        np.multiply(g, rest_rescale, out=r)
+    m -= r
+
+
 # MXNet's AdaGrad (dense), AdaDelta and Nadam are Python NDArray arithmetic, one kernel (one rounding) per operation;
 # the bodies below take the same operations in the same order on one chunk (scalars are the float32 values MXNet's
 # scalar operators cast them to). ``clip < 0``: no clipping.

@@ -135,16 +135,21 @@ def nag_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0
     """nag_mom_update / mp_nag_mom_update: ``g = clip(rescale_grad * g); mom *= momentum;
     w = w - mom + (momentum + 1) * (mom - lr * (g + wd * w)); mom -= lr * (g + wd * w_new)``: as in MXNet's
     in-place kernels, the momentum's weight-decay term reads the weight already updated."""
+    # each product rounded on its own, in NAGMomKernel's order (torch's add with alpha fuses them)
     w = weight if weight32 is None else weight32
     T = _ty(w)
+    m = _par(T, momentum)
+    if T is np.float32 and weight32 is None and kernels.nag_mom_step(
+            weight, grad, mom, _f(T, rescale_grad), _f(T, clip_gradient), float(m), float(m + T(1)), _f(T, lr),
+            _f(T, wd)):
+        return
     g = _rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient), w.dtype)
     lr_f, wd_f = _f(T, lr), _f(T, wd)
-    m = _par(T, momentum)
     mom.mul_(float(m))
-    ahead = torch.sub(mom, torch.add(g, w, alpha=wd_f).mul_(lr_f))
-    w.sub_(mom).add_(ahead, alpha=float(m + T(1)))
+    ahead = torch.sub(mom, torch.add(g, torch.mul(w, wd_f)).mul_(lr_f)).mul_(float(m + T(1)))
+    w.sub_(mom).add_(ahead)
     if wd:
-        g.add_(w, alpha=wd_f)
+        g.add_(torch.mul(w, wd_f))
     mom.sub_(g.mul_(lr_f))
     if weight32 is not None:
         weight.copy_(weight32)
@@ -163,20 +168,28 @@ def signsgd_update(weight, grad, lr, wd=0.0):
 def signum_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, wd_lh=0.0):
     """signum_update: ``mom = momentum * mom - (1 - momentum) * (wd * w + clip(rescale_grad * g));
     w = (1 - lr * wd_lh) * w + lr * sign(mom)``."""
+    # each product rounded on its own, in SignumKernel's order (torch's add with alpha fuses them)
     T = _ty(weight)
     rest = T(1) - _par(T, momentum)
-    mom.mul_(_f(T, momentum))
-    if wd:
-        mom.add_(weight, alpha=-float(rest * _par(T, wd)))
-    if clip_gradient >= 0:
-        mom.add_(_rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient)), alpha=-float(rest))
-    else:
-        mom.add_(grad, alpha=-float(rest * _par(T, rescale_grad)))
+    if not (T is np.float32 and kernels.signum_mom_step(
+            weight, grad, mom, _f(T, momentum), float(rest * _par(T, wd)) if wd else 0.0, float(rest),
+            float(rest * _par(T, rescale_grad)), _f(T, rescale_grad), _f(T, clip_gradient))):
+        _signum_mom(weight, grad, mom, T, rest, momentum, wd, rescale_grad, clip_gradient)
     lr_t = _par(T, lr)
     keep = T(1) - lr_t * _par(T, wd_lh)
     if keep != 1:
         weight.mul_(float(keep))
-    weight.add_(torch.sign(mom), alpha=float(lr_t))
+    weight.add_(torch.sign(mom), alpha=float(lr_t))  # (lr * sign: an exact product)
+
+
+def _signum_mom(weight, grad, mom, T, rest, momentum, wd, rescale_grad, clip_gradient):
+    mom.mul_(_f(T, momentum))
+    if wd:
+        mom.sub_(torch.mul(weight, float(rest * _par(T, wd))))
+    if clip_gradient >= 0:
+        mom.sub_(_rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient)).mul_(float(rest)))
+    else:
+        mom.sub_(torch.mul(grad, float(rest * _par(T, rescale_grad))))
 
 
 # ---- adaptive rules -----------------------------------------------------------------------------------------------
