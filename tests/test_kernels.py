@@ -347,3 +347,49 @@ def test_chunked_nag_and_signum_give_the_torch_bits(op, kwargs):
         out.append((w, m))
     for a, b in zip(*out):
         assert torch.equal(a, b)
+
+
+def test_glibc_expf_equals_the_c_librarys():
+    # the float64 table-and-cubic form of glibc's expf gives the C library's float32 bits (where it is glibc's),
+    # over underflow, subnormal results, ordinary values, overflow, infinities and NaN
+    import ctypes
+    import ctypes.util
+    try:
+        expf = ctypes.CDLL(ctypes.util.find_library('m') or 'libm.so.6').expf
+    except (OSError, AttributeError):
+        pytest.skip('no C library expf to compare with')
+    expf.restype, expf.argtypes = ctypes.c_float, [ctypes.c_float]
+    rs = np.random.RandomState(0)
+    x = np.concatenate([rs.uniform(-110, 0, 40000), rs.uniform(-1, 0, 40000), rs.uniform(-20, 89, 20000),
+                        -rs.exponential(1e-3, 10000),
+                        [0, -0.0, -np.inf, np.inf, np.nan, -87.5, -103.9, -103.97208, -104.5, 88.72, 88.73]])
+    x = x.astype(np.float32)
+    want = np.array([expf(float(v)) for v in x], np.float32)
+    got = cpu.glibc_expf(x)
+    np.testing.assert_array_equal(got.view(np.uint32)[~np.isnan(x)], want.view(np.uint32)[~np.isnan(x)])
+    assert np.isnan(got[np.isnan(x)]).all()
+
+
+@pytest.mark.parametrize('op,n_states,kwargs', [
+    ('rmspropalex_update', 3, dict(lr=0.01, gamma1=0.9, gamma2=0.9, wd=1e-2)),
+    ('rmspropalex_update', 3, dict(lr=0.01, gamma1=0.8, gamma2=0.7, rescale_grad=0.5, clip_gradient=0.5,
+                                   clip_weights=0.9)),
+    ('ftml_update', 3, dict(lr=0.01, t=3, wd=1e-2)),
+    ('ftml_update', 3, dict(lr=0.01, t=2, beta1=0.5, rescale_grad=0.5, clip_grad=0.5))])
+def test_chunked_centered_rmsprop_and_ftml_give_the_torch_bits(op, n_states, kwargs):
+    """kernels.rmspropalex_step / ftml_step (numpy over chunks) and the torch path of the update compute the same
+    roundings over 3 steps, past a chunk's size."""
+    from mxcompat.operator import optimizer_updates as upd
+    rs = np.random.RandomState(6)
+    w0 = rs.randn(70001).astype(np.float32)
+    s0 = [rs.rand(70001).astype(np.float32) * 0.1 for _ in range(n_states)]
+    grads = [torch.from_numpy(rs.randn(70001).astype(np.float32)) for _ in range(3)]
+    out = []
+    for chunks in (True, False):
+        w, states = torch.from_numpy(w0.copy()), [torch.from_numpy(a.copy()) for a in s0]
+        with kernels.policy(chunked_updates=chunks):
+            for g in grads:
+                getattr(upd, op)(w, g, *states, **kwargs)
+        out.append([w] + states)
+    for a, b in zip(*out):
+        assert torch.equal(a, b)

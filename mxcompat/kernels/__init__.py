@@ -16,7 +16,8 @@ max pooling as strided views or through channels-last (``max_pool2d``), torch's 
 (``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); SGD's, NAG's,
 Signum's, Adam's, RMSProp's, AdaGrad's, AdaDelta's and Nadam's updates with MXNet's roundings in cache-sized numpy
 chunks (``sgd_step``, ``nag_mom_step``, ``signum_mom_step``, ``adam_step``, ``rmsprop_step``, ``adagrad_step``,
-``adadelta_step``, ``nadam_step``).
+``adadelta_step``, ``nadam_step``); float32 softmax where MXNet runs its own loop (not
+oneDNN) with that loop's roundings and glibc's expf (``mxnet_softmax``).
 
 The switch: ``config`` holds a named field per rule (thresholds and on/off flags), ``policy(**fields)`` sets
 some for a ``with`` block, and ``MXCOMPAT_CPU_FAST_PATHS=0`` in the environment at import turns every CPU rule off
@@ -34,7 +35,7 @@ __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', '
            'onednn_fusion', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
            'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
            'rmsprop_step', 'sgd_step', 'adagrad_step', 'adadelta_step', 'nadam_step',
-           'nag_mom_step', 'signum_mom_step']
+           'nag_mom_step', 'signum_mom_step', 'mxnet_softmax']
 
 
 # torch's vectorized float32 square root on the CPU is not correctly rounded (torch 2.13 CPU, AVX2 and AVX512 alike:
@@ -144,6 +145,19 @@ def nadam_step(weight, grad, m, v, scalars):
     return _chunked(cpu.nadam_chunk, (weight, grad, m, v), (weight, m, v), scalars, buffers=3)
 
 
+def rmspropalex_step(weight, grad, n, g_avg, delta, scalars):
+    """MXNet's rmspropalex_update (``cpu.rmspropalex_chunk``, ``scalars`` its float parameters after the arrays)
+    where it applies, as ``adam_step``."""
+    return _chunked(cpu.rmspropalex_chunk, (weight, grad, n, g_avg, delta), (weight, n, g_avg, delta), scalars,
+                    buffers=3)
+
+
+def ftml_step(weight, grad, d, v, z, scalars):
+    """MXNet's ftml_update (``cpu.ftml_chunk``, ``scalars`` its float parameters after the arrays) where it applies,
+    as ``adam_step``."""
+    return _chunked(cpu.ftml_chunk, (weight, grad, d, v, z), (weight, d, v, z), scalars, buffers=3)
+
+
 def nag_mom_step(weight, grad, mom, rescale_grad, clip_gradient, momentum, momentum_plus_1, lr, wd):
     """MXNet's nag_mom_update (``cpu.nag_mom_chunk``) where it applies, as ``adam_step``."""
     return _chunked(cpu.nag_mom_chunk, (weight, grad, mom), (weight, mom),
@@ -224,3 +238,67 @@ def batch_norm_moving_update(moving_mean, moving_var, mean, invstd, eps, momentu
         var = invstd.double().pow(-2).sub_(eps).clamp_(min=0)
         moving_mean.mul_(momentum).add_(mean.to(moving_mean.dtype), alpha=1.0 - momentum)
         moving_var.mul_(momentum).add_(var.to(moving_var.dtype), alpha=1.0 - momentum)
+
+
+def _exact_softmax(x, length, axis, negate, temperature, log):
+    lens = None if length is None else length.to(torch.int64).numpy()
+    return torch.from_numpy(cpu.mxnet_softmax(x.detach().numpy(), axis, negate, temperature, log, lens))
+
+
+class _MXNetSoftmax(torch.autograd.Function):
+    """MXNet's own softmax loop forward and backward (``cpu.mxnet_softmax``, ``cpu.mxnet_softmax_grad``); the
+    backward of a recorded backward (create_graph) is torch's formula from the output."""
+
+    @staticmethod
+    def forward(ctx, x, length, axis, negate, temperature, log):
+        out = _exact_softmax(x, length, axis, negate, temperature, log)
+        ctx.save_for_backward(out)
+        ctx.length = length
+        ctx.attrs = axis, negate, temperature, log
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        y, = ctx.saved_tensors
+        axis, negate, temperature, log = ctx.attrs
+        length = ctx.length
+        if g.dtype == torch.float32 and g.is_cpu and g.layout == torch.strided and not torch.is_grad_enabled():
+            lens = None if length is None else length.to(torch.int64).numpy()
+            return (torch.from_numpy(cpu.mxnet_softmax_grad(y.numpy(), g.numpy(), axis, negate, temperature, log,
+                                                            lens)), None, None, None, None, None)
+        if log:
+            gx = g - torch.exp(y) * g.sum(axis, keepdim=True)
+        else:
+            gx = y * (g - (g * y).sum(axis, keepdim=True))
+        if temperature is not None and temperature != 1.0:
+            gx = gx / temperature
+        return (-gx if negate else gx), None, None, None, None, None
+
+
+def _torch_softmax(x, axis, log, negate, temperature, length):
+    if temperature is not None and temperature != 1.0:
+        x = x / temperature
+    if negate:
+        x = -x
+    if length is None:
+        return torch.log_softmax(x, axis) if log else torch.softmax(x, axis)
+    pos = torch.arange(x.shape[axis], device=x.device).reshape([-1] + [1] * (x.dim() - axis - 1))
+    keep = pos < length.unsqueeze(axis)
+    out = torch.softmax(x.masked_fill(~keep, float('-inf')), axis)
+    return out.masked_fill(~keep, 0.0)
+
+
+def mxnet_softmax(x, axis, *, log=False, negate=False, temperature=None, length=None):
+    """Softmax (``log``: its log) of ``x`` (``negate``: of ``-x``) over ``axis`` (``temperature``: of
+    (x - max) / temperature; ``length``: integer tensor of ``x``'s shape without ``axis``, positions from it on
+    give 0), as MXNet's own CPU loop computes it: for float32 CPU tensors of at most
+    ``config.mxnet_softmax_max_elements`` values its bits, forward and backward (``cpu.mxnet_softmax``), else
+    torch's softmax of the same. Differentiable; traced calls keep aten's ops."""
+    axis %= max(x.dim(), 1)
+    if not (_cpu_rules(x) and x.dtype == torch.float32 and 0 < x.numel() <= config.mxnet_softmax_max_elements
+            and x.layout == torch.strided and x.dim() and untraced(x)
+            and (length is None or not length.is_floating_point())):
+        return _torch_softmax(x, axis, log, negate, temperature, length)
+    if x.requires_grad and torch.is_grad_enabled():
+        return _MXNetSoftmax.apply(x, length, axis, negate, temperature, log)
+    return _exact_softmax(x, length, axis, negate, temperature, log)

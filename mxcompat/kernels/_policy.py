@@ -31,6 +31,15 @@ _FIELDS = {
     'chunked_updates': (bool, True, "float32 SGD, NAG, Signum, Adam, RMSProp, AdaGrad, AdaDelta and Nadam "
                                     "updates run as numpy passes over cache-sized chunks (MXNet's roundings in a "
                                     "fifth of the time of torch's unfused passes)"),
+    # MXNet's own softmax loop (kernels.mxnet_softmax) costs numpy passes: float32, one thread, process time, exact /
+    # torch.softmax: 64x10 26 / 8.9 us, 256x1000 1.78 / 0.108 ms, 35x64x10000 355 / 43 ms; log_softmax 38 / 7.4 us,
+    # 1.89 / 0.10 ms. Up to this size the extra time is at most ~0.1 ms a call (a classifier head of 64 x 10 or
+    # 128 x 100); bigger arrays keep torch's kernel, MXNet's values within a few float32 ulps.
+    'mxnet_softmax_max_elements': (0, 1 << 14, "float32 CPU softmax, log_softmax and softmin where MXNet runs its own "
+                                               "loop rather than oneDNN (softmin, a temperature, another axis than "
+                                               "the last, dtype, use_length, over 4 dimensions, SoftmaxActivation, "
+                                               "SoftmaxOutput while training) give that loop's bits, forward and "
+                                               "backward, up to this many elements (0: never)"),
     'huge_page_min_bytes': (0, 16 << 20, 'CPU parameter, executor and optimizer-state arrays this big and bigger '
                                          'are advised onto transparent huge pages (0: never)'),
     # A recorded 2-D log_softmax is marked for pick's one-pass gradient (operator.indexing._PickLogSoftmax) from

@@ -15,6 +15,9 @@ them. Every rule leaves values as torch's own kernel gives them, up to floating-
 weight kept for inference live in tables keyed weakly by the weight tensor: ``clear()`` empties them all,
 ``forget_kept(weight)`` one weight's.
 """
+import ctypes
+import ctypes.util
+import decimal
 import math
 import threading
 
@@ -593,6 +596,57 @@ def rmsprop_chunk(w, g, n, r, t, lr, gamma1, one_minus_gamma1, epsilon, wd, resc
         np.clip(w, -clip_weights, clip_weights, out=w)
 
 
+def rmspropalex_chunk(w, g, n, g_avg, delta, r, t, u, rescale_grad, wd, clip, gamma1, one_minus_gamma1, gamma2, lr,
+                      epsilon, clip_weights):
+    """MXNet's RMSPropAlexUpdateKernel on one chunk: ``g = clip(rescale_grad * g + wd * w); n = (one_minus_gamma1 *
+    g) * g + gamma1 * n; g_avg = one_minus_gamma1 * g + gamma1 * g_avg; delta = gamma2 * delta - (lr * g) /
+    sqrt(n - g_avg * g_avg + epsilon); w = clip_w(w + delta)``."""
+    _grad_plus_wd(g, w, r, t, rescale_grad, wd, clip)
+    np.multiply(r, one_minus_gamma1, out=t)
+    n *= gamma1
+    np.multiply(t, r, out=u)
+    n += u
+    g_avg *= gamma1
+    g_avg += t
+    np.multiply(g_avg, g_avg, out=t)
+    np.subtract(n, t, out=t)
+    t += epsilon
+    np.sqrt(t, out=t)
+    r *= lr
+    r /= t
+    delta *= gamma2
+    delta -= r
+    w += delta
+    if clip_weights >= 0:
+        np.clip(w, -clip_weights, clip_weights, out=w)
+
+
+def ftml_chunk(w, g, d, v, z, r, t, u, rescale_grad, wd, clip, beta2, one_minus_beta2, bias2, epsilon, bias1_over_lr,
+               beta1, one_minus_beta1):
+    """MXNet's FTMLKernel on one chunk: ``g = clip(rescale_grad * g + wd * w); v = beta2 * v + one_minus_beta2 *
+    (g * g); d_t = bias1_over_lr * (sqrt(v / bias2) + epsilon); z = (beta1 * z + one_minus_beta1 * g) - (d_t - beta1
+    * d) * w; d = d_t; w = -z / d_t`` (``bias1_over_lr = (1 - beta1^t) / lr``, ``bias2 = 1 - beta2^t``)."""
+    _grad_plus_wd(g, w, r, t, rescale_grad, wd, clip)
+    v *= beta2
+    np.multiply(r, r, out=t)
+    t *= one_minus_beta2
+    v += t
+    np.divide(v, bias2, out=u)
+    np.sqrt(u, out=u)
+    u += epsilon
+    u *= bias1_over_lr
+    z *= beta1
+    r *= one_minus_beta1
+    z += r
+    np.multiply(d, beta1, out=t)
+    np.subtract(u, t, out=t)
+    t *= w
+    z -= t
+    d[...] = u
+    np.divide(z, u, out=w)
+    np.negative(w, out=w)
+
+
 def nag_mom_chunk(w, g, m, r, t, rescale_grad, clip, momentum, momentum_plus_1, lr, wd):
     """MXNet's NAGMomKernel (in place) on one chunk: ``r = clip(rescale_grad * g); m *= momentum; w = (w - m) +
     momentum_plus_1 * (m - lr * (r + wd * w)); m -= lr * (r + wd * w_new)`` (the second decay term, which reads
@@ -736,3 +790,141 @@ def stable_argsort(keys):
         return torch.argsort(keys, stable=True)
     packed = keys * n + torch.arange(n, device=keys.device)
     return torch.from_numpy(np.argsort(packed.numpy()))  # host: this function takes CPU tensors only
+
+
+# ---- MXNet's own softmax loop -------------------------------------------------------------------------------------
+# Where MXNet 1.9.1's CPU softmax does not run oneDNN (softmin, a temperature given, another axis than the last, a
+# dtype or length argument, SoftmaxActivation, SoftmaxOutput while training), it runs a scalar loop per row: the
+# maximum, std::exp of (x - max) [divided by the temperature] into a float sum taken in order, then exp / sum (or
+# (x - max) - logf(sum)). Its exponentials are glibc's expf, which torch's and numpy's vectorized float32 exp do not
+# reproduce (and the float64 exp rounded to float32 differs on ~0.07% of values). glibc's expf is a table of 2^(i/32)
+# and a cubic in double precision: reproduced below with numpy's float64 operations, it equals the libm expf on
+# every one of 800,000 test values. glibc's logf (not correctly rounded: the float64 log rounded to float32 differs on
+# ~1 of 1,000 sums) is called through ctypes, once per row, where the C library has it.
+_EXPF_BITS = 5
+_EXPF_N = 1 << _EXPF_BITS
+_EXPF_SHIFT = float.fromhex('0x1.8p+52')  # adding it rounds a double to an integer kept in the low mantissa bits
+_EXPF_SCALE = float.fromhex('0x1.71547652b82fep+0') * _EXPF_N  # N / ln 2
+_EXPF_POLY = (float.fromhex('0x1.c6af84b912394p-5') / _EXPF_N ** 3,  # the cubic in r / N, r in [-1/2, 1/2]
+              float.fromhex('0x1.ebfce50fac4f3p-3') / _EXPF_N ** 2,
+              float.fromhex('0x1.62e42ff0c52d6p-1') / _EXPF_N)
+_EXPF_OVERFLOW = float.fromhex('0x1.62e42ep6')
+_EXPF_UNDERFLOW = -float.fromhex('0x1.9fe368p6')
+
+
+def _expf_table():
+    with decimal.localcontext() as c:  # the 32 correctly rounded powers
+        c.prec = 50
+        two = decimal.Decimal(2)
+        powers = np.array([float(two ** (decimal.Decimal(i) / _EXPF_N)) for i in range(_EXPF_N)])
+    # each entry less its index's share of the exponent field, which the rounded integer adds back
+    return powers.view(np.uint64) - (np.arange(_EXPF_N, dtype=np.uint64) << np.uint64(52 - _EXPF_BITS))
+
+
+_EXPF_TABLE = _expf_table()
+
+
+def glibc_expf(x):
+    """glibc's ``expf`` of a float32 numpy array, bit for bit, as a new float32 array."""
+    with np.errstate(invalid='ignore', over='ignore'):  # (infinities and NaN: set or carried through)
+        z = x.astype(np.float64)
+        z *= _EXPF_SCALE
+        kd = z + _EXPF_SHIFT
+        ki = kd.view(np.uint64)
+        z -= kd - _EXPF_SHIFT  # r: what is left of x * N / ln 2 after k (ki keeps kd's bits: no kd -= here)
+        c0, c1, c2 = _EXPF_POLY
+        s = (_EXPF_TABLE[ki & np.uint64(_EXPF_N - 1)] + (ki << np.uint64(52 - _EXPF_BITS))).view(np.float64)
+        y = c0 * z
+        y += c1
+        y *= z * z
+        z *= c2
+        z += 1.0
+        y += z
+        y *= s
+        out = y.astype(np.float32)
+    out[x < _EXPF_UNDERFLOW] = 0.0  # (also -inf)
+    out[x > _EXPF_OVERFLOW] = np.inf
+    return out
+
+
+def _c_logf():
+    try:
+        f = ctypes.CDLL(ctypes.util.find_library('m') or 'libm.so.6').logf
+    except (OSError, AttributeError):
+        return None
+    f.restype, f.argtypes = ctypes.c_float, [ctypes.c_float]
+    return f
+
+
+_LOGF = []
+
+
+def c_logf(a):
+    """The C library's ``logf`` of each value of a float32 numpy array (the float64 log rounded, without one)."""
+    if not _LOGF:
+        _LOGF.append(_c_logf())
+    f = _LOGF[0]
+    if f is None:
+        return np.log(a.astype(np.float64)).astype(np.float32)
+    return np.fromiter(map(f, a.ravel().tolist()), np.float32, a.size).reshape(a.shape)
+
+
+def mxnet_softmax(a, axis, negate, temperature, log, length):
+    """MXNet's own CPU softmax loop over ``axis`` of a float32 numpy array (see above), a new float32 array.
+    ``temperature``: None or a number; ``length``: None or an int64 numpy array, ``a``'s shape without ``axis``
+    (positions from it on give 0)."""
+    with _quiet():
+        if negate:
+            a = -a
+        if length is not None:
+            pos = np.arange(a.shape[axis]).reshape((-1,) + (1,) * (a.ndim - axis - 1))
+            keep = pos < np.expand_dims(length, axis)
+            a = np.where(keep, a, np.float32(-np.inf))
+        d = a - a.max(axis, keepdims=True)
+        if temperature is not None and temperature != 1.0:
+            d /= np.float32(temperature)
+        e = glibc_expf(d)
+        if length is not None:
+            e[~keep] = 0.0
+        total = np.cumsum(e, axis, dtype=np.float32)  # (in order, as the loop adds)
+        if length is None:
+            total = total.take([-1], axis)
+        else:
+            last = np.expand_dims(np.maximum(length, 1) - 1, axis)
+            total = np.take_along_axis(total, last, axis)
+        if log:
+            return d - c_logf(total)
+        e /= total
+        if length is not None:
+            e[~keep] = 0.0
+        return e
+
+
+def mxnet_softmax_grad(y, g, axis, negate, temperature, log, length):
+    """The gradient MXNet's own CPU loop gives from softmax's (``log``: log_softmax's) float32 output ``y`` and head
+    gradient ``g`` (numpy arrays; other arguments as ``mxnet_softmax``): per row a float sum in order of g * y
+    (log: of g), then y * (g - sum) (log: g - expf(y) * sum), negated for softmin, divided by the temperature."""
+    with _quiet():
+        p = g if log else g * y
+        if length is not None:
+            pos = np.arange(y.shape[axis]).reshape((-1,) + (1,) * (y.ndim - axis - 1))
+            keep = pos < np.expand_dims(length, axis)
+            p = np.where(keep, p, np.float32(0))
+            total = np.take_along_axis(np.cumsum(p, axis, dtype=np.float32),
+                                       np.expand_dims(np.maximum(length, 1) - 1, axis), axis)
+        else:
+            total = np.cumsum(p, axis, dtype=np.float32).take([-1], axis)
+        if log:
+            r = glibc_expf(y)
+            r *= total
+            np.subtract(g, r, out=r)
+        else:
+            r = g - total
+            r *= y
+        if negate:
+            np.negative(r, out=r)
+        if temperature is not None and temperature != 1.0:
+            r /= np.float32(temperature)
+        if length is not None:
+            r[~keep] = 0.0
+        return r

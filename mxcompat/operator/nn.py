@@ -130,11 +130,36 @@ def _softmax_common(op, data, axis, temperature, dtype):
     return data
 
 
-def _length_mask(data, length, axis):
-    """True where the position along ``axis`` is below ``length`` (shape of data without ``axis``)."""
+def _onednn_softmax(data, axis, temperature, dtype):
+    """Whether MXNet 1.9.1's CPU build computes this softmax / log_softmax with oneDNN (SupportMKLDNNSoftmax):
+    float32 in and out, no temperature given (not even 1), the last axis of 1-4 dimensions. The other calls run
+    MXNet's own loop, whose bits ``kernels.mxnet_softmax`` gives."""
+    nd = data.dim()
+    return (temperature is None and data.dtype == torch.float32 and dtype in (None, torch.float32)
+            and 1 <= nd <= 4 and axis % nd == nd - 1)
+
+
+def _own_softmax(op, data, length, axis, temperature, dtype, log=False, negate=False):
+    """MXNet's own loop: computed in the input's dtype, then cast to ``dtype``."""
+    nd = data.dim()
+    if not -nd <= axis < nd:
+        raise _err(op, 'axis %d out of range for an array of ndim %d' % (axis, nd))
+    if data.dtype != torch.float32:  # (the loop's rounding is only reproduced for float32)
+        x = _softmax_common(op, data, axis, temperature, dtype)
+        return kernels.mxnet_softmax(x, axis, log=log, negate=negate, length=length)
+    out = kernels.mxnet_softmax(data, axis, log=log, negate=negate, temperature=temperature, length=length)
+    return out if dtype is None or dtype is out.dtype else out.to(dtype)
+
+
+def _check_length(length):
     if length.is_floating_point() and length.device.type != 'meta':  # MXNet checks when it runs, not in inference
         raise MXNetError('Operator softmax: This operation only support integer types, not %s'
                          % str(length.dtype).replace('torch.', ''))
+
+
+def _length_mask(data, length, axis):
+    """True where the position along ``axis`` is below ``length`` (shape of data without ``axis``)."""
+    _check_length(length)
     axis = axis % data.dim()
     pos = torch.arange(data.shape[axis], device=data.device)
     pos = pos.reshape([-1] + [1] * (data.dim() - axis - 1))
@@ -142,11 +167,16 @@ def _length_mask(data, length, axis):
 
 
 def _softmax(data, length=None, *, axis, temperature, dtype, use_length):
-    x = _softmax_common('softmax', data, axis, temperature, dtype)
     if not use_length:
-        return torch.softmax(x, axis)
+        if _onednn_softmax(data, axis, temperature, dtype):
+            return torch.softmax(data, axis)
+        return _own_softmax('softmax', data, None, axis, temperature, dtype)
     if length is None:
         raise MXNetError('Operator softmax: use_length=True needs the input length')
+    if data.dtype == torch.float32 and data.device.type != 'meta':
+        _check_length(length)
+        return _own_softmax('softmax', data, length, axis, temperature, dtype)
+    x = _softmax_common('softmax', data, axis, temperature, dtype)
     mask = _length_mask(x, length, axis)
     out = torch.softmax(x.masked_fill(~mask, float('-inf')), axis)
     return out.masked_fill(~mask, 0.0)
@@ -156,13 +186,16 @@ def _no_length(op):
     def impl(data, axis, temperature, dtype, use_length):
         if use_length:
             raise unsupported(op, 'use_length=True', 'MXNet %s takes no length input' % op)
-        x = _softmax_common(op, data, axis, temperature, dtype)
-        if op != 'log_softmax':
-            return torch.softmax(-x, axis)
-        out = torch.log_softmax(x, axis)
+        if op != 'log_softmax':  # softmin: always MXNet's own loop
+            return _own_softmax(op, data, None, axis, temperature, dtype, negate=True)
+        onednn = _onednn_softmax(data, axis, temperature, dtype)
+        if onednn:
+            out = torch.log_softmax(data, axis)
+        else:
+            out = _own_softmax(op, data, None, axis, temperature, dtype, log=True)
         if (out.dim() == 2 and axis in (1, -1) and out.numel() >= kernels.config.fused_pick_min_elements
                 and recorded(out)):
-            remember_log_softmax(out, x)
+            remember_log_softmax(out, data if onednn else _softmax_common(op, data, axis, temperature, dtype))
         return out
     return impl
 
@@ -182,7 +215,7 @@ class _SoftmaxLastChannelGrad(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = torch.softmax(x, -1)
+        y = kernels.mxnet_softmax(x, -1)
         ctx.save_for_backward(y)
         return y
 
@@ -193,12 +226,13 @@ class _SoftmaxLastChannelGrad(torch.autograd.Function):
 
 
 def _softmax_activation(data, mode):
+    # MXNet computes both modes with its own loop, never oneDNN
     if mode == 'channel':
-        return torch.softmax(data, 1)
+        return kernels.mxnet_softmax(data, 1)
     # 'instance': MXNet's forward keeps only the last axis, its backward sums over axis 1 (same when 2-D)
     if data.dim() > 2 and torch.is_grad_enabled() and data.requires_grad:
         return _SoftmaxLastChannelGrad.apply(data)
-    return torch.softmax(data, -1)
+    return kernels.mxnet_softmax(data, -1)
 
 
 defop('SoftmaxActivation', _X, [('mode', 'str', 'instance')], _softmax_activation,

@@ -9,6 +9,8 @@ them at the head's input, skipping the Python Function.
 import torch
 import torch.nn.functional as F
 
+from .. import kernels
+from .._recording import STATE as _STATE
 from ..base import MXNetError, MXNetValueError
 from .registry import defop
 
@@ -25,11 +27,18 @@ def _no_grad_label(ctx, label):
 
 # ---- SoftmaxOutput ------------------------------------------------------------------------------------------------
 def _softmax_out_forward(data, multi_output, preserve_shape):
+    # MXNet 1.9.1's CPU build runs oneDNN's softmax for inference of float32 data of 1, 2 or 4 dimensions without
+    # multi_output, and mshadow's own loop otherwise (training included), whose bits kernels.mxnet_softmax gives
+    if (_STATE.training or multi_output or data.dtype != torch.float32 or data.dim() not in (1, 2, 4)
+            or data.numel() == 0):
+        softmax = kernels.mxnet_softmax
+    else:
+        softmax = torch.softmax
     if multi_output or data.dim() == 2:
-        return torch.softmax(data, 1)
+        return softmax(data, 1)
     if preserve_shape:
-        return torch.softmax(data, -1)
-    return torch.softmax(data.reshape(data.shape[0], -1), 1).reshape(data.shape)
+        return softmax(data, -1)
+    return softmax(data.reshape(data.shape[0], -1), 1).reshape(data.shape)
 
 
 def _one_hot(lab, k):

@@ -13,6 +13,7 @@ from mxcompat.base import MXNetError, MXNetNotImplementedError, MXNetValueError
 from mxcompat import kernels
 from mxcompat.kernels import cpu as kernels_cpu
 from mxcompat.operator import registry
+from tests._fixtures import FIXTURES, load_generator
 
 _spec = importlib.util.spec_from_file_location(
     'nn_replay', os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'nn', 'nn_replay.py'))
@@ -664,3 +665,87 @@ def test_batchnorm_momentum_is_a_float32_parameter():
         y.backward()
         assert mm.asnumpy().tolist() == [1.0937500223517418, -1.681249924004078, 0.6250000298023224], kw
         assert mv.asnumpy().tolist() == [1.0496093868277967, 1.8839843473397195, 2.737499937415123], kw
+
+
+# ---- softmax family: MXNet 1.9.1's bits where it runs its own loop ------------------------------------------------
+_SOFTMAX_BITS = load_generator('nn', 'gen_softmax_bits.py')
+nd = mx.nd
+
+
+@pytest.fixture(scope='module')
+def softmax_bits():
+    with np.load(os.path.join(FIXTURES, 'nn', 'softmax_bits.npz')) as f:
+        return dict(f)
+
+
+def test_softmax_family_equals_mxnet_bits_where_mxnet_runs_its_own_loop(softmax_bits):
+    # softmin, a temperature (1 included), another axis, dtype, use_length, 5-D, SoftmaxActivation, SoftmaxOutput
+    # while training or multi_output, forward and gradient: every value equal to MXNet 1.9.1's (NaN where it has NaN)
+    got = _SOFTMAX_BITS.record(mx)
+    own = [k for k in softmax_bits if not k.startswith('onednn')
+           and not (k.endswith(':grad') and _SOFTMAX_BITS.CASES[k.split(':')[0]][2].get('dtype'))
+           and k != 'act_instance_3d:grad']
+    assert len(own) == 39
+    for key in own:
+        assert got[key].dtype == softmax_bits[key].dtype, key
+        np.testing.assert_array_equal(got[key], softmax_bits[key], err_msg=key)
+    # the rest: oneDNN in MXNet (torch's kernel here), a dtype argument's gradient (MXNet's sums mix the two
+    # dtypes), 3-D SoftmaxActivation's gradient (over axis 1, by a separate function): float32 roundings apart
+    for key in sorted(set(softmax_bits) - set(own)):
+        tol = 1e-3 if 'f16' in key else 2e-5  # (float16 head gradient)
+        np.testing.assert_allclose(got[key], softmax_bits[key], rtol=tol, atol=tol, err_msg=key)
+
+
+def test_softmax_own_loop_is_bounded_and_switchable(softmax_bits):
+    # above config.mxnet_softmax_max_elements (and with it 0) torch's kernel computes the same values to rounding
+    x = nd.array(_SOFTMAX_BITS.inputs('softmin')[0])
+    want = softmax_bits['softmin:out']
+    with kernels.policy(mxnet_softmax_max_elements=0):
+        other = nd.softmin(x).asnumpy()
+    assert not np.array_equal(other, want)
+    np.testing.assert_allclose(other, want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(nd.softmin(x).asnumpy(), want)
+
+
+def test_softmax_own_loop_second_order_and_graphs():
+    # gradients stay torch's under create_graph, in a bound executor and in a hybridized block
+    a = np.random.RandomState(0).randn(5, 7).astype(np.float32)
+    x = nd.array(a)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = nd.softmax(x, temperature=2.0)
+        (gx,) = mx.autograd.grad((y * y).sum(), [x], create_graph=True)
+        z = (gx * gx).sum()
+    z.backward()
+    t = torch.tensor(a, dtype=torch.float64, requires_grad=True)
+    ty = torch.softmax(t / 2.0, 1)
+    (tg,) = torch.autograd.grad((ty * ty).sum(), [t], create_graph=True)
+    (tg * tg).sum().backward()
+    np.testing.assert_allclose(gx.asnumpy(), tg.detach().numpy(), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(x.grad.asnumpy(), t.grad.numpy(), rtol=1e-4, atol=1e-6)
+    sym = mx.sym.softmin(mx.sym.var('data'), axis=0)
+    exe = sym.simple_bind(mx.cpu(), data=a.shape)
+    exe.arg_dict['data'][:] = a
+    head = np.random.RandomState(1).randn(*a.shape).astype(np.float32)
+    exe.forward(is_train=True)
+    exe.backward(nd.array(head))
+    out, grad = _recorded(lambda v: nd.softmin(v, axis=0), a, head)
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), out)
+    np.testing.assert_array_equal(exe.grad_dict['data'].asnumpy(), grad)
+
+    class Net(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, v):
+            return F.log_softmax(v, axis=0)
+    net = Net()
+    net.hybridize()
+    for got, want in zip(_recorded(net, a, head), _recorded(lambda v: nd.log_softmax(v, axis=0), a, head)):
+        np.testing.assert_array_equal(got, want)
+
+
+def _recorded(f, a, head):
+    x = nd.array(a)
+    x.attach_grad()
+    with mx.autograd.record():
+        out = f(x)
+    out.backward(nd.array(head))
+    return out.asnumpy(), x.grad.asnumpy()
