@@ -382,7 +382,7 @@ def test_chunked_centered_rmsprop_and_ftml_give_the_torch_bits(op, n_states, kwa
     from mxcompat.operator import optimizer_updates as upd
     rs = np.random.RandomState(6)
     w0 = rs.randn(70001).astype(np.float32)
-    s0 = [rs.rand(70001).astype(np.float32) * 0.1 for _ in range(n_states)]
+    s0 = [rs.rand(70001).astype(np.float32) * 0.1 + (0.02 if i == 0 else 0.0) for i in range(n_states)]
     grads = [torch.from_numpy(rs.randn(70001).astype(np.float32)) for _ in range(3)]
     out = []
     for chunks in (True, False):

@@ -14,10 +14,11 @@ convolutions (``conv2d``) and their oneDNN fusion with BatchNorm, an addition an
 max pooling as strided views or through channels-last (``max_pool2d``), torch's one-pass SGD kernel (in
 ``sgd_step``), numpy's sort of a sparse gradient's rows (``stable_argsort``), and huge pages for big arrays
 (``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); SGD's, NAG's,
-Signum's, Adam's, RMSProp's, AdaGrad's, AdaDelta's and Nadam's updates with MXNet's roundings in cache-sized numpy
-chunks (``sgd_step``, ``nag_mom_step``, ``signum_mom_step``, ``adam_step``, ``rmsprop_step``, ``adagrad_step``,
-``adadelta_step``, ``nadam_step``); float32 softmax where MXNet runs its own loop (not
-oneDNN) with that loop's roundings and glibc's expf (``mxnet_softmax``).
+Signum's, Adam's, RMSProp's (plain and centered), AdaGrad's, AdaDelta's, Nadam's and FTML's updates with MXNet's
+roundings in cache-sized numpy chunks (``sgd_step``, ``nag_mom_step``, ``signum_mom_step``, ``adam_step``,
+``rmsprop_step``, ``rmspropalex_step``, ``adagrad_step``, ``adadelta_step``, ``nadam_step``, ``ftml_step``);
+float32 softmax where MXNet runs its own loop (not oneDNN) with that loop's roundings and glibc's expf
+(``mxnet_softmax``).
 
 The switch: ``config`` holds a named field per rule (thresholds and on/off flags), ``policy(**fields)`` sets
 some for a ``with`` block, and ``MXCOMPAT_CPU_FAST_PATHS=0`` in the environment at import turns every CPU rule off
@@ -35,7 +36,8 @@ __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', '
            'onednn_fusion', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
            'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
            'rmsprop_step', 'sgd_step', 'adagrad_step', 'adadelta_step', 'nadam_step',
-           'nag_mom_step', 'signum_mom_step', 'mxnet_softmax']
+           'nag_mom_step', 'signum_mom_step', 'rmspropalex_step', 'ftml_step',
+           'mxnet_softmax']
 
 
 # torch's vectorized float32 square root on the CPU is not correctly rounded (torch 2.13 CPU, AVX2 and AVX512 alike:

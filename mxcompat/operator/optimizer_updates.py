@@ -48,24 +48,6 @@ def _rescaled(g, rescale_grad, clip_gradient, dtype=None):
     return r
 
 
-def _grad_plus_wd(g, w, rescale_grad, wd, clip_gradient):
-    """``clip(rescale_grad * g + wd * w)``, the gradient most kernels start from. May be ``g`` itself (when there
-    is nothing to do): callers only read it."""
-    if rescale_grad != 1:
-        r = torch.mul(g, rescale_grad)
-        if wd:
-            r.add_(w, alpha=wd)
-    elif wd:
-        r = torch.add(g, w, alpha=wd)
-    elif clip_gradient >= 0:
-        r = g.clone()
-    else:
-        return g
-    if clip_gradient >= 0:
-        r.clamp_(-clip_gradient, clip_gradient)
-    return r
-
-
 def _grad_plus_wd_exact(g, w, rescale_grad, wd, clip_gradient):
     """``clip(rescale_grad * g + wd * w)`` as a new tensor, each product rounded on its own as MXNet's kernels
     compute it (torch's add with ``alpha`` may fuse the product into the sum)."""
@@ -217,14 +199,19 @@ def ftml_update(weight, grad, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e
     """ftml_update: ``g = clip(rescale_grad * g + wd * w); v = b2 * v + (1 - b2) * g^2;
     d_t = (1 - b1^t) / lr * (sqrt(v / (1 - b2^t)) + epsilon); z = b1 * z + (1 - b1) * g - (d_t - b1 * d) * w;
     d = d_t; w = -z / d_t``."""
+    # each product rounded on its own, in FTMLKernel's order (torch's addcmul and add with alpha fuse them)
     T = _ty(weight)
-    g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_grad))
     b1, b2, tt = _par(T, beta1), _par(T, beta2), T(t)
-    v.mul_(float(b2)).addcmul_(g, g, value=float(T(1) - b2))
+    if T is np.float32 and kernels.ftml_step(weight, grad, d, v, z, (
+            _f(T, rescale_grad), _f(T, wd), _f(T, clip_grad), float(b2), float(T(1) - b2), float(T(1) - b2 ** tt),
+            _f(T, epsilon), float((T(1) - b1 ** tt) / _par(T, lr)), float(b1), float(T(1) - b1))):
+        return
+    g = _grad_plus_wd_exact(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_grad))
+    v.mul_(float(b2)).add_(torch.mul(g, g).mul_(float(T(1) - b2)))
     d_t = kernels.sqrt_(v.div(float(T(1) - b2 ** tt))).add_(float(T(epsilon)))
     d_t.mul_(float((T(1) - b1 ** tt) / _par(T, lr)))
-    z.mul_(float(b1)).add_(g, alpha=float(T(1) - b1))
-    z.sub_(torch.sub(d_t, d, alpha=float(b1)).mul_(weight))
+    z.mul_(float(b1)).add_(g.mul_(float(T(1) - b1)))
+    z.sub_(torch.sub(d_t, torch.mul(d, float(b1))).mul_(weight))
     d.copy_(d_t)
     torch.div(z, d_t, out=weight).neg_()
 
@@ -250,12 +237,18 @@ def rmspropalex_update(weight, grad, n, g_avg, delta, lr, gamma1=0.95, gamma2=0.
                        rescale_grad=1.0, clip_gradient=-1.0, clip_weights=-1.0):
     """rmspropalex_update (Graves' centered RMSProp): ``n = (1 - g1) * g^2 + g1 * n; g_avg = (1 - g1) * g + g1 *
     g_avg; delta = g2 * delta - lr * g / sqrt(n - g_avg^2 + epsilon); w = clip_w(w + delta)``."""
+    # each product rounded on its own, in RMSPropAlexUpdateKernel's order (torch's addcmul/addcdiv fuse them)
     T = _ty(weight)
-    g = _grad_plus_wd(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
-    n.mul_(_f(T, gamma1)).addcmul_(g, g, value=_one_minus(T, gamma1))
-    g_avg.mul_(_f(T, gamma1)).add_(g, alpha=_one_minus(T, gamma1))
-    den = kernels.sqrt_(torch.addcmul(n, g_avg, g_avg, value=-1).add_(_f(T, epsilon)))
-    delta.mul_(_f(T, gamma2)).addcdiv_(g, den, value=-_f(T, lr))
+    if T is np.float32 and kernels.rmspropalex_step(weight, grad, n, g_avg, delta, (
+            _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient), _f(T, gamma1), _one_minus(T, gamma1),
+            _f(T, gamma2), _f(T, lr), _f(T, epsilon), _f(T, clip_weights))):
+        return
+    g = _grad_plus_wd_exact(grad, weight, _f(T, rescale_grad), _f(T, wd), _f(T, clip_gradient))
+    scaled = torch.mul(g, _one_minus(T, gamma1))
+    n.mul_(_f(T, gamma1)).add_(torch.mul(scaled, g))
+    g_avg.mul_(_f(T, gamma1)).add_(scaled)
+    den = kernels.sqrt_(torch.sub(n, torch.mul(g_avg, g_avg)).add_(_f(T, epsilon)))
+    delta.mul_(_f(T, gamma2)).sub_(g.mul_(_f(T, lr)).div_(den))
     weight.add_(delta)
     if clip_weights >= 0:
         weight.clamp_(-_f(T, clip_weights), _f(T, clip_weights))
