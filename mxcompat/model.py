@@ -1,16 +1,16 @@
 """``mx.model``: checkpoints in MXNet's file layout and the callback record ``BatchEndParam``.
 
 ``prefix-symbol.json`` holds the symbol, ``prefix-%04d.params`` the parameters with ``arg:``/``aux:`` keys.
-``FeedForward`` (removed from MXNet's recommended API long ago) raises, pointing to ``mx.mod.Module``.
+``FeedForward`` (deprecated in MXNet, still shipped) is in ``_feedforward.py``, loaded on first use.
 """
 import logging
 from collections import namedtuple
 
-from .base import MXNetError, unsupported
+from .base import MXNetError
 from .context import cpu
 from . import symbol as sym, ndarray as nd
 
-__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params', 'FeedForward']
+__all__ = ['BatchEndParam', 'save_checkpoint', 'load_checkpoint', 'load_params', 'FeedForward']  # noqa: F822
 
 BatchEndParam = namedtuple('BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
 
@@ -60,17 +60,9 @@ def load_checkpoint(prefix, epoch):
     return symbol, arg_params, aux_params
 
 
-class FeedForward:
-    """Not provided: MXNet deprecated FeedForward in favour of ``mx.mod.Module``."""
-
-    def __init__(self, *args, **kwargs):
-        raise unsupported('mx.model.FeedForward', 'the class', 'it is deprecated in MXNet 1.x; use mx.mod.Module')
-
-    @staticmethod
-    def load(*args, **kwargs):
-        raise unsupported('mx.model.FeedForward.load', 'the class',
-                          'use mx.mod.Module.load(prefix, epoch) instead')
-
-    @staticmethod
-    def create(*args, **kwargs):
-        raise unsupported('mx.model.FeedForward.create', 'the class', 'use mx.mod.Module(...).fit(...) instead')
+def __getattr__(name):
+    if name == 'FeedForward':
+        # reason: FeedForward builds on module and callback, which import this module
+        from ._feedforward import FeedForward
+        return FeedForward
+    raise AttributeError("module 'mxnet.model' has no attribute %r" % name)

@@ -7,7 +7,7 @@ import logging
 import os
 import warnings
 
-from ..base import MXNetAssertionError, MXNetError, MXNetValueError
+from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from .base_module import BaseModule, _check_module_names, _parse_data_desc
@@ -381,7 +381,7 @@ def _create_kvstore(kvstore, num_device, arg_params):
             if biggest > 1024 * 1024 * 16:
                 update_on_kv = False
     else:
-        raise MXNetValueError('kvstore must be KVStore, str or None')
+        raise MXNetTypeError('kvstore must be KVStore, str or None, got %s' % type(kvstore).__name__)
     return kv, update_on_kv and kv.is_capable(kvs.KVStoreBase.OPTIMIZER)
 
 
