@@ -1,8 +1,9 @@
 """``mx.lr_scheduler``: learning-rate schedules, called with the number of updates done so far.
 
-Same formulas, state and attribute names as MXNet 1.9.1 (so schedulers pickled by MXNet load here). Differs from
-MXNet: the scheduler does not log a message when the rate changes.
+Same formulas, state and attribute names as MXNet 1.9.1 (so schedulers pickled by MXNet load here), and the same
+``Update[n]: Change learning rate to ...`` log lines from the factor schedules.
 """
+import logging
 from math import cos, pi
 
 __all__ = ['LRScheduler', 'FactorScheduler', 'MultiFactorScheduler', 'PolyScheduler', 'CosineScheduler']
@@ -73,8 +74,14 @@ class FactorScheduler(LRScheduler):
     def __call__(self, num_update):
         # a resumed run may cross several steps in one call, hence one decay per crossed step
         while num_update - self.count > self.step:
-            self.base_lr = max(self.base_lr * self.factor, self.stop_factor_lr)
             self.count += self.step
+            if self.base_lr * self.factor < self.stop_factor_lr:
+                self.base_lr = self.stop_factor_lr
+                logging.info('Update[%d]: now learning rate arrived at %0.5e, will not change in the future',
+                             num_update, self.base_lr)
+            else:
+                self.base_lr *= self.factor
+                logging.info('Update[%d]: Change learning rate to %0.5e', num_update, self.base_lr)
         return self.base_lr
 
 
@@ -99,6 +106,7 @@ class MultiFactorScheduler(LRScheduler):
         for s in passed:
             self.base_lr *= self.factor
             self.count = s
+            logging.info('Update[%d]: Change learning rate to %0.5e', num_update, self.base_lr)
         self.cur_step_ind += len(passed)
         return self.base_lr
 

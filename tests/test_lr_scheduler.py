@@ -1,5 +1,6 @@
 """mx.lr_scheduler against real MXNet 1.9.1 (values over a run of updates, fixtures written by
 tests/fixtures/optimizer/gen_optimizer.py), plus argument errors and the optimizer's use of a scheduler."""
+import logging
 import pickle
 
 import pytest
@@ -81,3 +82,19 @@ def test_pickle_keeps_progress():
     s(5)
     t = pickle.loads(pickle.dumps(s))
     assert (t.cur_step_ind, t.base_lr, t(6)) == (2, 0.25, 0.25)
+
+
+def test_factor_schedules_log_mxnets_lines(caplog):
+    """The lines MXNet 1.9.1 logs for these calls (recorded with it), the stop_factor_lr one included."""
+    caplog.set_level(logging.INFO)
+    s = lrs.FactorScheduler(step=2, factor=0.1, stop_factor_lr=1e-3, base_lr=0.5)
+    assert [s(i) for i in (1, 3, 4, 9)] == [0.5, 0.05, 0.05, 0.001]
+    m = lrs.MultiFactorScheduler(step=[2, 5], factor=0.5, base_lr=1.0)
+    assert [m(i) for i in (1, 3, 9)] == [1.0, 0.5, 0.25]
+    assert [r.getMessage() for r in caplog.records] == [
+        'Update[3]: Change learning rate to 5.00000e-02',
+        'Update[9]: Change learning rate to 5.00000e-03',
+        'Update[9]: now learning rate arrived at 1.00000e-03, will not change in the future',
+        'Update[9]: now learning rate arrived at 1.00000e-03, will not change in the future',
+        'Update[3]: Change learning rate to 5.00000e-01',
+        'Update[9]: Change learning rate to 2.50000e-01']
