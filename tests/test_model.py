@@ -57,7 +57,7 @@ def _close(a, b):
 
 
 @pytest.mark.parametrize('name', ['mlp_numpy', 'mlp_iter_two_devices', 'create_begin_epoch', 'extra_params',
-                                  'ndsb2_style'])
+                                  'ndsb2_style', 'train_model_pattern'])
 def test_scenario_matches_mxnet(results, name):
     """Log lines, warnings, callback arguments, optimizer indices, scores, trained parameters and predictions."""
     ours, gold = results[name], _JSON[name]
