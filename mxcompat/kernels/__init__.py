@@ -36,7 +36,7 @@ __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', '
            'onednn_fusion', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
            'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
            'rmsprop_step', 'sgd_step', 'adagrad_step', 'adadelta_step', 'nadam_step',
-           'nag_mom_step', 'signum_mom_step', 'rmspropalex_step', 'ftml_step',
+           'nag_mom_step', 'signum_mom_step', 'rmspropalex_step', 'ftml_step', 'sum_sq',
            'mxnet_softmax']
 
 
@@ -170,6 +170,17 @@ def signum_mom_step(weight, grad, mom, momentum, rest_wd, rest, rest_rescale, re
     """The momentum of MXNet's signum_update (``cpu.signum_mom_chunk``) where it applies, as ``adam_step``."""
     return _chunked(cpu.signum_mom_chunk, (weight, grad, mom), (mom,),
                     (momentum, rest_wd, rest, rest_rescale, rescale_grad, clip_gradient))
+
+
+def sum_sq(t):
+    """The sum of squares of ``t`` as a float32 0-d tensor, as MXNet's multi_sum_sq computes it on ``t``'s device:
+    on the CPU float16 values squared in float16, and float32/float16 squares summed one after another in float32
+    (``cpu.sequential_sum_sq``, with ``config.sequential_sum_sq``); on a GPU each value cast to float32 first."""
+    if t.dtype in (torch.float32, torch.float16) and _cpu_rules(t) and config.sequential_sum_sq and untraced(t):
+        return torch.tensor(cpu.sequential_sum_sq(t))
+    if t.dtype is torch.float16 and not t.is_cuda:
+        return (t * t).float().sum()
+    return t.float().square().sum()
 
 
 def sgd_step(ws, gs, ms, momentum, lr, wd, rescale_grad, clip_gradient, single):

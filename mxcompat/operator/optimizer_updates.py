@@ -324,14 +324,13 @@ def multi_sum_sq(arrays):
     """multi_sum_sq: the sum of squares of each array, as a float32 tensor of shape (len(arrays),). As in MXNet,
     float16 values are squared in float16 and summed in float32 on the CPU, and squared in float32 on a GPU
     (MXNet's CUDA kernel casts each value to float first)."""
-    return torch.stack([(a * a).float().sum() if a.dtype is torch.float16 and not a.is_cuda
-                        else a.float().square().sum() for a in arrays])
+    return torch.stack([kernels.sum_sq(a) for a in arrays])
 
 
 def multi_lars(lrs, weights_sum_sq, grads_sum_sq, wds, eta, eps, rescale_grad=1.0):
     """multi_lars: per-layer rates ``lr * eta * |w| / (|g| * rescale_grad + wd * |w| + eps)`` where both norms are
     positive, else ``lr``. All arguments but the scalars are float32 tensors; returns a new one."""
-    w_norm = weights_sum_sq.sqrt()
-    scaled = lrs * float(np.float32(eta)) * w_norm / (grads_sum_sq.sqrt() * float(np.float32(rescale_grad))
+    w_norm = kernels.sqrt(weights_sum_sq)  # (sqrtf's rounding)
+    scaled = lrs * float(np.float32(eta)) * w_norm / (kernels.sqrt(grads_sum_sq) * float(np.float32(rescale_grad))
                                                       + wds * w_norm + float(np.float32(eps)))
     return torch.where((w_norm > 0) & (grads_sum_sq > 0), scaled, lrs)

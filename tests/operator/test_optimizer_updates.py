@@ -156,14 +156,16 @@ def test_rmsprop_update_gives_mxnets_bits():
 # mx.optimizer configurations of tests/fixtures/optimizer/gen_optimizer.py whose five steps (weights and every
 # state) equal real MXNet 1.9.1's to the last bit; the others agree to float32 rounding (test_optimizer_golden.py).
 # SGD with momentum and no decay runs torch's fused kernel (kernels.config.fused_sgd), whose fused products move the
-# last bits: with it off those configurations (sgd_sched, sgd_single, ccsgd) give MXNet's bits too
+# last bits: with it off those configurations (sgd_sched, sgd_single, ccsgd, LARS's with undecayed biases) give
+# MXNet's bits too
 BIT_EXACT = ['adadelta', 'adadelta_wd_clip', 'adagrad', 'adagrad_wd_clip', 'adam', 'adam_f64', 'adam_mp', 'adam_sched',
              'adam_single', 'adam_wd_clip', 'adamax', 'adamax_wd_clip', 'dcasgd', 'ftml', 'ftml_wd_clip',
-             'ftrl', 'ftrl_sched', 'ftrl_wd_clip', 'groupadagrad', 'lbsgd', 'lbsgd_power2', 'nadam',
-             'nadam_wd_clip', 'nag_mom', 'nag_mom_clip', 'nag_mp', 'nag_mp_nomom', 'nag_nomom_clip',
-             'rmsprop', 'rmsprop_centered', 'rmsprop_centered_clip', 'rmsprop_clip', 'rmsprop_mp',
-             'sgd_clip_rescale', 'sgd_direct', 'sgd_f64', 'sgd_fp16', 'sgd_mom_wd', 'sgd_mp',
-             'sgd_mp_nomom', 'sgd_plain', 'signsgd', 'signum', 'signum_clip', 'test']
+             'ftrl', 'ftrl_sched', 'ftrl_wd_clip', 'groupadagrad', 'lars_mp', 'lars_sched', 'lbsgd',
+             'lbsgd_power2', 'nadam', 'nadam_wd_clip', 'nag_mom', 'nag_mom_clip', 'nag_mp',
+             'nag_mp_nomom', 'nag_nomom_clip', 'rmsprop', 'rmsprop_centered', 'rmsprop_centered_clip',
+             'rmsprop_clip', 'rmsprop_mp', 'sgd_clip_rescale', 'sgd_direct', 'sgd_f64', 'sgd_fp16',
+             'sgd_mom_wd', 'sgd_mp', 'sgd_mp_nomom', 'sgd_plain', 'signsgd', 'signum', 'signum_clip',
+             'test']
 
 
 @pytest.mark.filterwarnings('ignore::UserWarning')
@@ -179,7 +181,8 @@ def test_optimizer_steps_give_mxnets_bits(key, chunks):
 
 
 @pytest.mark.filterwarnings('ignore::UserWarning')
-@pytest.mark.parametrize('key', ['ccsgd', 'sgd_chunks', 'sgd_mults', 'sgd_sched', 'sgd_single'])
+@pytest.mark.parametrize('key', ['ccsgd', 'lars', 'lars_nocorr', 'lars_sched_chunks', 'sgd_chunks', 'sgd_mults',
+                                 'sgd_sched', 'sgd_single'])
 def test_sgd_momentum_steps_give_mxnets_bits_without_the_fused_kernel(key):
     import mxcompat as mx
     from mxcompat import kernels
@@ -187,3 +190,14 @@ def test_sgd_momentum_steps_give_mxnets_bits_without_the_fused_kernel(key):
     with kernels.policy(fused_sgd=False):
         got = gen.pack(gen.run_config(mx, gen.CONFIGS[key]))
     np.testing.assert_array_equal(got, ARRAYS[key])
+
+
+def test_multi_sum_sq_adds_squares_in_order_as_mxnets_cpu_loop():
+    # MXNet 1.9.1's CPU multi_sum_sq: float32 running sum in element order (float16 squares in float16); values
+    # from the oracle (the exact sum of the float32 case is 199209.03)
+    rs = np.random.RandomState(0)
+    a = torch.from_numpy(rs.randn(200000).astype(np.float32))
+    b = torch.from_numpy((rs.randn(5000) * 3).astype(np.float16))
+    got = _ops.multi_sum_sq([a, b])
+    assert got.dtype == torch.float32
+    np.testing.assert_array_equal(got.numpy(), np.array([199196.86, 44928.406], np.float32))
