@@ -62,7 +62,10 @@ def load_checkpoint(prefix, epoch):
 
 def __getattr__(name):
     if name == 'FeedForward':
-        # reason: FeedForward builds on module and callback, which import this module
-        from ._feedforward import FeedForward
+        from ._feedforward import FeedForward  # reason: it builds on module and callback, which import this one
         return FeedForward
     raise AttributeError("module 'mxnet.model' has no attribute %r" % name)
+
+
+def __dir__():
+    return sorted(set(globals()) | {'FeedForward'})
