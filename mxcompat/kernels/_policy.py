@@ -38,8 +38,11 @@ _FIELDS = {
     'mxnet_softmax_max_elements': (0, 1 << 14, "float32 CPU softmax, log_softmax and softmin where MXNet runs its own "
                                                "loop rather than oneDNN (softmin, a temperature, another axis than "
                                                "the last, dtype, use_length, over 4 dimensions, SoftmaxActivation, "
-                                               "SoftmaxOutput while training) give that loop's bits, forward and "
-                                               "backward, up to this many elements (0: never)"),
+                                               "SoftmaxOutput with mxnet_softmax_output) give that loop's bits, "
+                                               "forward and backward, up to this many elements (0: never)"),
+    'mxnet_softmax_output': (bool, False, "SoftmaxOutput's forward while training (and with multi_output) also takes "
+                                          "that loop (off: torch's kernel; on, a bound MLP's training step, "
+                                          "symbol:mlp_fwd_bwd, took ~3% longer)"),
     'sequential_sum_sq': (bool, True, "multi_sum_sq (LARS's and multi-tensor LAMB's norms) of float32/float16 CPU "
                                       "arrays adds the squares one after another in float32 as MXNet's CPU loop "
                                       "(0.16% below the exact sum on ResNet-18's 2.4M-value layer); ~3 ns a value "

@@ -852,7 +852,7 @@ def glibc_expf(x):
         ki = kd.view(np.uint64)
         z -= kd - _EXPF_SHIFT  # r: what is left of x * N / ln 2 after k (ki keeps kd's bits: no kd -= here)
         c0, c1, c2 = _EXPF_POLY
-        s = _EXPF_TABLE.take(ki, mode='wrap')  # (the table's index: k mod N)
+        s = _EXPF_TABLE[ki & np.uint64(_EXPF_N - 1)]  # (the table's index: k mod N)
         s += ki << np.uint64(52 - _EXPF_BITS)
         y = c0 * z
         y += c1

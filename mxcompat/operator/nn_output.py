@@ -29,8 +29,9 @@ def _no_grad_label(ctx, label):
 def _softmax_out_forward(data, multi_output, preserve_shape):
     # MXNet 1.9.1's CPU build runs oneDNN's softmax for inference of float32 data of 1, 2 or 4 dimensions without
     # multi_output, and mshadow's own loop otherwise (training included), whose bits kernels.mxnet_softmax gives
-    if (_STATE.training or multi_output or data.dtype != torch.float32 or data.dim() not in (1, 2, 4)
-            or data.numel() == 0):
+    # (with config.mxnet_softmax_output: it costs a training step's classifier head ~3x torch's softmax)
+    if kernels.config.mxnet_softmax_output and (_STATE.training or multi_output or data.dtype != torch.float32
+                                                or data.dim() not in (1, 2, 4) or data.numel() == 0):
         softmax = kernels.mxnet_softmax
     else:
         softmax = torch.softmax

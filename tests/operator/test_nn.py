@@ -680,8 +680,10 @@ def softmax_bits():
 
 def test_softmax_family_equals_mxnet_bits_where_mxnet_runs_its_own_loop(softmax_bits):
     # softmin, a temperature (1 included), another axis, dtype, use_length, 5-D, SoftmaxActivation, SoftmaxOutput
-    # while training or multi_output, forward and gradient: every value equal to MXNet 1.9.1's (NaN where it has NaN)
-    got = _SOFTMAX_BITS.record(mx)
+    # while training or multi_output (config.mxnet_softmax_output), forward and gradient: every value equal to MXNet
+    # 1.9.1's (NaN where it has NaN)
+    with kernels.policy(mxnet_softmax_output=True):
+        got = _SOFTMAX_BITS.record(mx)
     own = [k for k in softmax_bits if not k.startswith('onednn')
            and not (k.endswith(':grad') and _SOFTMAX_BITS.CASES[k.split(':')[0]][2].get('dtype'))
            and k != 'act_instance_3d:grad']
@@ -694,6 +696,16 @@ def test_softmax_family_equals_mxnet_bits_where_mxnet_runs_its_own_loop(softmax_
     for key in sorted(set(softmax_bits) - set(own)):
         tol = 1e-3 if 'f16' in key else 2e-5  # (float16 head gradient)
         np.testing.assert_allclose(got[key], softmax_bits[key], rtol=tol, atol=tol, err_msg=key)
+
+
+def test_softmax_output_takes_the_own_loop_when_switched_on(softmax_bits):
+    # off (the default): torch's softmax, MXNet's values to float32 rounding
+    x, label = (nd.array(a) for a in _SOFTMAX_BITS.inputs('output_train_wide'))
+    want = softmax_bits['output_train_wide:out']
+    with mx.autograd.record(train_mode=True):
+        out = nd.SoftmaxOutput(x, label).asnumpy()
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-8)
+    assert not np.array_equal(out, want)
 
 
 def test_softmax_own_loop_is_bounded_and_switchable(softmax_bits):
