@@ -60,6 +60,7 @@ class _Devices:
                                       'context), got %r' % (len(ctx), work_load_list))
         self.ctx, self.param_names, self.sym_gen = ctx, param_names, sym_gen
         self.slices = split_batch(train_data.batch_size, work_load_list)
+        self.input_shapes = [{} for _ in ctx]  # per device, the largest shape each input was bound with
         self.base = self._bind(symbol, train_data, None)
         self.buckets = {train_data.default_bucket_key: self.base} if sym_gen is not None else {}
         self.current = self.base
@@ -77,10 +78,26 @@ class _Devices:
         execs = []
         for i, (ctx, sl) in enumerate(zip(self.ctx, self.slices)):
             shapes = {d[0]: (sl.stop - sl.start,) + tuple(d[1][1:]) for d in inputs}
+            self._note_input_sizes(i, symbol, shapes)
             execs.append(symbol.simple_bind(ctx, grad_req=reqs, type_dict=types,
                                             shared_exec=shared['execs'][i] if shared else None, **shapes))
         return {'execs': execs, 'data': [d[0] for d in data.provide_data],
                 'label': [d[0] for d in data.provide_label]}
+
+    def _note_input_sizes(self, device, symbol, shapes):
+        """MXNet's warning when a bucket's input is larger than any bound before it on that device (MXNet then
+        allocates a new buffer; a smaller one reuses the buffer there, which MXNet 1.9.1 fails to reshape)."""
+        largest = self.input_shapes[device]
+        for name in symbol.list_arguments():
+            shape = shapes.get(name)
+            if shape is None:
+                continue
+            if name in largest and np.prod(shape) > np.prod(largest[name]):
+                logging.warning('bucketing: data "%s" has a shape %s, which is larger than already allocated shape '
+                                '%s. Need to re-allocate. Consider putting default_bucket_key to be the bucket '
+                                'taking the largest input for better memory sharing.', name, shape, largest[name])
+            if name not in largest or np.prod(shape) > np.prod(largest[name]):
+                largest[name] = shape
 
     def install_monitor(self, monitor):
         if self.sym_gen is not None:

@@ -57,7 +57,8 @@ def _close(a, b):
 
 
 @pytest.mark.parametrize('name', ['mlp_numpy', 'mlp_iter_two_devices', 'create_begin_epoch', 'extra_params',
-                                  'ndsb2_style', 'train_model_pattern'])
+                                  'ndsb2_style', 'train_model_pattern',
+                                  'sym_gen_buckets'])
 def test_scenario_matches_mxnet(results, name):
     """Log lines, warnings, callback arguments, optimizer indices, scores, trained parameters and predictions."""
     ours, gold = results[name], _JSON[name]
@@ -141,38 +142,3 @@ def test_work_load_list_and_duplicate_names():
     with pytest.raises(MXNetValueError, match='fc_weight'), warnings.catch_warnings():
         warnings.simplefilter('ignore', DeprecationWarning)
         mx.model.FeedForward(dup)
-
-
-def test_sym_gen_binds_one_executor_set_per_bucket():
-    """A function of the bucket key as the symbol: the first bucket's parameters are shared by the others."""
-    def sym_gen(key):
-        data = mx.sym.Variable('data')
-        net = mx.sym.FullyConnected(mx.sym.sum(data, axis=1, keepdims=True) * (1.0 / key), num_hidden=3,
-                                    name='fc')
-        return mx.sym.SoftmaxOutput(net, name='softmax')
-
-    class Buckets(mx.io.DataIter):
-        def __init__(self):
-            super().__init__(batch_size=4)
-            self.default_bucket_key = 5
-            self.provide_data = [mx.io.DataDesc('data', (4, 5))]
-            self.provide_label = [mx.io.DataDesc('softmax_label', (4,))]
-            self.reset()
-
-        def reset(self):
-            self.keys = [5, 3, 5]
-
-        def next(self):
-            if not self.keys:
-                raise StopIteration
-            key = self.keys.pop(0)
-            return mx.io.DataBatch([mx.nd.ones((4, key))], [mx.nd.array([0, 1, 2, 0])], bucket_key=key,
-                                   provide_data=[mx.io.DataDesc('data', (4, key))],
-                                   provide_label=[mx.io.DataDesc('softmax_label', (4,))])
-
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore', DeprecationWarning)
-        model = mx.model.FeedForward(sym_gen, num_epoch=2, learning_rate=0.1)
-    model.fit(Buckets())
-    assert sorted(model.arg_params) == ['fc_bias', 'fc_weight']
-    assert model.arg_params['fc_weight'].shape == (3, 1)
