@@ -393,3 +393,23 @@ def test_chunked_centered_rmsprop_and_ftml_give_the_torch_bits(op, n_states, kwa
         out.append([w] + states)
     for a, b in zip(*out):
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize('kwargs', [dict(wd=1e-2), dict(wd=0.0, bias_correction=False, rescale_grad=0.5,
+                                                         clip_gradient=0.5, lower_bound=0.5, upper_bound=1.5)])
+def test_chunked_multi_lamb_gives_the_torch_bits(kwargs):
+    """kernels.multi_lamb_direction (numpy over chunks, the float64 tail of the kernel) and the torch path of the
+    multi-tensor lamb_update compute the same roundings over 3 steps, past a chunk's size."""
+    from mxcompat.operator import optimizer_updates as upd
+    rs = np.random.RandomState(7)
+    w0, m0, v0 = rs.randn(70001).astype(np.float32), np.zeros(70001, np.float32), np.zeros(70001, np.float32)
+    grads = [torch.from_numpy(rs.randn(70001).astype(np.float32)) for _ in range(3)]
+    out = []
+    for chunks in (True, False):
+        w, m, v = (torch.from_numpy(a.copy()) for a in (w0, m0, v0))
+        with kernels.policy(chunked_updates=chunks):
+            for t, g in enumerate(grads, 1):
+                upd.lamb_update(w, g, m, v, 0.01, t=t, **kwargs)
+        out.append((w, m, v))
+    for a, b in zip(*out):
+        assert torch.equal(a, b)

@@ -37,6 +37,7 @@ __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', '
            'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
            'rmsprop_step', 'sgd_step', 'adagrad_step', 'adadelta_step', 'nadam_step',
            'nag_mom_step', 'signum_mom_step', 'rmspropalex_step', 'ftml_step', 'sum_sq',
+           'multi_lamb_direction',
            'mxnet_softmax']
 
 
@@ -158,6 +159,12 @@ def ftml_step(weight, grad, d, v, z, scalars):
     """MXNet's ftml_update (``cpu.ftml_chunk``, ``scalars`` its float parameters after the arrays) where it applies,
     as ``adam_step``."""
     return _chunked(cpu.ftml_chunk, (weight, grad, d, v, z), (weight, d, v, z), scalars, buffers=3)
+
+
+def multi_lamb_direction(weight, grad, mean, var, d, scalars):
+    """The direction ``d`` of MXNet's multi_lamb_update (``cpu.multi_lamb_chunk``, ``scalars`` its float parameters
+    after the arrays) where it applies, as ``adam_step``."""
+    return _chunked(cpu.multi_lamb_chunk, (weight, grad, mean, var, d), (mean, var, d), scalars)
 
 
 def nag_mom_step(weight, grad, mom, rescale_grad, clip_gradient, momentum, momentum_plus_1, lr, wd):

@@ -647,6 +647,25 @@ def ftml_chunk(w, g, d, v, z, r, t, u, rescale_grad, wd, clip, beta2, one_minus_
     np.negative(w, out=w)
 
 
+def multi_lamb_chunk(w, g, m, v, d, r, t, rescale_grad, clip, beta1, one_minus_beta1, beta2, one_minus_beta2, bias1,
+                     bias2, epsilon, wd):
+    """MXNet's MultiLAMBKernelStep1 on one chunk, the direction into ``d``: ``g = clip(rescale_grad * g); m = beta1 *
+    m + one_minus_beta1 * g; v = beta2 * v + (one_minus_beta2 * g) * g; d = m / bias1 / (sqrt(v / bias2) +
+    epsilon) + wd * w`` (``bias1``, ``bias2`` 1 without bias correction), the last line in float64 (the kernel's
+    sqrt is C's double sqrt) and rounded once."""
+    _rescale_clip(g, r, rescale_grad, clip)
+    _moments(r, t, m, v, beta1, one_minus_beta1, beta2, one_minus_beta2)
+    np.divide(m, bias1, out=r)
+    np.divide(v, bias2, out=t)
+    den = np.sqrt(t, dtype=np.float64)
+    den += epsilon
+    num = np.divide(r, den, dtype=np.float64)
+    if wd:
+        np.multiply(w, wd, out=t)
+        num += t
+    d[...] = num
+
+
 def nag_mom_chunk(w, g, m, r, t, rescale_grad, clip, momentum, momentum_plus_1, lr, wd):
     """MXNet's NAGMomKernel (in place) on one chunk: ``r = clip(rescale_grad * g); m *= momentum; w = (w - m) +
     momentum_plus_1 * (m - lr * (r + wd * w)); m -= lr * (r + wd * w_new)`` (the second decay term, which reads

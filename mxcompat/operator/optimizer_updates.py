@@ -285,31 +285,33 @@ def lamb_update(weight, grad, mean, var, lr, wd, t, beta1=0.9, beta2=0.999, epsi
     then ``w -= lr * r1 / r2 * g`` with ``r1 = clip(|w|, lower_bound, upper_bound)``, ``r2 = |g|`` (ratio 1 if
     either is 0).
 
-    With ``weight32`` (mixed precision): ``master_stays=True`` is the single-tensor mp_lamb_update_phase2 of MXNet,
-    which takes ``r1`` from the master copy and writes ``master - lr * ...`` into ``weight`` without updating the
-    master copy; ``False`` is multi_mp_lamb_update, which takes ``r1`` from the float16 weight and updates both."""
+    ``master_stays=False`` is the multi-tensor kernel (multi_lamb_update, multi_mp_lamb_update), whose norms are
+    multi_sum_sq's; ``True`` the single-tensor path (phase1, ``norm()``, phase2; MXNet's norm is approximated). With
+    ``weight32`` (mixed precision): ``True`` is mp_lamb_update_phase2, which takes ``r1`` from the master copy and
+    writes ``master - lr * ...`` into ``weight`` without updating the master copy; ``False`` takes ``r1`` from the
+    float16 weight and updates both."""
     w = weight if weight32 is None else weight32
+    # each product rounded on its own, in MultiLAMBKernelStep1/2's order (torch's add with alpha and addcmul fuse
+    # them; the kernel's sqrt(var_hat) calls C's double sqrt, so mean_hat / (sqrt + eps) + wd * w is computed in
+    # double and rounded once); the norms: multi_sum_sq's running float32 sums (the multi-tensor kernel) or, for
+    # the single-tensor phase1/phase2 path (master_stays), NDArray.norm(), approximated by torch's norm
     T = _ty(w)
-    g = _rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient), w.dtype)
-    mean.mul_(_f(T, beta1)).add_(g, alpha=_one_minus(T, beta1))
-    var.mul_(_f(T, beta2)).addcmul_(g, g, value=_one_minus(T, beta2))
-    eps = _f(T, epsilon)
-    if bias_correction:
-        c1, c2 = T(1) - _par(T, beta1) ** T(t), T(1) - _par(T, beta2) ** T(t)
-        d = mean.div(float(c1)).div_(kernels.sqrt_(var.div(float(c2))).add_(eps))
-    else:
-        d = mean.div(kernels.sqrt(var).add_(eps))
-    if wd:
-        d.add_(w, alpha=_f(T, wd))
+    d = _lamb_direction(w, grad, mean, var, T, wd, t, beta1, beta2, epsilon, bias_correction, rescale_grad,
+                        clip_gradient, multi=not master_stays)
     r1 = (w if weight32 is None or master_stays else weight)
-    r1 = multi_sum_sq([r1])[0].sqrt() if r1.dtype is torch.float16 else torch.linalg.vector_norm(r1.float())
-    r2 = torch.linalg.vector_norm(d.float())
+    if master_stays:
+        r1 = multi_sum_sq([r1])[0].sqrt() if r1.dtype is torch.float16 else torch.linalg.vector_norm(r1.float())
+        r2 = torch.linalg.vector_norm(d.float())
+    else:
+        r1, r2 = kernels.sqrt(multi_sum_sq([r1, d]))
     if lower_bound >= 0:
         r1 = r1.clamp(min=float(np.float32(lower_bound)))
     if upper_bound >= 0:
         r1 = r1.clamp(max=float(np.float32(upper_bound)))
     lr_f = _f(T, lr)
-    scale = torch.where((r1 == 0) | (r2 == 0), r1.new_tensor(lr_f), lr_f * r1 / r2)
+    # (phase2: (lr * r1) / r2; the multi-tensor kernel: lr * (r1 / r2))
+    ratio = torch.mul(r1, lr_f).div_(r2) if master_stays else r1.div(r2).mul_(lr_f)
+    scale = torch.where((r1 == 0) | (r2 == 0), r1.new_tensor(lr_f), ratio)
     d.mul_(scale.to(d.dtype))
     if weight32 is not None and master_stays:
         torch.sub(weight32, d, out=d)
@@ -318,6 +320,33 @@ def lamb_update(weight, grad, mean, var, lr, wd, t, beta1=0.9, beta2=0.999, epsi
     w.sub_(d)
     if weight32 is not None:
         weight.copy_(weight32)
+
+
+def _lamb_direction(w, grad, mean, var, T, wd, t, beta1, beta2, epsilon, bias_correction, rescale_grad,
+                    clip_gradient, multi):
+    # g = clip(rescale * grad); mean, var updated; returns mean_hat / (sqrt(var_hat) + eps) + wd * w (in double and
+    # rounded once where ``multi``)
+    eps = _f(T, epsilon)
+    c1, c2 = (T(1) - _par(T, beta1) ** T(t), T(1) - _par(T, beta2) ** T(t)) if bias_correction else (T(1), T(1))
+    d = torch.empty_like(w)
+    if multi and T is np.float32 and kernels.multi_lamb_direction(w, grad, mean, var, d, (
+            _f(T, rescale_grad), _f(T, clip_gradient), _f(T, beta1), _one_minus(T, beta1), _f(T, beta2),
+            _one_minus(T, beta2), float(c1), float(c2), eps, _f(T, wd))):
+        return d
+    g = _rescaled(grad, _f(T, rescale_grad), _f(T, clip_gradient), w.dtype)
+    mean.mul_(_f(T, beta1)).add_(torch.mul(g, _one_minus(T, beta1)))
+    var.mul_(_f(T, beta2)).add_(torch.mul(g, _one_minus(T, beta2)).mul_(g))
+    mh, vh = (mean.div(float(c1)), var.div(float(c2))) if bias_correction else (mean, var)
+    if multi:
+        d = vh.double().sqrt_().add_(eps)
+        torch.div(mh.double(), d, out=d)
+        if wd:
+            d.add_(torch.mul(w, _f(T, wd)))
+        return d.to(w.dtype)
+    d = mh.div(kernels.sqrt(vh).add_(eps))
+    if wd:
+        d.add_(torch.mul(w, _f(T, wd)))
+    return d
 
 
 def multi_sum_sq(arrays):

@@ -160,12 +160,12 @@ def test_rmsprop_update_gives_mxnets_bits():
 # MXNet's bits too
 BIT_EXACT = ['adadelta', 'adadelta_wd_clip', 'adagrad', 'adagrad_wd_clip', 'adam', 'adam_f64', 'adam_mp', 'adam_sched',
              'adam_single', 'adam_wd_clip', 'adamax', 'adamax_wd_clip', 'dcasgd', 'ftml', 'ftml_wd_clip',
-             'ftrl', 'ftrl_sched', 'ftrl_wd_clip', 'groupadagrad', 'lars_mp', 'lars_sched', 'lbsgd',
-             'lbsgd_power2', 'nadam', 'nadam_wd_clip', 'nag_mom', 'nag_mom_clip', 'nag_mp',
-             'nag_mp_nomom', 'nag_nomom_clip', 'rmsprop', 'rmsprop_centered', 'rmsprop_centered_clip',
-             'rmsprop_clip', 'rmsprop_mp', 'sgd_clip_rescale', 'sgd_direct', 'sgd_f64', 'sgd_fp16',
-             'sgd_mom_wd', 'sgd_mp', 'sgd_mp_nomom', 'sgd_plain', 'signsgd', 'signum', 'signum_clip',
-             'test']
+             'ftrl', 'ftrl_sched', 'ftrl_wd_clip', 'groupadagrad', 'lamb', 'lamb_mp', 'lamb_mp_direct',
+             'lamb_nobias', 'lamb_single', 'lars_mp', 'lars_sched', 'lbsgd', 'lbsgd_power2', 'nadam',
+             'nadam_wd_clip', 'nag_mom', 'nag_mom_clip', 'nag_mp', 'nag_mp_nomom', 'nag_nomom_clip',
+             'rmsprop', 'rmsprop_centered', 'rmsprop_centered_clip', 'rmsprop_clip', 'rmsprop_mp',
+             'sgd_clip_rescale', 'sgd_direct', 'sgd_f64', 'sgd_fp16', 'sgd_mom_wd', 'sgd_mp',
+             'sgd_mp_nomom', 'sgd_plain', 'signsgd', 'signum', 'signum_clip', 'test']
 
 
 @pytest.mark.filterwarnings('ignore::UserWarning')
