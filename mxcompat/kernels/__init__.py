@@ -16,7 +16,8 @@ max pooling as strided views or through channels-last (``max_pool2d``), torch's 
 (``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); SGD's, NAG's,
 Signum's, Adam's, RMSProp's (plain and centered), AdaGrad's, AdaDelta's, Nadam's and FTML's updates with MXNet's
 roundings in cache-sized numpy chunks (``sgd_step``, ``nag_mom_step``, ``signum_mom_step``, ``adam_step``,
-``rmsprop_step``, ``rmspropalex_step``, ``adagrad_step``, ``adadelta_step``, ``nadam_step``, ``ftml_step``);
+``rmsprop_step``, ``rmspropalex_step``, ``adagrad_step``, ``adadelta_step``, ``nadam_step``, ``ftml_step``) and
+multi-tensor LAMB's direction (``multi_lamb_direction``); multi_sum_sq's running float32 sums (``sum_sq``);
 float32 softmax where MXNet runs its own loop (not oneDNN) with that loop's roundings and glibc's expf
 (``mxnet_softmax``).
 
