@@ -4,6 +4,7 @@ import filecmp
 import json
 import os
 import pickle
+import subprocess
 import sys
 import warnings
 
@@ -142,3 +143,11 @@ def test_work_load_list_and_duplicate_names():
     with pytest.raises(MXNetValueError, match='fc_weight'), warnings.catch_warnings():
         warnings.simplefilter('ignore', DeprecationWarning)
         mx.model.FeedForward(dup)
+
+
+def test_unseeded_fit_in_a_fresh_process_prints_mxnets_lines():
+    """Without mx.random.seed, a new process draws MXNet's default streams: the same log lines and weights."""
+    script = os.path.join(FIX, 'unseeded_fit.py')
+    got = subprocess.run([sys.executable, '-m', 'mxcompat', script], capture_output=True, text=True, check=True,
+                         timeout=120)
+    assert got.stdout.splitlines() == _JSON['unseeded_fit']['lines']
