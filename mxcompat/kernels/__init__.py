@@ -262,8 +262,9 @@ def batch_norm_moving_update(moving_mean, moving_var, mean, invstd, eps, momentu
 
 
 def _exact_softmax(x, length, axis, negate, temperature, log):
-    lens = None if length is None else length.to(torch.int64).numpy()
-    return torch.from_numpy(cpu.mxnet_softmax(x.detach().numpy(), axis, negate, temperature, log, lens))
+    lens = None if length is None else length.cpu().to(torch.int64).numpy()
+    host = x.detach().numpy()  # host: the CPU rule's input (mxnet_softmax applies to CPU tensors only)
+    return torch.from_numpy(cpu.mxnet_softmax(host, axis, negate, temperature, log, lens))
 
 
 class _MXNetSoftmax(torch.autograd.Function):
@@ -284,9 +285,10 @@ class _MXNetSoftmax(torch.autograd.Function):
         axis, negate, temperature, log = ctx.attrs
         length = ctx.length
         if g.dtype == torch.float32 and g.is_cpu and g.layout == torch.strided and not torch.is_grad_enabled():
-            lens = None if length is None else length.to(torch.int64).numpy()
-            return (torch.from_numpy(cpu.mxnet_softmax_grad(y.numpy(), g.numpy(), axis, negate, temperature, log,
-                                                            lens)), None, None, None, None, None)
+            lens = None if length is None else length.cpu().to(torch.int64).numpy()
+            y_host, g_host = y.numpy(), g.numpy()  # host: the forward's CPU output and a CPU gradient (checked above)
+            return (torch.from_numpy(cpu.mxnet_softmax_grad(y_host, g_host, axis, negate, temperature, log, lens)),
+                    None, None, None, None, None)
         if log:
             gx = g - torch.exp(y) * g.sum(axis, keepdim=True)
         else:

@@ -472,11 +472,12 @@ _CHUNK = 1 << 15  # (values per chunk: ResNet-18's Adam step 25 ms at 8K, 18 ms 
 
 
 def chunked_update_applies(*tensors):
-    """Whether ``chunked_update`` runs on these tensors: contiguous float32 CPU tensors of one shape."""
+    """Whether ``chunked_update`` runs on these tensors: plain contiguous float32 CPU tensors of one shape (not a
+    tensor subclass: a failed array of ``mxcompat.engine`` keeps its error for the next read, not this update)."""
     shape = tensors[0].shape
     return config.chunked_updates and all(
-        t.dtype == torch.float32 and t.device.type == 'cpu' and t.layout == torch.strided and t.is_contiguous()
-        and t.shape == shape for t in tensors)
+        type(t) is torch.Tensor and t.dtype == torch.float32 and t.device.type == 'cpu' and t.layout == torch.strided
+        and t.is_contiguous() and t.shape == shape for t in tensors)
 
 
 def chunked_update(body, tensors, written, scalars, buffers=2):
@@ -485,7 +486,7 @@ def chunked_update(body, tensors, written, scalars, buffers=2):
     as 0-d float32 arrays; ``written`` (some of ``tensors``) get their autograd versions bumped."""
     f = np.float32
     scalars = tuple(np.array(x, f) for x in scalars)  # (0-d arrays: a ufunc takes them in half a numpy scalar's time)
-    arrays = [t.detach().reshape(-1).numpy() for t in tensors]
+    arrays = [t.detach().reshape(-1).numpy() for t in tensors]  # host: the chunked rules take CPU tensors
     n = arrays[0].size
     scratch = [np.empty(min(n, _CHUNK), f) for _ in range(buffers)]
     with _quiet():
@@ -783,7 +784,7 @@ def sequential_sum_sq(t):
     in the tensor's dtype, added one after another in element order into a float32 sum (a 200,000-value float32
     array: 199196.86 where the exact sum is 199209.03; torch's and numpy's pairwise sums land near the latter). A
     float32 numpy number. numpy's running sum over cache-sized chunks: ~3 ns a value, a strictly serial chain."""
-    a = t.detach().reshape(-1).numpy()
+    a = t.detach().reshape(-1).numpy()  # host: a CPU rule
     carry = np.float32(0)
     buf = np.empty(min(a.size, _CHUNK), np.float32)
     for s in range(0, a.size, _CHUNK):
@@ -802,7 +803,7 @@ def _quiet():
 
 def exact_sqrt(t):
     """The correctly rounded square root of a float32 CPU tensor (numpy's, as C's ``sqrtf``), a new tensor."""
-    a = t.detach().numpy()
+    a = t.detach().numpy()  # host: exact_sqrt takes CPU tensors only
     out = np.empty(a.shape, np.float32)
     with _quiet():
         np.sqrt(a, out=out)
@@ -811,7 +812,7 @@ def exact_sqrt(t):
 
 def exact_sqrt_(t):
     """``exact_sqrt`` in place."""
-    a = t.detach().numpy()
+    a = t.detach().numpy()  # host: as exact_sqrt
     with _quiet():
         np.sqrt(a, out=a)
     torch.autograd.graph.increment_version(t)

@@ -290,7 +290,8 @@ def _multibox_target(anchor, label, cls_pred, overlap_threshold, ignore_label, n
         return (anchor.new_empty((b_n, a_n * 4)), anchor.new_empty((b_n, a_n * 4)), anchor.new_empty((b_n, a_n)))
     anc = anchor.detach().reshape(-1, 4).cpu().double().numpy()
     lab = label.detach().cpu().double().numpy()
-    prd = cls_pred.detach().cpu().to(torch.float64 if cls_pred.dtype == torch.float64 else torch.float32).numpy()
+    prd_type = torch.float64 if cls_pred.dtype == torch.float64 else torch.float32
+    prd = cls_pred.detach().cpu().to(prd_type).numpy()
     loc_t = np.zeros((b_n, a_n, 4))
     loc_m = np.zeros((b_n, a_n, 4))
     cls_t = np.full((b_n, a_n), float(np.float32(ignore_label)))
