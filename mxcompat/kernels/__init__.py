@@ -195,28 +195,31 @@ def sgd_step(ws, gs, ms, momentum, lr, wd, rescale_grad, clip_gradient, single):
     """MXNet's SGD update of lists of weights, gradients and momenta (``ms`` None: no momentum; see
     ``operator.optimizer_updates.sgd_update``; scalars are numbers of the tensors' dtype): with momentum, no decay
     and no clipping torch's one-pass kernel where ``cpu.fused_sgd_applies`` (its fused products move MXNet's last
-    bits); else through ``cpu.sgd_mom_chunk`` / ``cpu.sgd_chunk`` (``single``: sgd_update's form) /
-    ``cpu.multi_sgd_chunk`` where they apply to every tensor (float32: MXNet's bits). Returns True; else False, and
-    the caller computes it."""
+    bits); else, for tensors of ``cpu.CHUNKED_MIN`` values and more, through ``cpu.sgd_mom_chunk`` /
+    ``cpu.sgd_chunk`` (``single``: sgd_update's form) / ``cpu.multi_sgd_chunk`` where they apply (float32: MXNet's
+    bits). Returns the positions in the lists it left to the caller (all of them where nothing applies)."""
+    everything = range(len(ws))
     if not config.cpu_fast_paths:
-        return False
+        return everything
     lr_wd, lr_rescale = lr * wd, lr * rescale_grad
     if ms is not None and not lr_wd and clip_gradient < 0 and cpu.fused_sgd_applies(ws, gs, ms, -lr_rescale):
         cpu.fused_sgd_mom_step(ws, gs, ms, float(momentum), float(-lr_rescale))
-        return True
-    each = zip(ws, gs) if ms is None else zip(ws, gs, ms)
-    groups = [tuple(ts) for ts in each]
-    if not (all(cpu.chunked_update_applies(*ts) for ts in groups) and untraced(ws[0])):
-        return False
+        return ()
+    if not untraced(ws[0]):
+        return everything
     f = np.float32
-    for ts in groups:
-        if ms is None:
+    left = []
+    for i in everything:
+        ts = (ws[i], gs[i]) if ms is None else (ws[i], gs[i], ms[i])
+        if ws[i].numel() < cpu.CHUNKED_MIN or not cpu.chunked_update_applies(*ts):
+            left.append(i)  # (small tensors: one multi-tensor pass over all of them costs less than a call each)
+        elif ms is None:
             body = cpu.sgd_chunk if single else cpu.multi_sgd_chunk
             cpu.chunked_update(body, ts, ts[:1], (f(1) - lr_wd, lr_wd, lr, lr_rescale, rescale_grad, clip_gradient))
         else:
             cpu.chunked_update(cpu.sgd_mom_chunk, ts, (ts[0], ts[2]),
                                (momentum, lr_wd, lr, lr_rescale, rescale_grad, clip_gradient))
-    return True
+    return left
 
 
 def stable_argsort(keys):

@@ -78,10 +78,15 @@ def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, c
         gs = [grads[i] for i in idx]
         ms = None if moms is None else [moms[i] for i in idx]
         T = _ty(ws[0])
-        if weights32 is None and kernels.sgd_step(
-                ws, gs, ms, _par(T, momentum), _par(T, lr), _par(T, wd), _par(T, rescale_grad),
-                _par(T, clip_gradient), single):
-            continue
+        if weights32 is None:
+            left = kernels.sgd_step(ws, gs, ms, _par(T, momentum), _par(T, lr), _par(T, wd), _par(T, rescale_grad),
+                                    _par(T, clip_gradient), single)
+            if len(left) < len(ws):
+                if not left:
+                    continue
+                idx = [idx[i] for i in left]
+                ws, gs = [ws[i] for i in left], [gs[i] for i in left]
+                ms = None if ms is None else [ms[i] for i in left]
         if weights32 is not None:
             gs = [g.float() for g in gs]
         lr_t = _par(T, lr)
