@@ -5,7 +5,7 @@ import functools
 
 import torch
 
-from ..base import MXNetError, MXNetTypeError, MXNetValueError, unsupported
+from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..context import current_context
 from ..operator import custom, registry
 from .ndarray import NDArray, _wrap, _STATE
@@ -132,10 +132,6 @@ def _custom_function(op, func_name):
         for i, a in enumerate(data):
             if not isinstance(a, NDArray):
                 raise MXNetTypeError('Operator Custom: input %d must be an NDArray, got %s' % (i, type(a).__name__))
-            if a.stype != 'default':  # (MXNet hands sparse arrays to the prop's infer_storage_type and forward)
-                raise unsupported('mx.nd.Custom', 'a sparse input (input %d has storage type %r, op_type %r)'
-                                  % (i, a.stype, kwargs.get('op_type')),
-                                  "custom operators get dense arrays here; convert it with tostype('default')")
         for k, v in kwargs.items():
             if isinstance(v, NDArray):
                 raise MXNetTypeError('Operator Custom: NDArray inputs must be positional (got keyword %r)' % k)

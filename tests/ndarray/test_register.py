@@ -218,25 +218,3 @@ def test_multi_mp_adamw_update_with_one_weight_writes_the_float16_copy():
     assert r is w16 and w16[0].dtype == np.float16
     assert w16[0].asnumpy().tolist() == [0.68359375, 2.31640625, 2.68359375]
     np.testing.assert_allclose(w32[0].asnumpy(), ADAMW_W[0], rtol=1e-5, atol=1e-5)
-
-
-def test_custom_with_a_sparse_input_raises():
-    # MXNet gives a Custom operator's prop and forward the sparse array (example/numpy-ops/custom_sparse_sqr.py gets
-    # a csr output); mxcompat's custom operators run on dense arrays, so it says so instead of densifying silently
-    import mxcompat as mx
-    from mxcompat.base import MXNetNotImplementedError
-
-    class _Id(mx.operator.CustomOp):
-        def forward(self, is_train, req, in_data, out_data, aux):
-            self.assign(out_data[0], req[0], in_data[0])
-
-    @mx.operator.register('test_register_sparse_custom')
-    class _IdProp(mx.operator.CustomOpProp):
-        def create_operator(self, ctx, shapes, dtypes):
-            return _Id()
-
-    x = mx.nd.array([[0, 1.5], [2, 0]])
-    assert mx.nd.Custom(x, op_type='test_register_sparse_custom').asnumpy().tolist() == [[0, 1.5], [2, 0]]
-    with pytest.raises(MXNetNotImplementedError, match=r"mx\.nd\.Custom: a sparse input \(input 0 has storage type "
-                                                       r"'csr'"):
-        mx.nd.Custom(x.tostype('csr'), op_type='test_register_sparse_custom')
