@@ -179,22 +179,38 @@ def _init_updates(executor_manager, optimizer, kvstore, update_on_kvstore, arg_p
 
 
 def _evaluate(executor_manager, epoch, eval_data, eval_metric, eval_batch_end_callback, eval_end_callback):
-    """The end-of-epoch pass over eval_data with the training executors (is_train=False)."""
+    """The end-of-epoch pass over eval_data with the training executors (is_train=False). The callbacks get a
+    BatchEndParam whose nbatch is the batch's index, then (eval_end_callback) the number of batches."""
     eval_metric.reset()
     eval_data.reset()
-    total_num_batch = 0
-    for i, eval_batch in enumerate(eval_data):
-        executor_manager.load_data_batch(eval_batch)
+    seen = 0
+    for batch in eval_data:
+        executor_manager.load_data_batch(batch)
         executor_manager.forward(is_train=False)
-        executor_manager.update_metric(eval_metric, eval_batch.label)
+        executor_manager.update_metric(eval_metric, batch.label)
         if eval_batch_end_callback is not None:
-            _callbacks(eval_batch_end_callback, BatchEndParam(epoch=epoch, nbatch=i, eval_metric=eval_metric,
-                                                              locals=locals()))
-        total_num_batch += 1
+            _callbacks(eval_batch_end_callback, BatchEndParam(epoch, seen, eval_metric, locals()))
+        seen += 1
     if eval_end_callback is not None:
-        _callbacks(eval_end_callback, BatchEndParam(epoch=epoch, nbatch=total_num_batch, eval_metric=eval_metric,
-                                                    locals=locals()))
+        _callbacks(eval_end_callback, BatchEndParam(epoch, seen, eval_metric, locals()))
     eval_data.reset()
+
+
+def _epoch_batches(train_data, epoch_size, epoch, logger):
+    """The batches of one training epoch: one whole pass over ``train_data`` (then reset, logged), or with
+    ``epoch_size`` that many batches, passing over the iterator's end as often as needed (each end reset and
+    logged) and leaving it where the count is reached for the next epoch."""
+    count = 0
+    while True:
+        for batch in train_data:
+            count += 1
+            yield batch
+            if epoch_size is not None and count >= epoch_size:
+                return
+        logger.info('Epoch[%d] Resetting Data Iterator', epoch)
+        train_data.reset()
+        if epoch_size is None or count >= epoch_size:
+            return
 
 
 def _train(symbol, ctx, param_names, arg_params, aux_params, begin_epoch, end_epoch, epoch_size, optimizer,
@@ -212,31 +228,18 @@ def _train(symbol, ctx, param_names, arg_params, aux_params, begin_epoch, end_ep
     for epoch in range(begin_epoch, end_epoch):
         tic = time.time()
         eval_metric.reset()
-        nbatch = 0
-        while True:  # an epoch of epoch_size batches may span several passes over the data, or end inside one
-            do_reset = True
-            for data_batch in train_data:
-                executor_manager.load_data_batch(data_batch)
-                if monitor is not None:
-                    monitor.tic()
-                executor_manager.forward(is_train=True)
-                executor_manager.backward()
-                _update(executor_manager, kvstore, update_on_kvstore, updater, len(ctx))
-                if monitor is not None:
-                    monitor.toc_print()
-                executor_manager.update_metric(eval_metric, data_batch.label)
-                nbatch += 1
-                if batch_end_callback is not None:
-                    _callbacks(batch_end_callback, BatchEndParam(epoch=epoch, nbatch=nbatch,
-                                                                 eval_metric=eval_metric, locals=locals()))
-                if epoch_size is not None and nbatch >= epoch_size:
-                    do_reset = False
-                    break
-            if do_reset:
-                logger.info('Epoch[%d] Resetting Data Iterator', epoch)
-                train_data.reset()
-            if epoch_size is None or nbatch >= epoch_size:
-                break
+        for nbatch, data_batch in enumerate(_epoch_batches(train_data, epoch_size, epoch, logger), 1):
+            executor_manager.load_data_batch(data_batch)
+            if monitor is not None:
+                monitor.tic()
+            executor_manager.forward(is_train=True)
+            executor_manager.backward()
+            _update(executor_manager, kvstore, update_on_kvstore, updater, len(ctx))
+            if monitor is not None:
+                monitor.toc_print()
+            executor_manager.update_metric(eval_metric, data_batch.label)
+            if batch_end_callback is not None:
+                _callbacks(batch_end_callback, BatchEndParam(epoch, nbatch, eval_metric, locals()))
         logger.info('Epoch[%d] Time cost=%.3f', epoch, time.time() - tic)
 
         if epoch_end_callback or epoch + 1 == end_epoch:
