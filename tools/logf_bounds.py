@@ -1,5 +1,5 @@
 """Measures how far the C library's ``logf`` strays from the correctly rounded logarithm, over every positive float,
-by binade of the result: the table ``mxcompat/operator/_libm.py`` keeps as ``_LOGF_DOUBT``.
+by binade of the result: the table ``mxcompat/kernels/_libm.py`` keeps as ``_LOGF_DOUBT``.
 
     python tools/logf_bounds.py          # needs a C compiler (cc); about two minutes
 

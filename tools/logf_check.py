@@ -1,4 +1,4 @@
-"""Compares ``mxcompat.operator._libm``'s vectorized ``logf`` (glibc's algorithm in numpy, double precision) with
+"""Compares ``mxcompat.kernels._libm``'s vectorized ``logf`` (glibc's algorithm in numpy, double precision) with
 the C library's over every positive finite float, and with glibc's algorithm compiled both with and without fused
 multiply-adds (x86-64 glibc picks one by the processor):
 
@@ -17,7 +17,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-from mxcompat.operator import _libm  # noqa: E402
+from mxcompat.kernels import _libm  # noqa: E402
 
 # glibc's logf steps written out (table from _libm): compiled twice, fused and not
 SOURCE = r'''

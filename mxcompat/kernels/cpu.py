@@ -15,8 +15,6 @@ them. Every rule leaves values as torch's own kernel gives them, up to floating-
 weight kept for inference live in tables keyed weakly by the weight tensor: ``clear()`` empties them all,
 ``forget_kept(weight)`` one weight's.
 """
-import ctypes
-import ctypes.util
 import decimal
 import math
 import threading
@@ -26,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.weak import WeakTensorKeyDictionary
 
+from . import _libm
 from ._policy import config
 from ._tracing import recorded, untraced
 
@@ -842,7 +841,7 @@ def stable_argsort(keys):
 # reproduce (and the float64 exp rounded to float32 differs on ~0.07% of values). glibc's expf is a table of 2^(i/32)
 # and a cubic in double precision: reproduced below with numpy's float64 operations, it equals the libm expf on
 # every one of 800,000 test values. glibc's logf (not correctly rounded: the float64 log rounded to float32 differs on
-# ~1 of 1,000 sums) is called through ctypes, once per row, where the C library has it.
+# ~1 of 1,000 sums) is ``_libm.logf``: glibc's algorithm vectorized, the C library asked only near rounding boundaries.
 _EXPF_BITS = 5
 _EXPF_N = 1 << _EXPF_BITS
 _EXPF_SHIFT = float.fromhex('0x1.8p+52')  # adding it rounds a double to an integer kept in the low mantissa bits
@@ -888,28 +887,6 @@ def glibc_expf(x):
         return y.astype(np.float32)
 
 
-def _c_logf():
-    try:
-        f = ctypes.CDLL(ctypes.util.find_library('m') or 'libm.so.6').logf
-    except (OSError, AttributeError):
-        return None
-    f.restype, f.argtypes = ctypes.c_float, [ctypes.c_float]
-    return f
-
-
-_LOGF = []
-
-
-def c_logf(a):
-    """The C library's ``logf`` of each value of a float32 numpy array (the float64 log rounded, without one)."""
-    if not _LOGF:
-        _LOGF.append(_c_logf())
-    f = _LOGF[0]
-    if f is None:
-        return np.log(a.astype(np.float64)).astype(np.float32)
-    return np.fromiter(map(f, a.ravel().tolist()), np.float32, a.size).reshape(a.shape)
-
-
 def mxnet_softmax(a, axis, negate, temperature, log, length):
     """MXNet's own CPU softmax loop over ``axis`` of a float32 numpy array (see above), a new float32 array.
     ``temperature``: None or a number; ``length``: None or an int64 numpy array, ``a``'s shape without ``axis``
@@ -934,7 +911,7 @@ def mxnet_softmax(a, axis, negate, temperature, log, length):
             last = np.expand_dims(np.maximum(length, 1) - 1, axis)
             total = np.take_along_axis(total, last, axis)
         if log:
-            return d - c_logf(total)
+            return d - _libm.logf(total)
         e /= total
         if length is not None:
             e[~keep] = 0.0

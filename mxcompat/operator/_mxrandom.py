@@ -38,7 +38,7 @@ import numpy as np
 
 from ._mt19937 import (_F32, _F64, _U32, NUM_STATES, SEED_MAGIC, Engine, ParallelRandom, canonical, canonical_f32,
                        canonical_f64, outputs_per_uniform, uniform_int_downscale)
-from ._libm import _pow, libm, log, logf, powf
+from ..kernels._libm import _pow, libm, log, logf, powf
 
 
 # ---- the engines of this process ---------------------------------------------------------------------------------

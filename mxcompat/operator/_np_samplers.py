@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ._libm import logf, powf
+from ..kernels._libm import logf, powf
 
 _F32, _F64 = np.float32, np.float64
 _ERR = 2.0 ** -46  # (relative bound on numpy's error in these few double operations, with a wide margin)

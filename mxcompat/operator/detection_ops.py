@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from ._libm import libm
+from ..kernels._libm import libm
 from .extra_ops import zero_grad
 from .registry import defop, REQUIRED
 

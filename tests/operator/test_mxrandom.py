@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from mxcompat.io import _cxxrandom
-from mxcompat.operator import _libm as libm_module, _mt19937, _mxrandom as R
+from mxcompat.kernels import _libm as libm_module
+from mxcompat.operator import _mt19937, _mxrandom as R
 
 
 def _reference(base):

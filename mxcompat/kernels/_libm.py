@@ -3,7 +3,8 @@
 float ones through ctypes; ``logf``, the one of the float normal sampler, is glibc's algorithm vectorized in
 double precision, and only the values whose result lies too near a rounding boundary to be sure of (about one in a
 million) are asked of the C library (``tools/logf_check.py`` compares it with the C library over every positive
-float). Used by ``_mxrandom``.
+float). Used by MXNet's samplers (``operator._mxrandom``, ``operator._np_samplers``) and its own softmax loop
+(``cpu.mxnet_softmax``).
 """
 import ctypes
 import ctypes.util
@@ -11,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._mt19937 import _F32, _F64
+_F32, _F64 = np.float32, np.float64
 
 
 # ---- the C library's functions ---------------------------------------------------------------------------------
