@@ -1,6 +1,8 @@
 """OpenCV's ``cv::resize`` rules computed with torch (nearest, bilinear, bicubic, area, Lanczos-4 on HxWxC tensors),
 shared by the ``_image_resize`` operator, ``mx.image.imresize`` and the image record iterators."""
+import functools
 import math
+import warnings
 
 import numpy as np
 import torch
@@ -82,12 +84,54 @@ def _dense(idx, coef, n_in):
     return m
 
 
-def _vertical_u8_linear(hs, idx, beta):
-    """OpenCV's SSE2 vertical pass for 8-bit bilinear: each tap's (row >> 4) * beta keeps its top 16 bits, the sum
-    is rounded by 2 bits. ``hs`` holds the 11-bit fixed-point horizontal results (rows, width*C)."""
-    acc = ((hs[idx[:, 0]] >> 4) * beta[:, :1]) >> 16
-    acc += ((hs[idx[:, 1]] >> 4) * beta[:, 1:]) >> 16
-    return (acc + 2) >> 2
+def _csr(m):
+    """A (mostly zero) weight matrix as a torch CSR tensor, torch's sparse-times-dense product being the fast
+    banded matrix product on every device."""
+    with warnings.catch_warnings():  # torch calls its CSR support beta; the product used here is stable
+        warnings.simplefilter('ignore', UserWarning)
+        return torch.from_numpy(m).to_sparse_csr()
+
+
+@functools.lru_cache(maxsize=1024)
+def _u8_rows(n_in, n_out, interp):
+    """The vertical pass of an 8-bit resize: OpenCV's 11-bit fixed-point weights, each tap rounded on its own (a
+    row clamping names twice gets both rounded weights), as a (n_out, n_in) matrix, and for bilinear the first two
+    taps' rows and int32 weights."""
+    idx, coef = _axis_taps(n_in, n_out, interp, interp == 3, horizontal=False)
+    beta = np.rint(coef.astype(np.float64) * _COEF_SCALE)
+    taps = [(torch.from_numpy(idx[:, k]), torch.from_numpy(beta[:, k:k + 1].astype(np.int32))) for k in range(2)]
+    return taps, _csr(_dense(idx, beta, n_in))
+
+
+@functools.lru_cache(maxsize=1024)
+def _u8_columns(n_in, n_out, interp, c):
+    """The horizontal pass of an 8-bit resize as a (n_out*c, n_in*c) matrix on interleaved channels: the weights
+    of the taps clamping sends to one source pixel are summed, then rounded to 11-bit fixed point."""
+    alpha = np.rint(_dense(*_axis_taps(n_in, n_out, interp, interp == 3), n_in) * _COEF_SCALE)
+    return _csr(np.kron(alpha, np.eye(c)))
+
+
+def _resize_u8(t, w, h, interp):
+    """8-bit bilinear, bicubic, area (enlarging) and Lanczos-4 in OpenCV's fixed point, as two banded (sparse)
+    matrix products in float64: every weight and pixel is an integer and every sum stays below 2**53, so the sums
+    are exact integers whatever order the product adds them in. Bicubic and Lanczos round once at the end
+    (a linear map, so the vertical pass can go first); bilinear rounds each vertical tap as OpenCV's SSE2 pass
+    does, so it needs the horizontal sums first."""
+    ih, iw, c = t.shape
+    cols = _u8_columns(iw, w, interp, c)
+    taps, rows = _u8_rows(ih, h, interp)
+    flat = t.reshape(ih, iw * c).to(torch.float64)
+    if interp in (1, 3):
+        hs = (cols @ flat.T).T.to(torch.int32)  # (ih, w*c) 11-bit fixed point, >= 0
+        hs16 = hs >> 4
+        (i0, b0), (i1, b1) = taps
+        acc = (hs16.index_select(0, i0) * b0) >> 16
+        acc += (hs16.index_select(0, i1) * b1) >> 16
+        res = (acc + 2) >> 2
+    else:
+        acc = (cols @ (rows @ flat).T).T  # (h, w*c) in 22-bit fixed point
+        res = torch.floor((acc + (1 << 21)) * (1.0 / (1 << 22)))
+    return res.clamp_(0, 255).to(torch.uint8).reshape(h, w, c)
 
 
 def resize_hwc(t, w, h, interp):
@@ -103,23 +147,13 @@ def resize_hwc(t, w, h, interp):
         res = torch.einsum('oh,hwc,pw->opc', torch.from_numpy(_area_table(ih, h, ih / h)), t.to(torch.float64),
                            torch.from_numpy(_area_table(iw, w, iw / w)))
         return _cast_back(res, t.dtype)
+    if t.dtype == torch.uint8:
+        return _resize_u8(t, w, h, interp)
     yidx, ycoef = _axis_taps(ih, h, interp, interp == 3, horizontal=False)
     mx = _dense(*_axis_taps(iw, w, interp, interp == 3), iw)
-    if t.dtype != torch.uint8:
-        res = torch.einsum('oh,hwc,pw->opc', torch.from_numpy(_dense(yidx, ycoef, ih)), t.to(torch.float64),
-                           torch.from_numpy(mx))
-        return _cast_back(res, t.dtype)
-    # 8-bit: 11-bit fixed-point weights; horizontal sums are exact integers
-    alpha = torch.from_numpy(np.rint(mx * _COEF_SCALE))
-    hs = torch.einsum('hwc,pw->hpc', t.to(torch.float64), alpha).to(torch.int64).reshape(ih, w * c)
-    beta = torch.from_numpy(np.rint(ycoef.astype(np.float64) * _COEF_SCALE).astype(np.int64))
-    yidx = torch.from_numpy(yidx)
-    if interp in (1, 3):
-        res = _vertical_u8_linear(hs, yidx, beta)
-    else:
-        acc = (hs[yidx] * beta[:, :, None]).sum(dim=1)
-        res = (acc + (1 << 21)) >> 22
-    return res.clamp(0, 255).to(torch.uint8).reshape(h, w, c)
+    res = torch.einsum('oh,hwc,pw->opc', torch.from_numpy(_dense(yidx, ycoef, ih)), t.to(torch.float64),
+                       torch.from_numpy(mx))
+    return _cast_back(res, t.dtype)
 
 
 def _cast_back(res, dtype):
