@@ -103,8 +103,8 @@ class Block:
     def _check_container_with_block(self):
         known = set(self._children.values())
         for attr, val in vars(self).items():
-            if attr == '_children' or attr.startswith('__') or not isinstance(val, (list, tuple, dict)):
-                continue
+            if attr == '_children' or not isinstance(val, (list, tuple, dict)) or not val or attr.startswith('__'):
+                continue  # (most of a block's containers are empty hook and cache slots)
             if Block._holds_stray_block(val, known):
                 warnings.warn('"{name}" is an unregistered container with Blocks. Note that Blocks inside the '
                               'list, tuple or dict will not be registered automatically. Make sure to register '

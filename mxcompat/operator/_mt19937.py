@@ -297,7 +297,8 @@ class ParallelRandom:
         ``rows``; the states after each twist)."""
         inside = np.flatnonzero(pos + m <= _N)
         if inside.size:
-            words = self._mt[rows[inside, None], pos[inside, None] + np.arange(m)]
+            # (each engine's window copied whole from a view of every window: a gather per word costs 8x more)
+            words = np.lib.stride_tricks.sliding_window_view(self._mt, m, axis=1)[rows[inside], pos[inside]]
             got = _temper(words, self._space(2, words.shape), self._space(3, words.shape))
             out[at_out[inside]] = _scaled(got, out.dtype, scale, shift)
             if commit:
