@@ -40,6 +40,23 @@ def _one_minus(T, x):
     return float(T(1) - T(np.float32(x)))
 
 
+@functools.lru_cache(maxsize=256)
+def _number_tensor(x):
+    with torch.inference_mode(False):
+        return torch.tensor(x, dtype=torch.float32)
+
+
+def _by(ts, x):
+    """The number ``x`` (a float the tensors' dtype holds exactly) as a multi-tensor product by a number takes it
+    fastest: for float32 CPU tensors a 0-d float32 tensor (never written), else the number. torch's CPU
+    ``_foreach_mul`` by a Python number wraps it for each tensor (an MLP's six parameters: 12 us; by a 0-d tensor
+    5.5 us); both round each product to float32 alike."""
+    t = ts[0]
+    if t.dtype == torch.float32 and t.device.type == 'cpu':
+        return _number_tensor(x)
+    return x
+
+
 def _rescaled(g, rescale_grad, clip_gradient, dtype=None):
     """``clip(rescale_grad * g)`` as a new tensor (in ``dtype`` if given)."""
     r = torch.mul(g if dtype is None else g.to(dtype), rescale_grad)
@@ -92,23 +109,23 @@ def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, c
         lr_t = _par(T, lr)
         lr_wd = lr_t * _par(T, wd)
         if clip_gradient >= 0:
-            step = torch._foreach_mul(gs, _f(T, rescale_grad))
+            step = torch._foreach_mul(gs, _by(gs, _f(T, rescale_grad)))
             torch._foreach_clamp_min_(step, -_f(T, clip_gradient))
             torch._foreach_clamp_max_(step, _f(T, clip_gradient))
-            torch._foreach_mul_(step, float(lr_t))
+            torch._foreach_mul_(step, _by(step, float(lr_t)))
         else:
-            step = torch._foreach_mul(gs, float(lr_t * _par(T, rescale_grad)))
+            step = torch._foreach_mul(gs, _by(gs, float(lr_t * _par(T, rescale_grad))))
         if ms is not None:
-            torch._foreach_mul_(ms, _f(T, momentum))
+            torch._foreach_mul_(ms, _by(ms, _f(T, momentum)))
             if lr_wd:
-                torch._foreach_sub_(ms, torch._foreach_mul(ws, float(lr_wd)))
+                torch._foreach_sub_(ms, torch._foreach_mul(ws, _by(ws, float(lr_wd))))
             torch._foreach_sub_(ms, step)
             torch._foreach_add_(ws, ms)
         elif lr_wd and single:
-            torch._foreach_mul_(ws, float(T(1) - lr_wd))
+            torch._foreach_mul_(ws, _by(ws, float(T(1) - lr_wd)))
             torch._foreach_sub_(ws, step)
         elif lr_wd:
-            decay = torch._foreach_mul(ws, float(-lr_wd))
+            decay = torch._foreach_mul(ws, _by(ws, float(-lr_wd)))
             torch._foreach_sub_(decay, step)
             torch._foreach_add_(ws, decay)
         else:
