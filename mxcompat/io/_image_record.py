@@ -9,12 +9,15 @@ resized following OpenCV's rules (see ``mx.image``), so JPEG pixels and resized 
 Without ``round_batch`` the last, short batch reports ``pad`` 0, as MXNet does; its unfilled rows repeat the
 previous batch (uninitialised memory in MXNet).
 
-Not supported (raise): the affine augmentations (``max_rotate_angle``, ``rotate``, ``rotate_list``,
-``max_shear_ratio``, ``max/min_random_scale``, aspect-ratio jitter without ``random_resized_crop``,
-``max/min_img_size``), HSL jitter (``random_h/s/l``), other ``aug_seq`` values, ``shuffle_chunk_size``,
-remote paths and directories of .rec files.
+The affine augmentations (``max_rotate_angle``, ``rotate``, ``rotate_list``, ``max_shear_ratio``,
+``max/min_random_scale``, aspect-ratio jitter without ``random_resized_crop``, ``max/min_img_size``) draw as MXNet
+draws and warp as OpenCV's ``warpAffine`` does (``operator/_cv_warp.py``): the same pixels.
+
+Not supported (raise): HSL jitter (``random_h/s/l``), other ``aug_seq`` values, ``shuffle_chunk_size``, remote paths
+and directories of .rec files.
 """
 import os
+import re
 import struct
 from concurrent.futures import ThreadPoolExecutor
 
@@ -23,6 +26,7 @@ import torch
 
 from ..base import MXNetError, cpp_log, unsupported
 from ..operator._cv_resize import resize_hwc
+from ..operator._cv_warp import warp_affine_u8
 from ..recordio import _MAGIC, _MAGIC_BYTES, _LEN_MASK, unpack
 from . import _cxxrandom as R
 from .io import MXDataIter, _Params, _REQUIRED, _BATCH, _PREFETCH, _open_local, _creator
@@ -64,18 +68,23 @@ _EIGVEC = np.array([[55.46 * -0.5675, 4.794 * 0.7192, 1.148 * 0.4009],
 
 
 def _check_supported(api, p):
-    gaps = [('max_rotate_angle', p.max_rotate_angle > 0), ('rotate', p.rotate > 0),
-            ('max_shear_ratio', p.max_shear_ratio > 0), ('max_random_scale', p.max_random_scale != 1),
-            ('min_random_scale', p.min_random_scale != 1), ('max_img_size', p.max_img_size != 1e10),
-            ('min_img_size', p.min_img_size != 0),
-            ('max_aspect_ratio', not p.random_resized_crop and (p.max_aspect_ratio != 0 or
-                                                                p.min_aspect_ratio is not None)),
-            ('random_h', p.random_h != 0), ('random_s', p.random_s != 0), ('random_l', p.random_l != 0),
+    gaps = [('random_h', p.random_h != 0), ('random_s', p.random_s != 0), ('random_l', p.random_l != 0),
             ('shuffle_chunk_size', p.shuffle_chunk_size > 0), ('aug_seq', p.aug_seq != 'aug_default')]
     for name, bad in gaps:
         if bad:
             raise unsupported('mx.io.' + api, 'the argument %s=%r' % (name, getattr(p, name)),
-                              'affine/HSL augmentation, chunk shuffling and custom augmenters are not ported')
+                              'HSL augmentation, chunk shuffling and custom augmenters are not ported')
+
+
+def _atoi(text):
+    """C's ``atoi``: leading blanks, a sign and the digits that follow; 0 without digits."""
+    m = re.match(r'\s*([+-]?\d+)', text)
+    return int(m.group(1)) if m else 0
+
+
+def _int_list(text):
+    """MXNet's parse of ``rotate_list``: the comma-separated fields read with ``atoi`` (``'0,90'`` -> [0, 90])."""
+    return [_atoi(field) for field in text.split(',')] if text else []
 
 
 def _sat_u8(x):
@@ -115,6 +124,40 @@ class _Augmenter:
         else:
             self.max_ar, self.min_ar = np.float32(1 + p.max_aspect_ratio), np.float32(1 - p.max_aspect_ratio)
 
+        self._affine = (p.max_rotate_angle > 0 or p.max_shear_ratio > 0 or p.rotate > 0 or p.rotate_list
+                        or p.max_random_scale != 1 or p.min_random_scale != 1
+                        or (not p.random_resized_crop and (self.min_ar != 1 or self.max_ar != 1))
+                        or p.max_img_size != np.float32(1e10) or p.min_img_size != 0)
+
+    def _warp(self, res, g):
+        """MXNet's random affine transform (shear, rotation, scale, aspect ratio; its draws in MXNet's order,
+        its matrix in float) applied by OpenCV's warpAffine rules, the border filled with ``fill_value``."""
+        p, f = self.p, np.float32
+        s = R.uniform_float(g, 0, 1) * f(p.max_shear_ratio) * f(2) - f(p.max_shear_ratio)
+        angle = R.uniform_int(g, -p.max_rotate_angle, p.max_rotate_angle)
+        if p.rotate > 0:
+            angle = p.rotate
+        if p.rotate_list:
+            angle = p.rotate_list[R.uniform_int(g, 0, len(p.rotate_list) - 1)]
+        a, b = f(np.cos(angle / 180.0 * np.pi)), f(np.sin(angle / 180.0 * np.pi))
+        scale = ratio = f(1)
+        if not p.random_resized_crop:
+            scale = R.uniform_float(g, 0, 1) * (f(p.max_random_scale) - f(p.min_random_scale)) + f(p.min_random_scale)
+            ratio = R.uniform_float(g, 0, 1) * (self.max_ar - self.min_ar) + self.min_ar
+        hs = f(2) * scale / (f(1) + ratio)
+        ws = ratio * hs
+        rows, cols = res.shape[:2]
+        new_w = max(f(p.min_img_size), min(f(p.max_img_size), scale * f(cols)))
+        new_h = max(f(p.min_img_size), min(f(p.max_img_size), scale * f(rows)))
+        m = np.array([[hs * a - s * b * ws, hs * b + s * a * ws, 0], [-b * ws, a * ws, 0]], f)
+        m[0, 2] = (new_w - (m[0, 0] * f(cols) + m[0, 1] * f(rows))) / f(2)
+        m[1, 2] = (new_h - (m[1, 0] * f(cols) + m[1, 1] * f(rows))) / f(2)
+        if p.inter_method not in (1, 2, 3, 4, 9, 10):
+            raise MXNetError('ImageRecordIter: invalid inter_method: valid value 0,1,2,3,9,10')
+        width, height = int(new_w), int(new_h)
+        interp = self._interp(g, cols, rows, width, height)
+        return warp_affine_u8(res, m, width, height, (p.fill_value,) * 3 + (0,), interp)
+
     def _interp(self, g, ow, oh, nw, nh):
         return pick_interp(self.p.inter_method, g, ow, oh, nw, nh)
 
@@ -127,6 +170,8 @@ class _Augmenter:
             if p.inter_method not in (0, 1, 2, 3, 4, 9, 10):
                 raise MXNetError('ImageRecordIter: invalid inter_method: valid value 0,1,2,3,9,10')
             res = _resize(res, nw, nh, self._interp(g, cols, rows, nw, nh))
+        if self._affine:
+            res = self._warp(res, g)
         if p.pad > 0:
             fill = np.full((res.shape[0] + 2 * p.pad, res.shape[1] + 2 * p.pad) + res.shape[2:], p.fill_value,
                            np.uint8)
@@ -522,8 +567,7 @@ _DTYPES = {None: np.float32, 'float32': np.float32, 'uint8': np.uint8, 'int8': n
 def image_record_iter(api, kwargs, fixed_dtype=None):
     """Build the ImageRecordIter family (``fixed_dtype`` for the UInt8/Int8 variants)."""
     p = _Params(api, kwargs, _SPEC, extra=('rotate_list',))
-    if 'rotate_list' in kwargs:
-        raise unsupported('mx.io.' + api, 'the argument rotate_list', 'affine augmentation is not ported')
+    p.rotate_list = _int_list(str(kwargs['rotate_list'])) if 'rotate_list' in kwargs else []
     _check_supported(api, p)
     dtype = fixed_dtype or p.dtype
     if dtype not in _DTYPES:
