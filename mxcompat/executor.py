@@ -30,6 +30,7 @@ _storage_use_count = getattr(torch._C, '_storage_Use_Count', None)  # private; w
 __all__ = ['Executor']
 
 _ZERO_GRAD_NODE = _ZeroGrad._backward_cls  # autograd node of operators whose MXNet backward writes zeros
+_STRIDED = torch.strided
 
 
 def _as_list(names, arrays, what, allow_missing=False):
@@ -470,13 +471,18 @@ class Executor:
                 extra = self._saved[2][start:start + n_in]
                 pairs[k] = (extra[0], grad(outs[k], *extra))
         roots = [(_root(o), h) for o, h in pairs if isinstance(o, torch.Tensor)]
-        pairs = [(r, torch.ones_like(r) if h is None else h.to(r.dtype)) for r, h in roots if r.requires_grad]
+        pairs = [(r, torch.ones_like(r) if h is None else h if h.dtype is r.dtype else h.to(r.dtype))
+                 for r, h in roots if r.requires_grad]
         if self._monitor is not None and self._mon_records:
             self._monitored_backward(pairs)
         plan = self._wrt
         if plan is None or plan[0] is not ins:  # (the leaves are reused while the bound tensors stay)
             want = [i for i, r in enumerate(self._grad_req) if r != 'null' and _recorded(ins[i])]
-            plan = self._wrt = (ins, want, tuple(_root(ins[i]) for i in want))
+            # the usual gradients: float, dense, written, too small to adopt (the arrays' types checked per pass)
+            plain = not self._any_csr and all(
+                self._grad_req[i] == 'write' and i not in self._int_args and ins[i].numel() < _ADOPT_MIN
+                for i in want)
+            plan = self._wrt = (ins, want, tuple(_root(ins[i]) for i in want), plain)
         want = plan[1]
         if not want or not pairs:  # e.g. integer outputs: the tracked inputs' gradients are zero, as in MXNet
             for i, (r, track) in enumerate(zip(self._grad_req, self._track)):
@@ -489,6 +495,12 @@ class Executor:
                 tuple(o for o, _ in pairs), tuple(h for _, h in pairs), plan[2])
         finally:
             _ag.set_training(prev)
+        if plan[3]:
+            gas = self.grad_arrays
+            dsts = [gas[i] for i in want]
+            if all(type(d) is NDArray for d in dsts) and all(g is not None and g.layout is _STRIDED for g in grads):
+                torch._foreach_copy_([d._t for d in dsts], list(grads))
+                return
         dsts, srcs = [], []
         for i, g in zip(want, grads):
             if g is not None and g.layout is torch.sparse_coo:  # (from a csr product: symbol/passes/storage.py)

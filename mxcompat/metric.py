@@ -236,7 +236,7 @@ def _dense_hits(pred, label, axis):
         raise MXNetValueError('Shape of labels {} does not match shape of predictions {}'.format(label.numel(), n))
     if pred.shape != label.shape:
         pred, label = pred.reshape(-1), label.reshape(-1)
-    return numpy.int64(torch.eq(pred, label).sum().item()), n
+    return numpy.int64(torch.count_nonzero(torch.eq(pred, label)).item()), n
 
 
 @register

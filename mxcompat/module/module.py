@@ -122,7 +122,7 @@ class Module(BaseModule):
                           stacklevel=2)
             return
         self._need('binded')
-        attrs = self._symbol.attr_dict()
+        attrs = None  # (the symbol's attributes, read when an initializer first needs them)
         for source, target in ((arg_params, self._arg_params), (aux_params, self._aux_params)):
             for name in sorted(target):
                 arr = target[name]
@@ -134,6 +134,8 @@ class Module(BaseModule):
                 if source is not None and not allow_missing:
                     raise MXNetError('%s is not presented' % name)
                 if source is None or initializer is not None:
+                    if attrs is None:
+                        attrs = self._symbol.attr_dict()
                     initializer(InitDesc(name, attrs.get(name, None)), arr)
         self._params_dirty = False
         self.params_initialized = True

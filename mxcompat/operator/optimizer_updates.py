@@ -87,13 +87,19 @@ def sgd_update(weights, grads, moms, lrs, wds, momentum=0.0, rescale_grad=1.0, c
     # each product rounded on its own, in the order of MXNet's SGDKernel / SGDMomKernel / MultiSGDKernel (torch's add
     # with alpha and its fused SGD kernel contract products into sums, which moved the last bits)
     master = weights if weights32 is None else weights32
-    groups = {}
-    for i, key in enumerate(zip(lrs, wds)):
-        groups.setdefault(key, []).append(i)
+    if lrs and lrs.count(lrs[0]) == len(lrs) == len(wds) == wds.count(wds[0]):  # (one rate and decay: the lists)
+        groups = {(lrs[0], wds[0]): range(len(lrs))}
+    else:
+        groups = {}
+        for i, key in enumerate(zip(lrs, wds)):
+            groups.setdefault(key, []).append(i)
     for (lr, wd), idx in groups.items():
-        ws = [master[i] for i in idx]
-        gs = [grads[i] for i in idx]
-        ms = None if moms is None else [moms[i] for i in idx]
+        if len(idx) == len(master):
+            ws, gs, ms = list(master), list(grads), None if moms is None else list(moms)
+        else:
+            ws = [master[i] for i in idx]
+            gs = [grads[i] for i in idx]
+            ms = None if moms is None else [moms[i] for i in idx]
         T = _ty(ws[0])
         if weights32 is None:
             left = kernels.sgd_step(ws, gs, ms, _par(T, momentum), _par(T, lr), _par(T, wd), _par(T, rescale_grad),

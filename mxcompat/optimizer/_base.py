@@ -216,11 +216,14 @@ class Optimizer:
 
     def _scaled(self, base, indices, kind):
         mults = self.lr_mult if kind == 'lr_mult' else self.wd_mult
+        params = self.param_dict
+        if not (params or mults) and type(base) is float:
+            return [base] * len(indices)  # (every multiplier is 1)
         out = []
         for index in indices:
             v = base
-            if index in self.param_dict:
-                v *= getattr(self.param_dict[index], kind)
+            if params and index in params:
+                v *= getattr(params[index], kind)
             elif index in mults:
                 v *= mults[index]
             elif index in self.idx2name:

@@ -69,12 +69,16 @@ class Updater:
         one_call = getattr(opt, '_one_call_per_dtype', None)
         if one_call is not None and one_call():
             n = max(n, len(indices))  # every same-dtype weight in one call (the same result as batches of n)
-        by_dtype = {}
-        for i, w, g in zip(indices, weights, grads):
-            # (dense arrays: the torch dtype, cheaper than the numpy one; sparse: without densifying)
-            by_dtype.setdefault(w._t.dtype if type(w) is NDArray else w.dtype, []).append((i, w, g))
-        for group in by_dtype.values():
-            idx, ws, gs = zip(*group)
+        # (dense arrays: the torch dtype, cheaper than the numpy one; sparse: without densifying)
+        dtypes = [w._t.dtype if type(w) is NDArray else w.dtype for w in weights]
+        if dtypes and dtypes.count(dtypes[0]) == len(dtypes) == len(indices) == len(grads):  # (the usual case)
+            groups = [(tuple(indices), tuple(weights), tuple(grads))]
+        else:
+            by_dtype = {}
+            for d, i, w, g in zip(dtypes, indices, weights, grads):
+                by_dtype.setdefault(d, []).append((i, w, g))
+            groups = [zip(*group) for group in by_dtype.values()]
+        for idx, ws, gs in groups:
             for start in range(0, len(idx), n):
                 opt.update_multi_precision(idx[start:start + n], ws[start:start + n], gs[start:start + n],
                                            [states[i] for i in idx[start:start + n]])
