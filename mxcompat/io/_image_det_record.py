@@ -24,9 +24,8 @@ Differs from MXNet:
 * With more than one decoding thread MXNet draws from one engine per thread (other random choices); with a file
   larger than one read chunk (64 MB here, smaller in MXNet) ``shuffle`` mixes other groups of records, and
   MXNet's prefetching thread may consume draws for chunks it discards at a reset.
-* Raise ``MXNetNotImplementedError``: the HLS jitter (``max_random_hue``/``max_random_saturation``/
-  ``max_random_illumination`` with its probability > 0), ``aug_seq`` with ``aug_default``, ``shuffle_chunk_size``
-  large enough to split the file into shuffled parts, remote paths and directories.
+* Raise ``MXNetNotImplementedError``: ``aug_seq`` with ``aug_default``, ``shuffle_chunk_size`` large enough to split
+  the file into shuffled parts, remote paths and directories.
 * Raise ``MXNetError`` where MXNet 1.9.1 crashes: an unknown ``aug_seq`` name (segmentation fault), a crop window
   or resize of zero size (an OpenCV assertion); a ``dtype`` other than float32 is refused at construction
   (MXNet fails at the first batch with the same message).
@@ -39,6 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..base import MXNetError, cpp_log, unsupported
+from ..operator._cv_hls import shift_hls
 from . import _cxxrandom as R
 from ._image_record import _RecSplit, _resize, decode_record, load_mean_image, pick_interp, shorter_edge_to
 from .io import (MXDataIter, _BatchLoader, _open_local, _Params, _Prefetched, _REQUIRED, _BATCH, _PREFETCH,
@@ -214,12 +214,6 @@ class _DetAugmenter:
                        'max_crop_%s >= min_crop_%s' % (what, what))
         _check(p.emit_overlap_thresh >= 0, 'emit_overlap_thresh >= 0')
         self.fill = p.fill_value
-        for name, prob in (('max_random_hue', 'random_hue_prob'), ('max_random_saturation', 'random_saturation_prob'),
-                           ('max_random_illumination', 'random_illumination_prob')):
-            if getattr(p, name) != 0 and getattr(p, prob) > 0:
-                raise unsupported('mx.io.' + API, 'the argument %s=%r (with %s=%r)'
-                                  % (name, getattr(p, name), prob, getattr(p, prob)),
-                                  "OpenCV's 8-bit HLS jitter is not ported; random_contrast_prob is")
 
     def _resized(self, g, res, nw, nh):
         if nw <= 0 or nh <= 0:
@@ -233,14 +227,19 @@ class _DetAugmenter:
         label = _DetLabel(raw_label)
         if (p.random_hue_prob > 0 or p.random_saturation_prob > 0 or p.random_illumination_prob > 0
                 or p.random_contrast_prob > 0):
-            # hue/saturation/illumination deltas are drawn (and are 0 here: see the check in __init__)
-            for _ in range(3):
-                R.uniform_float(g, -1, 1)
+            h, s, lum = (int(R.uniform_float(g, -1, 1) * _F(most)) for most in
+                         (p.max_random_hue, p.max_random_saturation, p.max_random_illumination))
             c = R.uniform_float(g, -1, 1) * _F(p.max_random_contrast)
-            for _ in range(3):
-                R.uniform_float(g, 0, 1)
+            h = h if R.uniform_float(g, 0, 1) < _F(p.random_hue_prob) else 0
+            s = s if R.uniform_float(g, 0, 1) < _F(p.random_saturation_prob) else 0
+            lum = lum if R.uniform_float(g, 0, 1) < _F(p.random_illumination_prob) else 0
             if not R.uniform_float(g, 0, 1) < _F(p.random_contrast_prob):
                 c = _F(0)
+            if h or s or lum:  # (offsets added to OpenCV's HLS bytes, clamped, converted back)
+                if res.ndim != 3 or res.shape[2] != 3:
+                    raise MXNetError('%s: the HLS jitter converts BGR images: got %s channels, the conversion '
+                                     'needs 3' % (API, res.shape[2] if res.ndim == 3 else 1))
+                res = shift_hls(res, h, lum, s)
             if abs(float(c)) > 1e-3:
                 res = np.clip(np.rint(res.astype(_F) * (c + _F(1))), 0, 255).astype(np.uint8)
         if p.rand_mirror_prob > 0 and R.uniform_float(g, 0, 1) < _F(p.rand_mirror_prob):
@@ -516,13 +515,13 @@ def _image_det_record_iter(**kwargs):
     Each label row is ``[channels, rows, cols, n, label[0:n], label_pad_value...]`` of width
     ``label_pad_width + 4`` (without ``label_pad_width``, the widest label of the file), where ``label`` is the
     record's ``[A, B, header..., objects...]`` after the detection augmenter (``resize``, ``rand_mirror_prob``,
-    ``rand_pad_prob``, ``rand_crop_prob`` with its samplers, ``random_contrast_prob``, ``resize_mode``).
+    ``rand_pad_prob``, ``rand_crop_prob`` with its samplers, the HLS jitter and ``random_contrast_prob``,
+    ``resize_mode``).
 
     Differs from MXNet: images are decoded with Pillow and resized by mxcompat's OpenCV-rule resizing, so JPEG
     and interpolated pixels can differ by a little; random draws follow MXNet's engines as with one decoding
-    thread. The HLS jitter (``max_random_hue``/``max_random_saturation``/``max_random_illumination`` with a
-    probability > 0), ``aug_seq='aug_default'``, ``shuffle_chunk_size`` that splits the file, remote paths and
-    directories raise ``MXNetNotImplementedError``. Unknown arguments warn (MXNet ignores them silently). With a
+    thread. ``aug_seq='aug_default'``, ``shuffle_chunk_size`` that splits the file, remote paths and directories
+    raise ``MXNetNotImplementedError``. Unknown arguments warn (MXNet ignores them silently). With a
     .rec file larger than one read chunk (64 MB here, MXNet's is smaller), ``shuffle`` shuffles within other chunks.
     """
     return image_det_record_iter(kwargs)

@@ -13,8 +13,10 @@ The affine augmentations (``max_rotate_angle``, ``rotate``, ``rotate_list``, ``m
 ``max/min_random_scale``, aspect-ratio jitter without ``random_resized_crop``, ``max/min_img_size``) draw as MXNet
 draws and warp as OpenCV's ``warpAffine`` does (``operator/_cv_warp.py``): the same pixels.
 
-Not supported (raise): HSL jitter (``random_h/s/l``), other ``aug_seq`` values, ``shuffle_chunk_size``, remote paths
-and directories of .rec files.
+So does the HLS jitter (``random_h/s/l``, OpenCV's float32 BGR <-> HLS conversions in ``operator/_cv_hls.py``).
+
+Not supported (raise): other ``aug_seq`` values, ``shuffle_chunk_size``, remote paths and directories of .rec
+files.
 """
 import os
 import re
@@ -26,6 +28,7 @@ import torch
 
 from ..base import MXNetError, cpp_log, unsupported
 from ..operator._cv_resize import resize_hwc
+from ..operator._cv_hls import shift_hls
 from ..operator._cv_warp import warp_affine_u8
 from ..recordio import _MAGIC, _MAGIC_BYTES, _LEN_MASK, unpack
 from . import _cxxrandom as R
@@ -68,12 +71,14 @@ _EIGVEC = np.array([[55.46 * -0.5675, 4.794 * 0.7192, 1.148 * 0.4009],
 
 
 def _check_supported(api, p):
-    gaps = [('random_h', p.random_h != 0), ('random_s', p.random_s != 0), ('random_l', p.random_l != 0),
-            ('shuffle_chunk_size', p.shuffle_chunk_size > 0), ('aug_seq', p.aug_seq != 'aug_default')]
+    gaps = [('shuffle_chunk_size', p.shuffle_chunk_size > 0), ('aug_seq', p.aug_seq != 'aug_default')]
     for name, bad in gaps:
         if bad:
             raise unsupported('mx.io.' + api, 'the argument %s=%r' % (name, getattr(p, name)),
-                              'HSL augmentation, chunk shuffling and custom augmenters are not ported')
+                              'chunk shuffling and custom augmenters are not ported')
+    if (p.random_h or p.random_s or p.random_l) and p.data_shape[0] != 3:  # (MXNet: OpenCV's assertion, first batch)
+        raise MXNetError('%s: random_h/random_s/random_l convert BGR images to HLS: data_shape %s has %d channels, '
+                         'the conversion needs 3' % (api, tuple(p.data_shape), p.data_shape[0]))
 
 
 def _atoi(text):
@@ -225,9 +230,23 @@ class _Augmenter:
             res = res[y:y + H, x:x + W]
         if p.brightness > 0 or p.contrast > 0 or p.saturation > 0:
             res = self._color_jitter(res, g)
+        if p.random_h or p.random_s or p.random_l:
+            res = self._hls(res, g)
         if p.pca_noise > 0:
             res = self._pca(res, g)
         return res
+
+    def _hls(self, res, g):
+        """MXNet's HLS jitter: offsets of hue, lightness and saturation drawn as (u1 + 4 u2) / 5 scaled to
+        +-random_h/l/s (hue, lightness, saturation drawn in that order), added in OpenCV's HLS bytes and clamped."""
+        p, f = self.p, np.float32
+
+        def offset(limit):
+            r = R.uniform_float(g, 0, 1)
+            r = r + f(4) * R.uniform_float(g, 0, 1)
+            return int((r / f(5)) * f(limit) * f(2) - f(limit))
+        h, s, lum = offset(p.random_h), offset(p.random_s), offset(p.random_l)
+        return shift_hls(res, h, lum, s)
 
     def _origin(self, g, y, x):
         """The crop's top-left corner given the spare rows/cols: random (y drawn first) or centred."""

@@ -83,7 +83,13 @@ def test_variants_and_errors(in_fixtures):
         assert tail.split(' [')[0] in str(e.value), (name, str(e.value))
 
 
-@pytest.mark.parametrize('arg', [{'random_h': 10}, {'aug_seq': 'det_aug_default'},
+def test_hls_jitter_needs_three_channels(in_fixtures):
+    # MXNet fails too (OpenCV's cvtColor assertion, at the first batch)
+    with pytest.raises(MXNetError, match='needs 3'):
+        list(mx.io.ImageRecordIter(path_imgrec='affine.rec', data_shape=(1, 24, 24), batch_size=4, random_h=10))
+
+
+@pytest.mark.parametrize('arg', [{'aug_seq': 'det_aug_default'},
                                  {'shuffle_chunk_size': 64}])
 def test_unsupported_augmentations_raise(in_fixtures, arg):
     name = list(arg)[0]

@@ -267,9 +267,8 @@ def test_mnistiter_matches_mxnet(name):
 
 def test_known_gaps():
     # ImageDetRecordIter is implemented (tests/io/test_image_det_record.py); its unported augmenters still raise
-    with pytest.raises(MXNetNotImplementedError, match='ImageDetRecordIter.*max_random_hue'):
-        mx.io.ImageDetRecordIter(path_imgrec='x.rec', data_shape=(3, 8, 8), batch_size=2, max_random_hue=10,
-                                 random_hue_prob=0.5)
+    with pytest.raises(MXNetNotImplementedError, match='ImageDetRecordIter.*aug_default'):
+        mx.io.ImageDetRecordIter(path_imgrec='x.rec', data_shape=(3, 8, 8), batch_size=2, aug_seq='aug_default')
 
 
 def test_namespace():
