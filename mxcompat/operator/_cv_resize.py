@@ -2,6 +2,7 @@
 shared by the ``_image_resize`` operator, ``mx.image.imresize`` and the image record iterators."""
 import functools
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -84,54 +85,98 @@ def _dense(idx, coef, n_in):
     return m
 
 
-def _csr(m):
-    """A (mostly zero) weight matrix as a torch CSR tensor, torch's sparse-times-dense product being the fast
-    banded matrix product on every device."""
+def _merged(idx, coef, n_in):
+    """The nonzero entries (rows, columns, weights) of ``_dense(idx, coef, n_in)``, summed in the same order."""
+    keys, where = np.unique(np.arange(idx.shape[0])[:, None] * n_in + idx, return_inverse=True)
+    return keys // n_in, keys % n_in, np.bincount(where.ravel(), coef.astype(np.float64).ravel())
+
+
+def _csr(rows, cols, vals, shape, dtype, c=1):
+    """A matrix given by its entries as a torch CSR tensor (torch's sparse-times-dense product is the fast banded
+    matrix product), repeated for ``c`` interleaved channels: row ``r*c+k`` weighs column ``j*c+k`` by entry
+    (r, j)."""
+    keep = vals != 0
+    k = np.arange(c)
+    r, j = (rows[keep, None] * c + k).ravel(), (cols[keep, None] * c + k).ravel()
+    order = np.lexsort((j, r))  # CSR order: by row, then column
+    crow = np.zeros(shape[0] * c + 1, np.int64)
+    np.cumsum(np.bincount(r, minlength=shape[0] * c), out=crow[1:])
     with warnings.catch_warnings():  # torch calls its CSR support beta; the product used here is stable
         warnings.simplefilter('ignore', UserWarning)
-        return torch.from_numpy(m).to_sparse_csr()
+        return torch.sparse_csr_tensor(torch.from_numpy(crow), torch.from_numpy(j[order]),
+                                       torch.from_numpy(np.repeat(vals[keep], c)[order]).to(dtype),
+                                       (shape[0] * c, shape[1] * c))
 
 
 @functools.lru_cache(maxsize=1024)
 def _u8_rows(n_in, n_out, interp):
-    """The vertical pass of an 8-bit resize: OpenCV's 11-bit fixed-point weights, each tap rounded on its own (a
-    row clamping names twice gets both rounded weights), as a (n_out, n_in) matrix, and for bilinear the first two
-    taps' rows and int32 weights."""
+    """The vertical pass of an 8-bit bicubic or Lanczos resize: OpenCV's 11-bit fixed-point weights, each tap
+    rounded on its own (a row clamping names twice gets both rounded weights), as a float32 (n_out, n_in) matrix
+    in units of 2**-11."""
+    idx, coef = _axis_taps(n_in, n_out, interp, False, horizontal=False)
+    r, j, v = _merged(idx, np.rint(coef.astype(np.float64) * _COEF_SCALE), n_in)
+    return _csr(r, j, v / _COEF_SCALE, (n_out, n_in), torch.float32)
+
+
+@functools.lru_cache(maxsize=1024)
+def _u8_linear_taps(n_in, n_out, interp):
+    """The vertical pass of an 8-bit bilinear (or enlarging area) resize: per tap, the source rows and OpenCV's
+    11-bit fixed-point weights as int32 columns."""
     idx, coef = _axis_taps(n_in, n_out, interp, interp == 3, horizontal=False)
-    beta = np.rint(coef.astype(np.float64) * _COEF_SCALE)
-    taps = [(torch.from_numpy(idx[:, k]), torch.from_numpy(beta[:, k:k + 1].astype(np.int32))) for k in range(2)]
-    return taps, _csr(_dense(idx, beta, n_in))
+    beta = np.rint(coef.astype(np.float64) * _COEF_SCALE).astype(np.int32)
+    return [(torch.from_numpy(idx[:, k]), torch.from_numpy(beta[:, k:k + 1])) for k in range(2)]
 
 
 @functools.lru_cache(maxsize=1024)
 def _u8_columns(n_in, n_out, interp, c):
-    """The horizontal pass of an 8-bit resize as a (n_out*c, n_in*c) matrix on interleaved channels: the weights
-    of the taps clamping sends to one source pixel are summed, then rounded to 11-bit fixed point."""
-    alpha = np.rint(_dense(*_axis_taps(n_in, n_out, interp, interp == 3), n_in) * _COEF_SCALE)
-    return _csr(np.kron(alpha, np.eye(c)))
+    """The horizontal pass of an 8-bit resize as a (n_out*c, n_in*c) matrix on interleaved channels: the weights of
+    the taps clamping sends to one source pixel are summed, then rounded to 11-bit fixed point. Bilinear gets
+    them as float32 integers (it goes first), bicubic and Lanczos as float64 in units of 2**-11 (second)."""
+    r, j, v = _merged(*_axis_taps(n_in, n_out, interp, interp == 3), n_in)
+    alpha = np.rint(v * _COEF_SCALE)
+    if interp in (1, 3):
+        return _csr(r, j, alpha, (n_out, n_in), torch.float32, c)
+    return _csr(r, j, alpha / _COEF_SCALE, (n_out, n_in), torch.float64, c)
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch(role, shape, dtype):
+    """A per-thread work array for ``role``, reused across calls: arrays of a few MB allocated and freed per image
+    make the C allocator hand pages back to the system and fault them in again on every call."""
+    n = math.prod(shape)
+    held = _SCRATCH.__dict__.setdefault('arrays', {})
+    buf = held.get((role, dtype))
+    if buf is None or buf.numel() < n:
+        buf = held[(role, dtype)] = torch.empty(n, dtype=dtype)
+    return buf[:n].view(shape)
 
 
 def _resize_u8(t, w, h, interp):
-    """8-bit bilinear, bicubic, area (enlarging) and Lanczos-4 in OpenCV's fixed point, as two banded (sparse)
-    matrix products in float64: every weight and pixel is an integer and every sum stays below 2**53, so the sums
-    are exact integers whatever order the product adds them in. Bicubic and Lanczos round once at the end
-    (a linear map, so the vertical pass can go first); bilinear rounds each vertical tap as OpenCV's SSE2 pass
-    does, so it needs the horizontal sums first."""
+    """8-bit bilinear, bicubic, area (enlarging) and Lanczos-4 in OpenCV's fixed point, as banded (sparse) matrix
+    products. Every weight is an integer (or one times 2**-11) and every pixel an integer, so the sums are exact
+    whatever order a product adds them in: a first pass stays below 2**24 * 2**-11 (exact in float32), the second
+    below 2**53 (exact in float64). Bicubic and Lanczos round once at the end (a linear map, so the vertical pass
+    can go first); bilinear rounds each vertical tap as OpenCV's SSE2 pass does, so the horizontal sums come first.
+    """
     ih, iw, c = t.shape
-    cols = _u8_columns(iw, w, interp, c)
-    taps, rows = _u8_rows(ih, h, interp)
-    flat = t.reshape(ih, iw * c).to(torch.float64)
+    flat = t.reshape(ih, iw * c)
     if interp in (1, 3):
-        hs = (cols @ flat.T).T.to(torch.int32)  # (ih, w*c) 11-bit fixed point, >= 0
-        hs16 = hs >> 4
-        (i0, b0), (i1, b1) = taps
+        src = _scratch('src', (iw * c, ih), torch.float32).copy_(flat.T)
+        hs_t = torch.mm(_u8_columns(iw, w, interp, c), src, out=_scratch('pass1', (w * c, ih), torch.float32))
+        hs16 = _scratch('hs', (ih, w * c), torch.int32).copy_(hs_t.T) >> 4  # 11-bit fixed point, >= 0
+        (i0, b0), (i1, b1) = _u8_linear_taps(ih, h, interp)
         acc = (hs16.index_select(0, i0) * b0) >> 16
         acc += (hs16.index_select(0, i1) * b1) >> 16
-        res = (acc + 2) >> 2
-    else:
-        acc = (cols @ (rows @ flat).T).T  # (h, w*c) in 22-bit fixed point
-        res = torch.floor((acc + (1 << 21)) * (1.0 / (1 << 22)))
-    return res.clamp_(0, 255).to(torch.uint8).reshape(h, w, c)
+        return ((acc + 2) >> 2).clamp_(0, 255).to(torch.uint8).reshape(h, w, c)
+    src = _scratch('src', (ih, iw * c), torch.float32).copy_(flat)
+    v = torch.mm(_u8_rows(ih, h, interp), src, out=_scratch('pass1', (h, iw * c), torch.float32))
+    v_t = _scratch('pass1_t', (iw * c, h), torch.float64).copy_(v.T)
+    acc = torch.mm(_u8_columns(iw, w, interp, c), v_t, out=_scratch('pass2', (w * c, h), torch.float64))
+    # the weights carry 2**-11 each, so the sums come out in pixel units; adding 0.5 and truncating after the
+    # clamp is OpenCV's (sum + 2**21) >> 22
+    return acc.add_(0.5).clamp_(0, 255).to(torch.uint8).T.reshape(h, w, c)
 
 
 def resize_hwc(t, w, h, interp):
