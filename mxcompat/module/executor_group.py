@@ -10,6 +10,8 @@ from ..ndarray import ndarray as _nd
 from ..ndarray.sparse import CSRNDArray
 from ..context import Context
 
+_DENSE = _nd.NDArray
+
 
 def _desc(d):
     """A DataDesc (shape as a tuple) for a DataDesc, a (name, shape[, dtype, layout]) sequence or anything with
@@ -236,7 +238,9 @@ class ExecutorGroup:
             for ex, sl in zip(self.execs, self.slices):
                 dst = ex.arg_arrays[ex._arg_index[name]]
                 part = src if len(self.execs) == 1 else _slice_axis(src, axis, sl)
-                if isinstance(part, _nd.NDArray):
+                if type(part) is _DENSE and type(dst) is _DENSE and part._t.shape == dst._t.shape:
+                    dst._t.copy_(part._t)  # (the usual batch: copy_into's dense case)
+                elif isinstance(part, _nd.NDArray):
                     if part.shape != dst.shape:
                         raise MXNetValueError('Module: %s has shape %s, bound as %s' % (name, part.shape,
                                                                                           dst.shape))

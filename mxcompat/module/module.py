@@ -14,6 +14,7 @@ from .base_module import BaseModule, _check_module_names, _parse_data_desc
 from .executor_group import ExecutorGroup, prepare_group2ctxs
 from ..model import load_checkpoint
 from ..ndarray import ndarray as _nd
+from ..ndarray.ndarray import NDArray
 from .._fileio import read_all, write_atomic
 from .. import kvstore as kvs, optimizer as opt
 
@@ -303,10 +304,12 @@ class Module(BaseModule):
     # -- computation ------------------------------------------------------------------------------------------
     def forward(self, data_batch, is_train=None):
         """Run forward on one batch; re-binds first if its shapes differ from the bound ones."""
-        self._need('binded', 'params_initialized')
+        if not (self.binded and self.params_initialized):
+            self._need('binded', 'params_initialized')
         cur = self._data_shapes
         arrays = data_batch.data
-        if len(cur) != len(arrays) or any(s != tuple(d.shape) for (_, s), d in zip(cur, arrays)):
+        if len(cur) != len(arrays) or any(s != (d._t.shape if type(d) is NDArray else tuple(d.shape))
+                                          for (_, s), d in zip(cur, arrays)):
             new = [tuple(d.shape) for d in arrays]
             provided = getattr(data_batch, 'provide_data', None)
             dshapes = provided if provided else [(n, s) for (n, _), s in zip(self._data_shapes, new)]
@@ -317,12 +320,14 @@ class Module(BaseModule):
         self._exec_group.forward(data_batch, self.for_training if is_train is None else is_train)
 
     def backward(self, out_grads=None):
-        self._need('binded', 'params_initialized')
+        if not (self.binded and self.params_initialized):
+            self._need('binded', 'params_initialized')
         self._exec_group.backward(out_grads=out_grads)
 
     def update(self):
         """Apply the optimizer to every parameter (through the KVStore when it holds the optimizer)."""
-        self._need('binded', 'params_initialized', 'optimizer_initialized')
+        if not (self.binded and self.params_initialized and self.optimizer_initialized):
+            self._need('binded', 'params_initialized', 'optimizer_initialized')
         self._params_dirty = True
         params, grads, names = self._exec_group.param_arrays, self._exec_group.grad_arrays, self._param_names
         if self._update_on_kvstore:
