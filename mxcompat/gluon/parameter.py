@@ -89,7 +89,9 @@ def _wire_grad(arr, req, grad):
 
     Cheaper than zeroing a persistent buffer and accumulating into it: for ``'write'`` the buffer is dropped just
     before torch accumulates, so torch takes the incoming gradient as the new ``.grad``; a hook after accumulation
-    points the gradient NDArray (the same object ``grad()`` always returns) at it and marks it fresh.
+    points the gradient NDArray (the same object ``grad()`` always returns) at it and marks it fresh. A sparse COO
+    gradient written so has its rows summed before torch stores it (torch stores a copy of what it is handed: it
+    takes an empty one, and the summed rows become ``.grad`` after).
     """
     t = arr._t
     if t.requires_grad or t.grad_fn is not None:
@@ -99,6 +101,7 @@ def _wire_grad(arr, req, grad):
     sparse = isinstance(grad, _sparse.RowSparseNDArray)
     if sparse:
         t._mx_sparse_grad = True  # sparse-gradient embeddings give it the looked-up rows only (operator/nn.py)
+    summed = []  # the (rows, values) drop_old summed from this backward's sparse gradient, for landed
     if req == 'write':
         tref = weakref.ref(t)
 
@@ -107,12 +110,22 @@ def _wire_grad(arr, req, grad):
                 leaf = tref()
                 if leaf is not None:
                     leaf.grad = None
+                summed.clear()
+                if sparse and g.layout is torch.sparse_coo and not g.requires_grad:
+                    summed.append(_sparse.summed_rows(g))
+                    return torch.sparse_coo_tensor(g._indices()[:, :0], g._values()[:0], g.shape,
+                                                   check_invariants=False)
             return g
         t.register_hook(drop_old)
 
     def landed(leaf):
         g = leaf.grad
-        if sparse and g.layout is torch.sparse_coo:
+        if summed and g.layout is torch.sparse_coo and not g._nnz():
+            rows, values = summed.pop()
+            leaf.grad = torch.sparse_coo_tensor(rows.unsqueeze(0), values, g.shape, is_coalesced=True,
+                                                check_invariants=False)
+            grad._assign_comps((values, rows))
+        elif sparse and g.layout is torch.sparse_coo:
             rows, values = _sparse.summed_rows(g)
             grad._assign_comps((values, rows))
         else:

@@ -12,7 +12,8 @@ CUDA rules:
 CPU rules (in ``kernels.cpu``, each with its measurements): channels-last, patch-product and packed-weight 2-D
 convolutions (``conv2d``) and their oneDNN fusion with BatchNorm, an addition and an activation (``fused_conv``),
 max pooling as strided views or through channels-last (``max_pool2d``), torch's one-pass SGD kernel (in
-``sgd_step``), numpy's sort of a sparse gradient's rows (``stable_argsort``), and huge pages for big arrays
+``sgd_step``), numpy's sort of a sparse gradient's rows (``stable_argsort``), their sums and a lazy update's
+row writes (``summed_rows``, ``index_copy_rows_``: ``kernels.rows``), and huge pages for big arrays
 (``mxcompat._memory``); float32 square roots rounded as C's ``sqrtf`` (``sqrt``, ``sqrt_``); SGD's, NAG's,
 Signum's, Adam's, RMSProp's (plain and centered), AdaGrad's, AdaDelta's, Nadam's and FTML's updates with MXNet's
 roundings in cache-sized numpy chunks (``sgd_step``, ``nag_mom_step``, ``signum_mom_step``, ``adam_step``,
@@ -29,12 +30,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import cpu
+from . import cpu, rows as _rows
 from ._policy import Config, config, policy
 from ._tracing import recorded, untraced
 
 __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', 'fused_conv_applies',
-           'onednn_fusion', 'stable_argsort', 'forget_kept', 'clear', 'standard_layout',
+           'onednn_fusion', 'stable_argsort', 'summed_rows', 'index_copy_rows_', 'forget_kept', 'clear',
+           'standard_layout',
            'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
            'rmsprop_step', 'sgd_step', 'adagrad_step', 'adadelta_step', 'nadam_step',
            'nag_mom_step', 'signum_mom_step', 'rmspropalex_step', 'ftml_step', 'sum_sq',
@@ -227,6 +229,23 @@ def stable_argsort(keys):
     if _cpu_rules(keys):
         return cpu.stable_argsort(keys)
     return torch.argsort(keys, stable=True)
+
+
+def summed_rows(rows, values):
+    """(distinct rows sorted, their summed values) of a COO gradient with these row indices and values, each row's
+    entries added to zero in their order (``ndarray.sparse.storage.summed_rows``): numpy's on CPU
+    (``kernels.rows``); None where that does not apply, for the caller's torch form."""
+    if _cpu_rules(values) and config.numpy_rows:
+        return _rows.summed_rows(rows, values)
+    return None
+
+
+def index_copy_rows_(dst, rows, src):
+    """``dst.index_copy_(0, rows, src)`` for distinct ``rows`` (a lazy update writing its rows back): numpy's row
+    assignment on CPU (``kernels.rows``), torch's ``index_copy_`` elsewhere."""
+    if not (_cpu_rules(dst) and config.numpy_rows and _rows.put_rows(dst, rows, src) is not None):
+        dst.index_copy_(0, rows, src)
+    return dst
 
 
 forget_kept = cpu.forget_kept

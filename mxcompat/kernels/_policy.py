@@ -28,6 +28,8 @@ _FIELDS = {
                               "fused products move MXNet's last bits; off: the chunked numpy update, MXNet's bits, "
                               "1.7x the time)"),
     'numpy_argsort': (bool, True, "a sparse gradient's rows are sorted by numpy on CPU (torch's sort took ~4x)"),
+    'numpy_rows': (bool, True, "a sparse gradient's entries are summed per row, and a lazy update's rows written "
+                               "back into a table, by numpy on CPU (torch's forms took ~2x: kernels/rows.py)"),
     'chunked_updates': (bool, True, "float32 SGD, NAG, Signum, Adam, RMSProp, AdaGrad, AdaDelta and Nadam "
                                     "updates run as numpy passes over cache-sized chunks (MXNet's roundings in a "
                                     "fifth of the time of torch's unfused passes)"),

@@ -43,22 +43,6 @@ def _sgd_rows(w, g, *mom, lr, wd, momentum, rescale_grad, clip_gradient):
     _ops.sgd_update([w], [g], list(mom) or None, [lr], [wd], momentum, rescale_grad, clip_gradient, single=True)
 
 
-def _momentum_rows(w, g, mom, lr, momentum, rescale_grad):
-    """The lazy sgd_mom_update of the rows ``g`` stores when the rule does not read the weight (no weight decay, no
-    clipping): the kernel runs on the gathered momentum rows against zero weight rows, which then hold exactly the
-    new momentum, and the weight rows take it in one ``index_add_`` (``w += mom``, the kernel's own last step). On a
-    wide table this spares gathering and writing back the weight's rows (a 1M x 64 embedding's step: ~25%)."""
-    data, rows = g._cmp()
-    if not rows.numel():
-        return
-    m = mom._t
-    m_rows = m.index_select(0, rows)
-    step = torch.zeros_like(m_rows)
-    _sgd_rows(step, data, m_rows, lr=lr, wd=0.0, momentum=momentum, rescale_grad=rescale_grad, clip_gradient=-1.0)
-    m.index_copy_(0, rows, m_rows)
-    w._t.index_add_(0, rows, step)
-
-
 def _sgd_each(opt, weights, grads, states, lrs, wds, momentum, multi_precision, lazy_update=None):
     """MXNet's one-weight-at-a-time path of SGD and LARS (taken when an array is sparse): sgd(_mom)_update with
     ``lazy_update`` (``opt.lazy_update`` unless given; NAG and LBSGD call the operators with their default, True)
@@ -70,11 +54,8 @@ def _sgd_each(opt, weights, grads, states, lrs, wds, momentum, multi_precision, 
         mom, master = s if multi_precision else (s, None)
         if (master is None and lazy and is_rsp(g) and w.stype != 'csr'
                 and (mom is None or mom.stype == w.stype)):
-            if mom is not None and not wd and clip < 0:
-                _momentum_rows(w, g, mom, lr, momentum, opt.rescale_grad)
-            else:
-                lazy_rows(_sgd_rows, w, g, [] if mom is None else [mom], lr=lr, wd=wd, momentum=momentum,
-                          rescale_grad=opt.rescale_grad, clip_gradient=clip)
+            lazy_rows(_sgd_rows, w, g, [] if mom is None else [mom], lr=lr, wd=wd, momentum=momentum,
+                      rescale_grad=opt.rescale_grad, clip_gradient=clip)
         else:
             _run_sgd(opt, [w], [g], None if mom is None else [mom], None if master is None else [master],
                      [lr], [wd], momentum, single=True)

@@ -33,6 +33,30 @@ def test_grad_buffer_is_the_leaf_gradient():
     assert p.data()._fresh_grad
 
 
+def test_sparse_gradient_rows_are_summed_into_the_leaf_gradient():
+    # Embedding(sparse_grad=True), grad_req 'write': torch stores the rows summed (sorted, distinct), and the
+    # row_sparse gradient array holds the same rows; a second backward replaces them; autograd.grad leaves them
+    emb = gluon.nn.Embedding(10, 2, sparse_grad=True)
+    emb.initialize(mx.init.One())
+    for data, rows, counts in (([[7, 2], [7, 7]], [2, 7], [1, 3]), ([[0, 5]], [0, 5], [1, 1])):
+        x = mx.nd.array(data)
+        with mx.autograd.record():
+            y = emb(x).sum()
+        y.backward()
+        g = emb.weight.grad()
+        assert g.indices.asnumpy().tolist() == rows
+        np.testing.assert_array_equal(g.data.asnumpy(), np.repeat(np.array(counts, np.float32)[:, None], 2, 1))
+        leaf = emb.weight.data()._t.grad
+        assert leaf.is_sparse and leaf.is_coalesced()
+        assert leaf.to_dense().numpy().tolist() == g.tostype('default').asnumpy().tolist()
+    t = emb.weight.data()
+    with mx.autograd.record():
+        y = emb(mx.nd.array([3, 3])).sum()
+    got = mx.autograd.grad(y, [t])[0]
+    assert got._t.to_dense()[3].tolist() == [2, 2]
+    assert emb.weight.grad().indices.asnumpy().tolist() == [0, 5]
+
+
 def test_outside_record_results_carry_no_graph():
     p = gluon.Parameter('w', shape=(2,), init='ones')
     p.initialize()

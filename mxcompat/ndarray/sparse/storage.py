@@ -39,6 +39,9 @@ def summed_rows(g):
     if g.is_coalesced():
         return g.indices()[0], g.values()
     rows, values = g._indices()[0], g._values()
+    fast = kernels.summed_rows(rows, values)
+    if fast is not None:
+        return fast
     n = rows.numel()
     order = kernels.stable_argsort(rows)
     ordered = rows.index_select(0, order)

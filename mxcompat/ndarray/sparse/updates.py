@@ -1,6 +1,7 @@
 """Optimizer updates with sparse gradients: MXNet's lazy sgd/sgd_mom/adam updates and ``_sparse_adagrad_update``."""
 import torch
 
+from ... import kernels
 from ...base import MXNetError
 from ...operator import registry, optimizer_updates as _updates
 from ..ndarray import _wrap
@@ -22,9 +23,9 @@ def lazy_rows(kernel, weight, grad, states, *args, **kwargs):
     w_rows = w.index_select(0, rows)
     s_rows = [s.index_select(0, rows) for s in picked]
     kernel(w_rows, data, *s_rows, *args, **kwargs)
-    w.index_copy_(0, rows, w_rows)
+    kernels.index_copy_rows_(w, rows, w_rows)
     for s, r in zip(picked, s_rows):
-        s.index_copy_(0, rows, r)
+        kernels.index_copy_rows_(s, rows, r)
 
 
 def _lazy_update(opname):
