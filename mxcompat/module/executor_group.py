@@ -9,8 +9,10 @@ from ..io.io import DataDesc
 from ..ndarray import ndarray as _nd
 from ..ndarray.sparse import CSRNDArray
 from ..context import Context
+from ..metric import EvalMetric
 
 _DENSE = _nd.NDArray
+_BASE_UPDATE_DICT = EvalMetric.update_dict
 
 
 def _desc(d):
@@ -288,6 +290,11 @@ class ExecutorGroup:
             else:
                 axes = self.label_axis or [0] * len(labels)
                 labels_i = [_slice_axis(lab, axis, sl) for lab, axis in zip(labels, axes)]
+            if (type(eval_metric).update_dict is _BASE_UPDATE_DICT and eval_metric.output_names is None
+                    and eval_metric.label_names is None and len(labels_i) == len(self.label_names)
+                    and len(ex.outputs) == len(out_names)):
+                eval_metric.update(list(labels_i), list(ex.outputs))  # (what update_dict hands on, without the dicts)
+                continue
             eval_metric.update_dict(OrderedDict(zip(self.label_names, labels_i)),
                                     OrderedDict(zip(out_names, ex.outputs)))
 

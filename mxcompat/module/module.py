@@ -195,7 +195,8 @@ class Module(BaseModule):
         """Check ``sparse_row_id_fn`` as MXNet does, warning where MXNet warns (parameters not updated on a
         KVStore; a named parameter not row_sparse). Differs from MXNet: every device holds its parameters whole
         (row_sparse ones too), so the rows it names need no pull."""
-        self._need('binded')
+        if not self.binded:
+            self._need('binded')
         if sparse_row_id_fn is None:
             return
         if not self._kvstore or not self._update_on_kvstore:
