@@ -207,14 +207,15 @@ def sgd_step(ws, gs, ms, momentum, lr, wd, rescale_grad, clip_gradient, single):
     if ms is not None and not lr_wd and clip_gradient < 0 and cpu.fused_sgd_applies(ws, gs, ms, -lr_rescale):
         cpu.fused_sgd_mom_step(ws, gs, ms, float(momentum), float(-lr_rescale))
         return ()
-    if not untraced(ws[0]):
-        return everything
+    big = cpu.CHUNKED_MIN
+    if not any(w.numel() >= big for w in ws) or not untraced(ws[0]):
+        return everything  # (small tensors: one multi-tensor pass over all of them costs less than a call each)
     f = np.float32
     left = []
     for i in everything:
         ts = (ws[i], gs[i]) if ms is None else (ws[i], gs[i], ms[i])
-        if ws[i].numel() < cpu.CHUNKED_MIN or not cpu.chunked_update_applies(*ts):
-            left.append(i)  # (small tensors: one multi-tensor pass over all of them costs less than a call each)
+        if ws[i].numel() < big or not cpu.chunked_update_applies(*ts):
+            left.append(i)
         elif ms is None:
             body = cpu.sgd_chunk if single else cpu.multi_sgd_chunk
             cpu.chunked_update(body, ts, ts[:1], (f(1) - lr_wd, lr_wd, lr, lr_rescale, rescale_grad, clip_gradient))
