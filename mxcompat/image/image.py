@@ -759,7 +759,13 @@ class ImageIter(io.DataIter):
 
     def _store_sample(self, batch_data, batch_label, slot, img, label):
         """Augment a checked sample and write it into the batch (augmenter errors are not skipped, as in MXNet)."""
-        batch_data[slot] = self.postprocess_data(self.augmentation_transform(img))
+        datum = self.augmentation_transform(img)
+        if type(self).postprocess_data is ImageIter.postprocess_data and isinstance(datum, nd.NDArray) \
+                and datum.dtype is batch_data.dtype and datum.shape == batch_data.shape[2:] + batch_data.shape[1:2]:
+            # HWC -> CHW straight into the batch: one copy, where transposing then assigning makes two
+            batch_data._t[slot].copy_(datum._t.detach().permute(2, 0, 1))
+        else:
+            batch_data[slot] = self.postprocess_data(datum)
         batch_label[slot] = label
 
     def next(self):
@@ -773,15 +779,18 @@ class ImageIter(io.DataIter):
             batch_data, batch_label, filled = self._cache_data, self._cache_label, self._cache_idx
         missing = self.batch_size - filled
         if missing:
-            self._finish_short_batch(batch_data, batch_label, filled)
+            filled = self._finish_short_batch(batch_data, batch_label, filled)
+        if filled < self.batch_size:
+            batch_data._t[filled:] = 0  # slots no image reached hold zeros, as in MXNet's zero-filled batch
         return io.DataBatch([batch_data], [batch_label], pad=missing)
 
     def _new_batch(self):
-        """Fresh (data, label) arrays for one batch."""
-        return nd.zeros((self.batch_size,) + tuple(self.data_shape)), nd.empty(self.provide_label[0][1])
+        """Fresh (data, label) arrays for one batch. MXNet zero-fills the data; here ``next`` zeroes only the slots
+        no image was written to, the same result without writing every slot twice."""
+        return nd.empty((self.batch_size,) + tuple(self.data_shape)), nd.empty(self.provide_label[0][1])
 
     def _finish_short_batch(self, batch_data, batch_label, filled):
-        """Handle a batch the epoch ran out on, as ``last_batch_handle`` asks."""
+        """Handle a batch the epoch ran out on, as ``last_batch_handle`` asks; returns the slots filled."""
         mode = self.last_batch_handle
         if mode == 'discard':
             raise StopIteration
@@ -789,11 +798,12 @@ class ImageIter(io.DataIter):
             # keep the partial batch; the next epoch tops it up
             self._cache_data, self._cache_label, self._cache_idx = batch_data, batch_label, filled
             raise StopIteration
-        self._batchify(batch_data, batch_label, filled)  # wrap around into the next pass
+        filled = self._batchify(batch_data, batch_label, filled)  # wrap around into the next pass
         if mode == 'pad':
             self._allow_read = False
         else:
             self._clear_cache()
+        return filled
 
     def check_data_shape(self, data_shape):
         """Require a (3, H, W) shape."""
@@ -804,6 +814,8 @@ class ImageIter(io.DataIter):
 
     def check_valid_image(self, data):
         """Reject images with an empty shape."""
+        if isinstance(data, nd.NDArray) and data.ndim >= 2 and data.shape[0]:
+            return  # data[0] has a shape: no need to index
         if not data[0].shape:
             raise RuntimeError('Data shape is wrong')
 

@@ -85,27 +85,32 @@ def _dense(idx, coef, n_in):
     return m
 
 
-def _merged(idx, coef, n_in):
-    """The nonzero entries (rows, columns, weights) of ``_dense(idx, coef, n_in)``, summed in the same order."""
-    keys, where = np.unique(np.arange(idx.shape[0])[:, None] * n_in + idx, return_inverse=True)
-    return keys // n_in, keys % n_in, np.bincount(where.ravel(), coef.astype(np.float64).ravel())
+def _band(idx, coef, n_in):
+    """The taps of each output pixel as a band: ``start`` (n_out,) and weights (n_out, width), the weight of column
+    ``start[r] + q`` in row r at [r, q]. Clamped taps all lie in ``width`` = min(taps, n_in) consecutive pixels;
+    taps naming one pixel are summed in float64 in tap order, as ``_dense`` does."""
+    n_out, taps = idx.shape
+    width = min(taps, n_in)
+    start = np.clip(idx[:, 0], 0, n_in - width)
+    weights = np.zeros((n_out, width))
+    np.add.at(weights, (np.repeat(np.arange(n_out), taps), (idx - start[:, None]).ravel()),
+              coef.astype(np.float64).ravel())
+    return start, weights
 
 
-def _csr(rows, cols, vals, shape, dtype, c=1):
-    """A matrix given by its entries as a torch CSR tensor (torch's sparse-times-dense product is the fast banded
-    matrix product), repeated for ``c`` interleaved channels: row ``r*c+k`` weighs column ``j*c+k`` by entry
-    (r, j)."""
-    keep = vals != 0
-    k = np.arange(c)
-    r, j = (rows[keep, None] * c + k).ravel(), (cols[keep, None] * c + k).ravel()
-    order = np.lexsort((j, r))  # CSR order: by row, then column
-    crow = np.zeros(shape[0] * c + 1, np.int64)
-    np.cumsum(np.bincount(r, minlength=shape[0] * c), out=crow[1:])
+def _csr(start, weights, n_in, dtype, c=1):
+    """A band (``_band``) as a torch CSR matrix (torch's sparse-times-dense product is the fast banded matrix
+    product), repeated for ``c`` interleaved channels: row ``r*c+k`` weighs column ``(start[r]+q)*c+k`` by
+    ``weights[r, q]``."""
+    n_out, width = weights.shape
+    k = np.arange(c)[None, :, None]
+    cols = (start[:, None, None] + np.arange(width)[None, None, :]) * c + k
+    vals = np.broadcast_to(weights[:, None, :], cols.shape)
     with warnings.catch_warnings():  # torch calls its CSR support beta; the product used here is stable
         warnings.simplefilter('ignore', UserWarning)
-        return torch.sparse_csr_tensor(torch.from_numpy(crow), torch.from_numpy(j[order]),
-                                       torch.from_numpy(np.repeat(vals[keep], c)[order]).to(dtype),
-                                       (shape[0] * c, shape[1] * c))
+        return torch.sparse_csr_tensor(torch.arange(0, n_out * c * width + 1, width),
+                                       torch.from_numpy(cols.reshape(-1)),
+                                       torch.tensor(vals.reshape(-1), dtype=dtype), (n_out * c, n_in * c))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -114,8 +119,8 @@ def _u8_rows(n_in, n_out, interp):
     rounded on its own (a row clamping names twice gets both rounded weights), as a float32 (n_out, n_in) matrix
     in units of 2**-11."""
     idx, coef = _axis_taps(n_in, n_out, interp, False, horizontal=False)
-    r, j, v = _merged(idx, np.rint(coef.astype(np.float64) * _COEF_SCALE), n_in)
-    return _csr(r, j, v / _COEF_SCALE, (n_out, n_in), torch.float32)
+    start, beta = _band(idx, np.rint(coef.astype(np.float64) * _COEF_SCALE), n_in)
+    return _csr(start, beta / _COEF_SCALE, n_in, torch.float32)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -132,11 +137,11 @@ def _u8_columns(n_in, n_out, interp, c):
     """The horizontal pass of an 8-bit resize as a (n_out*c, n_in*c) matrix on interleaved channels: the weights of
     the taps clamping sends to one source pixel are summed, then rounded to 11-bit fixed point. Bilinear gets
     them as float32 integers (it goes first), bicubic and Lanczos as float64 in units of 2**-11 (second)."""
-    r, j, v = _merged(*_axis_taps(n_in, n_out, interp, interp == 3), n_in)
-    alpha = np.rint(v * _COEF_SCALE)
+    start, alpha = _band(*_axis_taps(n_in, n_out, interp, interp == 3), n_in)
+    alpha = np.rint(alpha * _COEF_SCALE)
     if interp in (1, 3):
-        return _csr(r, j, alpha, (n_out, n_in), torch.float32, c)
-    return _csr(r, j, alpha / _COEF_SCALE, (n_out, n_in), torch.float64, c)
+        return _csr(start, alpha, n_in, torch.float32, c)
+    return _csr(start, alpha / _COEF_SCALE, n_in, torch.float64, c)
 
 
 _SCRATCH = threading.local()
