@@ -2132,6 +2132,24 @@ def _contrib_ctc_loss(data=None, label=None, data_lengths=None, label_lengths=No
     return _s__contrib_ctc_loss.general(data, label, data_lengths, label_lengths, out=out, name=name, **_given(_s__contrib_ctc_loss.names, (use_data_lengths, use_label_lengths, blank_label, )), **kwargs)
 
 
+def _contrib_dequantize(data=None, min_range=None, max_range=None, out_type=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(min_range) is _NDArray and _type(max_range) is _NDArray:
+        try:
+            _hit = _s__contrib_dequantize.cache[(out_type, _type(out_type), )]
+        except KeyError:
+            _hit = _s__contrib_dequantize.new((out_type, ), (out_type, _type(out_type), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_dequantize.op, _s__contrib_dequantize.impl(data._t, min_range._t, max_range._t, **_hit), (data, min_range, max_range, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_dequantize.op, (data, min_range, max_range, ), _e) from None
+    return _s__contrib_dequantize.general(data, min_range, max_range, out=out, name=name, **_given(_s__contrib_dequantize.names, (out_type, )), **kwargs)
+
+
 def _contrib_div_sqrt_dim(data=None, out=None, name=None, **kwargs):
     if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray:
         try:
@@ -2509,6 +2527,132 @@ def _contrib_quadratic(data=None, a=_Null, b=_Null, c=_Null, out=None, name=None
             except (RuntimeError, IndexError, ValueError) as _e:
                 raise _op_error(_s__contrib_quadratic.op, (data, ), _e) from None
     return _s__contrib_quadratic.general(data, out=out, name=name, **_given(_s__contrib_quadratic.names, (a, b, c, )), **kwargs)
+
+
+def _contrib_quantize(data=None, min_range=None, max_range=None, out_type=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(min_range) is _NDArray and _type(max_range) is _NDArray:
+        try:
+            _hit = _s__contrib_quantize.cache[(out_type, _type(out_type), )]
+        except KeyError:
+            _hit = _s__contrib_quantize.new((out_type, ), (out_type, _type(out_type), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantize.op, _s__contrib_quantize.impl(data._t, min_range._t, max_range._t, **_hit), (data, min_range, max_range, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantize.op, (data, min_range, max_range, ), _e) from None
+    return _s__contrib_quantize.general(data, min_range, max_range, out=out, name=name, **_given(_s__contrib_quantize.names, (out_type, )), **kwargs)
+
+
+def _contrib_quantize_v2(data=None, out_type=_Null, min_calib_range=_Null, max_calib_range=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray:
+        try:
+            _hit = _s__contrib_quantize_v2.cache[(out_type, _type(out_type), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), )]
+        except KeyError:
+            _hit = _s__contrib_quantize_v2.new((out_type, min_calib_range, max_calib_range, ), (out_type, _type(out_type), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantize_v2.op, _s__contrib_quantize_v2.impl(data._t, **_hit), (data, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantize_v2.op, (data, ), _e) from None
+    return _s__contrib_quantize_v2.general(data, out=out, name=name, **_given(_s__contrib_quantize_v2.names, (out_type, min_calib_range, max_calib_range, )), **kwargs)
+
+
+def _contrib_quantized_act(data=None, min_data=None, max_data=None, act_type=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(min_data) is _NDArray and _type(max_data) is _NDArray:
+        try:
+            _hit = _s__contrib_quantized_act.cache[(act_type, _type(act_type), )]
+        except KeyError:
+            _hit = _s__contrib_quantized_act.new((act_type, ), (act_type, _type(act_type), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantized_act.op, _s__contrib_quantized_act.impl(data._t, min_data._t, max_data._t, **_hit), (data, min_data, max_data, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantized_act.op, (data, min_data, max_data, ), _e) from None
+    return _s__contrib_quantized_act.general(data, min_data, max_data, out=out, name=name, **_given(_s__contrib_quantized_act.names, (act_type, )), **kwargs)
+
+
+def _contrib_quantized_embedding(data=None, weight=None, min_weight=None, max_weight=None, input_dim=_Null, output_dim=_Null, dtype=_Null, sparse_grad=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(weight) is _NDArray and _type(min_weight) is _NDArray and _type(max_weight) is _NDArray:
+        try:
+            _hit = _s__contrib_quantized_embedding.cache[(input_dim, _type(input_dim), output_dim, _type(output_dim), dtype, _type(dtype), sparse_grad, _type(sparse_grad), )]
+        except KeyError:
+            _hit = _s__contrib_quantized_embedding.new((input_dim, output_dim, dtype, sparse_grad, ), (input_dim, _type(input_dim), output_dim, _type(output_dim), dtype, _type(dtype), sparse_grad, _type(sparse_grad), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantized_embedding.op, _s__contrib_quantized_embedding.impl(data._t, weight._t, min_weight._t, max_weight._t, **_hit), (data, weight, min_weight, max_weight, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantized_embedding.op, (data, weight, min_weight, max_weight, ), _e) from None
+    return _s__contrib_quantized_embedding.general(data, weight, min_weight, max_weight, out=out, name=name, **_given(_s__contrib_quantized_embedding.names, (input_dim, output_dim, dtype, sparse_grad, )), **kwargs)
+
+
+def _contrib_quantized_flatten(data=None, min_data=None, max_data=None, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(min_data) is _NDArray and _type(max_data) is _NDArray:
+        try:
+            _hit = _s__contrib_quantized_flatten.cache[()]
+        except KeyError:
+            _hit = _s__contrib_quantized_flatten.new((), ())
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantized_flatten.op, _s__contrib_quantized_flatten.impl(data._t, min_data._t, max_data._t, **_hit), (data, min_data, max_data, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantized_flatten.op, (data, min_data, max_data, ), _e) from None
+    return _s__contrib_quantized_flatten.general(data, min_data, max_data, out=out, name=name, **_given(_s__contrib_quantized_flatten.names, ()), **kwargs)
+
+
+def _contrib_quantized_pooling(data=None, min_data=None, max_data=None, kernel=_Null, pool_type=_Null, global_pool=_Null, cudnn_off=_Null, pooling_convention=_Null, stride=_Null, pad=_Null, p_value=_Null, count_include_pad=_Null, layout=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(min_data) is _NDArray and _type(max_data) is _NDArray:
+        try:
+            _hit = _s__contrib_quantized_pooling.cache[(kernel, _type(kernel), pool_type, _type(pool_type), global_pool, _type(global_pool), cudnn_off, _type(cudnn_off), pooling_convention, _type(pooling_convention), stride, _type(stride), pad, _type(pad), p_value, _type(p_value), count_include_pad, _type(count_include_pad), layout, _type(layout), )]
+        except KeyError:
+            _hit = _s__contrib_quantized_pooling.new((kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride, pad, p_value, count_include_pad, layout, ), (kernel, _type(kernel), pool_type, _type(pool_type), global_pool, _type(global_pool), cudnn_off, _type(cudnn_off), pooling_convention, _type(pooling_convention), stride, _type(stride), pad, _type(pad), p_value, _type(p_value), count_include_pad, _type(count_include_pad), layout, _type(layout), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantized_pooling.op, _s__contrib_quantized_pooling.impl(data._t, min_data._t, max_data._t, **_hit), (data, min_data, max_data, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantized_pooling.op, (data, min_data, max_data, ), _e) from None
+    return _s__contrib_quantized_pooling.general(data, min_data, max_data, out=out, name=name, **_given(_s__contrib_quantized_pooling.names, (kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride, pad, p_value, count_include_pad, layout, )), **kwargs)
+
+
+def _contrib_requantize(data=None, min_range=None, max_range=None, out_type=_Null, min_calib_range=_Null, max_calib_range=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(min_range) is _NDArray and _type(max_range) is _NDArray:
+        try:
+            _hit = _s__contrib_requantize.cache[(out_type, _type(out_type), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), )]
+        except KeyError:
+            _hit = _s__contrib_requantize.new((out_type, min_calib_range, max_calib_range, ), (out_type, _type(out_type), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_requantize.op, _s__contrib_requantize.impl(data._t, min_range._t, max_range._t, **_hit), (data, min_range, max_range, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_requantize.op, (data, min_range, max_range, ), _e) from None
+    return _s__contrib_requantize.general(data, min_range, max_range, out=out, name=name, **_given(_s__contrib_requantize.names, (out_type, min_calib_range, max_calib_range, )), **kwargs)
 
 
 def _contrib_round_ste(data=None, out=None, name=None, **kwargs):
@@ -10116,6 +10260,7 @@ _s__contrib_box_nms = _OpState('_contrib_box_nms', _contrib_box_nms)
 _s__contrib_box_non_maximum_suppression = _OpState('_contrib_box_non_maximum_suppression', _contrib_box_non_maximum_suppression)
 _s__contrib_count_sketch = _OpState('_contrib_count_sketch', _contrib_count_sketch)
 _s__contrib_ctc_loss = _OpState('_contrib_ctc_loss', _contrib_ctc_loss)
+_s__contrib_dequantize = _OpState('_contrib_dequantize', _contrib_dequantize)
 _s__contrib_div_sqrt_dim = _OpState('_contrib_div_sqrt_dim', _contrib_div_sqrt_dim)
 _s__contrib_edge_id = _OpState('_contrib_edge_id', _contrib_edge_id)
 _s__contrib_fft = _OpState('_contrib_fft', _contrib_fft)
@@ -10134,6 +10279,13 @@ _s__contrib_isfinite = _OpState('_contrib_isfinite', _contrib_isfinite)
 _s__contrib_isinf = _OpState('_contrib_isinf', _contrib_isinf)
 _s__contrib_isnan = _OpState('_contrib_isnan', _contrib_isnan)
 _s__contrib_quadratic = _OpState('_contrib_quadratic', _contrib_quadratic)
+_s__contrib_quantize = _OpState('_contrib_quantize', _contrib_quantize)
+_s__contrib_quantize_v2 = _OpState('_contrib_quantize_v2', _contrib_quantize_v2)
+_s__contrib_quantized_act = _OpState('_contrib_quantized_act', _contrib_quantized_act)
+_s__contrib_quantized_embedding = _OpState('_contrib_quantized_embedding', _contrib_quantized_embedding)
+_s__contrib_quantized_flatten = _OpState('_contrib_quantized_flatten', _contrib_quantized_flatten)
+_s__contrib_quantized_pooling = _OpState('_contrib_quantized_pooling', _contrib_quantized_pooling)
+_s__contrib_requantize = _OpState('_contrib_requantize', _contrib_requantize)
 _s__contrib_round_ste = _OpState('_contrib_round_ste', _contrib_round_ste)
 _s__contrib_sign_ste = _OpState('_contrib_sign_ste', _contrib_sign_ste)
 _s__copy = _OpState('_copy', _copy)

@@ -6,7 +6,7 @@ this table against the names real MXNet 1.9.1 has (tests/fixtures/coverage/nd_na
 """
 from ..base import unsupported
 
-_QUANT = 'quantized inference (MKLDNN int8 kernels) is not implemented; run the float model'
+_QUANT = 'this int8 quantization operator is not implemented; run the float model'
 _DGL = 'the DGL graph-sampling operators are not implemented'
 _BACKWARD = "an MXNet backward operator exposed by name; its forward op's gradient comes from torch autograd"
 _INTERNAL = "an internal helper of MXNet's NDArray indexing, not an API"
@@ -19,11 +19,9 @@ GAPS = {
         'imdecode': 'the legacy decoder fails for every input in MXNet 1.9.1 itself; use mx.image.imdecode',
     },
     'nd.contrib': dict(
-        {n: _QUANT for n in ('calibrate_entropy', 'dequantize', 'quantize', 'quantize_asym', 'quantize_v2',
-                             'quantized_act', 'quantized_batch_norm', 'quantized_concat', 'quantized_conv',
-                             'quantized_elemwise_add', 'quantized_elemwise_mul', 'quantized_embedding',
-                             'quantized_flatten', 'quantized_fully_connected', 'quantized_pooling', 'quantized_rnn',
-                             'requantize')},
+        {n: _QUANT for n in ('calibrate_entropy', 'quantize_asym', 'quantized_batch_norm', 'quantized_concat',
+                             'quantized_conv', 'quantized_elemwise_add', 'quantized_elemwise_mul',
+                             'quantized_fully_connected', 'quantized_rnn')},
         **{n: _DGL for n in ('dgl_adjacency', 'dgl_csr_neighbor_non_uniform_sample',
                              'dgl_csr_neighbor_uniform_sample', 'dgl_graph_compact', 'dgl_subgraph')},
         **{n: _BACKWARD for n in ('backward_gradientmultiplier', 'backward_hawkesll', 'backward_index_copy',

@@ -1,0 +1,282 @@
+"""MXNet's int8 quantization operators (``_contrib_quantize*``, ``_contrib_dequantize``, ``_contrib_requantize``,
+``_contrib_quantized_*``), computing what MXNet 1.9.1's CPU (oneDNN) kernels compute.
+
+Conventions shared by all of them, as in MXNet: a quantized array travels with two float32 arrays of shape (1,),
+its ``min`` and ``max``: the real range the integer range stands for. int8 data is zero-centred (scale
+``127 / max(|min|, |max|)``, or 127.5 where oneDNN's kernels use ``kInt8Range``), uint8 data too (255 or 255.5).
+oneDNN's conversions multiply in float32, round half to even and saturate; the code below does the same
+(``_to_int``). Every operator is forward-only: its gradient is zero, as MXNet's ``MakeZeroGradNodes``.
+"""
+import math
+
+import torch
+import torch.nn.functional as F
+
+from ..base import MXNetError, MXNetValueError
+from . import nn as _nn
+from .registry import defop, get, REQUIRED
+
+# quantization_utils.h: the ranges oneDNN's quantize_v2/dequantize/elemwise kernels scale by
+_INT8_RANGE = 127.5
+_UINT8_RANGE = 255.5
+_INT32_RANGE = float(0x7fffffff)  # as a float32: 2**31
+_LIMITS = {torch.int8: (-128, 127), torch.uint8: (0, 255), torch.int32: (-2 ** 31, 2 ** 31 - 1)}
+_OUT_TYPES = {'int8': torch.int8, 'uint8': torch.uint8}
+_RANGE_OUT = ['output', 'min_output', 'max_output']
+
+
+def _err(op, msg):
+    return MXNetValueError('Operator %s: %s' % (op, msg))
+
+
+def _f32(v, like):
+    """A float32 scalar tensor on ``like``'s device (C++ ``float`` arithmetic stays float32 in torch)."""
+    return torch.tensor(v, dtype=torch.float32, device=like.device)
+
+
+def _max_abs(a, b):
+    return torch.maximum(a.float().abs(), b.float().abs())
+
+
+def _range_out(t):
+    """A min/max output: float32, shape (1,)."""
+    return t.to(torch.float32).reshape(1)
+
+
+def _to_int(x, scale, dtype):
+    """oneDNN's scaled conversion: float32 ``x * scale``, rounded half to even, saturated to ``dtype``."""
+    lo, hi = _LIMITS[dtype]
+    y = torch.round(x.to(torch.float32) * scale)
+    return y.clamp(lo, hi).to(dtype)
+
+
+def _check_dtype(op, name, t, allowed):
+    if t.dtype not in allowed:
+        raise MXNetError('Operator %s: %s must be %s, got %s' % (op, name, ' or '.join(str(a).replace('torch.', '')
+                         for a in allowed), str(t.dtype).replace('torch.', '')))
+
+
+def _check_range(op, *ranges):
+    for r in ranges:
+        if r.numel() != 1:
+            raise _err(op, 'min/max ranges must hold one value (shape (1,)), got shape %s' % (tuple(r.shape),))
+
+
+def _infer_as(name, fixed, ranges=(), weight=None):
+    """Shape/dtype inference for an op whose inputs ``fixed`` ({position: dtypes}) must be integer: symbol shape
+    inference guesses float32 for inputs of unknown dtype, so such a guess runs as the first allowed dtype. The
+    min/max inputs at the positions ``ranges`` are (1,), and ``weight(attrs, shapes)`` gives {position: shape} of
+    parameters set by the attributes, as MXNet's shape functions assign them (type inference runs ops on stand-in
+    shapes). Running the op still checks the real dtypes and shapes."""
+    def infer(shapes, dtypes, attrs):
+        dtypes, shapes = list(dtypes), list(shapes)
+        for i, allowed in fixed.items():
+            if i < len(dtypes) and dtypes[i] not in allowed:
+                dtypes[i] = allowed[0]
+        for i in ranges:
+            if i < len(shapes):
+                shapes[i] = (1,)
+        if weight is not None:
+            for i, s in weight(attrs, shapes).items():
+                shapes[i] = s
+        return get(name)._infer(shapes, dtypes, attrs)
+    return infer
+
+
+_Q8 = (torch.int8, torch.uint8)
+
+
+# ---- quantize / dequantize / requantize ---------------------------------------------------------------------------
+def _quantize(data, min_range, max_range, out_type):
+    # MKLDNNQuantizeCompute: scale by 255 (uint8) or 127 (int8) over max(|min|, |max|); no offset by min_range
+    # for uint8 (negative values saturate to 0), unlike the non-oneDNN kernel's formula in MXNet's docs.
+    op = '_contrib_quantize'
+    _check_dtype(op, 'data', data, (torch.float32,))
+    _check_range(op, min_range, max_range)
+    dtype = _OUT_TYPES[out_type]
+    real = _max_abs(min_range, max_range).reshape(())
+    if dtype is torch.uint8:
+        out = _to_int(data, _f32(255.0, data) / real, dtype)
+        return out, _range_out(min_range), _range_out(max_range)
+    out = _to_int(data, _f32(127.0, data) / real, dtype)
+    return out, _range_out(-real), _range_out(real)
+
+
+defop('_contrib_quantize', ('data', 'min_range', 'max_range'), [('out_type', 'str', 'uint8')],
+      _quantize, num_outputs=3, choices={'out_type': ('int8', 'uint8')},
+      doc='Quantize float32 data with the given range to int8 (zero-centred) or uint8 (scale 255 / max(|min|, '
+          '|max|), as MXNet\'s oneDNN kernel); returns (data, min, max).')
+
+
+def _v2_type(out_type, min_calib_range, max_calib_range):
+    if out_type == 'auto':
+        if min_calib_range is not None and max_calib_range is not None and min_calib_range >= 0.0:
+            return torch.uint8
+        return torch.int8
+    return _OUT_TYPES[out_type]
+
+
+def _calib(data, v):
+    # MXNet's calib ranges are dmlc::optional<float>: float32 values
+    return _f32(v, data).reshape(())
+
+
+def _quantize_v2(data, out_type, min_calib_range, max_calib_range):
+    op = '_contrib_quantize_v2'
+    _check_dtype(op, 'data', data, (torch.float32, torch.int8, torch.uint8))
+    dtype = _v2_type(out_type, min_calib_range, max_calib_range)
+    calibrated = min_calib_range is not None and max_calib_range is not None
+    if data.dtype in (torch.int8, torch.uint8):  # already quantized: passed through with a range
+        if calibrated:
+            lo, hi = _calib(data, min_calib_range), _calib(data, max_calib_range)
+        elif data.dtype is torch.uint8:
+            lo, hi = _f32(0.0, data), _f32(_UINT8_RANGE, data)
+        else:
+            lo, hi = _f32(-_INT8_RANGE, data), _f32(_INT8_RANGE, data)
+        return data.to(dtype), _range_out(lo), _range_out(hi)
+    if calibrated:
+        lo, hi = _calib(data, min_calib_range), _calib(data, max_calib_range)
+    elif data.numel() == 0:
+        lo, hi = _f32(torch.finfo(torch.float32).max, data), _f32(-torch.finfo(torch.float32).max, data)
+    else:
+        lo, hi = data.detach().min(), data.detach().max()
+    real = _max_abs(lo, hi)
+    if dtype is torch.uint8:
+        return _to_int(data, _f32(_UINT8_RANGE, data) / real, dtype), _range_out(lo), _range_out(hi)
+    return _to_int(data, _f32(_INT8_RANGE, data) / real, dtype), _range_out(-real), _range_out(real)
+
+
+_V2_PARAMS = [('out_type', 'str', 'int8'), ('min_calib_range', 'float?', None),
+              ('max_calib_range', 'float?', None)]
+
+defop('_contrib_quantize_v2', ('data',), _V2_PARAMS, _quantize_v2, num_outputs=3,
+      choices={'out_type': ('auto', 'int8', 'uint8')},
+      doc='Quantize float32 data to int8/uint8 with the calibrated range, or the data\'s own min and max (scale '
+          '127.5 or 255.5 over max(|min|, |max|), as MXNet\'s oneDNN kernel); int8/uint8 data passes through. '
+          'Returns (data, min, max).')
+
+
+def _dequantize(data, min_range, max_range, out_type):
+    op = '_contrib_dequantize'
+    _check_dtype(op, 'data', data, (torch.int8, torch.uint8))
+    _check_range(op, min_range, max_range)
+    q = _INT8_RANGE if data.dtype is torch.int8 else _UINT8_RANGE
+    scale = _max_abs(min_range, max_range).reshape(()) / _f32(q, data)
+    return data.to(torch.float32) * scale
+
+
+defop('_contrib_dequantize', ('data', 'min_range', 'max_range'), [('out_type', 'str', 'float32')], _dequantize,
+      infer=_infer_as('_contrib_dequantize', ranges=(1, 2), fixed={0: _Q8}),
+      choices={'out_type': ('float32',)},
+      doc='int8/uint8 data back to float32: data * max(|min|, |max|) / 127.5 (int8) or / 255.5 (uint8), as '
+          'MXNet\'s oneDNN kernel.')
+
+
+def _requantize(data, min_range, max_range, out_type, min_calib_range, max_calib_range):
+    op = '_contrib_requantize'
+    _check_dtype(op, 'data', data, (torch.int32,))
+    _check_range(op, min_range, max_range)
+    in_scale = _max_abs(min_range, max_range).reshape(())
+    if min_calib_range is not None and max_calib_range is not None:
+        real = _max_abs(_calib(data, min_calib_range), _calib(data, max_calib_range))
+    else:
+        # the data's own largest magnitude, in the int32 range's float units
+        amax = data.detach().abs().max() if data.numel() else torch.zeros((), dtype=torch.int32, device=data.device)
+        real = amax.to(torch.float32) * in_scale / _f32(_INT32_RANGE, data)
+    dtype = _v2_type(out_type, min_calib_range, max_calib_range)
+    first = in_scale / _f32(_INT32_RANGE, data)
+    if dtype is torch.uint8:
+        out = _to_int(data, first * (_f32(255.0, data) / real), dtype)
+        return out, _range_out(torch.zeros_like(real)), _range_out(real)
+    out = _to_int(data, first * (_f32(127.0, data) / real), dtype)
+    return out, _range_out(-real), _range_out(real)
+
+
+defop('_contrib_requantize', ('data', 'min_range', 'max_range'), _V2_PARAMS, _requantize,
+      infer=_infer_as('_contrib_requantize', ranges=(1, 2), fixed={0: (torch.int32,)}),
+      num_outputs=3,
+      choices={'out_type': ('auto', 'int8', 'uint8')},
+      doc='int32 data (with its range) to int8/uint8 in the calibrated range, or in the data\'s own largest '
+          'magnitude; returns (data, min, max).')
+
+
+# ---- shape and elementwise ops on quantized data ------------------------------------------------------------------
+_QIN = ('data', 'min_data', 'max_data')
+
+
+def _quantized_flatten(data, min_data, max_data):
+    _check_dtype('_contrib_quantized_flatten', 'data', data, (torch.int8, torch.uint8))
+    return data.reshape(data.shape[0], -1).clone(), _range_out(min_data), _range_out(max_data)
+
+
+defop('_contrib_quantized_flatten', _QIN, (), _quantized_flatten,
+      infer=_infer_as('_contrib_quantized_flatten', ranges=(1, 2), fixed={0: _Q8}),
+      num_outputs=3,
+      output_names=lambda a: _RANGE_OUT, doc='Flatten of int8/uint8 data; the range passes through.')
+
+
+def _quantized_act(data, min_data, max_data, act_type):
+    op = '_contrib_quantized_act'
+    if act_type != 'relu':
+        raise _err(op, "only act_type='relu' is supported (as in MXNet), got %r" % (act_type,))
+    _check_dtype(op, 'data', data, (torch.int8, torch.uint8))
+    # MXNet's type rule makes the output int8 whatever the input; oneDNN's relu writes the input's values into it
+    return torch.relu(data).to(torch.int8), _range_out(min_data), _range_out(max_data)
+
+
+defop('_contrib_quantized_act', _QIN, [('act_type', 'str', REQUIRED)], _quantized_act,
+      infer=_infer_as('_contrib_quantized_act', ranges=(1, 2), fixed={0: _Q8}),
+      num_outputs=3,
+      output_names=lambda a: _RANGE_OUT, choices={'act_type': ('relu', 'sigmoid', 'tanh', 'softrelu', 'softsign')},
+      doc='ReLU of int8/uint8 data (the only act_type MXNet quantizes); output int8, the range passes through.')
+
+
+def _quantized_pooling(data, min_data, max_data, kernel, pool_type, global_pool, cudnn_off, pooling_convention,
+                       stride, pad, p_value, count_include_pad, layout):
+    op = '_contrib_quantized_pooling'
+    _check_dtype(op, 'data', data, (torch.int8, torch.uint8))
+    if pool_type not in ('max', 'avg'):
+        raise _err(op, "only pool_type 'max' or 'avg' is supported, got %r" % (pool_type,))
+    if data.dim() not in (4, 5) or layout not in (None, 'NCHW', 'NCDHW'):
+        raise _err(op, 'data must be 4D (N, C, H, W) or 5D (N, C, D, H, W), got shape %s' % (tuple(data.shape),))
+    # pooling of the integer values in float64 (exact), averages rounded half to even as oneDNN's int8 kernel.
+    # Counting the padding, oneDNN divides by the whole kernel size, also for the windows that the 'full'
+    # convention lets pass the end of the data.
+    x = data.to(torch.float64)
+    if pool_type == 'avg' and count_include_pad is not False and not global_pool:
+        out = _nn._pooling(x, kernel, 'sum', global_pool, cudnn_off, pooling_convention, stride, pad, p_value,
+                           count_include_pad, layout) / float(math.prod(kernel))
+    else:
+        out = _nn._pooling(x, kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride, pad,
+                           p_value, count_include_pad, layout)
+    return torch.round(out).to(data.dtype), _range_out(min_data), _range_out(max_data)
+
+
+defop('_contrib_quantized_pooling', _QIN,
+      [('kernel', 'shape', ()), ('pool_type', 'str', 'max'), ('global_pool', 'bool', False),
+       ('cudnn_off', 'bool', False), ('pooling_convention', 'str', 'valid'), ('stride', 'shape', ()),
+       ('pad', 'shape', ()), ('p_value', 'int?', None), ('count_include_pad', _nn._opt_bool, None),
+       ('layout', 'str', None)],
+      _quantized_pooling,
+      infer=_infer_as('_contrib_quantized_pooling', ranges=(1, 2), fixed={0: _Q8}),
+      num_outputs=3, output_names=lambda a: _RANGE_OUT,
+      choices={'pool_type': ('max', 'avg', 'sum', 'lp'), 'pooling_convention': ('valid', 'full', 'same'),
+               'layout': (None, 'NCW', 'NCHW', 'NCDHW', 'NWC', 'NHWC', 'NDHWC')},
+      doc='2-D/3-D max or avg pooling of int8/uint8 data (averages rounded half to even); the range passes '
+          'through.')
+
+
+def _quantized_embedding(data, weight, min_weight, max_weight, input_dim, output_dim, dtype, sparse_grad):
+    op = '_contrib_quantized_embedding'
+    _check_dtype(op, 'weight', weight, (torch.int8,))
+    idx = _nn._embedding_checked_indices(data, weight, input_dim, output_dim)
+    return F.embedding(idx, weight.to(torch.int32)).to(torch.int8), _range_out(min_weight), _range_out(max_weight)
+
+
+defop('_contrib_quantized_embedding', ('data', 'weight', 'min_weight', 'max_weight'),
+      [('input_dim', 'int', REQUIRED), ('output_dim', 'int', REQUIRED), ('dtype', 'dtype', 'float32'),
+       ('sparse_grad', 'bool', False)], _quantized_embedding,
+      infer=_infer_as('_contrib_quantized_embedding', {1: (torch.int8,)}, (2, 3),
+                      lambda a, s: {1: (a['input_dim'], a['output_dim'])}),
+      num_outputs=3, output_names=lambda a: _RANGE_OUT,
+      doc='Rows of an int8 weight at the indices in data; the weight\'s range is the output\'s.')

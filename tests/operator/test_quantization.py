@@ -1,0 +1,85 @@
+"""The int8 quantization operators against MXNet 1.9.1's CPU (oneDNN) kernels, bit for bit: integer outputs
+exactly, min/max outputs exactly (tests/fixtures/operator/quantization/gen_quantization.py), eagerly and through a
+bound symbol."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import mxcompat as mx
+
+HERE = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'operator', 'quantization')
+with open(os.path.join(HERE, 'quantization_cases.json')) as _f:
+    CASES = json.load(_f)
+GOLD = np.load(os.path.join(HERE, 'quantization_goldens.npz'))
+
+
+def _inputs(case, ctx):
+    return [mx.nd.array(GOLD['%s/in%d' % (case['name'], i)], dtype=GOLD['%s/in%d' % (case['name'], i)].dtype,
+                        ctx=ctx) for i in range(case['n_in'])]
+
+
+def _check(case, outs):
+    assert len(outs) == case['n_out']
+    for i, o in enumerate(outs):
+        want = GOLD['%s/out%d' % (case['name'], i)]
+        got = o.asnumpy()
+        assert got.dtype == want.dtype, (case['name'], i, got.dtype, want.dtype)
+        assert got.shape == want.shape, (case['name'], i, got.shape, want.shape)
+        np.testing.assert_array_equal(got, want, err_msg='%s output %d' % (case['name'], i))
+
+
+def _nd_fn(op):
+    return getattr(mx.nd.contrib, op[len('_contrib_'):])
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c['name'] for c in CASES])
+def test_eager(case, ctx):
+    outs = _nd_fn(case['op'])(*_inputs(case, ctx), **case['attrs'])
+    _check(case, outs if isinstance(outs, (list, tuple)) else [outs])
+
+
+@pytest.mark.parametrize('case', CASES, ids=[c['name'] for c in CASES])
+def test_symbol(case, ctx):
+    names = ['x%d' % i for i in range(case['n_in'])]
+    fn = getattr(mx.sym.contrib, case['op'][len('_contrib_'):])
+    sym = fn(*[mx.sym.Variable(n) for n in names], **case['attrs'])
+    exe = sym.bind(ctx, dict(zip(names, _inputs(case, ctx))))
+    _check(case, exe.forward())
+    # the symbol's inferred dtypes and shapes are the outputs'
+    shapes = {n: GOLD['%s/in%d' % (case['name'], i)].shape for i, n in enumerate(names)}
+    dtypes = {n: GOLD['%s/in%d' % (case['name'], i)].dtype for i, n in enumerate(names)}
+    _, out_shapes, _ = sym.infer_shape(**shapes)
+    _, out_types, _ = sym.infer_type(**dtypes)
+    for i, (s, t) in enumerate(zip(out_shapes, out_types)):
+        want = GOLD['%s/out%d' % (case['name'], i)]
+        assert tuple(s) == want.shape and np.dtype(t) == want.dtype, (case['name'], i, s, t)
+
+
+def test_json_roundtrip(ctx):
+    # a quantized graph as MXNet writes it: attributes as strings
+    data = mx.sym.Variable('data')
+    q = mx.sym.contrib.quantize_v2(data, out_type='int8', min_calib_range=-1.0, max_calib_range=1.0)
+    f = mx.sym.contrib.quantized_flatten(q[0], q[1], q[2])
+    dq = mx.sym.contrib.dequantize(f[0], f[1], f[2])
+    sym = mx.sym.load_json(dq.tojson())
+    x = mx.nd.array(np.linspace(-1.2, 1.2, 24, dtype=np.float32).reshape(2, 3, 4), ctx=ctx)
+    got = sym.bind(ctx, {'data': x}).forward()[0].asnumpy()
+    q8, lo, hi = mx.nd.contrib.quantize_v2(x, out_type='int8', min_calib_range=-1.0, max_calib_range=1.0)
+    want = mx.nd.contrib.dequantize(q8, lo, hi).asnumpy().reshape(2, 12)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_errors(ctx):
+    x = mx.nd.ones((2, 3), ctx=ctx)
+    with pytest.raises(mx.base.MXNetError, match='_contrib_dequantize'):
+        mx.nd.contrib.dequantize(x, mx.nd.array([-1.0]), mx.nd.array([1.0]))
+    with pytest.raises(mx.base.MXNetError, match="out_type"):
+        mx.nd.contrib.quantize(x, mx.nd.array([-1.0]), mx.nd.array([1.0]), out_type='int32')
+    q = mx.nd.ones((1, 1, 2, 2), dtype='int8', ctx=ctx)
+    with pytest.raises(mx.base.MXNetError, match='pool_type'):
+        mx.nd.contrib.quantized_pooling(q, mx.nd.array([-1.0]), mx.nd.array([1.0]), kernel=(2, 2),
+                                        pool_type='sum')
+    with pytest.raises(mx.base.MXNetError, match='relu'):
+        mx.nd.contrib.quantized_act(q, mx.nd.array([-1.0]), mx.nd.array([1.0]), act_type='tanh')
