@@ -62,9 +62,9 @@ def summed_rows(rows, values):
     total += v.dtype.type(0)  # (the sum starts from zero: an entry -0.0 alone sums to +0.0)
     if not single:
         later = ~first
-        slot = np.cumsum(first)[later] - 1
+        ordered, repeated = ordered[first], ordered[later]
+        slot = np.searchsorted(ordered, repeated)  # (few repeats: cheaper than a running count of every entry)
         np.add.at(total, slot, v.take(order[later], axis=0))  # (in order, one entry after another)
-        ordered = ordered[first]
     return torch.from_numpy(ordered), torch.from_numpy(total)
 
 
