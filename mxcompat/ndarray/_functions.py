@@ -2583,6 +2583,24 @@ def _contrib_quantized_act(data=None, min_data=None, max_data=None, act_type=_Nu
     return _s__contrib_quantized_act.general(data, min_data, max_data, out=out, name=name, **_given(_s__contrib_quantized_act.names, (act_type, )), **kwargs)
 
 
+def _contrib_quantized_conv(data=None, weight=None, bias=None, min_data=None, max_data=None, min_weight=None, max_weight=None, min_bias=None, max_bias=None, kernel=_Null, stride=_Null, dilate=_Null, pad=_Null, num_filter=_Null, num_group=_Null, workspace=_Null, no_bias=_Null, cudnn_tune=_Null, cudnn_off=_Null, layout=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(weight) is _NDArray and (bias is None or _type(bias) is _NDArray) and _type(min_data) is _NDArray and _type(max_data) is _NDArray and _type(min_weight) is _NDArray and _type(max_weight) is _NDArray and (min_bias is None or _type(min_bias) is _NDArray) and (max_bias is None or _type(max_bias) is _NDArray):
+        try:
+            _hit = _s__contrib_quantized_conv.cache[(kernel, _type(kernel), stride, _type(stride), dilate, _type(dilate), pad, _type(pad), num_filter, _type(num_filter), num_group, _type(num_group), workspace, _type(workspace), no_bias, _type(no_bias), cudnn_tune, _type(cudnn_tune), cudnn_off, _type(cudnn_off), layout, _type(layout), )]
+        except KeyError:
+            _hit = _s__contrib_quantized_conv.new((kernel, stride, dilate, pad, num_filter, num_group, workspace, no_bias, cudnn_tune, cudnn_off, layout, ), (kernel, _type(kernel), stride, _type(stride), dilate, _type(dilate), pad, _type(pad), num_filter, _type(num_filter), num_group, _type(num_group), workspace, _type(workspace), no_bias, _type(no_bias), cudnn_tune, _type(cudnn_tune), cudnn_off, _type(cudnn_off), layout, _type(layout), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantized_conv.op, _s__contrib_quantized_conv.impl(data._t, weight._t, (None if bias is None else bias._t), min_data._t, max_data._t, min_weight._t, max_weight._t, (None if min_bias is None else min_bias._t), (None if max_bias is None else max_bias._t), **_hit), (data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantized_conv.op, (data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, ), _e) from None
+    return _s__contrib_quantized_conv.general(data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, out=out, name=name, **_given(_s__contrib_quantized_conv.names, (kernel, stride, dilate, pad, num_filter, num_group, workspace, no_bias, cudnn_tune, cudnn_off, layout, )), **kwargs)
+
+
 def _contrib_quantized_embedding(data=None, weight=None, min_weight=None, max_weight=None, input_dim=_Null, output_dim=_Null, dtype=_Null, sparse_grad=_Null, out=None, name=None, **kwargs):
     if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(weight) is _NDArray and _type(min_weight) is _NDArray and _type(max_weight) is _NDArray:
         try:
@@ -2617,6 +2635,24 @@ def _contrib_quantized_flatten(data=None, min_data=None, max_data=None, out=None
             except (RuntimeError, IndexError, ValueError) as _e:
                 raise _op_error(_s__contrib_quantized_flatten.op, (data, min_data, max_data, ), _e) from None
     return _s__contrib_quantized_flatten.general(data, min_data, max_data, out=out, name=name, **_given(_s__contrib_quantized_flatten.names, ()), **kwargs)
+
+
+def _contrib_quantized_fully_connected(data=None, weight=None, bias=None, min_data=None, max_data=None, min_weight=None, max_weight=None, min_bias=None, max_bias=None, num_hidden=_Null, no_bias=_Null, flatten=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(weight) is _NDArray and (bias is None or _type(bias) is _NDArray) and _type(min_data) is _NDArray and _type(max_data) is _NDArray and _type(min_weight) is _NDArray and _type(max_weight) is _NDArray and (min_bias is None or _type(min_bias) is _NDArray) and (max_bias is None or _type(max_bias) is _NDArray):
+        try:
+            _hit = _s__contrib_quantized_fully_connected.cache[(num_hidden, _type(num_hidden), no_bias, _type(no_bias), flatten, _type(flatten), )]
+        except KeyError:
+            _hit = _s__contrib_quantized_fully_connected.new((num_hidden, no_bias, flatten, ), (num_hidden, _type(num_hidden), no_bias, _type(no_bias), flatten, _type(flatten), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantized_fully_connected.op, _s__contrib_quantized_fully_connected.impl(data._t, weight._t, (None if bias is None else bias._t), min_data._t, max_data._t, min_weight._t, max_weight._t, (None if min_bias is None else min_bias._t), (None if max_bias is None else max_bias._t), **_hit), (data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantized_fully_connected.op, (data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, ), _e) from None
+    return _s__contrib_quantized_fully_connected.general(data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, out=out, name=name, **_given(_s__contrib_quantized_fully_connected.names, (num_hidden, no_bias, flatten, )), **kwargs)
 
 
 def _contrib_quantized_pooling(data=None, min_data=None, max_data=None, kernel=_Null, pool_type=_Null, global_pool=_Null, cudnn_off=_Null, pooling_convention=_Null, stride=_Null, pad=_Null, p_value=_Null, count_include_pad=_Null, layout=_Null, out=None, name=None, **kwargs):
@@ -10282,8 +10318,10 @@ _s__contrib_quadratic = _OpState('_contrib_quadratic', _contrib_quadratic)
 _s__contrib_quantize = _OpState('_contrib_quantize', _contrib_quantize)
 _s__contrib_quantize_v2 = _OpState('_contrib_quantize_v2', _contrib_quantize_v2)
 _s__contrib_quantized_act = _OpState('_contrib_quantized_act', _contrib_quantized_act)
+_s__contrib_quantized_conv = _OpState('_contrib_quantized_conv', _contrib_quantized_conv)
 _s__contrib_quantized_embedding = _OpState('_contrib_quantized_embedding', _contrib_quantized_embedding)
 _s__contrib_quantized_flatten = _OpState('_contrib_quantized_flatten', _contrib_quantized_flatten)
+_s__contrib_quantized_fully_connected = _OpState('_contrib_quantized_fully_connected', _contrib_quantized_fully_connected)
 _s__contrib_quantized_pooling = _OpState('_contrib_quantized_pooling', _contrib_quantized_pooling)
 _s__contrib_requantize = _OpState('_contrib_requantize', _contrib_requantize)
 _s__contrib_round_ste = _OpState('_contrib_round_ste', _contrib_round_ste)

@@ -20,8 +20,8 @@ GAPS = {
     },
     'nd.contrib': dict(
         {n: _QUANT for n in ('calibrate_entropy', 'quantize_asym', 'quantized_batch_norm', 'quantized_concat',
-                             'quantized_conv', 'quantized_elemwise_add', 'quantized_elemwise_mul',
-                             'quantized_fully_connected', 'quantized_rnn')},
+                             'quantized_elemwise_add', 'quantized_elemwise_mul',
+                             'quantized_rnn')},
         **{n: _DGL for n in ('dgl_adjacency', 'dgl_csr_neighbor_non_uniform_sample',
                              'dgl_csr_neighbor_uniform_sample', 'dgl_graph_compact', 'dgl_subgraph')},
         **{n: _BACKWARD for n in ('backward_gradientmultiplier', 'backward_hawkesll', 'backward_index_copy',

@@ -280,3 +280,138 @@ defop('_contrib_quantized_embedding', ('data', 'weight', 'min_weight', 'max_weig
                       lambda a, s: {1: (a['input_dim'], a['output_dim'])}),
       num_outputs=3, output_names=lambda a: _RANGE_OUT,
       doc='Rows of an int8 weight at the indices in data; the weight\'s range is the output\'s.')
+
+
+# ---- int8 products: FullyConnected and Convolution -----------------------------------------------------------------
+def _split_quantized(op, xs, no_bias):
+    """(data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias) from the inputs in
+    MXNet's order (without bias and its range when ``no_bias``)."""
+    xs = tuple(x for x in xs if x is not None)  # eager calls pass the inputs left out as None
+    want = 6 if no_bias else 9
+    if len(xs) != want:
+        raise _err(op, 'takes %d inputs with no_bias=%s, got %d' % (want, no_bias, len(xs)))
+    if no_bias:
+        data, weight, min_d, max_d, min_w, max_w = xs
+        return data, weight, None, min_d, max_d, min_w, max_w, None, None
+    return xs
+
+
+def _product_range(data, min_d, max_d, min_w, max_w):
+    # QuantizationRangeForMultiplication: float per level of data times that of weight, times the int32 range.
+    # For uint8 data MXNet's kernel takes the per-level units as (int8 data, uint8 weight): data over 127, weight
+    # over 255.
+    w_levels = 255.0 if data.dtype is torch.uint8 else 127.0
+    level = (_max_abs(min_d, max_d) / _f32(127.0, data)) * (_max_abs(min_w, max_w) / _f32(w_levels, data))
+    hi = level * _f32(_INT32_RANGE, data)
+    return _range_out(-hi), _range_out(hi)
+
+
+def _int32_result(x):
+    """An exact integer result computed in float64 (|sums| < 2**53) as MXNet's int32 output."""
+    return x.to(torch.int64).to(torch.int32)
+
+
+def _quantized_fc(*xs, num_hidden, no_bias, flatten):
+    op = '_contrib_quantized_fully_connected'
+    data, weight, bias, min_d, max_d, min_w, max_w, min_b, max_b = _split_quantized(op, xs, no_bias)
+    _check_dtype(op, 'data', data, _Q8)
+    _check_dtype(op, 'weight', weight, (torch.int8,))
+    x = data.reshape(data.shape[0], -1) if flatten else data
+    if weight.dim() != 2 or weight.shape[0] != num_hidden or weight.shape[1] != x.shape[-1]:
+        raise _err(op, 'weight shape %s does not match (num_hidden, input size) = %s'
+                   % (tuple(weight.shape), (num_hidden, x.shape[-1])))
+    out = x.to(torch.float64) @ weight.to(torch.float64).t()
+    if bias is not None:
+        _check_dtype(op, 'bias', bias, (torch.int8,))
+        # the int8 bias rescaled to the product's int32 units, in float32, truncated toward zero (C++ conversion)
+        d_scale = _f32(_INT8_RANGE if data.dtype is torch.int8 else _UINT8_RANGE, data) / _max_abs(min_d, max_d)
+        w_scale = _f32(_INT8_RANGE, data) / _max_abs(min_w, max_w)
+        rescale = d_scale * w_scale * _max_abs(min_b, max_b) / _f32(_INT8_RANGE, data)
+        b32 = torch.trunc(bias.to(torch.float32) * rescale.reshape(()))
+        out = out + b32.to(torch.float64)
+    lo, hi = _product_range(data, min_d, max_d, min_w, max_w)
+    return _int32_result(out), lo, hi
+
+
+def _with_bias_ranges(a):
+    if a['no_bias']:
+        return ['data', 'weight', 'min_data', 'max_data', 'min_weight', 'max_weight']
+    return ['data', 'weight', 'bias', 'min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias', 'max_bias']
+
+
+_PRODUCT_INPUTS = ('data', 'weight', 'bias', 'min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias',
+                   'max_bias')
+
+
+def _product_infer(name, weight_shape, data_types=_Q8):
+    def infer(shapes, dtypes, attrs):
+        nb = attrs['no_bias']
+        # the inputs in MXNet's order; graphs may give all nine positions with None where no_bias leaves one out
+        compact = nb and len(shapes) == 6
+        ranges = (2, 3, 4, 5) if compact else (3, 4, 5, 6) if nb else (3, 4, 5, 6, 7, 8)
+        fixed = {0: data_types, 1: (torch.int8,)}
+        if not nb:
+            fixed[2] = (torch.int8,)
+
+        def params(a, s):
+            w = weight_shape(a, s[0])
+            out = {} if w is None else {1: w}
+            if not nb:
+                out[2] = (a['num_hidden'] if 'num_hidden' in a else a['num_filter'],)
+            return out
+        return _infer_as(name, fixed, ranges, params)(shapes, dtypes, attrs)
+    return infer
+
+
+def _fc_weight(a, dshape):
+    if dshape is None:
+        return None
+    k = 1
+    for d in (dshape[1:] if a['flatten'] else dshape[-1:]):
+        k *= d
+    return (a['num_hidden'], k)
+
+
+defop('_contrib_quantized_fully_connected', _PRODUCT_INPUTS,
+      [('num_hidden', 'int', REQUIRED), ('no_bias', 'bool', False), ('flatten', 'bool', True)], _quantized_fc,
+      optional=('bias', 'min_bias', 'max_bias'), input_names=_with_bias_ranges, num_outputs=3,
+      output_names=lambda a: _RANGE_OUT,
+      infer=_product_infer('_contrib_quantized_fully_connected', _fc_weight),
+      doc='FullyConnected of int8/uint8 data and an int8 weight into int32, with the int8 bias rescaled to the '
+          'product\'s units (truncated), as MXNet\'s oneDNN kernel; returns (output, min, max).')
+
+
+def _quantized_conv(*xs, kernel, stride, dilate, pad, num_filter, num_group, workspace, no_bias, cudnn_tune,
+                    cudnn_off, layout):
+    op = '_contrib_quantized_conv'
+    data, weight, bias, min_d, max_d, min_w, max_w, _, _ = _split_quantized(op, xs, no_bias)
+    # MXNet's oneDNN kernel takes uint8 data only
+    _check_dtype(op, 'data', data, (torch.uint8,))
+    if num_group != 1:
+        raise _err(op, 'quantized_conv only supports num_group=1 (as MXNet), got num_group=%d' % num_group)
+    if data.dim() not in (4, 5) or layout not in (None, 'NCHW', 'NCDHW'):
+        raise _err(op, 'data must be 4D (N, C, H, W) or 5D (N, C, D, H, W), got shape %s'
+                   % (tuple(data.shape),))
+    _check_dtype(op, 'weight', weight, (torch.int8,))
+    if bias is not None:
+        _check_dtype(op, 'bias', bias, (torch.int8,))
+        bias = bias.to(torch.float64)  # added as it is (MXNet's oneDNN kernel does not rescale it)
+    out = _nn._convolution(data.to(torch.float64), weight.to(torch.float64), bias, kernel=kernel, stride=stride,
+                           dilate=dilate, pad=pad, num_filter=num_filter, num_group=num_group, workspace=workspace,
+                           no_bias=no_bias, cudnn_tune=cudnn_tune, cudnn_off=cudnn_off, layout=layout)
+    lo, hi = _product_range(torch.empty(0, dtype=torch.int8, device=data.device), min_d, max_d, min_w, max_w)
+    return _int32_result(out), lo, hi
+
+
+def _conv_weight(a, dshape):
+    if dshape is None or len(dshape) < 2:
+        return None
+    return (a['num_filter'], dshape[1] // a['num_group']) + tuple(a['kernel'])
+
+
+defop('_contrib_quantized_conv', _PRODUCT_INPUTS, _nn._CONV_PARAMS, _quantized_conv,
+      optional=('bias', 'min_bias', 'max_bias'), input_names=_with_bias_ranges, num_outputs=3,
+      output_names=lambda a: _RANGE_OUT, choices=_nn._CONV_CHOICES,
+      infer=_product_infer('_contrib_quantized_conv', _conv_weight, (torch.uint8,)),
+      doc='Convolution of uint8 data and an int8 weight into int32 (the int8 bias added as it is), as MXNet\'s '
+          'oneDNN kernel; returns (output, min, max).')

@@ -222,6 +222,27 @@ PARAM_SHAPES = {
     'SVMOutput': _svm_label, 'UpSampling': _upsampling, 'RNN': _rnn,
 }
 
+# MXNet's quantized operators: every min/max input is (1,); weights (and bias) as the float operator's
+_RANGES = ('min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias', 'max_bias', 'min_range', 'max_range')
+
+
+def _quantized(rule=None):
+    def shapes(attrs, data):
+        out = dict.fromkeys(_RANGES, (1,))
+        if rule is not None:
+            out.update(rule(attrs, data))
+        return out
+    return shapes
+
+
+PARAM_SHAPES.update({
+    '_contrib_quantized_fully_connected': _quantized(_fc),
+    '_contrib_quantized_conv': _quantized(lambda a, d: _kernel_params(a, d)),
+    '_contrib_quantized_embedding': _quantized(_embed),
+    **{op: _quantized() for op in ('_contrib_dequantize', '_contrib_requantize', '_contrib_quantize',
+                                   '_contrib_quantized_flatten', '_contrib_quantized_act',
+                                   '_contrib_quantized_pooling')}})
+
 # op -> {input: f(given_shape, inferred_shape) -> bool}: inputs whose given shape may differ from the inferred one
 COMPATIBLE = {op: {'label': _same_batch_and_size}
               for op in ('LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput')}
@@ -235,6 +256,11 @@ COMPATIBLE['FullyConnected'] = {'bias': lambda given, inferred: tuple(given) == 
 
 # op -> input name -> the dtype that input always has, whatever the others' (MXNet's type functions assign it)
 INPUT_DTYPES = {'_contrib_hawkesll': {'marks': torch.int32}}
+INPUT_DTYPES.update({op: dict(dict.fromkeys(_RANGES, torch.float32), weight=torch.int8, bias=torch.int8)
+                     for op in ('_contrib_quantized_fully_connected', '_contrib_quantized_conv',
+                                '_contrib_quantized_embedding', '_contrib_dequantize', '_contrib_requantize',
+                                '_contrib_quantize', '_contrib_quantized_flatten', '_contrib_quantized_act',
+                                '_contrib_quantized_pooling')})
 
 
 # ---- two-way shape inference ---------------------------------------------------------------------------------

@@ -34,9 +34,19 @@ def _nd_fn(op):
     return getattr(mx.nd.contrib, op[len('_contrib_'):])
 
 
+def _error_fragment(case):
+    # MXNet's message after its "Check failed: ... : " prefix
+    return case['error'].split(' : ')[-1].split(' (')[0].split(' for now')[0]
+
+
 @pytest.mark.parametrize('case', CASES, ids=[c['name'] for c in CASES])
 def test_eager(case, ctx):
-    outs = _nd_fn(case['op'])(*_inputs(case, ctx), **case['attrs'])
+    kwargs = dict(zip(case['inputs'], _inputs(case, ctx)), **case['attrs'])
+    if case['error']:
+        with pytest.raises(mx.base.MXNetError, match=_error_fragment(case)):
+            _nd_fn(case['op'])(**kwargs)
+        return
+    outs = _nd_fn(case['op'])(**kwargs)
     _check(case, outs if isinstance(outs, (list, tuple)) else [outs])
 
 
@@ -44,8 +54,13 @@ def test_eager(case, ctx):
 def test_symbol(case, ctx):
     names = ['x%d' % i for i in range(case['n_in'])]
     fn = getattr(mx.sym.contrib, case['op'][len('_contrib_'):])
-    sym = fn(*[mx.sym.Variable(n) for n in names], **case['attrs'])
+    sym = fn(**dict(zip(case['inputs'], [mx.sym.Variable(n) for n in names])), **case['attrs'])
+    assert sym.list_arguments() == names
     exe = sym.bind(ctx, dict(zip(names, _inputs(case, ctx))))
+    if case['error']:
+        with pytest.raises(mx.base.MXNetError, match=_error_fragment(case)):
+            exe.forward()[0].asnumpy()
+        return
     _check(case, exe.forward())
     # the symbol's inferred dtypes and shapes are the outputs'
     shapes = {n: GOLD['%s/in%d' % (case['name'], i)].shape for i, n in enumerate(names)}
