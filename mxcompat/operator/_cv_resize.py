@@ -181,7 +181,7 @@ def _resize_u8(t, w, h, interp):
     acc = torch.mm(_u8_columns(iw, w, interp, c), v_t, out=_scratch('pass2', (w * c, h), torch.float64))
     # the weights carry 2**-11 each, so the sums come out in pixel units; adding 0.5 and truncating after the
     # clamp is OpenCV's (sum + 2**21) >> 22
-    return acc.add_(0.5).clamp_(0, 255).to(torch.uint8).T.reshape(h, w, c)
+    return acc.add_(0.5).clamp_(0, 255).T.to(torch.uint8, memory_format=torch.contiguous_format).view(h, w, c)
 
 
 def resize_hwc(t, w, h, interp):
@@ -211,4 +211,4 @@ def _cast_back(res, dtype):
         res = torch.round(res)  # OpenCV's saturate_cast rounds half to even, as torch.round does
         if dtype == torch.uint8:
             res = res.clamp(0, 255)
-    return res.to(dtype)
+    return res.to(dtype).contiguous()  # einsum may hand back a permuted layout

@@ -274,6 +274,33 @@ def test_imageiter_last_batch_modes(tmp_path):
         mx.image.ImageIter(2, (1, 8, 8), imglist=_imglist())
 
 
+def test_imageiter_slots_no_image_reaches_are_zero():
+    # one image, batches of 3, 'pad': the wrap-around fills slot 1, slot 2 stays as MXNet leaves it (zeros)
+    it = mx.image.ImageIter(3, (3, 8, 8), imglist=[[1.0, 'rgb.png']], path_root=str(FIX / 'images'))
+    b = it.next()
+    data = b.data[0].asnumpy()
+    ref = mx.image.center_crop(mx.image.imdecode((FIX / 'images' / 'rgb.png').read_bytes()), (8, 8))[0]
+    assert b.pad == 2
+    np.testing.assert_array_equal(data[0], ref.astype('float32').transpose((2, 0, 1)).asnumpy())
+    np.testing.assert_array_equal(data[1], data[0])
+    assert not data[2].any()
+    with pytest.raises(StopIteration):
+        it.next()
+
+
+def test_imageiter_uses_overridden_postprocess_data():
+    class Doubled(mx.image.ImageIter):
+        def postprocess_data(self, datum):
+            return super().postprocess_data(datum) * 2
+
+    kw = dict(imglist=_imglist()[:2], path_root=str(FIX / 'images'))
+    plain = mx.image.ImageIter(2, (3, 8, 8), **kw).next().data[0].asnumpy()
+    np.testing.assert_array_equal(Doubled(2, (3, 8, 8), **kw).next().data[0].asnumpy(), plain * 2)
+    # an augmenter list giving another shape than data_shape fails on assignment (MXNet: ValueError)
+    with pytest.raises(ValueError):
+        mx.image.ImageIter(2, (3, 8, 8), aug_list=[mx.image.CastAug()], **kw).next()
+
+
 def test_imageiter_from_rec(tmp_path):
     rec, idx = tmp_path / 'i.rec', tmp_path / 'i.idx'
     w = mx.recordio.MXIndexedRecordIO(str(idx), str(rec), 'w')
