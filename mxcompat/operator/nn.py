@@ -245,16 +245,18 @@ def _fully_connected(data, weight, bias=None, *, num_hidden, no_bias, flatten):
     if flatten and data.dim() != 2:
         data = data.reshape(data.shape[0], -1) if data.dim() else data.reshape(1, 1)
     in_units = data.shape[-1]
-    if tuple(weight.shape) != (num_hidden, in_units):
+    if weight.shape != (num_hidden, in_units):
         raise _err('FullyConnected', 'weight shape %s does not match the inferred shape %s for data shape %s'
                    % (tuple(weight.shape), (num_hidden, in_units), tuple(data.shape)))
     if no_bias:
         bias = None
     elif bias is None:
         raise MXNetError('Operator FullyConnected: input bias is missing (pass no_bias=True to omit it)')
-    elif tuple(bias.shape) == (num_hidden, 1):  # MXNet's shape inference takes this shape too
+    elif bias.shape == (num_hidden,):  # (torch.Size compares with tuples)
+        pass
+    elif bias.shape == (num_hidden, 1):  # MXNet's shape inference takes this shape too
         bias = bias.reshape(num_hidden)
-    elif tuple(bias.shape) != (num_hidden,):
+    else:
         raise _err('FullyConnected', 'bias shape %s does not match (%d,) or (%d, 1)'
                    % (tuple(bias.shape), num_hidden, num_hidden))
     return F.linear(data, weight, bias)
