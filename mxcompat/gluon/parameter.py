@@ -102,6 +102,7 @@ def _wire_grad(arr, req, grad):
     if sparse:
         t._mx_sparse_grad = True  # sparse-gradient embeddings give it the looked-up rows only (operator/nn.py)
     summed = []  # the (rows, values) drop_old summed from this backward's sparse gradient, for landed
+    empty = []  # the empty gradient torch is handed instead (kept: torch copies it)
     if req == 'write':
         tref = weakref.ref(t)
 
@@ -113,8 +114,10 @@ def _wire_grad(arr, req, grad):
                 summed.clear()
                 if sparse and g.layout is torch.sparse_coo and not g.requires_grad:
                     summed.append(_sparse.summed_rows(g))
-                    return torch.sparse_coo_tensor(g._indices()[:, :0], g._values()[:0], g.shape,
-                                                   check_invariants=False)
+                    if not empty or empty[0].dtype != g.dtype or empty[0].device != g.device:
+                        empty[:] = [torch.sparse_coo_tensor(g._indices()[:, :0].clone(), g._values()[:0].clone(),
+                                                            g.shape, check_invariants=False)]
+                    return empty[0]
             return g
         t.register_hook(drop_old)
 
