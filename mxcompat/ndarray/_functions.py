@@ -2096,6 +2096,24 @@ def _contrib_box_non_maximum_suppression(data=None, overlap_thresh=_Null, valid_
     return _s__contrib_box_non_maximum_suppression.general(data, out=out, name=name, **_given(_s__contrib_box_non_maximum_suppression.names, (overlap_thresh, valid_thresh, topk, coord_start, score_index, id_index, background_id, force_suppress, in_format, out_format, )), **kwargs)
 
 
+def _contrib_calibrate_entropy(hist=None, hist_edges=None, num_quantized_bins=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(hist) is _NDArray and _type(hist_edges) is _NDArray:
+        try:
+            _hit = _s__contrib_calibrate_entropy.cache[(num_quantized_bins, _type(num_quantized_bins), )]
+        except KeyError:
+            _hit = _s__contrib_calibrate_entropy.new((num_quantized_bins, ), (num_quantized_bins, _type(num_quantized_bins), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_calibrate_entropy.op, _s__contrib_calibrate_entropy.impl(hist._t, hist_edges._t, **_hit), (hist, hist_edges, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_calibrate_entropy.op, (hist, hist_edges, ), _e) from None
+    return _s__contrib_calibrate_entropy.general(hist, hist_edges, out=out, name=name, **_given(_s__contrib_calibrate_entropy.names, (num_quantized_bins, )), **kwargs)
+
+
 def _contrib_count_sketch(data=None, h=None, s=None, out_dim=_Null, processing_batch_size=_Null, out=None, name=None, **kwargs):
     if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(h) is _NDArray and _type(s) is _NDArray:
         try:
@@ -10294,6 +10312,7 @@ _s__contrib_box_encode = _OpState('_contrib_box_encode', _contrib_box_encode)
 _s__contrib_box_iou = _OpState('_contrib_box_iou', _contrib_box_iou)
 _s__contrib_box_nms = _OpState('_contrib_box_nms', _contrib_box_nms)
 _s__contrib_box_non_maximum_suppression = _OpState('_contrib_box_non_maximum_suppression', _contrib_box_non_maximum_suppression)
+_s__contrib_calibrate_entropy = _OpState('_contrib_calibrate_entropy', _contrib_calibrate_entropy)
 _s__contrib_count_sketch = _OpState('_contrib_count_sketch', _contrib_count_sketch)
 _s__contrib_ctc_loss = _OpState('_contrib_ctc_loss', _contrib_ctc_loss)
 _s__contrib_dequantize = _OpState('_contrib_dequantize', _contrib_dequantize)

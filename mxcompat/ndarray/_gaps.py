@@ -19,7 +19,7 @@ GAPS = {
         'imdecode': 'the legacy decoder fails for every input in MXNet 1.9.1 itself; use mx.image.imdecode',
     },
     'nd.contrib': dict(
-        {n: _QUANT for n in ('calibrate_entropy', 'quantize_asym', 'quantized_batch_norm', 'quantized_concat',
+        {n: _QUANT for n in ('quantize_asym', 'quantized_batch_norm', 'quantized_concat',
                              'quantized_elemwise_add', 'quantized_elemwise_mul',
                              'quantized_rnn')},
         **{n: _DGL for n in ('dgl_adjacency', 'dgl_csr_neighbor_non_uniform_sample',

@@ -9,6 +9,7 @@ oneDNN's conversions multiply in float32, round half to even and saturate; the c
 """
 import math
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -415,3 +416,87 @@ defop('_contrib_quantized_conv', _PRODUCT_INPUTS, _nn._CONV_PARAMS, _quantized_c
       infer=_product_infer('_contrib_quantized_conv', _conv_weight, (torch.uint8,)),
       doc='Convolution of uint8 data and an int8 weight into int32 (the int8 bias added as it is), as MXNet\'s '
           'oneDNN kernel; returns (output, min, max).')
+
+
+# ---- entropy calibration ---------------------------------------------------------------------------------------------
+def _seq_sum(a):
+    """A float32 sum added left to right, as C++'s std::accumulate (numpy's accumulate is sequential)."""
+    return np.add.accumulate(a, dtype=np.float32)[-1] if a.size else np.float32(0)
+
+
+def _smooth(p, eps=np.float32(0.0001)):
+    """calibrate.cc's SmoothDistribution in float32; None where MXNet returns an empty vector."""
+    zeros = p == 0
+    n_zeros = int(zeros.sum())
+    n_nonzeros = p.size - n_zeros
+    if not n_nonzeros:
+        return None
+    eps1 = np.float32(eps * np.float32(n_zeros) / np.float32(n_nonzeros))
+    if eps1 >= 1.0:
+        return None
+    return (p + np.where(zeros, eps, -eps1).astype(np.float32)).astype(np.float32)
+
+
+def _entropy(p, q):
+    p = (p / _seq_sum(p)).astype(np.float32)
+    q = (q / _seq_sum(q)).astype(np.float32)
+    if not ((p > 0) & (q > 0)).all():
+        raise MXNetError('Operator _contrib_calibrate_entropy: Check failed: p[i] > 0 && q[i] > 0')
+    # logf of a float32 ratio: the float64 log rounded to float32 (glibc's logf is correctly rounded)
+    terms = (p * np.log((p / q).astype(np.float64)).astype(np.float32)).astype(np.float32)
+    return _seq_sum(terms)
+
+
+def _calibrate_entropy(hist, hist_edges, num_quantized_bins):
+    op = '_contrib_calibrate_entropy'
+    _check_dtype(op, 'hist', hist, (torch.float32,))
+    if hist.numel() + 1 != hist_edges.numel():
+        raise _err(op, 'hist_edges must have one more element than hist, got %d and %d'
+                   % (hist_edges.numel(), hist.numel()))
+    if hist.device.type == 'meta':
+        out = torch.empty(1, dtype=torch.float32, device='meta')
+        return out, out.clone()
+    h = hist.detach().reshape(-1).cpu().numpy()
+    edges = hist_edges.detach().reshape(-1).to(torch.float32).cpu().numpy()
+    nq = num_quantized_bins
+    zero, half = h.size // 2, nq // 2
+    if nq < 1 or half > zero:
+        raise _err(op, 'num_quantized_bins=%d does not fit %d histogram bins' % (nq, h.size))
+    counts = np.trunc(h).astype(np.int64)  # MXNet keeps the sliced histogram as size_t counts
+    left = np.add.accumulate(h, dtype=np.float32)
+    thresholds, divergences = [], []
+    for i in range(half, zero + 1):
+        start, stop = zero - i, zero + i + 1
+        thresholds.append(edges[stop])
+        # p: the bins start+1 .. stop-1, the ones below folded into p[0], the ones above added onto the last
+        p = h[start:stop].astype(np.float32)  # (a copy)
+        p[0] = left[start]
+        p[-1] = _seq_sum(h[stop - 1:])
+        sliced = counts[start:stop].copy()
+        sliced[0] = 0
+        merged = sliced.size // nq
+        body = nq * merged
+        which = np.minimum(np.arange(sliced.size) // max(merged, 1), nq - 1) if merged else \
+            np.full(sliced.size, nq - 1)
+        qbins = np.bincount(which[:body], weights=sliced[:body], minlength=nq).astype(np.float32)
+        qbins[-1] = np.float32(qbins[-1] + np.float32(sliced[body:].sum()))
+        norm = np.bincount(which, weights=(sliced != 0), minlength=nq).astype(np.int64)
+        nb = norm[which]
+        q = np.where((p != 0) & (nb > 0), qbins[which] / np.maximum(nb, 1).astype(np.float32), 0).astype(np.float32)
+        ps, qs = _smooth(p), _smooth(q)
+        if qs is None:
+            divergences.append(np.float32(np.inf))
+        else:
+            if ps is None:
+                raise _err(op, 'the histogram holds no counts')
+            divergences.append(_entropy(ps, qs))
+    best = int(np.argmin(np.array(divergences, dtype=np.float32)))
+    dev = hist.device
+    return (torch.tensor([thresholds[best]], dtype=torch.float32, device=dev),
+            torch.tensor([divergences[best]], dtype=torch.float32, device=dev))
+
+
+defop('_contrib_calibrate_entropy', ('hist', 'hist_edges'), [('num_quantized_bins', 'int', 255)],
+      _calibrate_entropy, num_outputs=2, output_names=lambda a: ['threshold', 'divergence'],
+      doc='The threshold (and its KL divergence) of a symmetric histogram that loses least information quantized '
+          'into num_quantized_bins bins, as MXNet\'s entropy calibration.')
