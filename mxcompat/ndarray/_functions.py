@@ -2619,6 +2619,42 @@ def _contrib_quantized_conv(data=None, weight=None, bias=None, min_data=None, ma
     return _s__contrib_quantized_conv.general(data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, out=out, name=name, **_given(_s__contrib_quantized_conv.names, (kernel, stride, dilate, pad, num_filter, num_group, workspace, no_bias, cudnn_tune, cudnn_off, layout, )), **kwargs)
 
 
+def _contrib_quantized_elemwise_add(lhs=None, rhs=None, lhs_min=None, lhs_max=None, rhs_min=None, rhs_max=None, min_calib_range=_Null, max_calib_range=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(lhs) is _NDArray and _type(rhs) is _NDArray and _type(lhs_min) is _NDArray and _type(lhs_max) is _NDArray and _type(rhs_min) is _NDArray and _type(rhs_max) is _NDArray:
+        try:
+            _hit = _s__contrib_quantized_elemwise_add.cache[(min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), )]
+        except KeyError:
+            _hit = _s__contrib_quantized_elemwise_add.new((min_calib_range, max_calib_range, ), (min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantized_elemwise_add.op, _s__contrib_quantized_elemwise_add.impl(lhs._t, rhs._t, lhs_min._t, lhs_max._t, rhs_min._t, rhs_max._t, **_hit), (lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantized_elemwise_add.op, (lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, ), _e) from None
+    return _s__contrib_quantized_elemwise_add.general(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, out=out, name=name, **_given(_s__contrib_quantized_elemwise_add.names, (min_calib_range, max_calib_range, )), **kwargs)
+
+
+def _contrib_quantized_elemwise_mul(lhs=None, rhs=None, lhs_min=None, lhs_max=None, rhs_min=None, rhs_max=None, min_calib_range=_Null, max_calib_range=_Null, enable_float_output=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(lhs) is _NDArray and _type(rhs) is _NDArray and _type(lhs_min) is _NDArray and _type(lhs_max) is _NDArray and _type(rhs_min) is _NDArray and _type(rhs_max) is _NDArray:
+        try:
+            _hit = _s__contrib_quantized_elemwise_mul.cache[(min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), enable_float_output, _type(enable_float_output), )]
+        except KeyError:
+            _hit = _s__contrib_quantized_elemwise_mul.new((min_calib_range, max_calib_range, enable_float_output, ), (min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), enable_float_output, _type(enable_float_output), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantized_elemwise_mul.op, _s__contrib_quantized_elemwise_mul.impl(lhs._t, rhs._t, lhs_min._t, lhs_max._t, rhs_min._t, rhs_max._t, **_hit), (lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantized_elemwise_mul.op, (lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, ), _e) from None
+    return _s__contrib_quantized_elemwise_mul.general(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, out=out, name=name, **_given(_s__contrib_quantized_elemwise_mul.names, (min_calib_range, max_calib_range, enable_float_output, )), **kwargs)
+
+
 def _contrib_quantized_embedding(data=None, weight=None, min_weight=None, max_weight=None, input_dim=_Null, output_dim=_Null, dtype=_Null, sparse_grad=_Null, out=None, name=None, **kwargs):
     if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(weight) is _NDArray and _type(min_weight) is _NDArray and _type(max_weight) is _NDArray:
         try:
@@ -10338,6 +10374,8 @@ _s__contrib_quantize = _OpState('_contrib_quantize', _contrib_quantize)
 _s__contrib_quantize_v2 = _OpState('_contrib_quantize_v2', _contrib_quantize_v2)
 _s__contrib_quantized_act = _OpState('_contrib_quantized_act', _contrib_quantized_act)
 _s__contrib_quantized_conv = _OpState('_contrib_quantized_conv', _contrib_quantized_conv)
+_s__contrib_quantized_elemwise_add = _OpState('_contrib_quantized_elemwise_add', _contrib_quantized_elemwise_add)
+_s__contrib_quantized_elemwise_mul = _OpState('_contrib_quantized_elemwise_mul', _contrib_quantized_elemwise_mul)
 _s__contrib_quantized_embedding = _OpState('_contrib_quantized_embedding', _contrib_quantized_embedding)
 _s__contrib_quantized_flatten = _OpState('_contrib_quantized_flatten', _contrib_quantized_flatten)
 _s__contrib_quantized_fully_connected = _OpState('_contrib_quantized_fully_connected', _contrib_quantized_fully_connected)

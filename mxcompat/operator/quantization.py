@@ -500,3 +500,111 @@ defop('_contrib_calibrate_entropy', ('hist', 'hist_edges'), [('num_quantized_bin
       _calibrate_entropy, num_outputs=2, output_names=lambda a: ['threshold', 'divergence'],
       doc='The threshold (and its KL divergence) of a symmetric histogram that loses least information quantized '
           'into num_quantized_bins bins, as MXNet\'s entropy calibration.')
+
+
+# ---- elementwise add / mul of quantized arrays ---------------------------------------------------------------------
+_BINARY_INPUTS = ('lhs', 'rhs', 'lhs_min', 'lhs_max', 'rhs_min', 'rhs_max')
+_CALIB_PARAMS = [('min_calib_range', 'float?', None), ('max_calib_range', 'float?', None)]
+
+
+def _check_same_shape(op, a, b):
+    if tuple(a.shape) != tuple(b.shape):
+        raise _err(op, 'lhs and rhs must have the same shape, got %s and %s' % (tuple(a.shape), tuple(b.shape)))
+
+
+def _data_range(t):
+    return _f32(_INT8_RANGE if t.dtype is torch.int8 else _UINT8_RANGE, t)
+
+
+def _quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_calib_range, max_calib_range):
+    # MKLDNNQuantizedElemwiseAddForward: a oneDNN sum of the two inputs, each scaled into the output's units; a uint8
+    # input beside an int8 one is first rescaled into int8 (rounded, saturated)
+    op = '_contrib_quantized_elemwise_add'
+    _check_dtype(op, 'lhs', lhs, _Q8)
+    _check_dtype(op, 'rhs', rhs, _Q8)
+    _check_same_shape(op, lhs, rhs)
+    a_abs, b_abs = _max_abs(lhs_min, lhs_max).reshape(()), _max_abs(rhs_min, rhs_max).reshape(())
+    a_scale, b_scale = _data_range(lhs) / a_abs, _data_range(rhs) / b_abs
+    calibrated = min_calib_range is not None and max_calib_range is not None
+    if calibrated:
+        out_type = lhs.dtype if lhs.dtype is rhs.dtype else torch.int8
+        out_range = _f32(_INT8_RANGE if out_type is torch.int8 else _UINT8_RANGE, lhs)
+        lo, hi = _calib(lhs, min_calib_range), _calib(lhs, max_calib_range)
+        out_scale = out_range / _max_abs(lo, hi)
+    else:
+        out_type = torch.int32
+        out_range = _f32(_INT32_RANGE, lhs)
+        hi = a_abs + b_abs
+        lo = -hi
+    total = a_abs + b_abs
+    a_range = _data_range(lhs)
+    scales = [_f32(1.0, lhs), _f32(1.0, lhs)]
+    a, b = lhs, rhs
+    if lhs.dtype is not rhs.dtype:
+        a_int8 = lhs.dtype is torch.int8
+        if calibrated:
+            u8_scale = out_scale / (b_scale if a_int8 else a_scale)
+            scales[0 if a_int8 else 1] = out_scale / (a_scale if a_int8 else b_scale)
+        elif a_int8:
+            u8_scale = b_abs * out_range / (total * _f32(_UINT8_RANGE, lhs))
+            scales[0] = a_abs * out_range / (total * a_range)
+        else:
+            u8_scale = a_abs * out_range / (total * a_range)
+            scales[1] = b_abs * out_range / (total * _f32(_INT8_RANGE, lhs))
+        if a_int8:
+            b = _to_int(rhs, u8_scale, torch.int8)
+        else:
+            a = _to_int(lhs, u8_scale, torch.int8)
+    elif calibrated:
+        scales = [out_scale / a_scale, out_scale / b_scale]
+    else:
+        scales = [a_abs * out_range / (total * a_range), b_abs * out_range / (total * a_range)]
+    acc = a.to(torch.float32) * scales[0] + b.to(torch.float32) * scales[1]
+    lo_t, hi_t = _LIMITS[out_type]
+    out = torch.round(acc).clamp(lo_t, hi_t)
+    if out_type is torch.int32:  # float32 values past 2**31 - 1 (2**31 itself) saturate
+        out = torch.where(acc >= 2.0 ** 31, torch.full_like(out, hi_t), out)
+    return out.to(torch.int64).to(out_type), _range_out(lo), _range_out(hi)
+
+
+def _binary_ranges_infer(name):
+    return _infer_as(name, {0: _Q8, 1: _Q8}, (2, 3, 4, 5))
+
+
+defop('_contrib_quantized_elemwise_add', _BINARY_INPUTS, _CALIB_PARAMS, _quantized_elemwise_add, num_outputs=3,
+      output_names=lambda a: _RANGE_OUT, infer=_binary_ranges_infer('_contrib_quantized_elemwise_add'),
+      doc='Sum of two int8/uint8 arrays into int32 (range the sum of the input ranges), or into int8/uint8 in the '
+          'calibrated range, as MXNet\'s oneDNN kernel; returns (output, min, max).')
+
+
+def _quantized_elemwise_mul(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_calib_range, max_calib_range,
+                            enable_float_output):
+    op = '_contrib_quantized_elemwise_mul'
+    _check_dtype(op, 'lhs', lhs, (torch.int8,))
+    _check_dtype(op, 'rhs', rhs, (torch.int8,))
+    _check_same_shape(op, lhs, rhs)
+    l_scale = _f32(_INT8_RANGE, lhs) / _max_abs(lhs_min, lhs_max).reshape(())
+    r_scale = _f32(_INT8_RANGE, lhs) / _max_abs(rhs_min, rhs_max).reshape(())
+    prod = (lhs.to(torch.int32) * rhs.to(torch.int32)).to(torch.float32)
+    if enable_float_output:
+        # 1.0 / lhs_scale / rhs_scale in double, stored as a float
+        scale = (1.0 / l_scale.to(torch.float64) / r_scale.to(torch.float64)).to(torch.float32)
+        return prod * scale
+    if min_calib_range is not None and max_calib_range is not None:
+        lo, hi = _calib(lhs, min_calib_range), _calib(lhs, max_calib_range)
+        scale = _f32(_INT8_RANGE, lhs) / _max_abs(lo, hi) / l_scale / r_scale
+        # static_cast<int8_t> of the float: truncated, and wrapped past the int8 range as x86 does it
+        out = torch.trunc(prod * scale).to(torch.int32).to(torch.int8)
+        return out, _range_out(lo), _range_out(hi)
+    lo, hi = _product_range(lhs, lhs_min, lhs_max, rhs_min, rhs_max)
+    return torch.trunc(prod).to(torch.int32), lo, hi
+
+
+defop('_contrib_quantized_elemwise_mul', _BINARY_INPUTS,
+      _CALIB_PARAMS + [('enable_float_output', 'bool', False)], _quantized_elemwise_mul,
+      num_outputs=lambda a: 1 if a['enable_float_output'] else 3,
+      output_names=lambda a: ['output'] if a['enable_float_output'] else _RANGE_OUT,
+      infer=_binary_ranges_infer('_contrib_quantized_elemwise_mul'),
+      doc='Product of two int8 arrays: int32 (range from the input ranges), int8 in the calibrated range '
+          '(truncated), or float32 with enable_float_output, as MXNet\'s kernel. Differs from MXNet: an eager call '
+          'runs (MXNet 1.9.1\'s imperative call fails in its shape check; its bound symbols run).')
