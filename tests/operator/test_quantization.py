@@ -27,6 +27,11 @@ def _check(case, outs):
         got = o.asnumpy()
         assert got.dtype == want.dtype, (case['name'], i, got.dtype, want.dtype)
         assert got.shape == want.shape, (case['name'], i, got.shape, want.shape)
+        if case['op'] == '_contrib_calibrate_entropy' and i == 1:
+            # the divergence: MXNet sums float32 terms p * logf(p / q); its logf and numpy's log can differ in the
+            # last bit of a term, so the value agrees to float32 rounding (the threshold, output 0, is exact)
+            np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=case['name'])
+            continue
         np.testing.assert_array_equal(got, want, err_msg='%s output %d' % (case['name'], i))
 
 
