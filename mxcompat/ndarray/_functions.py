@@ -2601,6 +2601,24 @@ def _contrib_quantized_act(data=None, min_data=None, max_data=None, act_type=_Nu
     return _s__contrib_quantized_act.general(data, min_data, max_data, out=out, name=name, **_given(_s__contrib_quantized_act.names, (act_type, )), **kwargs)
 
 
+def _contrib_quantized_batch_norm(data=None, gamma=None, beta=None, moving_mean=None, moving_var=None, min_data=None, max_data=None, eps=_Null, momentum=_Null, fix_gamma=_Null, use_global_stats=_Null, output_mean_var=_Null, axis=_Null, cudnn_off=_Null, min_calib_range=_Null, max_calib_range=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(gamma) is _NDArray and _type(beta) is _NDArray and _type(moving_mean) is _NDArray and _type(moving_var) is _NDArray and _type(min_data) is _NDArray and _type(max_data) is _NDArray:
+        try:
+            _hit = _s__contrib_quantized_batch_norm.cache[(eps, _type(eps), momentum, _type(momentum), fix_gamma, _type(fix_gamma), use_global_stats, _type(use_global_stats), output_mean_var, _type(output_mean_var), axis, _type(axis), cudnn_off, _type(cudnn_off), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), )]
+        except KeyError:
+            _hit = _s__contrib_quantized_batch_norm.new((eps, momentum, fix_gamma, use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range, ), (eps, _type(eps), momentum, _type(momentum), fix_gamma, _type(fix_gamma), use_global_stats, _type(use_global_stats), output_mean_var, _type(output_mean_var), axis, _type(axis), cudnn_off, _type(cudnn_off), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__contrib_quantized_batch_norm.op, _s__contrib_quantized_batch_norm.impl(data._t, gamma._t, beta._t, moving_mean._t, moving_var._t, min_data._t, max_data._t, **_hit), (data, gamma, beta, moving_mean, moving_var, min_data, max_data, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__contrib_quantized_batch_norm.op, (data, gamma, beta, moving_mean, moving_var, min_data, max_data, ), _e) from None
+    return _s__contrib_quantized_batch_norm.general(data, gamma, beta, moving_mean, moving_var, min_data, max_data, out=out, name=name, **_given(_s__contrib_quantized_batch_norm.names, (eps, momentum, fix_gamma, use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range, )), **kwargs)
+
+
 def _contrib_quantized_conv(data=None, weight=None, bias=None, min_data=None, max_data=None, min_weight=None, max_weight=None, min_bias=None, max_bias=None, kernel=_Null, stride=_Null, dilate=_Null, pad=_Null, num_filter=_Null, num_group=_Null, workspace=_Null, no_bias=_Null, cudnn_tune=_Null, cudnn_off=_Null, layout=_Null, out=None, name=None, **kwargs):
     if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(weight) is _NDArray and (bias is None or _type(bias) is _NDArray) and _type(min_data) is _NDArray and _type(max_data) is _NDArray and _type(min_weight) is _NDArray and _type(max_weight) is _NDArray and (min_bias is None or _type(min_bias) is _NDArray) and (max_bias is None or _type(max_bias) is _NDArray):
         try:
@@ -10373,6 +10391,7 @@ _s__contrib_quadratic = _OpState('_contrib_quadratic', _contrib_quadratic)
 _s__contrib_quantize = _OpState('_contrib_quantize', _contrib_quantize)
 _s__contrib_quantize_v2 = _OpState('_contrib_quantize_v2', _contrib_quantize_v2)
 _s__contrib_quantized_act = _OpState('_contrib_quantized_act', _contrib_quantized_act)
+_s__contrib_quantized_batch_norm = _OpState('_contrib_quantized_batch_norm', _contrib_quantized_batch_norm)
 _s__contrib_quantized_conv = _OpState('_contrib_quantized_conv', _contrib_quantized_conv)
 _s__contrib_quantized_elemwise_add = _OpState('_contrib_quantized_elemwise_add', _contrib_quantized_elemwise_add)
 _s__contrib_quantized_elemwise_mul = _OpState('_contrib_quantized_elemwise_mul', _contrib_quantized_elemwise_mul)

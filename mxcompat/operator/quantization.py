@@ -608,3 +608,55 @@ defop('_contrib_quantized_elemwise_mul', _BINARY_INPUTS,
       doc='Product of two int8 arrays: int32 (range from the input ranges), int8 in the calibrated range '
           '(truncated), or float32 with enable_float_output, as MXNet\'s kernel. Differs from MXNet: an eager call '
           'runs (MXNet 1.9.1\'s imperative call fails in its shape check; its bound symbols run).')
+
+
+# ---- batch norm of quantized data ---------------------------------------------------------------------------------
+def _quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, max_data, eps, momentum, fix_gamma,
+                          use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range):
+    # MKLDNNQuantizedBatchNormForward: oneDNN's int8 batch norm with the statistics folded into a per-channel scale
+    # and shift in the output's int8 units (gamma is used as given, whatever fix_gamma), mean 0 and variance 1
+    op = '_contrib_quantized_batch_norm'
+    _check_dtype(op, 'data', data, _Q8)
+    if min_calib_range is None or max_calib_range is None:
+        raise _err(op, 'min_calib_range or max_calib_range is not available. Quantized BN currently don\'t '
+                       'support calib_mode=None')
+    ax = axis % data.dim()
+    c = data.shape[ax]
+    for name, t in (('gamma', gamma), ('beta', beta), ('moving_mean', moving_mean), ('moving_var', moving_var)):
+        if tuple(t.shape) != (c,):
+            raise _err(op, '%s must have shape (%d,), got %s' % (name, c, tuple(t.shape)))
+    x = data
+    if data.dtype is torch.uint8:  # first reordered into int8
+        x = _to_int(data, _f32(_INT8_RANGE, data) / _f32(_UINT8_RANGE, data), torch.int8)
+    lo, hi = _calib(data, min_calib_range), _calib(data, max_calib_range)
+    abs_data = _max_abs(min_data, max_data).reshape(())
+    abs_out = _max_abs(lo, hi)
+    invstd = (1.0 / torch.sqrt(moving_var.to(torch.float64) + eps)).to(torch.float32)
+    g, b, m = gamma.to(torch.float32), beta.to(torch.float32), moving_mean.to(torch.float32)
+    weight = g * invstd * abs_data / abs_out
+    shift = (b - m * g * invstd) * _f32(_INT8_RANGE, data) / abs_out
+    # oneDNN divides the scale by sqrt(variance + eps) with the variance it is given: 1
+    sm = weight / torch.sqrt(_f32(1.0, data) + _f32(eps, data))
+    shape = [1] * data.dim()
+    shape[ax] = c
+    y = x.to(torch.float32) * sm.reshape(shape) + shift.reshape(shape)
+    return _to_int(y, _f32(1.0, data), torch.int8), _range_out(lo), _range_out(hi)
+
+
+def _bn_params(a, shapes):
+    d = shapes[0]
+    if d is None:
+        return {}
+    c = (d[a['axis'] % len(d)],)
+    return {1: c, 2: c, 3: c, 4: c}
+
+
+defop('_contrib_quantized_batch_norm', ('data', 'gamma', 'beta', 'moving_mean', 'moving_var', 'min_data',
+                                        'max_data'),
+      [('eps', 'float', 1e-3), ('momentum', 'float32', 0.9), ('fix_gamma', 'bool', True),
+       ('use_global_stats', 'bool', False), ('output_mean_var', 'bool', False), ('axis', 'int', 1),
+       ('cudnn_off', 'bool', False), ('min_calib_range', 'float?', None), ('max_calib_range', 'float?', None)],
+      _quantized_batch_norm, aux=('moving_mean', 'moving_var'), num_outputs=3, output_names=lambda a: _RANGE_OUT,
+      infer=_infer_as('_contrib_quantized_batch_norm', {0: _Q8}, (5, 6), _bn_params),
+      doc='Inference BatchNorm of int8/uint8 data into int8 in the calibrated output range (required), as MXNet\'s '
+          'oneDNN kernel (gamma used as given); returns (output, min, max).')

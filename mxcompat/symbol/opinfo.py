@@ -223,7 +223,8 @@ PARAM_SHAPES = {
 }
 
 # MXNet's quantized operators: every min/max input is (1,); weights (and bias) as the float operator's
-_RANGES = ('min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias', 'max_bias', 'min_range', 'max_range')
+_RANGES = ('min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias', 'max_bias', 'min_range', 'max_range',
+           'lhs_min', 'lhs_max', 'rhs_min', 'rhs_max')
 
 
 def _quantized(rule=None):
@@ -239,9 +240,11 @@ PARAM_SHAPES.update({
     '_contrib_quantized_fully_connected': _quantized(_fc),
     '_contrib_quantized_conv': _quantized(lambda a, d: _kernel_params(a, d)),
     '_contrib_quantized_embedding': _quantized(_embed),
+    '_contrib_quantized_batch_norm': _quantized(_bn),
     **{op: _quantized() for op in ('_contrib_dequantize', '_contrib_requantize', '_contrib_quantize',
                                    '_contrib_quantized_flatten', '_contrib_quantized_act',
-                                   '_contrib_quantized_pooling')}})
+                                   '_contrib_quantized_pooling', '_contrib_quantized_elemwise_add',
+                                   '_contrib_quantized_elemwise_mul')}})
 
 # op -> {input: f(given_shape, inferred_shape) -> bool}: inputs whose given shape may differ from the inferred one
 COMPATIBLE = {op: {'label': _same_batch_and_size}
@@ -260,7 +263,11 @@ INPUT_DTYPES.update({op: dict(dict.fromkeys(_RANGES, torch.float32), weight=torc
                      for op in ('_contrib_quantized_fully_connected', '_contrib_quantized_conv',
                                 '_contrib_quantized_embedding', '_contrib_dequantize', '_contrib_requantize',
                                 '_contrib_quantize', '_contrib_quantized_flatten', '_contrib_quantized_act',
-                                '_contrib_quantized_pooling')})
+                                '_contrib_quantized_pooling', '_contrib_quantized_elemwise_add',
+                                '_contrib_quantized_elemwise_mul')})
+INPUT_DTYPES['_contrib_quantized_batch_norm'] = dict(dict.fromkeys(_RANGES, torch.float32),
+                                                     **dict.fromkeys(('gamma', 'beta', 'moving_mean', 'moving_var'),
+                                                                     torch.float32))
 
 
 # ---- two-way shape inference ---------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ exactly, min/max outputs exactly (tests/fixtures/operator/quantization/gen_quant
 bound symbol."""
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -40,8 +41,12 @@ def _nd_fn(op):
 
 
 def _error_fragment(case):
-    # MXNet's message after its "Check failed: ... : " prefix
-    return case['error'].split(' : ')[-1].split(' (')[0].split(' for now')[0]
+    # the words of MXNet's message (after its "MXNetError: Check failed: ... : " prefix) up to its first
+    # punctuation
+    msg = case['error'].split(' : ')[-1]
+    if msg.startswith('MXNetError: '):
+        msg = msg[len('MXNetError: '):]
+    return re.escape(re.split(r'[.(]| for now', msg)[0].strip())
 
 
 @pytest.mark.parametrize('case', CASES, ids=[c['name'] for c in CASES])
@@ -60,8 +65,10 @@ def test_symbol(case, ctx):
     names = ['x%d' % i for i in range(case['n_in'])]
     fn = getattr(mx.sym.contrib, case['op'][len('_contrib_'):])
     sym = fn(**dict(zip(case['inputs'], [mx.sym.Variable(n) for n in names])), **case['attrs'])
-    assert sym.list_arguments() == names
-    exe = sym.bind(ctx, dict(zip(names, _inputs(case, ctx))))
+    assert sym.list_inputs() == names
+    arrays = dict(zip(names, _inputs(case, ctx)))
+    aux = sym.list_auxiliary_states()  # (BatchNorm's moving statistics)
+    exe = sym.bind(ctx, {n: a for n, a in arrays.items() if n not in aux}, aux_states=[arrays[n] for n in aux])
     if case['error']:
         with pytest.raises(mx.base.MXNetError, match=_error_fragment(case)):
             exe.forward()[0].asnumpy()
