@@ -22,6 +22,16 @@ def _pil():
     return Image
 
 
+def warm_up():
+    """Load Pillow and its common format plugins now (about 50 ms), so that an image iterator's first batch does not
+    pay for it, as MXNet's OpenCV is loaded with MXNet. Without Pillow nothing happens here: decoding says what to
+    install when it is asked for."""
+    try:
+        _pil().preinit()
+    except ImportError:
+        pass
+
+
 def _gray_png(rgb):
     """libpng's png_set_rgb_to_gray(1, 0.299, 0.587) on 8-bit data (what OpenCV asks for)."""
     r, g, b = (rgb[..., i].astype(np.uint32) for i in range(3))

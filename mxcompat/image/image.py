@@ -29,7 +29,7 @@ from .. import io
 from .. import recordio
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, numeric_types
 from ..operator._cv_resize import resize_hwc
-from .._imagecodec import decode_numpy
+from .._imagecodec import decode_numpy, warm_up as _warm_up_codec
 
 __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 'resize_short', 'fixed_crop',
            'random_crop', 'center_crop', 'color_normalize', 'random_size_crop', 'imrotate', 'random_rotate',
@@ -619,6 +619,7 @@ class ImageIter(io.DataIter):
         self.shuffle = shuffle
         self.seq = self._reading_order(list_keys, shuffle or num_parts > 1 or path_imgidx, part_index, num_parts)
         self.auglist = aug_list if aug_list is not None else CreateAugmenter(data_shape, **kwargs)
+        _warm_up_codec()
         self.last_batch_handle = last_batch_handle
         self.num_image = None if self.seq is None else len(self.seq)
         self.cur = 0
