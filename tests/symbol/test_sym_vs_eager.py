@@ -18,6 +18,7 @@ from tests.operator import op_samples
 from tests.operator import op_samples_extra  # noqa: F401  (adds the samples of extra/contrib/detection ops)
 from tests.operator import op_samples_np  # noqa: F401  (adds the samples of MXNet's NumPy-interface ops)
 from tests.operator import op_samples_np_random  # noqa: F401  (the NumPy samplers, norm, npx's)
+from tests.operator import op_samples_quantization  # noqa: F401  (the int8 quantization operators)
 
 CANONICAL = sorted(k for k, op in REGISTRY.items() if op.name == k)
 
