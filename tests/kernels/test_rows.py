@@ -67,6 +67,20 @@ def test_sort_keys_is_stable_and_falls_back():
         assert np.array_equal(order, want) and np.array_equal(ordered, keys[want])
 
 
+@pytest.mark.parametrize('repeats', [0, 1, 5, 400])
+def test_summed_rows_with_few_and_many_repeats(repeats):
+    rs = np.random.RandomState(repeats)
+    distinct = rs.choice(100000, 600, replace=False)
+    rows = np.concatenate((distinct, rs.choice(distinct, repeats)))
+    rs.shuffle(rows)
+    values = torch.from_numpy((rs.randn(rows.size, 3) * 10.0 ** rs.randint(-6, 6, (rows.size, 3)))
+                              .astype(np.float32))
+    values[rs.rand(rows.size) < 0.2] = -0.0
+    (r1, v1), (r2, v2) = _both(_coo(rows, values, 100000))
+    assert torch.equal(r1, r2) and r1.numel() == 600
+    _assert_same_bits(v1, v2)
+
+
 def test_summed_rows_rule_applies_only_where_it_can():
     rows = torch.tensor([2, 0, 2])
     assert krows.summed_rows(rows, torch.ones(3, 2, dtype=torch.float16)) is None  # (float types only)
