@@ -48,6 +48,8 @@ def _to_int(x, scale, dtype):
     """oneDNN's scaled conversion: float32 ``x * scale``, rounded half to even, saturated to ``dtype``."""
     lo, hi = _LIMITS[dtype]
     y = torch.round(x.to(torch.float32) * scale)
+    # a zero range makes the scale infinite and 0 * inf NaN: oneDNN's conversion gives 127 for int8, 0 for uint8
+    y = torch.nan_to_num(y, nan=float(hi if dtype is torch.int8 else lo))
     return y.clamp(lo, hi).to(dtype)
 
 
