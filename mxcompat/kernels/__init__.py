@@ -208,7 +208,7 @@ def sgd_step(ws, gs, ms, momentum, lr, wd, rescale_grad, clip_gradient, single):
         cpu.fused_sgd_mom_step(ws, gs, ms, float(momentum), float(-lr_rescale))
         return ()
     big = cpu.CHUNKED_MIN
-    if not any(w.numel() >= big for w in ws) or not untraced(ws[0]):
+    if max(map(torch.Tensor.numel, ws)) < big or not untraced(ws[0]):
         return everything  # (small tensors: one multi-tensor pass over all of them costs less than a call each)
     f = np.float32
     left = []
