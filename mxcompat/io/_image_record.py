@@ -489,8 +489,10 @@ class _ImageRecordParser:
         mirrored = (p.rand_mirror and R.bernoulli(g, 0.5)) or p.mirror
         c = img.shape[2]
         chw = img.transpose(2, 0, 1)[[2, 1, 0, 3][:c] if c > 1 else [0]]
+        if mirrored and self.meanimg is None:  # every later step is the same across a row: flip first, once
+            chw, mirrored = chw[:, :, ::-1], False
         if self.dtype == np.uint8:
-            out = chw.copy()
+            out = chw
         else:
             f32 = np.float32  # MXNet draws contrast and illumination for every non-uint8 output type
             contrast = (R.uniform_float(g, 0, 1) * f32(p.max_random_contrast) * f32(2)
@@ -507,7 +509,10 @@ class _ImageRecordParser:
                 out = np.clip(chw.astype(np.int64) - rounded.astype(np.int64), -128, 127).astype(np.int8)
             else:
                 std = np.array([p.std_r, p.std_g, p.std_b, p.std_a][:c] if c > 1 else [p.std_r], f32)[:, None, None]
-                out = (chw.astype(f32) - mean) * (contrast / std) + illum / std
+                out = chw.astype(f32, order='C')  # (x - mean) * (contrast / std) + illum / std, in place
+                out -= mean
+                out *= contrast / std
+                out += illum / std
         return np.ascontiguousarray(out[:, :, ::-1] if mirrored else out)
 
     def _parse_chunk(self, chunk, start):
@@ -566,18 +571,25 @@ class _ImageRecordParser:
         return self._assemble(batch, pad)
 
     def _assemble(self, batch, pad):
+        """A new batch; rows no image reached keep the previous batch's values (zeros at first), as MXNet's
+        reused buffer does. The arrays are this parser's: MXDataIter hands out copies."""
         p = self.p
-        if self.buffers is None:
-            self.buffers = (np.zeros((p.batch_size,) + tuple(p.data_shape), self.dtype),
-                            np.zeros((p.batch_size, p.label_width), np.float32))
-        data, label = self.buffers
+        data = np.empty((p.batch_size,) + tuple(p.data_shape), self.dtype)
+        label = np.empty((p.batch_size, p.label_width), np.float32)
         for i, (d, l) in enumerate(batch):
             if d.shape != data.shape[1:]:
                 raise MXNetError('%s: an augmented image has shape %s, expected %s'
                                  % (self.api, d.shape, data.shape[1:]))
             data[i] = d
             label[i] = l
-        return data.copy(), label.copy(), pad, np.zeros(p.batch_size, np.uint64)
+        n = len(batch)
+        if n < p.batch_size:
+            if self.buffers is None:
+                data[n:], label[n:] = 0, 0
+            else:
+                data[n:], label[n:] = self.buffers[0][n:], self.buffers[1][n:]
+        self.buffers = (data, label)
+        return data, label, pad, np.zeros(p.batch_size, np.uint64)
 
 
 _DTYPES = {None: np.float32, 'float32': np.float32, 'uint8': np.uint8, 'int8': np.int8}

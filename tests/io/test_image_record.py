@@ -135,3 +135,25 @@ def test_affine_augmentation_matches_mxnet(in_fixtures, ci):
         np.testing.assert_array_equal(b.label[0].asnumpy(), AFFINE_ARR['c%d_b%d_label' % (ci, bi)])
         n += 1
     assert n == len([k for k in AFFINE_ARR.files if k.startswith('c%d_' % ci) and k.endswith('_data')])
+
+
+def test_short_batch_rows_keep_the_previous_batch(in_fixtures):
+    # 11 records in batches of 4 without round_batch: the last batch fills 3 rows; the fourth keeps what the
+    # previous batch had there (MXNet reuses its buffer; its memory there is the previous batch's), whatever the
+    # caller did to the batch it was handed
+    it = mx.io.ImageRecordIter(path_imgrec='imgs.rec', data_shape=(3, 8, 8), batch_size=4, round_batch=False)
+    batches = []
+    for b in it:
+        batches.append((b.data[0].asnumpy().copy(), b.label[0].asnumpy().copy()))
+        b.data[0][:] = -7
+    assert len(batches) == 3
+    np.testing.assert_array_equal(batches[2][0][3], batches[1][0][3])
+    np.testing.assert_array_equal(batches[2][1][3], batches[1][1][3])
+    assert (batches[2][0][:3] != batches[1][0][:3]).any()
+
+
+def test_decoded_images_are_writable(in_fixtures):
+    rec = mx.recordio.MXRecordIO('imgs.rec', 'r')
+    header, img = mx.recordio.unpack_img(rec.read())
+    img[0, 0] = 1  # OpenCV hands out its own array
+    assert img.flags.writeable and img.dtype == np.uint8
