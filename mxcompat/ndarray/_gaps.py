@@ -19,7 +19,7 @@ GAPS = {
         'imdecode': 'the legacy decoder fails for every input in MXNet 1.9.1 itself; use mx.image.imdecode',
     },
     'nd.contrib': dict(
-        {n: _QUANT for n in ('quantize_asym', 'quantized_concat', 'quantized_rnn')},
+        {n: _QUANT for n in ('quantize_asym', 'quantized_rnn')},
         **{n: _DGL for n in ('dgl_adjacency', 'dgl_csr_neighbor_non_uniform_sample',
                              'dgl_csr_neighbor_uniform_sample', 'dgl_graph_compact', 'dgl_subgraph')},
         **{n: _BACKWARD for n in ('backward_gradientmultiplier', 'backward_hawkesll', 'backward_index_copy',

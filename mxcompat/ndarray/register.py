@@ -212,7 +212,8 @@ def _general_function(op, name):  # noqa: C901 (argument binding for every call 
             if count not in kwargs:
                 kwargs[count] = len(args)
             attrs = parse_cached(kwargs)
-            if attrs[count] != len(args):
+            # (an op naming its inputs from the count, such as quantized_concat's data then ranges, takes those)
+            if (attrs[count] if op.input_names_fn is None else len(op.input_names(attrs))) != len(args):
                 raise MXNetError('Operator %s: %s=%d but %d inputs were given'
                                  % (op.name, count, attrs[count], len(args)))
             if sparse:

@@ -662,3 +662,56 @@ defop('_contrib_quantized_batch_norm', ('data', 'gamma', 'beta', 'moving_mean', 
       infer=_infer_as('_contrib_quantized_batch_norm', {0: _Q8}, (5, 6), _bn_params),
       doc='Inference BatchNorm of int8/uint8 data into int8 in the calibrated output range (required), as MXNet\'s '
           'oneDNN kernel (gamma used as given); returns (output, min, max).')
+
+
+# ---- concat of quantized arrays ------------------------------------------------------------------------------------
+def _quantized_concat(*xs, num_args, dim):
+    # MKLDNNQuantizedConcatForward: the output range spans every input's (and 0); each input whose scale differs
+    # from the output's is reordered into the output's units (rounded, saturated), then joined
+    op = '_contrib_quantized_concat'
+    n = num_args
+    if n is None or n < 1 or len(xs) != 3 * n:
+        raise _err(op, 'takes num_args data inputs then their min and max (3 * num_args = %s inputs), got %d'
+                   % (3 * n if n else '?', len(xs)))
+    data = xs[:n]
+    for i, d in enumerate(data):
+        _check_dtype(op, 'arg%d' % i, d, _Q8)
+    mins, maxs = xs[n::2], xs[n + 1::2]
+    _check_range(op, *mins, *maxs)
+    out_type = torch.int8 if any(d.dtype is torch.int8 for d in data) else torch.uint8
+    zero = _f32(0.0, data[0])
+    neg_min = torch.stack([zero] + [m.reshape(()).float() for m in mins]).min()
+    pos_max = torch.stack([zero] + [m.reshape(()).float() for m in maxs]).max()
+    out_scale = _data_range(torch.empty(0, dtype=out_type)).to(data[0].device) / _max_abs(neg_min, pos_max)
+    parts = []
+    for d, lo, hi in zip(data, mins, maxs):
+        scale = out_scale / (_data_range(d) / _max_abs(lo, hi).reshape(()))  # exactly 1 for an equal scale
+        parts.append(_to_int(d, scale, out_type))
+    ndim = data[0].dim()
+    if not -ndim <= dim < ndim:
+        raise _err(op, 'dim %d out of range for %dD inputs' % (dim, ndim))
+    try:
+        out = torch.cat(parts, dim)
+    except RuntimeError as e:
+        raise _err(op, 'input shapes %s do not match outside dim %d (%s)'
+                   % ([tuple(d.shape) for d in data], dim, str(e).splitlines()[0])) from None
+    return out, _range_out(neg_min), _range_out(pos_max)
+
+
+def _concat_input_names(a):
+    n = a['num_args'] or 0
+    return ['arg%d' % i for i in range(n)] + [s for i in range(n) for s in ('arg%d_min' % i, 'arg%d_max' % i)]
+
+
+def _concat_infer(shapes, dtypes, attrs):
+    n = attrs['num_args'] or 0
+    return _infer_as('_contrib_quantized_concat', {i: _Q8 for i in range(n)}, tuple(range(n, 3 * n)))(
+        shapes, dtypes, attrs)
+
+
+defop('_contrib_quantized_concat', ('*data',), [('num_args', 'int', REQUIRED), ('dim', 'int', 1)],
+      _quantized_concat, num_outputs=3, output_names=lambda a: _RANGE_OUT, input_names=_concat_input_names,
+      infer=_concat_infer,
+      doc='Concat of int8/uint8 arrays given as (arg0, ..., arg{n-1}, arg0_min, arg0_max, ...): the output range '
+          'spans the inputs\' (and 0), inputs of another scale are rescaled into it (int8 output if any input is '
+          'int8), as MXNet\'s oneDNN kernel; returns (output, min, max).')

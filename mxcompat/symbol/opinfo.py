@@ -241,6 +241,8 @@ PARAM_SHAPES.update({
     '_contrib_quantized_conv': _quantized(lambda a, d: _kernel_params(a, d)),
     '_contrib_quantized_embedding': _quantized(_embed),
     '_contrib_quantized_batch_norm': _quantized(_bn),
+    '_contrib_quantized_concat': lambda a, d: {'arg%d_%s' % (i, m): (1,) for i in range(int(a['num_args']))
+                                               for m in ('min', 'max')},
     **{op: _quantized() for op in ('_contrib_dequantize', '_contrib_requantize', '_contrib_quantize',
                                    '_contrib_quantized_flatten', '_contrib_quantized_act',
                                    '_contrib_quantized_pooling', '_contrib_quantized_elemwise_add',
@@ -265,6 +267,22 @@ INPUT_DTYPES.update({op: dict(dict.fromkeys(_RANGES, torch.float32), weight=torc
                                 '_contrib_quantize', '_contrib_quantized_flatten', '_contrib_quantized_act',
                                 '_contrib_quantized_pooling', '_contrib_quantized_elemwise_add',
                                 '_contrib_quantized_elemwise_mul')})
+
+
+class _RangeInputs(dict):
+    """quantized_concat's inputs arg<i>_min / arg<i>_max (as many as num_args): float32."""
+
+    def __contains__(self, name):
+        return name.endswith(('_min', '_max'))
+
+    def __getitem__(self, name):
+        return torch.float32
+
+    def __bool__(self):
+        return True
+
+
+INPUT_DTYPES['_contrib_quantized_concat'] = _RangeInputs()
 INPUT_DTYPES['_contrib_quantized_batch_norm'] = dict(dict.fromkeys(_RANGES, torch.float32),
                                                      **dict.fromkeys(('gamma', 'beta', 'moving_mean', 'moving_var'),
                                                                      torch.float32))
