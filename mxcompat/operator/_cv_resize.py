@@ -145,12 +145,15 @@ def _u8_columns(n_in, n_out, interp, c):
 
 
 _SCRATCH = threading.local()
+_SCRATCH_MAX = 1 << 22  # elements: larger work arrays (a big photo) are not kept after the call
 
 
 def _scratch(role, shape, dtype):
     """A per-thread work array for ``role``, reused across calls: arrays of a few MB allocated and freed per image
     make the C allocator hand pages back to the system and fault them in again on every call."""
     n = math.prod(shape)
+    if n > _SCRATCH_MAX:
+        return torch.empty(shape, dtype=dtype)
     held = _SCRATCH.__dict__.setdefault('arrays', {})
     buf = held.get((role, dtype))
     if buf is None or buf.numel() < n:

@@ -94,3 +94,13 @@ def test_threads_do_not_share_work_arrays():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_large_work_arrays_are_not_kept(monkeypatch):
+    monkeypatch.setattr(R, '_SCRATCH_MAX', 8000)  # the 40x150 input fits, the 60x150 and 210x60 passes do not
+    monkeypatch.setattr(R, '_SCRATCH', threading.local())
+    a = np.random.RandomState(3).randint(0, 256, size=(40, 50, 3)).astype(np.uint8)
+    out = R.resize_hwc(torch.from_numpy(a), 70, 60, 2)
+    np.testing.assert_array_equal(out.numpy(), _reference_u8(a, 70, 60, 2))
+    held = getattr(R._SCRATCH, 'arrays', {})
+    assert [(role, buf.numel()) for (role, _), buf in held.items()] == [('src', 40 * 50 * 3)]
