@@ -1,24 +1,29 @@
-"""``mx.contrib.quantization``: INT8 quantization of symbols and Gluon blocks is a known gap of mxcompat.
+"""``mx.contrib.quantization``: MXNet 1.9.1's int8 quantization of symbols, as its ``quantize_model`` /
+``quantize_graph`` / ``calib_graph`` compute it: the graph pass (``_quantize_graph``), calibration by the layer
+outputs' min/max ('naive') or KL-divergence thresholds ('entropy'), and the offline quantization of weights and
+biases; the quantized operators are mxcompat's (``operator/quantization.py``).
 
-The module imports, with MXNet 1.9.1's public functions (``from mxnet.contrib.quantization import *`` works, as
-GluonCV's scripts and model-zoo tests do it), and calling any of them raises ``MXNetNotImplementedError`` naming
-it: quantized int8 inference needs MXNet's quantized operators (MKL-DNN/cuDNN int8 kernels), which mxcompat does not
-have (the ``mx.nd.contrib.quantize*`` operators are gaps too). Run the float model instead; torch's own
-``torch.ao.quantization`` quantizes a model converted with ``mxcompat.porting``.
+Differs from MXNet: the MKL-DNN fusion of quantized graphs (``quantize_model_mkldnn``, and ``quantize_net`` /
+``quantize_net_v2``, which apply it on the CPU) is not ported, nor channel-wise granularity: they raise
+``MXNetNotImplementedError`` naming themselves. Collectors receive NDArrays (MXNet passes C handles).
 """
+import logging
+
 import numpy as np
 
 from .. import ndarray
-from ..base import unsupported
-from ..context import cpu
+from ..base import MXNetValueError, unsupported
+from ..context import Context, cpu
+from ..io import DataIter
+from ..module import Module
+from . import _quantize_graph as _graph
 
-_WHY = 'quantized int8 inference (MXNet\'s quantized operators) is not implemented; run the float model'
+_WHY = "MXNet's MKL-DNN fusion of quantized graphs (fused _sg_mkldnn_* operators) is not ported; use quantize_model"
 
-# MXNet 1.9.1's public functions of mxnet.contrib.quantization
-GAPS = ('quantize_model', 'quantize_model_mkldnn', 'quantize_graph', 'calib_graph', 'quantize_net_v2',
-        'quantize_net', 'combine_histogram')
+# MXNet 1.9.1's public functions of mxnet.contrib.quantization; these need the MKL-DNN fusion
+GAPS = ('quantize_model_mkldnn', 'quantize_net_v2', 'quantize_net')
 
-__all__ = list(GAPS)
+__all__ = ['quantize_model', 'quantize_graph', 'calib_graph', 'combine_histogram'] + list(GAPS)
 
 
 def _stub(name):
@@ -88,3 +93,274 @@ def _get_optimal_thresholds(hist_dict, quantized_dtype, num_quantized_bins=255, 
             logger.debug('layer=%s, min_val=%f, max_val=%f, th=%f, divergence=%f'
                          % (name, min_val, max_val, th, divergence))
     return th_dict
+
+
+# ---- the quantization flow: MXNet 1.9.1's quantize_model / quantize_graph / calib_graph ---------------------------
+def combine_histogram(old_hist, arr, new_min, new_max, new_th):
+    """Add the histogram of ``arr`` to ``old_hist`` (hist, edges, min, max, threshold), widening its symmetric range
+    by whole bins of the old width when ``new_th`` exceeds the old threshold (as MXNet)."""
+    hist, edges, old_min, old_max, old_th = old_hist
+    lo, hi = min(old_min, new_min), max(old_max, new_max)
+    if new_th <= old_th:
+        counts, _ = np.histogram(arr, bins=len(hist), range=(-old_th, old_th))
+        return hist + counts, edges, lo, hi, old_th
+    width = 2 * old_th / len(hist)
+    grow = int((new_th - old_th) // width + 1)
+    th = grow * width + old_th
+    counts, new_edges = np.histogram(arr, bins=len(hist) + 2 * grow, range=(-th, th))
+    counts[grow:len(counts) - grow] += hist
+    return counts, new_edges, lo, hi, th
+
+
+def _host(arr):
+    return arr.asnumpy() if hasattr(arr, 'asnumpy') else np.asarray(arr)
+
+
+class _Collector:
+    """A monitor callback over the layer outputs named in ``include_layer``. Differs from MXNet: ``collect``
+    receives an NDArray, not a C handle."""
+
+    def __init__(self, include_layer, logger):
+        self.include_layer, self.logger = include_layer, logger
+
+    def collect(self, name, arr):
+        if name in self.include_layer:
+            self._add(name, arr)
+
+
+class _LayerHistogramCollector(_Collector):
+    """Each layer output's histogram (``num_bins`` bins over its symmetric range), for entropy calibration."""
+
+    def __init__(self, num_bins=8001, include_layer=None, logger=None):
+        super().__init__(include_layer, logger)
+        self.hist_dict = {}
+        self.num_bins = num_bins
+
+    def _add(self, name, arr):
+        arr = _host(arr)
+        if self.logger:
+            self.logger.debug('Collecting layer %s histogram of shape %s' % (name, arr.shape))
+        lo, hi = np.min(arr), np.max(arr)
+        th = max(abs(lo), abs(hi))
+        if name in self.hist_dict:
+            self.hist_dict[name] = combine_histogram(self.hist_dict[name], arr, lo, hi, th)
+        else:
+            hist, edges = np.histogram(arr, bins=self.num_bins, range=(-th, th))
+            self.hist_dict[name] = (hist, edges, lo, hi, th)
+
+
+class _LayerOutputMinMaxCollector(_Collector):
+    """Each layer output's running (min, max), for naive calibration."""
+
+    def __init__(self, quantized_dtype, include_layer=None, logger=None):
+        super().__init__(include_layer, logger)
+        self.min_max_dict = {}
+        self.quantized_dtype = quantized_dtype
+
+    def _add(self, name, arr):
+        lo, hi = float(ndarray.min(arr).asscalar()), float(ndarray.max(arr).asscalar())
+        if name in self.min_max_dict:
+            old_lo, old_hi = self.min_max_dict[name]
+            lo, hi = min(old_lo, lo), max(old_hi, hi)
+        self.min_max_dict[name] = (lo, hi)
+        if self.logger:
+            self.logger.debug('Collecting layer %s min_range=%f, max_range=%f' % (name, lo, hi))
+
+
+def _collect_layer_statistics(mod, data, collector, max_num_examples=None, logger=None):
+    if not isinstance(data, DataIter):
+        raise MXNetValueError('Only supports data as a type of DataIter, while received type %s'
+                              % str(type(data)))
+    mod._exec_group.execs[0].set_monitor_callback(collector.collect, monitor_all=True)
+    batches = examples = 0
+    for batch in data:
+        mod.forward(data_batch=batch, is_train=False)
+        batches += 1
+        examples += data.batch_size
+        if max_num_examples is not None and examples >= max_num_examples:
+            break
+    if logger is not None:
+        logger.info('Collected statistics from %d batches with batch_size=%d' % (batches, data.batch_size))
+    return examples
+
+
+def _collect_layer_output_min_max(mod, data, quantized_dtype, include_layer=None, max_num_examples=None,
+                                  logger=None):
+    collector = _LayerOutputMinMaxCollector(quantized_dtype=quantized_dtype, include_layer=include_layer,
+                                            logger=logger)
+    return collector.min_max_dict, _collect_layer_statistics(mod, data, collector, max_num_examples, logger)
+
+
+def _collect_layer_histogram(mod, data, include_layer=None, max_num_examples=None, logger=None):
+    collector = _LayerHistogramCollector(include_layer=include_layer, logger=logger)
+    return collector.hist_dict, _collect_layer_statistics(mod, data, collector, max_num_examples, logger)
+
+
+def _quantize_symbol(sym, ctx, excluded_symbols=None, excluded_operators=None, offline_params=None,
+                     quantized_dtype='int8', quantize_mode='smart', quantize_granularity='tensor-wise'):
+    """(quantized Symbol, layer outputs to calibrate): MXNet's MXQuantizeSymbol pass (``_quantize_graph``).
+    Differs from MXNet: ``quantize_granularity='channel-wise'`` raises (it concerns MKL-DNN's fused operators)."""
+    if quantize_granularity != 'tensor-wise':
+        raise unsupported('mx.contrib.quantization', "quantize_granularity=%r" % quantize_granularity,
+                          "channel-wise quantization concerns MKL-DNN's fused operators, which are not ported")
+    for what, names in (('excluded_symbols', excluded_symbols), ('excluded_operators', excluded_operators)):
+        if names is not None and not isinstance(names, list):
+            raise MXNetValueError('%s must be a list of strings' % what)
+    return _graph.quantize_symbol(sym, excluded_symbols or (), excluded_operators or (), offline_params or (),
+                                  quantized_dtype, quantize_mode)
+
+
+def _calibrate_quantized_sym(qsym, th_dict):
+    """``qsym`` with the thresholds of ``th_dict`` ({layer output: (min, max)}) as its quantize and requantize
+    nodes' calibration ranges."""
+    if not th_dict:
+        return qsym
+    return _graph.set_calib_table(qsym, th_dict)
+
+
+def _quantize_params(qsym, params, th_dict):
+    """The arguments of ``qsym`` from the float32 ``params``: weights and biases quantized to int8 offline (with
+    their ``_min`` / ``_max``), the other parameters as they are, and calibrated ranges of ``th_dict`` for
+    ``<layer>_min`` / ``_max`` arguments."""
+    out = {}
+    for name in qsym.list_arguments():
+        if name.endswith(('weight_quantize', 'bias_quantize')):
+            param = params[name[:-len('_quantize')]]
+            val, vmin, vmax = ndarray.contrib.quantize(data=param, min_range=ndarray.min(param),
+                                                       max_range=ndarray.max(param), out_type='int8')
+            out[name], out[name + '_min'], out[name + '_max'] = val, vmin, vmax
+        elif name in params:
+            out[name] = params[name]
+        elif name.endswith(('_min', '_max')) and name[:-4] in th_dict:
+            out[name] = ndarray.array([th_dict[name[:-4]][0 if name.endswith('_min') else 1]])
+    return out
+
+
+def _check_lists(excluded_sym_names, excluded_op_names):
+    for what, names in (('excluded_sym_names', excluded_sym_names), ('excluded_op_names', excluded_op_names)):
+        if names is not None and not isinstance(names, list):
+            raise MXNetValueError('%s must be a list of strings representing the names of the %s that will not be '
+                                  'quantized, while received type %s'
+                                  % (what, 'symbols' if what == 'excluded_sym_names' else 'operators',
+                                     str(type(names))))
+    return excluded_sym_names or [], excluded_op_names or []
+
+
+def _checked_quantize(sym, arg_params, ctx, excluded_sym_names, excluded_op_names, quantized_dtype, quantize_mode,
+                      quantize_granularity):
+    """The arguments checked as MXNet checks them, then (quantized symbol, layers to calibrate), every argument
+    parameter quantized offline."""
+    excluded_sym_names, excluded_op_names = _check_lists(excluded_sym_names, excluded_op_names)
+    _check_dtype_granularity(quantized_dtype, quantize_granularity)
+    return _quantize_symbol(sym, ctx, excluded_symbols=excluded_sym_names, excluded_operators=excluded_op_names,
+                            offline_params=list(arg_params), quantized_dtype=quantized_dtype,
+                            quantize_mode=quantize_mode, quantize_granularity=quantize_granularity)
+
+
+def _check_dtype_granularity(quantized_dtype, quantize_granularity):
+    if quantized_dtype not in ('int8', 'uint8', 'auto'):
+        raise MXNetValueError('unknown quantized_dtype %s received, expected `int8`, `uint8` or `auto`'
+                              % quantized_dtype)
+    if quantize_granularity not in ('tensor-wise', 'channel-wise'):
+        raise MXNetValueError('unkonwn quantize_granularity %s received, expected `tensor-wise` or `channel-wise`.'
+                              % quantize_granularity)
+
+
+def quantize_model(sym, arg_params, aux_params, data_names=('data',), label_names=('softmax_label',), ctx=cpu(),
+                   excluded_sym_names=None, excluded_op_names=None, calib_mode='entropy', calib_data=None,
+                   num_calib_examples=None, quantized_dtype='int8', quantize_mode='smart',
+                   quantize_granularity='tensor-wise', logger=None):
+    """(quantized symbol, quantized arg_params, aux_params) of a float32 model, calibrated on ``calib_data``
+    ('naive': the layer outputs' min/max; 'entropy': the KL-divergence thresholds; 'none': ranges computed at run
+    time). Differs from MXNet: channel-wise granularity raises; collectors receive NDArrays."""
+    if logger:
+        logger.info('Quantizing symbol')
+    qsym, calib_layer = _checked_quantize(sym, arg_params, ctx, excluded_sym_names, excluded_op_names,
+                                          quantized_dtype, quantize_mode, quantize_granularity)
+    th_dict = {}
+    if calib_mode is not None and calib_mode != 'none':
+        if not isinstance(ctx, Context):
+            raise MXNetValueError('currently only supports single ctx, while received %s' % str(ctx))
+        if calib_data is None:
+            raise MXNetValueError('calib_data must be provided when calib_mode=%s' % calib_mode)
+        if not isinstance(calib_data, DataIter):
+            raise MXNetValueError('calib_data must be of DataIter type when calib_mode=%s, while received type %s'
+                                  % (calib_mode, str(type(calib_data))))
+        mod = Module(symbol=sym, data_names=data_names, label_names=label_names, context=ctx)
+        if len(calib_data.provide_label) > 0:
+            mod.bind(for_training=False, data_shapes=calib_data.provide_data, label_shapes=calib_data.provide_label)
+        else:
+            mod.bind(for_training=False, data_shapes=calib_data.provide_data)
+        mod.set_params(arg_params, aux_params)
+        if calib_mode == 'entropy':
+            hist_dict, examples = _collect_layer_histogram(mod, calib_data, include_layer=calib_layer,
+                                                           max_num_examples=num_calib_examples, logger=logger)
+            if logger:
+                logger.info('Collected layer outputs from FP32 model using %d examples' % examples)
+                logger.info('Calculating optimal thresholds for quantization')
+            th_dict = _get_optimal_thresholds(hist_dict, quantized_dtype, logger=logger)
+        elif calib_mode == 'naive':
+            th_dict, examples = _collect_layer_output_min_max(mod, calib_data, quantized_dtype,
+                                                              include_layer=calib_layer,
+                                                              max_num_examples=num_calib_examples, logger=logger)
+            if logger:
+                logger.info('Collected layer output min/max values from FP32 model using %d examples' % examples)
+        else:
+            raise MXNetValueError('unknown calibration mode %s received, expected `none`, `naive`, or `entropy`'
+                                  % calib_mode)
+        qsym = _calibrate_quantized_sym(qsym, th_dict)
+    if logger:
+        logger.info('Quantizing parameters')
+    return qsym, _quantize_params(qsym, arg_params, th_dict), aux_params
+
+
+def quantize_graph(sym, arg_params, aux_params, ctx=cpu(), excluded_sym_names=None, excluded_op_names=None,
+                   calib_mode='entropy', quantized_dtype='int8', quantize_mode='full',
+                   quantize_granularity='tensor-wise', LayerOutputCollector=None, logger=None):
+    """(quantized symbol, quantized arg_params, aux_params, collector): the uncalibrated model and a collector to
+    fill through ``set_monitor_callback`` for :func:`calib_graph` ('entropy', 'naive' or 'customize' with
+    ``LayerOutputCollector``)."""
+    if not isinstance(ctx, Context):
+        raise MXNetValueError('currently only supports single ctx, while received %s' % str(ctx))
+    if logger:
+        logger.info('Quantizing graph')
+    qsym, calib_layer = _checked_quantize(sym, arg_params, ctx, excluded_sym_names, excluded_op_names,
+                                          quantized_dtype, quantize_mode, quantize_granularity)
+    collector = None
+    if calib_mode is not None and calib_mode != 'none':
+        if calib_mode == 'entropy':
+            collector = _LayerHistogramCollector(include_layer=calib_layer, logger=logger)
+        elif calib_mode == 'naive':
+            collector = _LayerOutputMinMaxCollector(quantized_dtype=quantized_dtype, include_layer=calib_layer,
+                                                    logger=logger)
+        elif calib_mode == 'customize' and LayerOutputCollector is not None:
+            collector = LayerOutputCollector
+        else:
+            raise MXNetValueError('unknown calibration mode %s received, expected `none`, `naive`, `entropy` or '
+                                  '`customize`' % calib_mode)
+        if logger:
+            logger.info('Collector created, please use set_monitor_callback to collect calibration information.')
+    if logger:
+        logger.info('Quantizing parameters')
+    return qsym, _quantize_params(qsym, arg_params, {}), aux_params, collector
+
+
+def calib_graph(qsym, arg_params, aux_params, collector, calib_mode='entropy', quantized_dtype='int8',
+                logger=logging):
+    """(calibrated symbol, quantized arg_params, aux_params) from a collector filled by a forward pass over
+    calibration data (see :func:`quantize_graph`)."""
+    if calib_mode is None or calib_mode == 'none':
+        raise MXNetValueError('please set calibration mode to naive or entropy.')
+    if calib_mode == 'entropy':
+        if logger:
+            logger.info('Calculating optimal thresholds for quantization')
+        th_dict = _get_optimal_thresholds(collector.hist_dict, quantized_dtype, logger=logger)
+    elif calib_mode in ('naive', 'customize'):
+        th_dict = collector.min_max_dict
+    else:
+        raise MXNetValueError('unknown calibration mode %s received, expected `none`, `naive`, `entropy` or '
+                              '`customize`' % calib_mode)
+    qsym = _calibrate_quantized_sym(qsym, th_dict)
+    if logger:
+        logger.info('Quantizing parameters')
+    return qsym, _quantize_params(qsym, arg_params, th_dict), aux_params

@@ -349,8 +349,9 @@ def _param_shapes(n, params, keys, names, shp):
             continue
         shape = tuple(want[iname])
         old = shp.get(key)
-        if old is not None and opinfo.COMPATIBLE.get(n.op.name, {}).get(iname, _never)(_to_legacy(old),
-                                                                                      _to_legacy(shape)):
+        if old is not None and (opinfo.COMPATIBLE.get(n.op.name, {}).get(iname, _never)(_to_legacy(old),
+                                                                                       _to_legacy(shape))
+                                or opinfo.DATA_SHAPED.get(n.op.name) == iname and tuple(old) == tuple(data_shape)):
             continue
         if not shape or all(d < 0 for d in shape):
             continue  # computed from unknown data dimensions only: nothing learned yet

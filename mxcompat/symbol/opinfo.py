@@ -255,6 +255,8 @@ COMPATIBLE = {op: {'label': _same_batch_and_size}
 # SoftmaxOutput's label: with multi_output any of MXNet's three forms (same batch and element count; MXNet checks the
 # exact dimensions too)
 COMPATIBLE['SoftmaxOutput'] = {'label': _same_batch_and_size}
+# op -> the input that may also have the data's own shape (SoftmaxOutput: probabilities as labels)
+DATA_SHAPED = {'SoftmaxOutput': 'label'}
 COMPATIBLE['LeakyReLU'] = {'gamma': lambda given, inferred: True}
 # FullyConnected's bias may be given as (num_hidden, 1) as well as (num_hidden,)
 COMPATIBLE['FullyConnected'] = {'bias': lambda given, inferred: tuple(given) == tuple(inferred) + (1,)}

@@ -41,3 +41,19 @@ def test_softmax_output_multi_output_gradient_with_a_flat_label():
 def test_softmax_output_multi_output_rejects_other_sizes():
     with pytest.raises(MXNetError):
         _multi_output().infer_shape(d=(2, 3, 4, 5), l=(2, 4))
+
+
+def test_softmax_output_takes_probabilities_of_the_datas_shape():
+    # MXNet 1.9.1: a label of the data's own shape is a probability label (gradient: output - label); any other
+    # shape than (N,) raises
+    sym = mx.sym.SoftmaxOutput(mx.sym.Variable('d'), mx.sym.Variable('l'))
+    assert sym.infer_shape(d=(4, 3), l=(4, 3))[0] == [(4, 3), (4, 3)]
+    with pytest.raises(MXNetError):
+        sym.infer_shape(d=(4, 3), l=(4, 2))
+    rs = np.random.RandomState(0)
+    x, p = rs.randn(4, 3).astype('float32'), rs.dirichlet([1, 1, 1], 4).astype('float32')
+    ex = sym.simple_bind(mx.cpu(), d=(4, 3), l=(4, 3))
+    ex.arg_dict['d'][:], ex.arg_dict['l'][:] = x, p
+    out = ex.forward(is_train=True)[0].asnumpy()
+    ex.backward()
+    np.testing.assert_allclose(ex.grad_dict['d'].asnumpy(), out - p, rtol=1e-6)

@@ -1,0 +1,266 @@
+"""MXNet 1.9.1's QuantizeGraph and SetCalibTableToQuantizedGraph passes (``MXQuantizeSymbol``,
+``MXSetCalibTableToQuantizedSymbol``), written over mxcompat's Symbol nodes.
+
+The pass visits the float32 graph in MXNet's order (depth-first post-order from the outputs):
+
+* an operator with a quantized version (the table below: the quantized operators an MKLDNN CPU build of MXNet
+  registers), not excluded by node or operator name, is replaced by it: its inputs become quantized values (a
+  ``_contrib_quantize_v2`` node named ``<input>[_<output>]_quantize`` with ``out_type`` the quantized dtype, shared
+  between consumers; the output of a quantized producer is used as it is), followed by one (min, max) input pair per
+  quantized input; operators whose quantized version gives int32 get a ``_contrib_requantize`` node
+  (``requantize_<name>``);
+* any other node is copied; a quantized producer feeding it, or a graph output, gets a ``_contrib_dequantize``
+  node (``<name>_dequantize``);
+* in ``'smart'`` mode an operator that can be quantized but need not be (pooling, activation, flatten, ...) stays
+  quantized only between operators that must be (convolution, fully connected) on both sides;
+* quantize nodes of parameters quantized offline become variables ``<param>_quantize`` and
+  ``<param>_quantize_min`` / ``_max``.
+
+It also lists the layer outputs to calibrate (the inputs of quantize and requantize nodes, named as the float32 graph
+names them), and writes a calibration table into the quantized graph as ``min_calib_range`` / ``max_calib_range``
+attributes (``std::to_string`` of the floats, as MXNet).
+"""
+import numpy as np
+
+from ..base import MXNetError
+from ..operator import registry
+from ..symbol.symbol import Symbol, _Node, _topo
+from .amp._convert import _suffix
+
+_MUST, _SUPPORT = 'must', 'support'
+
+
+def _relu_only(attrs):
+    return '_contrib_quantized_act' if attrs.get('act_type') == 'relu' else None
+
+
+def _pooling(attrs):
+    return '_contrib_quantized_pooling' if attrs.get('pool_type', 'max') in ('max', 'avg') else None
+
+
+def _concat(attrs):
+    return '_contrib_quantized_concat' if int(attrs.get('dim', 1)) > 0 else None
+
+
+def _embedding(attrs):
+    return '_contrib_quantized_embedding' if attrs.get('dtype', 'float32') == 'float32' else None
+
+
+# float32 op -> (quantized op name, or a function of the attributes giving it or None; must or may be quantized;
+# whether its int32 result is requantized; the input indices left in float32)
+_RULES = {
+    'Convolution': ('_contrib_quantized_conv', _MUST, True, ()),
+    'FullyConnected': ('_contrib_quantized_fully_connected', _MUST, True, ()),
+    'Activation': (_relu_only, _SUPPORT, False, ()),
+    'Pooling': (_pooling, _SUPPORT, False, ()),
+    'Flatten': ('_contrib_quantized_flatten', _SUPPORT, False, ()),
+    'Concat': (_concat, _SUPPORT, False, ()),
+    'elemwise_add': ('_contrib_quantized_elemwise_add', _SUPPORT, True, ()),
+    'elemwise_mul': ('_contrib_quantized_elemwise_mul', _SUPPORT, True, ()),
+    'BatchNorm': ('_contrib_quantized_batch_norm', _SUPPORT, False, None),  # (None: every input but the data)
+    'Embedding': (_embedding, _SUPPORT, False, (0,)),
+}
+_NORMALIZE = {'flatten': 'Flatten', 'concat': 'Concat'}  # (aliases MXNet resolves to the same operator)
+
+
+def _rule(node):
+    if node.is_var:
+        return None
+    return _RULES.get(_NORMALIZE.get(node.op.name, node.op.name))
+
+
+def _float_inputs(rule, node):
+    keep = rule[3]
+    return tuple(range(1, len(node.inputs))) if keep is None else keep
+
+
+def _quantized_name(rule, node):
+    target = rule[0]
+    return target(node.attrs) if callable(target) else target
+
+
+def _op(name):
+    op = registry.get(name)
+    if op is None:
+        raise MXNetError('quantize_graph: operator %s is not available in mxcompat' % name)
+    return op
+
+
+def _mark(order, excluded_nodes, excluded_ops, mode):
+    """{id(node): quantized op name} of the nodes to quantize (MarkQuantizedNodes)."""
+    chosen, must, support, consumers = {}, [], set(), {}
+    for node in order:
+        for src, _ in node.inputs:
+            consumers.setdefault(id(src), []).append(node)
+        rule = _rule(node)
+        if rule is None or node.name in excluded_nodes or node.op.name in excluded_ops:
+            continue
+        qname = _quantized_name(rule, node)
+        if qname is None:
+            continue
+        chosen[id(node)] = qname
+        (must.append(node) if rule[1] == _MUST else support.add(id(node)))
+    if mode == 'full':
+        return chosen
+    if mode != 'smart':
+        raise MXNetError('unrecognized quantize mode: %s' % mode)
+    reached = {}
+    for bit, step in ((1, lambda n: [src for src, _ in n.inputs]), (2, lambda n: consumers.get(id(n), []))):
+        queue = list(must)
+        while queue:
+            node = queue.pop(0)
+            for nxt in step(node):
+                if id(nxt) in support:
+                    reached[id(nxt)] = reached.get(id(nxt), 0) | bit
+                    queue.append(nxt)
+    for key in support:
+        if reached.get(key, 0) != 3:
+            del chosen[key]
+    return chosen
+
+
+class _Pass:
+    def __init__(self, chosen, qdtype):
+        self.chosen, self.qdtype = chosen, qdtype
+        self.mirror = {}        # id(float32 node) -> node of the new graph standing for it
+        self.origin = {}        # id(new node) -> float32 node it stands for
+        self.quantized_in = {}  # (id(float32 node), index) -> quantize node made for that value
+        self.ops = {name: _op(name) for name in ('_contrib_quantize_v2', '_contrib_requantize', '_contrib_dequantize')}
+
+    def _entry(self, src, j):
+        return self.mirror[id(src)], j
+
+    def _quantize_input(self, src, j):
+        key = (id(src), j)
+        if key not in self.quantized_in:
+            suffix = '' if self.mirror[id(src)].is_var else _suffix(src, j)
+            self.quantized_in[key] = _Node(self.ops['_contrib_quantize_v2'], src.name + suffix + '_quantize',
+                                           {'out_type': self.qdtype}, [self._entry(src, j)])
+        return self.quantized_in[key]
+
+    def _quantized(self, node):
+        rule = _rule(node)
+        keep = _float_inputs(rule, node)
+        new = _Node(_op(self.chosen[id(node)]), 'quantized_' + node.name, node.attrs)
+        ranges = []
+        for i, (src, j) in enumerate(node.inputs):
+            mirror = self.mirror[id(src)]
+            if i in keep:
+                new.inputs.append((mirror, j))
+                continue
+            if id(src) in self.chosen:  # (a quantized producer: its value, then its (min, max) outputs)
+                producer = mirror.inputs[0][0] if mirror.op is self.ops['_contrib_dequantize'] else mirror
+                new.inputs.append((producer, j))
+                ranges += [(producer, 1 + 2 * j), (producer, 2 + 2 * j)]
+            else:
+                q = self._quantize_input(src, j)
+                new.inputs.append((q, 0))
+                ranges += [(q, 1), (q, 2)]
+        new.inputs += ranges
+        if rule[2]:
+            new = _Node(self.ops['_contrib_requantize'], 'requantize_' + node.name, {'out_type': self.qdtype},
+                        [(new, 0), (new, 1), (new, 2)])
+        return new
+
+    def _dequantize(self, src, j):
+        mirror = self.mirror[id(src)]
+        if mirror.op is self.ops['_contrib_dequantize']:
+            return mirror
+        deq = _Node(self.ops['_contrib_dequantize'], src.name + '_dequantize', {},
+                    [(mirror, j), (mirror, 1 + 2 * j), (mirror, 2 + 2 * j)])
+        self.mirror[id(src)] = deq
+        self.origin[id(deq)] = src
+        return deq
+
+    def _copy(self, node):
+        new = _Node(node.op, node.name, node.attrs, subgraphs=node.subgraphs)
+        for src, j in node.inputs:
+            if id(src) in self.chosen:
+                new.inputs.append((self._dequantize(src, j), 0))
+            else:
+                new.inputs.append(self._entry(src, j))
+        return new
+
+    def run(self, order, outputs):
+        for node in order:
+            new = self._quantized(node) if id(node) in self.chosen else self._copy(node)
+            self.mirror[id(node)] = new
+            self.origin[id(new)] = node
+        outs = []
+        for src, j in outputs:
+            outs.append((self._dequantize(src, j), 0) if id(src) in self.chosen else self._entry(src, j))
+        return outs
+
+
+def _offline(outputs, offline_params, quantize_op):
+    """Replace the quantize nodes of offline parameters by variables (<name>, <name>_min, <name>_max)."""
+    made = {}
+    for node in _topo(outputs):
+        for i, (src, j) in enumerate(node.inputs):
+            if src.op is quantize_op and src.inputs[0][0].is_var and src.inputs[0][0].name in offline_params:
+                key = (id(src), j)
+                if key not in made:
+                    made[key] = _Node(None, src.name + ('', '_min', '_max')[j])
+                node.inputs[i] = (made[key], 0)
+    return outputs
+
+
+def _output_name(node, index):
+    return node.output_names()[index]
+
+
+def quantize_symbol(sym, excluded_symbols=(), excluded_operators=(), offline_params=(), quantized_dtype='int8',
+                    quantize_mode='smart'):
+    """(quantized Symbol, names of the layer outputs to calibrate) of the float32 ``sym``, as MXNet's
+    ``MXQuantizeSymbol`` gives them."""
+    outputs = list(sym._outputs)
+    order = _topo(outputs)
+    chosen = _mark(order, set(excluded_symbols), set(excluded_operators), quantize_mode)
+    run = _Pass(chosen, quantized_dtype)
+    outs = run.run(order, outputs)
+    if offline_params:
+        outs = _offline(outs, set(offline_params), run.ops['_contrib_quantize_v2'])
+    calib = []
+    for node in _topo(outs):
+        if node.op is run.ops['_contrib_quantize_v2']:
+            src, j = node.inputs[0]
+            calib.append(src.name if src.is_var else _output_name(run.origin.get(id(src), src), j))
+        elif node.op is run.ops['_contrib_requantize']:
+            calib.append(_output_name(run.origin[id(node)], node.inputs[0][1]))
+        elif node.op is not None and node.op.name == '_contrib_quantized_batch_norm':
+            calib.append(_output_name(run.origin[id(node)], 0))
+    return Symbol(outs), calib
+
+
+def _calib_key(entry):
+    node, j = entry
+    name = _output_name(node, j)
+    return name[len('quantized_'):] if node.name.startswith('quantized_') else name
+
+
+def _c_float(v):
+    """A threshold (a number or a one-element array) as the C float MXNet hands its pass."""
+    return float(np.float32(np.asarray(v).reshape(-1)[0]))
+
+
+def set_calib_table(qsym, th_dict):
+    """A copy of ``qsym`` whose quantize/requantize nodes (and quantized BatchNorm) carry ``min_calib_range`` /
+    ``max_calib_range`` from ``th_dict`` ({layer output name: (min, max)})."""
+    copies = {}
+    for node in _topo(list(qsym._outputs)):
+        copies[id(node)] = _Node(node.op, node.name, node.attrs, [(copies[id(s)], j) for s, j in node.inputs],
+                                 node.subgraphs)
+    for node in copies.values():
+        if node.op is None:
+            continue
+        if node.op.name in ('_contrib_quantize_v2', '_contrib_requantize'):
+            key = _calib_key(node.inputs[0])
+        elif node.op.name == '_contrib_quantized_batch_norm':
+            key = _calib_key((node, 0))
+        else:
+            continue
+        if key in th_dict:
+            lo, hi = th_dict[key]
+            node.attrs['min_calib_range'] = '%f' % _c_float(lo)
+            node.attrs['max_calib_range'] = '%f' % _c_float(hi)
+    return Symbol([(copies[id(n)], j) for n, j in qsym._outputs])
