@@ -363,6 +363,11 @@ class NDArray:
         g = t.grad if t.requires_grad else getattr(t, '_mx_int_grad', None)  # (the buffer of an integer variable)
         if g is None:
             return None
+        if g.layout is torch.sparse_coo:  # (a sparse-gradient embedding's rows: MXNet's row_sparse gradient)
+            rows, values = _sparse.summed_rows(g)
+            out = _sparse.zeros('row_sparse', tuple(g.shape), ctx=self._ctx, dtype=self.dtype)
+            out._assign_comps((values, rows))
+            return out
         stype = getattr(t, '_mx_grad_stype', None)
         if stype is None:
             return NDArray._from_tensor(g, self._ctx)

@@ -187,3 +187,16 @@ def test_large_zero_arrays_are_private_to_a_forked_process():
             os._exit(code)
     assert os.waitpid(pid, 0)[1] == 0
     assert not p.grad().asnumpy().any() and not p.data().asnumpy().any()
+
+
+def test_data_grad_of_a_sparse_gradient_embedding_is_row_sparse():
+    # MXNet 1.9.1: param.data().grad, like param.grad(), is the row_sparse gradient (looked-up rows, summed)
+    net = mx.gluon.nn.Embedding(10, 3, sparse_grad=True)
+    net.initialize()
+    with mx.autograd.record():
+        y = net(mx.nd.array([1, 3, 3])).sum()
+    y.backward()
+    g = net.weight.data().grad
+    assert g.stype == 'row_sparse' and g.indices.asnumpy().tolist() == [1, 3]
+    assert g.data.asnumpy().tolist() == [[1.0] * 3, [2.0] * 3]
+    np.testing.assert_array_equal(g.asnumpy(), net.weight.grad().asnumpy())
