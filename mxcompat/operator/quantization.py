@@ -106,7 +106,7 @@ def _quantize(data, min_range, max_range, out_type):
 
 
 defop('_contrib_quantize', ('data', 'min_range', 'max_range'), [('out_type', 'str', 'uint8')],
-      _quantize, num_outputs=3, choices={'out_type': ('int8', 'uint8')},
+      _quantize, same_shape=('data',), num_outputs=3, choices={'out_type': ('int8', 'uint8')},
       doc='Quantize float32 data with the given range to int8 (zero-centred) or uint8 (scale 255 / max(|min|, '
           '|max|), as MXNet\'s oneDNN kernel); returns (data, min, max).')
 
@@ -152,7 +152,7 @@ def _quantize_v2(data, out_type, min_calib_range, max_calib_range):
 _V2_PARAMS = [('out_type', 'str', 'int8'), ('min_calib_range', 'float?', None),
               ('max_calib_range', 'float?', None)]
 
-defop('_contrib_quantize_v2', ('data',), _V2_PARAMS, _quantize_v2, num_outputs=3,
+defop('_contrib_quantize_v2', ('data',), _V2_PARAMS, _quantize_v2, same_shape=('data',), num_outputs=3,
       choices={'out_type': ('auto', 'int8', 'uint8')},
       doc='Quantize float32 data to int8/uint8 with the calibrated range, or the data\'s own min and max (scale '
           '127.5 or 255.5 over max(|min|, |max|), as MXNet\'s oneDNN kernel); int8/uint8 data passes through. '
@@ -170,7 +170,7 @@ def _dequantize(data, min_range, max_range, out_type):
 
 defop('_contrib_dequantize', ('data', 'min_range', 'max_range'), [('out_type', 'str', 'float32')], _dequantize,
       infer=_infer_as('_contrib_dequantize', ranges=(1, 2), fixed={0: _Q8}),
-      choices={'out_type': ('float32',)},
+      same_shape=('data',), choices={'out_type': ('float32',)},
       doc='int8/uint8 data back to float32: data * max(|min|, |max|) / 127.5 (int8) or / 255.5 (uint8), as '
           'MXNet\'s oneDNN kernel.')
 
@@ -197,7 +197,7 @@ def _requantize(data, min_range, max_range, out_type, min_calib_range, max_calib
 
 defop('_contrib_requantize', ('data', 'min_range', 'max_range'), _V2_PARAMS, _requantize,
       infer=_infer_as('_contrib_requantize', ranges=(1, 2), fixed={0: (torch.int32,)}),
-      num_outputs=3,
+      same_shape=('data',), num_outputs=3,
       choices={'out_type': ('auto', 'int8', 'uint8')},
       doc='int32 data (with its range) to int8/uint8 in the calibrated range, or in the data\'s own largest '
           'magnitude; returns (data, min, max).')
@@ -209,7 +209,8 @@ _QIN = ('data', 'min_data', 'max_data')
 
 def _quantized_flatten(data, min_data, max_data):
     _check_dtype('_contrib_quantized_flatten', 'data', data, (torch.int8, torch.uint8))
-    return data.reshape(data.shape[0], -1).clone(), _range_out(min_data), _range_out(max_data)
+    flat = data.reshape(data.shape[0], math.prod(data.shape[1:]))  # (explicit: a batch of 0 has no -1)
+    return flat.clone(), _range_out(min_data), _range_out(max_data)
 
 
 defop('_contrib_quantized_flatten', _QIN, (), _quantized_flatten,
@@ -229,7 +230,7 @@ def _quantized_act(data, min_data, max_data, act_type):
 
 defop('_contrib_quantized_act', _QIN, [('act_type', 'str', REQUIRED)], _quantized_act,
       infer=_infer_as('_contrib_quantized_act', ranges=(1, 2), fixed={0: _Q8}),
-      num_outputs=3,
+      same_shape=('data',), num_outputs=3,
       output_names=lambda a: _RANGE_OUT, choices={'act_type': ('relu', 'sigmoid', 'tanh', 'softrelu', 'softsign')},
       doc='ReLU of int8/uint8 data (the only act_type MXNet quantizes); output int8, the range passes through.')
 
@@ -319,7 +320,7 @@ def _quantized_fc(*xs, num_hidden, no_bias, flatten):
     data, weight, bias, min_d, max_d, min_w, max_w, min_b, max_b = _split_quantized(op, xs, no_bias)
     _check_dtype(op, 'data', data, _Q8)
     _check_dtype(op, 'weight', weight, (torch.int8,))
-    x = data.reshape(data.shape[0], -1) if flatten else data
+    x = data.reshape(data.shape[0], math.prod(data.shape[1:])) if flatten else data
     if weight.dim() != 2 or weight.shape[0] != num_hidden or weight.shape[1] != x.shape[-1]:
         raise _err(op, 'weight shape %s does not match (num_hidden, input size) = %s'
                    % (tuple(weight.shape), (num_hidden, x.shape[-1])))
@@ -573,7 +574,8 @@ def _binary_ranges_infer(name):
     return _infer_as(name, {0: _Q8, 1: _Q8}, (2, 3, 4, 5))
 
 
-defop('_contrib_quantized_elemwise_add', _BINARY_INPUTS, _CALIB_PARAMS, _quantized_elemwise_add, num_outputs=3,
+defop('_contrib_quantized_elemwise_add', _BINARY_INPUTS, _CALIB_PARAMS, _quantized_elemwise_add,
+      same_shape=('lhs', 'rhs'), num_outputs=3,
       output_names=lambda a: _RANGE_OUT, infer=_binary_ranges_infer('_contrib_quantized_elemwise_add'),
       doc='Sum of two int8/uint8 arrays into int32 (range the sum of the input ranges), or into int8/uint8 in the '
           'calibrated range, as MXNet\'s oneDNN kernel; returns (output, min, max).')
@@ -604,7 +606,7 @@ def _quantized_elemwise_mul(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, min_ca
 
 defop('_contrib_quantized_elemwise_mul', _BINARY_INPUTS,
       _CALIB_PARAMS + [('enable_float_output', 'bool', False)], _quantized_elemwise_mul,
-      num_outputs=lambda a: 1 if a['enable_float_output'] else 3,
+      same_shape=('lhs', 'rhs'), num_outputs=lambda a: 1 if a['enable_float_output'] else 3,
       output_names=lambda a: ['output'] if a['enable_float_output'] else _RANGE_OUT,
       infer=_binary_ranges_infer('_contrib_quantized_elemwise_mul'),
       doc='Product of two int8 arrays: int32 (range from the input ranges), int8 in the calibrated range '
@@ -619,7 +621,8 @@ def _quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, 
     # and shift in the output's int8 units (gamma is used as given, whatever fix_gamma), mean 0 and variance 1
     op = '_contrib_quantized_batch_norm'
     _check_dtype(op, 'data', data, _Q8)
-    if min_calib_range is None or max_calib_range is None:
+    # (checked when it runs, as MXNet's kernel does: shape and type inference do not need the range)
+    if (min_calib_range is None or max_calib_range is None) and data.device.type != 'meta':
         raise _err(op, 'min_calib_range or max_calib_range is not available. Quantized BN currently don\'t '
                        'support calib_mode=None')
     ax = axis % data.dim()
@@ -630,7 +633,10 @@ def _quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, 
     x = data
     if data.dtype is torch.uint8:  # first reordered into int8
         x = _to_int(data, _f32(_INT8_RANGE, data) / _f32(_UINT8_RANGE, data), torch.int8)
-    lo, hi = _calib(data, min_calib_range), _calib(data, max_calib_range)
+    if min_calib_range is None or max_calib_range is None:  # (inference on meta tensors: any range)
+        lo, hi = _f32(-1.0, data), _f32(1.0, data)
+    else:
+        lo, hi = _calib(data, min_calib_range), _calib(data, max_calib_range)
     abs_data = _max_abs(min_data, max_data).reshape(())
     abs_out = _max_abs(lo, hi)
     invstd = (1.0 / torch.sqrt(moving_var.to(torch.float64) + eps)).to(torch.float32)
@@ -658,7 +664,8 @@ defop('_contrib_quantized_batch_norm', ('data', 'gamma', 'beta', 'moving_mean', 
       [('eps', 'float', 1e-3), ('momentum', 'float32', 0.9), ('fix_gamma', 'bool', True),
        ('use_global_stats', 'bool', False), ('output_mean_var', 'bool', False), ('axis', 'int', 1),
        ('cudnn_off', 'bool', False), ('min_calib_range', 'float?', None), ('max_calib_range', 'float?', None)],
-      _quantized_batch_norm, aux=('moving_mean', 'moving_var'), num_outputs=3, output_names=lambda a: _RANGE_OUT,
+      _quantized_batch_norm, aux=('moving_mean', 'moving_var'), same_shape=('data',), num_outputs=3,
+      output_names=lambda a: _RANGE_OUT,
       infer=_infer_as('_contrib_quantized_batch_norm', {0: _Q8}, (5, 6), _bn_params),
       doc='Inference BatchNorm of int8/uint8 data into int8 in the calibrated output range (required), as MXNet\'s '
           'oneDNN kernel (gamma used as given); returns (output, min, max).')

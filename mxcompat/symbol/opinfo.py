@@ -321,11 +321,16 @@ def dim_links(op, params, in_ndims, out_ndims):
     name = op.name
     if not in_ndims or in_ndims[0] is None:
         return []
-    if name in ('FullyConnected', 'Convolution', 'Convolution_v1', 'Deconvolution', 'Flatten'):
+    if name in ('FullyConnected', 'Convolution', 'Convolution_v1', 'Deconvolution', 'Flatten',
+                '_contrib_quantized_fully_connected', '_contrib_quantized_conv', '_contrib_quantized_flatten'):
         return [((0, 0), (0, 0))]
-    if name in ('Pooling', 'Pooling_v1'):
+    if name in ('Pooling', 'Pooling_v1', '_contrib_quantized_pooling'):
         return [((0, 0), (0, 0)), ((0, 1), (0, 1))]
-    if name in ('Embedding', '_contrib_SparseEmbedding'):
+    if name == '_contrib_quantized_concat':  # (its data inputs, not their ranges after them)
+        n, dim = int(params.get('num_args', 0)), params.get('dim', 1) % in_ndims[0]
+        return [((j, i), (0, i)) for j, nd in enumerate(in_ndims[:n]) if nd is not None
+                for i in range(nd) if i != dim]
+    if name in ('Embedding', '_contrib_SparseEmbedding', '_contrib_quantized_embedding'):
         return [((0, i), (0, i)) for i in range(in_ndims[0])]
     if name == 'SliceChannel':
         axis = params.get('axis', 1) % in_ndims[0]

@@ -116,3 +116,35 @@ def test_errors(ctx):
                                         pool_type='sum')
     with pytest.raises(mx.base.MXNetError, match='relu'):
         mx.nd.contrib.quantized_act(q, mx.nd.array([-1.0]), mx.nd.array([1.0]), act_type='tanh')
+
+
+def test_shapes_inferred_through_quantized_ops(ctx):
+    # as in a quantized LSTM cell: a begin state of unknown batch (0) meets data of a known one after a chain of
+    # quantized ops; MXNet's shape functions carry the batch back through them
+    state = mx.sym.zeros(shape=(0, 4))
+    q = mx.sym.contrib.quantize_v2(state, min_calib_range=-1.0, max_calib_range=1.0)
+    fc = mx.sym.contrib.quantized_fully_connected(data=q[0], min_data=q[1], max_data=q[2], num_hidden=3,
+                                                  no_bias=True, name='fc')
+    rq = mx.sym.contrib.requantize(fc[0], fc[1], fc[2], min_calib_range=-1.0, max_calib_range=1.0)
+    out = mx.sym.elemwise_add(mx.sym.contrib.dequantize(rq[0], rq[1], rq[2]), mx.sym.Variable('x'))
+    arg_shapes, out_shapes, _ = out.infer_shape(x=(5, 3))
+    assert dict(zip(out.list_arguments(), arg_shapes)) == {'fc_weight': (3, 4), 'fc_min_weight': (1,),
+                                                           'fc_max_weight': (1,), 'x': (5, 3)}
+    assert out_shapes == [(5, 3)]
+    x = mx.nd.ones((5, 3), ctx=ctx)
+    w = mx.nd.ones((3, 4), dtype='int8', ctx=ctx)
+    exe = out.bind(ctx, {'x': x, 'fc_weight': w, 'fc_min_weight': mx.nd.array([-1.0], ctx=ctx),
+                         'fc_max_weight': mx.nd.array([1.0], ctx=ctx)})
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), np.ones((5, 3), np.float32))
+
+
+def test_batch_norm_needs_its_range_when_it_runs(ctx):
+    # MXNet's kernel refuses a missing calibrated range when it runs; shape and type inference go on
+    bn = mx.sym.contrib.quantized_batch_norm(data=mx.sym.Variable('data'), min_data=mx.sym.Variable('lo'),
+                                             max_data=mx.sym.Variable('hi'), name='bn')
+    _, out_shapes, aux_shapes = bn.infer_shape(data=(2, 3, 4, 4))
+    assert out_shapes == [(2, 3, 4, 4), (1,), (1,)] and aux_shapes == [(3,), (3,)]
+    f = mx.nd.ones((3,), ctx=ctx)
+    with pytest.raises(mx.base.MXNetError, match='min_calib_range or max_calib_range is not available'):
+        mx.nd.contrib.quantized_batch_norm(mx.nd.ones((2, 3, 4, 4), dtype='int8', ctx=ctx), f, f, f, f,
+                                           mx.nd.array([-1.0], ctx=ctx), mx.nd.array([1.0], ctx=ctx))
