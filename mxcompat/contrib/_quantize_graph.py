@@ -263,4 +263,5 @@ def set_calib_table(qsym, th_dict):
             lo, hi = th_dict[key]
             node.attrs['min_calib_range'] = '%f' % _c_float(lo)
             node.attrs['max_calib_range'] = '%f' % _c_float(hi)
+            node._parsed = None  # (parsed while its output was named: parse the new attributes)
     return Symbol([(copies[id(n)], j) for n, j in qsym._outputs])
