@@ -19,7 +19,7 @@ from mxnet.gluon import nn
 import mxnet.ndarray as F
 from mxnet.gluon.nn import Dense as D
 open('ran.txt', 'w').write('the script was run')
-y = mx.nd.contrib.quantize((2,))
+y = mx.nd.contrib.quantize_asym((2,))
 z = F.no_such_op(nd.ones((2,)))
 q = mx.contrib.quantization.quantize_net
 h = mx.autograd.get_symbol
@@ -59,9 +59,9 @@ def test_unsupported_calls_are_named_with_their_error(tmp_path):
     script.write_text(BAD)
     report = check.check([str(script)])
     rows = _rows(report)
-    status, detail = rows[(7, 'mx.nd.contrib.quantize')]
+    status, detail = rows[(7, 'mx.nd.contrib.quantize_asym')]
     assert status == check.UNSUPPORTED and detail.startswith(
-        'MXNetNotImplementedError: mx.nd.contrib.quantize: this function is not supported by mxcompat; quantized')
+        'MXNetNotImplementedError: mx.nd.contrib.quantize_asym: this function is not supported by mxcompat; this')
     status, detail = rows[(8, 'F.no_such_op')]
     assert status == check.UNSUPPORTED and "has no attribute 'no_such_op'" in detail
     assert rows[(8, 'nd.ones')] == (check.SUPPORTED, '')
@@ -86,7 +86,7 @@ def test_cli_text(tmp_path):
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[-1].startswith('verdict: will fail')
-    assert ('%s:7  mx.nd.contrib.quantize  unsupported: MXNetNotImplementedError: mx.nd.contrib.quantize'
+    assert ('%s:7  mx.nd.contrib.quantize_asym  unsupported: MXNetNotImplementedError: mx.nd.contrib.quantize_asym'
             % script) in proc.stdout
     assert not (tmp_path / 'ran.txt').exists()
 
