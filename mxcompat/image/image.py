@@ -28,6 +28,8 @@ from .. import ndarray as nd
 from .. import io
 from .. import recordio
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, numeric_types
+from ..context import current_context
+from ..util import is_np_array
 from ..operator._cv_resize import resize_hwc
 from .._imagecodec import decode_numpy, warm_up as _warm_up_codec
 
@@ -39,8 +41,17 @@ __all__ = ['imread', 'imdecode', 'imresize', 'scale_down', 'copyMakeBorder', 're
            'HorizontalFlipAug', 'CastAug', 'CreateAugmenter', 'ImageIter']
 
 
+def _image_array(t):
+    """An image tensor as MXNet's image functions return it: an ``mx.np`` array under NumPy semantics
+    (``npx.set_np()``), else an NDArray."""
+    if is_np_array():
+        from ..numpy.multiarray import _np_wrap
+        return _np_wrap(t, current_context())
+    return nd.NDArray(t)
+
+
 def _uint8_image(arr):
-    return nd.NDArray(torch.from_numpy(np.array(arr if arr.ndim == 3 else arr[:, :, None])))
+    return _image_array(torch.from_numpy(np.array(arr if arr.ndim == 3 else arr[:, :, None])))
 
 
 def _write_out(res, out):
@@ -107,7 +118,7 @@ def imresize(src, w, h, interp=1, out=None):
         raise MXNetTypeError('_cvimresize: opencv resize does not support dtype %s' % np.dtype(src.dtype).name)
     if interp not in (0, 1, 2, 3, 4):
         raise MXNetValueError('_cvimresize: unknown interpolation method %d (0-4)' % interp)
-    res = nd.NDArray(resize_hwc(src._t.detach().cpu(), w, h, interp))
+    res = _image_array(resize_hwc(src._t.detach().cpu(), w, h, interp))
     return _write_out(res, out)
 
 
@@ -788,7 +799,8 @@ class ImageIter(io.DataIter):
     def _new_batch(self):
         """Fresh (data, label) arrays for one batch. MXNet zero-fills the data; here ``next`` zeroes only the slots
         no image was written to, the same result without writing every slot twice."""
-        return nd.empty((self.batch_size,) + tuple(self.data_shape)), nd.empty(self.provide_label[0][1])
+        shapes = ((self.batch_size,) + tuple(self.data_shape), self.provide_label[0][1])
+        return tuple(_image_array(torch.empty(shape)) for shape in shapes)
 
     def _finish_short_batch(self, batch_data, batch_label, filled):
         """Handle a batch the epoch ran out on, as ``last_batch_handle`` asks; returns the slots filled."""
@@ -850,4 +862,6 @@ class ImageIter(io.DataIter):
 
     def postprocess_data(self, datum):
         """HWC -> CHW."""
+        if is_np_array():
+            return datum.transpose(2, 0, 1)
         return nd.transpose(datum, axes=(2, 0, 1))

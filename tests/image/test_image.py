@@ -323,3 +323,28 @@ def test_detection_is_exported():
     assert mx.image.ImageDetIter is mx.image.detection.ImageDetIter  # no longer a gap: see test_detection.py
     with pytest.raises(AttributeError):
         mx.image.no_such_name
+
+
+def test_numpy_mode_gives_mx_np_arrays(tmp_path):
+    # MXNet 1.9.1 under npx.set_np(): imdecode, imresize, the crops and ImageIter's batches are mx.np arrays
+    import io as _io
+    from PIL import Image
+    buf = _io.BytesIO()
+    Image.fromarray(np.arange(10 * 12 * 3, dtype=np.uint8).reshape(10, 12, 3)).save(buf, format='PNG')
+    rec = mx.recordio.MXIndexedRecordIO(str(tmp_path / 'a.idx'), str(tmp_path / 'a.rec'), 'w')
+    for i in range(3):
+        rec.write_idx(i, mx.recordio.pack(mx.recordio.IRHeader(0, float(i), i, 0), buf.getvalue()))
+    rec.close()
+    mx.npx.set_np()
+    try:
+        img = mx.image.imdecode(buf.getvalue())
+        assert isinstance(img, mx.np.ndarray) and img.dtype == np.uint8
+        assert isinstance(mx.image.imresize(img, 5, 6), mx.np.ndarray)
+        assert isinstance(mx.image.center_crop(img, (4, 4))[0], mx.np.ndarray)
+        it = mx.image.ImageIter(batch_size=2, data_shape=(3, 8, 8), path_imgrec=str(tmp_path / 'a.rec'))
+        batch = it.next()
+        assert isinstance(batch.data[0], mx.np.ndarray) and isinstance(batch.label[0], mx.np.ndarray)
+        assert batch.data[0].shape == (2, 3, 8, 8)
+    finally:
+        mx.npx.reset_np()
+    assert type(mx.image.imdecode(buf.getvalue())) is mx.nd.NDArray
