@@ -50,7 +50,7 @@ def summed_rows(rows, values):
             and values.shape[0] == rows.numel() and rows.numel() and _plain(rows) and _plain(values)
             and rows.is_cpu and values.is_cpu):
         return None
-    r, v = rows.numpy(), values.numpy()
+    r, v = rows.numpy(), values.numpy()  # host: CPU tensors (checked above)
     order, ordered = _sort_keys(r)
     n = r.size
     first = np.empty(n, np.bool_)
@@ -76,6 +76,6 @@ def put_rows(dst, rows, src):
             and dst.dtype in _NUMPY and untraced(dst) and _plain(rows) and src.layout == torch.strided):
         return None
     d = dst.detach()
-    d.numpy()[rows.numpy()] = src.detach().numpy()
+    d.numpy()[rows.numpy()] = src.detach().numpy()  # host: CPU tensors (checked above)
     torch.autograd.graph.increment_version(dst)
     return dst
