@@ -29,6 +29,7 @@ from .. import io
 from .. import recordio
 from ..base import MXNetError, MXNetValueError, MXNetTypeError, numeric_types
 from ..context import current_context
+from ..numpy.multiarray import _np_wrap
 from ..util import is_np_array
 from ..operator._cv_resize import resize_hwc
 from .._imagecodec import decode_numpy, warm_up as _warm_up_codec
@@ -45,7 +46,6 @@ def _image_array(t):
     """An image tensor as MXNet's image functions return it: an ``mx.np`` array under NumPy semantics
     (``npx.set_np()``), else an NDArray."""
     if is_np_array():
-        from ..numpy.multiarray import _np_wrap
         return _np_wrap(t, current_context())
     return nd.NDArray(t)
 
