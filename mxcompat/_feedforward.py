@@ -17,7 +17,7 @@ from .callback import LogValidationMetricsCallback
 from .context import Context, cpu
 from .initializer import Uniform
 from .io import DataDesc, DataIter, NDArrayIter
-from .model import BatchEndParam, load_checkpoint, save_checkpoint
+from ._checkpoint import BatchEndParam, load_checkpoint, save_checkpoint
 from .module.executor_group import _average_into, split_batch
 from .module.module import _create_kvstore, _updater_calls
 from .ndarray import ndarray as _nd

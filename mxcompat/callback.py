@@ -7,7 +7,7 @@ import logging
 import math
 import time
 
-from . import model as _model
+from . import _checkpoint as _model
 from .metric import _loggable
 
 __all__ = ['module_checkpoint', 'do_checkpoint', 'log_train_metric', 'Speedometer', 'ProgressBar',

@@ -1,6 +1,5 @@
 """mx.callback: log lines and checkpoint calls against MXNet 1.9.1's (fixtures/metric/callback_logs.json, from the
 shared scenario in fixtures/metric/callback_scenario.py run with a fake clock)."""
-import importlib.util
 import json
 import logging
 import os
@@ -11,7 +10,6 @@ import pytest
 
 import mxcompat as mx
 from mxcompat import callback
-from mxcompat.base import MXNetNotImplementedError
 
 HERE = os.path.join(os.path.dirname(__file__), 'fixtures', 'metric')
 sys.path.insert(0, HERE)
@@ -51,14 +49,9 @@ def test_speedometer_with_caplog(monkeypatch, caplog):
 
 
 def test_do_checkpoint(monkeypatch, tmp_path):
-    if importlib.util.find_spec('mxcompat.model') is None:
-        # mx.model is not implemented yet: do_checkpoint says so when it is set up
-        with pytest.raises(MXNetNotImplementedError, match='mx.model'):
-            mx.callback.do_checkpoint(str(tmp_path / 'm'))
-        return
-    import mxcompat.model as model
+    import mxcompat._checkpoint as checkpoint  # (mx.model's checkpoint functions)
     calls = []
-    monkeypatch.setattr(model, 'save_checkpoint', lambda *a: calls.append(a))
+    monkeypatch.setattr(checkpoint, 'save_checkpoint', lambda *a: calls.append(a))
     cb = mx.callback.do_checkpoint('pre', period=2)
     for i in range(4):
         cb(i, 'sym', {'a': 1}, {'b': 2})

@@ -4,7 +4,7 @@ import time
 import warnings
 
 from ..base import MXNetError, MXNetValueError, _as_list
-from ..model import BatchEndParam, save_params
+from .._checkpoint import BatchEndParam, save_params
 from ..ndarray.ndarray import NDArray
 from ..io import NDArrayIter
 from ..initializer import Uniform

@@ -16,7 +16,7 @@ from .module import Module
 from .python_module import _Checks
 from ..context import Context, cpu
 from .. import symbol as sym, ndarray as nd
-from ..model import load_params
+from .._checkpoint import load_params
 from .executor_group import prepare_group2ctxs
 
 __all__ = ['BucketingModule']

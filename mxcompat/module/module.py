@@ -12,7 +12,7 @@ from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from .base_module import BaseModule, _check_module_names, _parse_data_desc
 from .executor_group import ExecutorGroup, prepare_group2ctxs
-from ..model import load_checkpoint
+from .._checkpoint import load_checkpoint
 from ..ndarray import ndarray as _nd
 from ..ndarray.ndarray import NDArray
 from .._fileio import read_all, write_atomic

@@ -17,7 +17,7 @@ import torch
 
 from .. import initializer, ndarray, symbol
 from ..base import MXNetAssertionError
-from ..model import load_checkpoint, save_checkpoint
+from .._checkpoint import load_checkpoint, save_checkpoint
 from ..ndarray.ndarray import _wrap
 from ..gluon.rnn.rnn_cell import zoneout_step
 
