@@ -246,11 +246,9 @@ def _c_float(v):
 def set_calib_table(qsym, th_dict):
     """A copy of ``qsym`` whose quantize/requantize nodes (and quantized BatchNorm) carry ``min_calib_range`` /
     ``max_calib_range`` from ``th_dict`` ({layer output name: (min, max)})."""
-    copies = {}
-    for node in _topo(list(qsym._outputs)):
-        copies[id(node)] = _Node(node.op, node.name, node.attrs, [(copies[id(s)], j) for s, j in node.inputs],
-                                 node.subgraphs)
-    for node in copies.values():
+    out = qsym._clone()
+    # (the keys are read from qsym's nodes: the copies, parsed only later, take the new attributes)
+    for node, copy in zip(qsym._nodes(), out._nodes()):
         if node.op is None:
             continue
         if node.op.name in ('_contrib_quantize_v2', '_contrib_requantize'):
@@ -261,7 +259,6 @@ def set_calib_table(qsym, th_dict):
             continue
         if key in th_dict:
             lo, hi = th_dict[key]
-            node.attrs['min_calib_range'] = '%f' % _c_float(lo)
-            node.attrs['max_calib_range'] = '%f' % _c_float(hi)
-            node._parsed = None  # (parsed while its output was named: parse the new attributes)
-    return Symbol([(copies[id(n)], j) for n, j in qsym._outputs])
+            copy.attrs['min_calib_range'] = '%f' % _c_float(lo)
+            copy.attrs['max_calib_range'] = '%f' % _c_float(hi)
+    return out
