@@ -32,10 +32,11 @@ def test_no_tracked_file_points_outside_the_repository():
 
 
 def test_tool_scripts_are_executable_and_parse():
-    scripts = ['tools/oracle/setup.sh', 'tools/oracle/mxrun', 'tools/gpu_bundle.sh', 'tools/upstream.py']
+    scripts = ['tools/oracle/setup.sh', 'tools/oracle/mxrun', 'tools/gpu_bundle.sh', 'tools/gpu_check.sh',
+               'tools/upstream.py']
     for s in scripts:
         assert os.access(os.path.join(ROOT, s), os.X_OK), s + ' is not executable'
-    r = subprocess.run(['bash', '-n'] + scripts[:3], cwd=ROOT, capture_output=True, text=True)
+    r = subprocess.run(['bash', '-n'] + scripts[:4], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
 
