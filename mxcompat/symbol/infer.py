@@ -173,7 +173,7 @@ def _put(shp, key, shape, where):
 
 def _shape_step(n, shp, typ):  # noqa: C901 (one pass step: forward, backward and per-op rules over one node)
     """One inference step at op node ``n``; True when it learned something."""
-    if n.subgraphs:
+    if n.is_control_flow():
         return SUBGRAPH_STEPS['shape'](n, shp, typ)
     params = n.params()
     keys = [(id(s), i) for s, i in n.inputs]
@@ -283,7 +283,7 @@ def _infer_shapes_guessing_dtypes(n, params, in_shapes, in_types):
 
 
 def _type_step(n, shp, typ):
-    if n.subgraphs:
+    if n.is_control_flow():
         return SUBGRAPH_STEPS['type'](n, shp, typ)
     params = n.params()
     keys = [(id(s), i) for s, i in n.inputs]

@@ -168,7 +168,7 @@ def lower(sym, arg_shapes=None, split_heads=False, csr_args=()):  # noqa: C901 (
                     csr.add((id(n), 0))
                 continue
             ins = [dense(k) if k in csr else e for k, e in zip(keys, ins)]
-        if n.subgraphs:
+        if n.is_control_flow():
             from .control_flow import bind  # reason: control_flow imports this module
             fn = bind(n, params, 'op_' + _ident(n.name, used))
         elif id(n) in split:

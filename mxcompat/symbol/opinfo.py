@@ -3,7 +3,7 @@ and their names, attributes given to the variables it creates, and the shapes of
 import torch
 
 from ..base import MXNetError, parse_tuple
-from ..operator import custom
+from ..operator import custom, _sg_mkldnn
 from ..operator.elemwise import BINARY
 from ..operator.shape_ops import reshape_data_from_output, transpose_data_from_output
 from ..operator.rnn_op import rnn_input_shapes
@@ -248,6 +248,9 @@ PARAM_SHAPES.update({
                                    '_contrib_quantized_pooling', '_contrib_quantized_elemwise_add',
                                    '_contrib_quantized_elemwise_mul')}})
 
+# the fused oneDNN convolution: weights, BatchNorm parameters and ranges from its subgraph's Convolution
+PARAM_SHAPES['_sg_mkldnn_conv'] = _sg_mkldnn.param_shapes
+
 # op -> {input: f(given_shape, inferred_shape) -> bool}: inputs whose given shape may differ from the inferred one
 COMPATIBLE = {op: {'label': _same_batch_and_size}
               for op in ('LinearRegressionOutput', 'LogisticRegressionOutput', 'MAERegressionOutput')}
@@ -269,6 +272,9 @@ INPUT_DTYPES.update({op: dict(dict.fromkeys(_RANGES, torch.float32), weight=torc
                                 '_contrib_quantize', '_contrib_quantized_flatten', '_contrib_quantized_act',
                                 '_contrib_quantized_pooling', '_contrib_quantized_elemwise_add',
                                 '_contrib_quantized_elemwise_mul')})
+
+INPUT_DTYPES['_sg_mkldnn_conv'] = dict.fromkeys(('weight', 'bias', 'gamma', 'beta', 'mean', 'var', 'data_min',
+                                                 'data_max', 'sum_min', 'sum_max'), torch.float32)
 
 
 class _RangeInputs(dict):

@@ -33,6 +33,9 @@ _STYPE_ID = {'default': 0, 'row_sparse': 1, 'csr': 2}
 _op = _internal = None
 
 
+_FUSED = 'subgraph'  # the parameter of a fused operator that receives its subgraph (operator/_sg_mkldnn.py)
+
+
 class _Node:
     """One graph node: ``op`` is an OpDef (None for a variable); ``attrs`` are MXNet's string attributes."""
 
@@ -51,11 +54,20 @@ class _Node:
         return self.op is None
 
     def params(self):
-        """Operator parameters parsed (cached); dunder attributes are not parameters."""
+        """Operator parameters parsed (cached); dunder attributes are not parameters. A fused operator
+        (``_sg_mkldnn_conv``: it has a ``subgraph`` parameter) gets its subgraph's operators and attributes there."""
         if self._parsed is None:
-            self._parsed = self.op.parse_attrs({k: v for k, v in self.attrs.items()
-                                                if not (k.startswith('__') and k.endswith('__'))})
+            attrs = {k: v for k, v in self.attrs.items() if not (k.startswith('__') and k.endswith('__'))}
+            if self.subgraphs and _FUSED in self.op.params:
+                attrs[_FUSED] = tuple((n.op.name, tuple(sorted(n.attrs.items())))
+                                      for n in _topo(self.subgraphs[0]._outputs) if not n.is_var)
+            self._parsed = self.op.parse_attrs(attrs)
         return self._parsed
+
+    def is_control_flow(self):
+        """Whether the node runs its subgraphs (foreach, while_loop, cond), rather than being a fused operator
+        that only reads its subgraph's attributes."""
+        return bool(self.subgraphs) and _FUSED not in self.op.params
 
     def num_visible(self):
         return 1 if self.op is None else self.op.n_outputs(self.params())

@@ -1,0 +1,291 @@
+"""MXNet 1.9.1's fused oneDNN subgraph operator ``_sg_mkldnn_conv``, as its CPU kernel computes it
+(src/operator/subgraph/mkldnn/mkldnn_conv.cc), float32 and quantized.
+
+A node of this operator carries a subgraph (the fused Convolution, optionally BatchNorm, an activation, an
+``elemwise_add`` with the ``sum`` input and an activation after it); the symbol loader hands the subgraph's operators
+and attributes to the op as the ``subgraph`` parameter (``mxcompat/symbol/symbol.py``, ``_Node.params``), so an
+eager ``nd._sg_mkldnn_conv`` call, which has none, raises.
+
+What the kernel does, and this module with it:
+- BatchNorm is folded into the weight and bias in float32 (``alpha = gamma / sqrt(var + eps)`` in double, stored as
+  float; ``w * alpha``; ``beta + alpha * (bias - mean)``), gamma taken as 1 with ``fix_gamma``.
+- float32: one convolution with the folded weight and bias, then the activation, ``+ sum``, the post-sum activation.
+  oneDNN sums the products in its own order: results equal MXNet's to float32 rounding, not bit for bit.
+- quantized (int8/uint8 data with its range): the folded weight is quantized to int8 per output channel when the
+  node has a calibrated output range (scale ``127.5 / max|w_c|``, lowered where the int32 bias would pass 2**30), or
+  with one scale over the whole weight without one; the bias to int32 in the units of data times weight. The int32
+  sums (exact) plus the bias are scaled in float32 into the calibrated output (uint8 after a relu-like activation,
+  else int8), or left as int32 with the range of the product. Activations and the sum run on the scaled float32
+  values, the sum input scaled by ``output_scale / sum_scale``, and the result is rounded half to even and
+  saturated, as oneDNN's int8 convolution does. With a sum, MXNet's kernel writes into the sum input's memory in
+  the sum's type: the result saturates to that type, and an 8-bit output of the other type holds its bytes (an int8
+  output over a uint8 sum shows results past 127 as negative numbers), as MXNet 1.9.1 returns them.
+- Bit for bit on the quantized path (the goldens: an AVX-512 VNNI machine). oneDNN adds the sum input with a fused
+  multiply-add; here it is done in float64 and rounded to float32, which can differ in a last bit in rare ties.
+"""
+import torch
+
+from ..base import MXNetError
+from . import nn as _nn
+from .quantization import _f32, _max_abs, _product_range, _range_out, _to_int, _INT8_RANGE, _UINT8_RANGE, _Q8
+from .registry import defop, get
+
+_CONV_INPUTS = ('data', 'weight', 'bias', 'gamma', 'beta', 'mean', 'var', 'sum', 'data_min', 'data_max', 'sum_min',
+                'sum_max')
+_INT32_MAX_F = float(2 ** 31)  # static_cast<float>(INT32_MAX)
+
+
+def _err(msg):
+    return MXNetError('Operator _sg_mkldnn_conv: %s' % msg)
+
+
+# ---- the fused operators' parameters, read from the subgraph ------------------------------------------------------
+def _fused(subgraph):
+    """(convolution params, batch-norm params or None, [activations in graph order]) from the subgraph's
+    (op name, attributes) list; an activation is (op name, parsed params)."""
+    if subgraph is None:
+        raise _err('the node has no subgraph (it is built by the MKLDNN subgraph pass or loaded from a symbol JSON '
+                   'file; it cannot be called on its own)')
+    conv = bn = None
+    acts = []
+    for op, attrs in subgraph:
+        p = get(op).parse_attrs(dict(attrs))
+        if op == 'Convolution':
+            conv = p
+        elif op == 'BatchNorm':
+            bn = p
+        elif op in ('Activation', 'LeakyReLU', 'clip'):
+            acts.append((op, p))
+    if conv is None:
+        raise _err('the subgraph holds no Convolution')
+    return conv, bn, acts
+
+
+def _act_kind(act):
+    """oneDNN's eltwise algorithm for an activation node (GetMKLDNNActAlgo): (algorithm, alpha)."""
+    op, p = act
+    if op == 'clip':
+        return 'bounded_relu', float(p['a_max'])
+    if op == 'Activation':
+        kinds = {'relu': 'relu', 'sigmoid': 'logistic', 'tanh': 'tanh', 'softrelu': 'soft_relu'}
+        if p['act_type'] not in kinds:
+            raise _err('act_type %r cannot be fused (oneDNN has no such eltwise algorithm)' % p['act_type'])
+        return kinds[p['act_type']], 0.0
+    kinds = {'leaky': 'relu', 'elu': 'elu', 'gelu': 'gelu_erf'}
+    if p['act_type'] not in kinds:
+        raise _err('LeakyReLU act_type %r cannot be fused' % p['act_type'])
+    return kinds[p['act_type']], float(p['slope'])
+
+
+def _eltwise(x, kind, alpha):
+    """oneDNN's eltwise post-op on float32 values."""
+    if kind == 'relu':
+        return torch.where(x > 0, x, x * _f32(alpha, x)) if alpha else torch.clamp_min(x, 0.0)
+    if kind == 'bounded_relu':
+        return torch.clamp(x, 0.0, alpha)
+    if kind == 'logistic':
+        return torch.sigmoid(x)
+    if kind == 'tanh':
+        return torch.tanh(x)
+    if kind == 'soft_relu':
+        return torch.nn.functional.softplus(x)
+    if kind == 'elu':
+        return torch.where(x > 0, x, _f32(alpha, x) * torch.expm1(x))
+    return torch.nn.functional.gelu(x)
+
+
+def _roles(with_act, with_postsum_act, acts):
+    """(activation before the sum, activation after it) as oneDNN algorithms, as MXNet's parser assigns them: the
+    first activation is the fused one when ``with_act``, any other the post-sum one."""
+    act = post = None
+    for i, a in enumerate(acts):
+        if with_act and i == 0:
+            act = _act_kind(a)
+        else:
+            post = _act_kind(a)
+    if with_act and act is None or with_postsum_act and post is None:
+        raise _err('with_act/with_postsum_act is set but the subgraph has no such activation')
+    return act if with_act else None, post if with_postsum_act else None
+
+
+def _uint8_kind(kind):
+    return kind is not None and (kind[0] == 'relu' and kind[1] == 0.0 or
+                                 kind[0] in ('logistic', 'soft_relu', 'bounded_relu'))
+
+
+def _output_uint8(with_sum, act, post):
+    """IsOutputUInt8: the output is uint8 after a relu-like activation (the post-sum one with a sum)."""
+    if not with_sum and act is not None:
+        return _uint8_kind(act)
+    return _uint8_kind(post)
+
+
+def _quantize_scale(dtype, lo, hi):
+    """GetQuantizeScale: 127.5 (int8) or 255.5 (uint8) over the largest magnitude, 2**31 for a zero range."""
+    real = _max_abs(lo, hi)
+    q = _f32(_INT8_RANGE if dtype is torch.int8 else _UINT8_RANGE, real)
+    return torch.where(real != 0, q / real, _f32(_INT32_MAX_F, real))
+
+
+# ---- the computation ----------------------------------------------------------------------------------------------
+def _fold_bn(weight, bias, gamma, beta, mean, var, bn):
+    """UpdateConvWeightBias: BatchNorm folded into the weight and bias, in float32 (alpha from double)."""
+    g = torch.ones_like(gamma, dtype=torch.float32) if bn['fix_gamma'] else gamma.to(torch.float32)
+    alpha = (g.to(torch.float64) / torch.sqrt(var.to(torch.float64) + bn['eps'])).to(torch.float32)
+    if bias is not None:
+        new_bias = beta.float() + alpha * (bias.float() - mean.float())
+    else:
+        new_bias = beta.float() - alpha * mean.float()
+    shape = (-1,) + (1,) * (weight.dim() - 1)
+    return weight.float() * alpha.reshape(shape), new_bias
+
+
+def _weight_scales(w, bias, data_scale, channelwise):
+    """GetWeightScales: per-channel int8 scales (bounded so that the int32 bias stays within 2**30), or one scale
+    over the whole weight with its min and max."""
+    flat = w.reshape(w.shape[0], -1)
+    cmin, cmax = flat.min(1).values, flat.max(1).values
+    if channelwise:
+        scale = _quantize_scale(torch.int8, cmin, cmax)
+        if bias is not None:
+            limit = torch.where(bias > 0, _f32(_INT32_MAX_F, w), _f32(-_INT32_MAX_F, w)) / 2.0 / bias / data_scale
+            scale = torch.where(bias != 0, torch.minimum(scale, limit), scale)
+        return scale, None, None
+    lo, hi = cmin.min(), cmax.max()
+    return _quantize_scale(torch.int8, lo, hi).reshape(1), lo, hi
+
+
+def _conv_exact(x, w, bias, conv):
+    """The convolution of integer tensors, exact (float64 holds every int32 sum)."""
+    return _nn._convolution(x.to(torch.float64), w.to(torch.float64), bias, **dict(conv, no_bias=bias is None))
+
+
+def _sg_mkldnn_conv(data, weight, bias=None, gamma=None, beta=None, mean=None, var=None, sum=None, data_min=None,
+                    data_max=None, sum_min=None, sum_max=None, *, with_bn, with_act, with_sum, with_postsum_act,
+                    quantized, min_calib_range, max_calib_range, with_relu, with_postsum_relu, subgraph):
+    with_act = with_act if with_relu is None else with_relu  # MXNet 1.x's older attribute names
+    with_postsum_act = with_postsum_act if with_postsum_relu is None else with_postsum_relu
+    conv, bn, acts = _fused(subgraph)
+    act, post = _roles(with_act, with_postsum_act, acts)
+    if with_bn and bn is None:
+        raise _err('with_bn is set but the subgraph has no BatchNorm')
+    if conv['layout'] not in (None, 'NCW', 'NCHW', 'NCDHW'):
+        raise _err('layout %s is not supported (oneDNN fuses channels-first convolutions)' % conv['layout'])
+    if data.device.type == 'meta':
+        return _meta(data, weight, conv, quantized, min_calib_range, max_calib_range, with_sum, act, post)
+    w, b = weight.float(), (None if bias is None else bias.float())
+    if with_bn:
+        w, b = _fold_bn(weight, bias, gamma, beta, mean, var, bn)
+    if not quantized:
+        out = _nn._convolution(data, w, b, **dict(conv, no_bias=b is None))
+        if act is not None:
+            out = _eltwise(out, *act)
+        if with_sum:
+            out = out + sum
+        return _eltwise(out, *post) if post is not None else out
+    return _quantized(data, w, b, sum, data_min, data_max, sum_min, sum_max, conv, with_sum, act, post,
+                      min_calib_range, max_calib_range)
+
+
+def _quantized(data, w, b, sum, data_min, data_max, sum_min, sum_max, conv, with_sum, act, post, min_calib,
+               max_calib):
+    if data.dtype not in _Q8:
+        raise _err('quantized data must be int8 or uint8, got %s' % str(data.dtype).replace('torch.', ''))
+    if data.dtype is torch.uint8 and float(data_min.reshape(())) < 0:  # host: a (1,) range read once
+        raise _err('Expect int8 when data_min < 0.0, consider quantize model with int8.')
+    calibrated = min_calib is not None and max_calib is not None
+    data_scale = _quantize_scale(data.dtype, data_min.reshape(()), data_max.reshape(()))
+    w_scale, w_lo, w_hi = _weight_scales(w, b, data_scale, calibrated)
+    shape = (-1,) + (1,) * (w.dim() - 1)
+    wq = _to_int(w, w_scale.reshape(shape), torch.int8)
+    acc = _conv_exact(data, wq, None, conv).to(torch.float32)  # exact int32 sums, converted as vcvtdq2ps does
+    cshape = (1, -1) + (1,) * (acc.dim() - 2)
+    if b is not None:
+        bq = _to_int(b, w_scale * data_scale, torch.int32)
+        acc = acc + bq.to(torch.float32).reshape(cshape)
+    out_u8 = _output_uint8(with_sum, act, post)
+    if calibrated:
+        out_type = torch.uint8 if out_u8 else torch.int8
+        lo, hi = _f32(min_calib, data), _f32(max_calib, data)
+        out_scale = _quantize_scale(out_type, lo, hi)
+        acc = acc * (out_scale / data_scale / w_scale).reshape(cshape)
+    else:
+        out_type = torch.int32
+        lo, hi = _product_range(data, w_lo, w_hi, data_min, data_max)
+        out_scale = data_scale * w_scale.reshape(())
+    if act is not None:
+        if act[0] == 'bounded_relu' and not with_sum:
+            pass  # MXNet drops it: the saturation into the calibrated range is the cut-off
+        else:
+            alpha = act[1] * float(out_scale) if act[0] == 'bounded_relu' else act[1]  # host: a scalar scale
+            acc = _eltwise(acc, act[0], alpha)
+    if with_sum:
+        if sum.dtype not in _Q8:
+            raise _err('the quantized sum input must be int8 or uint8, got %s' % str(sum.dtype).replace('torch.', ''))
+        sum_scale = out_scale / _quantize_scale(sum.dtype, sum_min.reshape(()), sum_max.reshape(()))
+        prev = sum.to(torch.float32)
+        # oneDNN: a fused multiply-add in float32 (one rounding); float64 then float32 rounds twice, which differs
+        # only where the float64 sum is a float32 halfway point
+        acc = (acc.to(torch.float64) + sum_scale.to(torch.float64) * prev.to(torch.float64)).to(torch.float32)
+    if post is not None:
+        acc = _eltwise(acc, *post)
+    # with a sum, oneDNN writes into the sum input's memory in the sum's type: an 8-bit output of the other type
+    # holds those bytes (a uint8 sum under an int8 output: values past 127 wrap to negative ones)
+    dst = sum.dtype if with_sum and out_type is not torch.int32 else out_type
+    out = _to_int(acc, _f32(1.0, acc), dst).view(out_type)
+    return out, _range_out(lo), _range_out(hi)
+
+
+def _meta(data, weight, conv, quantized, min_calib, max_calib, with_sum, act, post):
+    """Shape and dtype inference: the convolution on meta tensors, the output dtype by MXNet's type rule."""
+    # (the weight's shape from the attributes: type inference runs this on stand-in shapes)
+    wshape = (conv['num_filter'], data.shape[1] // conv['num_group']) + tuple(conv['kernel'])
+    w = torch.empty(wshape, dtype=torch.float32, device='meta')
+    out = _nn._convolution(torch.empty(data.shape, dtype=torch.float32, device='meta'), w, None,
+                           **dict(conv, no_bias=True))
+    if not quantized:
+        return out
+    if min_calib is not None and max_calib is not None:
+        dtype = torch.uint8 if _output_uint8(with_sum, act, post) else torch.int8
+    else:
+        dtype = torch.int32
+    rng = torch.empty(1, dtype=torch.float32, device='meta')
+    return out.to(dtype), rng, rng.clone()
+
+
+def _input_names(a):
+    with_bn, with_sum = a['with_bn'], a['with_sum']
+    conv = _fused(a['subgraph'])[0] if a['subgraph'] is not None else {'no_bias': False}
+    names = ['data', 'weight'] + ([] if conv['no_bias'] else ['bias'])
+    names += ['gamma', 'beta', 'mean', 'var'] if with_bn else []
+    names += ['sum'] if with_sum else []
+    if a['quantized']:
+        names += ['data_min', 'data_max'] + (['sum_min', 'sum_max'] if with_sum else [])
+    return names
+
+
+def param_shapes(attrs, data):
+    """The shapes of the weights, BatchNorm parameters and ranges from the data shape (for symbol inference)."""
+    conv = _fused(attrs['subgraph'])[0]
+    nf = conv['num_filter']
+    c = (nf,)
+    out = {'weight': (nf, data[1] // conv['num_group']) + tuple(conv['kernel']), 'bias': c,
+           'gamma': c, 'beta': c, 'mean': c, 'var': c}
+    out.update(dict.fromkeys(('data_min', 'data_max', 'sum_min', 'sum_max'), (1,)))
+    return out
+
+
+_PARAMS = [('with_bn', 'bool', False), ('with_act', 'bool', False), ('with_sum', 'bool', False),
+           ('with_postsum_act', 'bool', False), ('quantized', 'bool', False), ('min_calib_range', 'float?', None),
+           ('max_calib_range', 'float?', None), ('with_relu', 'bool?', None), ('with_postsum_relu', 'bool?', None),
+           ('subgraph', 'any', None)]
+
+defop('_sg_mkldnn_conv', _CONV_INPUTS, _PARAMS, _sg_mkldnn_conv,
+      optional=('bias', 'gamma', 'beta', 'mean', 'var', 'sum', 'data_min', 'data_max', 'sum_min', 'sum_max'),
+      aux=('mean', 'var'), input_names=_input_names, same_shape=('sum',),
+      num_outputs=lambda a: 3 if a['quantized'] else 1,
+      output_names=lambda a: ['output', 'output_min', 'output_max'] if a['quantized'] else ['output'],
+      doc='MXNet\'s fused oneDNN convolution (+BatchNorm, activation, sum, post-sum activation), float32 or '
+          'quantized as MXNet 1.9.1\'s CPU kernel computes it; the node\'s subgraph gives the fused operators\' '
+          'parameters (``subgraph``, set by the symbol loader). Differs from MXNet: float32 results equal to '
+          'float32 rounding (summation order), not bit for bit.')

@@ -1,0 +1,110 @@
+"""_sg_mkldnn_conv (mxcompat/operator/_sg_mkldnn.py) against MXNet 1.9.1's oneDNN kernel: the fused graphs of
+tests/fixtures/contrib/sg_mkldnn/sg_graphs.py and GluonCV 0.10.5's resnet50_v1_int8 and mobilenet1.0_int8 graphs
+(goldens by gen_sg_mkldnn.py, run under the oracle). Quantized outputs are compared bit for bit; float32 ones to
+float32 rounding (oneDNN sums the convolution's products in another order than torch)."""
+import importlib.util
+import json
+import os
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import mxcompat as mx
+from mxcompat.base import MXNetError
+
+FIX = pathlib.Path(__file__).resolve().parent.parent / 'fixtures' / 'contrib' / 'sg_mkldnn'
+sys.path.insert(0, str(FIX))
+import sg_graphs  # noqa: E402
+
+sys.path.remove(str(FIX))
+GOLD = np.load(FIX / 'cases.npz')
+NAMES = json.loads((FIX / 'names.json').read_text())
+ZOO = np.load(FIX / 'zoo.npz')
+ZOO_SHAPE = (1, 3, 32, 32)
+
+
+def _run(sym, feed, ctx):
+    args = {n: mx.nd.array(feed[n], dtype=feed[n].dtype, ctx=ctx) for n in sym.list_arguments()}
+    aux = {n: mx.nd.array(feed[n], ctx=ctx) for n in sym.list_auxiliary_states()}
+    exe = sym.bind(ctx, args, aux_states=aux, grad_req='null')
+    return [o.asnumpy() for o in exe.forward(is_train=False)]
+
+
+@pytest.mark.parametrize('name', sorted(sg_graphs.CASES))
+def test_fused_conv_matches_mxnet(name, ctx):
+    sym = mx.sym.load_json(sg_graphs.case_json(name))
+    outs = _run(sym, sg_graphs.case_inputs(name), ctx)
+    assert len(outs) == (3 if name.startswith('q_') else 1)
+    for i, out in enumerate(outs):
+        want = GOLD['%s/%d' % (name, i)]
+        assert out.dtype == want.dtype and out.shape == want.shape
+        if name.startswith('q_'):
+            np.testing.assert_array_equal(out, want)
+        else:
+            np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('name', sorted(sg_graphs.CASES))
+def test_names_shapes_and_types_are_mxnets(name):
+    sym = mx.sym.load_json(sg_graphs.case_json(name))
+    gold = NAMES[name]
+    assert sym.list_arguments() == gold['arguments']
+    assert sym.list_auxiliary_states() == gold['aux']
+    assert sym.list_outputs() == gold['outputs']
+    feed = sg_graphs.case_inputs(name)
+    given = {k: feed[k].shape for k in ('x_data', 'x_sum') if k in feed}
+    arg_shapes, out_shapes, aux_shapes = sym.infer_shape(**given)
+    assert [list(s) for s in arg_shapes] == gold['arg_shapes']
+    assert [list(s) for s in aux_shapes] == gold['aux_shapes']
+    assert [list(s) for s in out_shapes] == gold['out_shapes']
+    _, out_types, _ = sym.infer_type(**dict.fromkeys(given, 'float32'))
+    assert [np.dtype(t).name for t in out_types] == gold['out_types']
+
+
+def test_json_round_trip_keeps_the_subgraph():
+    text = sg_graphs.case_json('q_u8_bn_sum_s8_post')
+    again = mx.sym.load_json(mx.sym.load_json(text).tojson())
+    node = [n for n in json.loads(again.tojson())['nodes'] if n['op'] == '_sg_mkldnn_conv'][0]
+    assert [n['op'] for n in node['subgraphs'][0]['nodes'] if n['op'] != 'null'] == \
+        ['Convolution', 'BatchNorm', 'elemwise_add', 'Activation']
+    assert 'subgraph' not in node['attrs']
+    np.testing.assert_array_equal(_run(again, sg_graphs.case_inputs('q_u8_bn_sum_s8_post'), mx.cpu())[0],
+                                  GOLD['q_u8_bn_sum_s8_post/0'])
+
+
+def test_eager_call_without_a_subgraph_raises():
+    # MXNet's call fails too (in its parameter parser); mxcompat names the missing subgraph
+    with pytest.raises(MXNetError, match='_sg_mkldnn_conv: the node has no subgraph'):
+        mx.nd._internal._sg_mkldnn_conv(mx.nd.ones((1, 2, 4, 4)), mx.nd.ones((2, 2, 3, 3)), mx.nd.zeros((2,)))
+
+
+def test_uint8_data_with_a_negative_range_raises():
+    # quantize_v2 to uint8 without a calibrated range keeps the data's own (negative) minimum: MXNet's check fails
+    name = 'q_u8_nobias_int32'
+    feed = dict(sg_graphs.case_inputs(name))
+    feed['x_data'] = np.random.RandomState(3).uniform(-2, 2, feed['x_data'].shape).astype(np.float32)
+    with pytest.raises(MXNetError, match='Expect int8 when data_min < 0.0'):
+        _run(mx.sym.load_json(sg_graphs.case_json(name)), feed, mx.cpu())
+
+
+def _zoo_json(model):
+    spec = importlib.util.find_spec('gluoncv')
+    if spec is None:
+        pytest.skip('gluoncv is not installed (its int8 model-zoo JSON files are read from the package)')
+    return os.path.join(os.path.dirname(spec.origin), 'model_zoo', 'quantized', model + '-symbol.json')
+
+
+@pytest.mark.parametrize('model', ['resnet50_v1_int8', 'mobilenet1.0_int8'])
+def test_gluoncv_int8_graphs_match_mxnet(model):
+    sym = mx.sym.load(_zoo_json(model))
+    arg_shapes, _, aux_shapes = sym.infer_shape(data=ZOO_SHAPE)
+    feed = sg_graphs.zoo_params(dict(zip(sym.list_arguments(), arg_shapes)),
+                                dict(zip(sym.list_auxiliary_states(), aux_shapes)))
+    feed['data'] = np.random.RandomState(1).uniform(-1, 1, ZOO_SHAPE).astype(np.float32)
+    deq = [n for n in sym.get_internals().list_outputs() if 'dequantize' in n]
+    logits, features = _run(mx.sym.Group([sym, sym.get_internals()[deq[0]]]), feed, mx.cpu())
+    np.testing.assert_array_equal(features, ZOO[model + '/features'])  # every int8 layer, bit for bit
+    # the float32 FullyConnected: sums of 1024/2048 products of size ~1..40 in another order (logits up to ~60)
+    np.testing.assert_allclose(logits, ZOO[model], rtol=1e-5, atol=1e-4)
