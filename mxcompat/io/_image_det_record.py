@@ -4,7 +4,8 @@ The pipeline is MXNet 1.9.1's: records are read a chunk at a time (part ``part_i
 run through the detection augmenter (``det_aug_default``) in file order, optionally shuffled within the chunk,
 normalized (mean/std/scale), then grouped into batches by the generic batch loader (``round_batch`` borrows from
 the start of the data; without it the short last batch reports ``pad`` and its unfilled rows keep the previous
-batch's values).
+batch's values). The chunk is streamed as ImageRecordIter's is: decoding threads ahead, one thread augmenting in
+file order at most ``prefetch_buffer`` batches ahead; a reset in the middle of a chunk still draws for all of it.
 
 Each label row is ``[channels, rows, cols, n, raw[0:n], label_pad_value...]`` of width ``label_pad_width + 4``,
 where ``raw`` is the record's detection label ``[A, B, header..., objects...]`` after augmentation (objects whose
@@ -31,16 +32,17 @@ Differs from MXNet:
   (MXNet fails at the first batch with the same message).
 * Unknown arguments give a warning; MXNet ignores them silently.
 """
+import functools
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..base import MXNetError, cpp_log, unsupported
 from ..operator._cv_hls import shift_hls
 from . import _cxxrandom as R
-from ._image_record import _RecSplit, _resize, decode_record, load_mean_image, pick_interp, shorter_edge_to
+from ._image_record import (_RecSplit, _Streams, _resize, decode_record, load_mean_image, pick_interp,
+                            shorter_edge_to)
 from .io import (MXDataIter, _BatchLoader, _open_local, _Params, _Prefetched, _REQUIRED, _BATCH, _PREFETCH,
                  _creator)
 from ..recordio import unpack
@@ -372,7 +374,9 @@ class _DetInstances:
                                   % (p.shuffle_chunk_size, size), 'chunk shuffling is not ported')
         self.prnd = R.MT19937(_MAGIC)
         self.rnd = R.MT19937(_MAGIC + p.seed)
-        self.queue, self.meanimg = [], None
+        self.streams = _Streams(self.threads, p, functools.partial(decode_record, API, channels=p.data_shape[0]))
+        self.stream = None  # the chunk being handed out
+        self.meanimg = None
         if p.mean_img:
             self._mean_image()
 
@@ -437,33 +441,26 @@ class _DetInstances:
         cpp_log('../src/io/iter_normalize.h:408', 'Save mean image to %s..', self.p.mean_img)
         self.before_first()
 
-    def _parse_chunk(self, chunk):
-        C = self.p.data_shape[0]
-        if self.threads > 1 and len(chunk) > 1:
-            with ThreadPoolExecutor(self.threads) as ex:
-                decoded = list(ex.map(lambda r: decode_record(API, r, C), chunk))
-        else:
-            decoded = [decode_record(API, r, C) for r in chunk]
-        out = []
+    def _augment(self, k, header, img):
+        """One decoded record -> (id, CHW float32 canvas, padded label row), on the stream's thread in file order
+        (the augmenter's draws)."""
+        label = self._label(header)
+        for aug in self.augs:
+            img, label = aug(img, label, self.prnd)
+        c, rows, cols = img.shape[2], img.shape[0], img.shape[1]
         H, W = self.p.data_shape[1:]
-        for header, img in decoded:
-            label = self._label(header)
-            for aug in self.augs:
-                img, label = aug(img, label, self.prnd)
-            c, rows, cols = img.shape[2], img.shape[0], img.shape[1]
-            if rows > H or cols > W:
-                raise MXNetError('%s: an augmented image is %dx%d, larger than data_shape %s'
-                                 % (API, rows, cols, self.p.data_shape))
-            if len(label) > self.pad_width:
-                raise MXNetError('%s: label of %d values is wider than label_pad_width %d'
-                                 % (API, len(label), self.pad_width))
-            data = np.zeros((c, H, W), _F)
-            data[:, :rows, :cols] = img.transpose(2, 0, 1)[[2, 1, 0, 3][:c] if c > 1 else [0]]
-            row = np.full(self.pad_width + 4, self.p.label_pad_value, _F)
-            row[:4] = (c, rows, cols, len(label))
-            row[4:4 + len(label)] = label
-            out.append((header.id, data, row))
-        return out
+        if rows > H or cols > W:
+            raise MXNetError('%s: an augmented image is %dx%d, larger than data_shape %s'
+                             % (API, rows, cols, self.p.data_shape))
+        if len(label) > self.pad_width:
+            raise MXNetError('%s: label of %d values is wider than label_pad_width %d'
+                             % (API, len(label), self.pad_width))
+        data = np.zeros((c, H, W), _F)
+        data[:, :rows, :cols] = img.transpose(2, 0, 1)[[2, 1, 0, 3][:c] if c > 1 else [0]]
+        row = np.full(self.pad_width + 4, self.p.label_pad_value, _F)
+        row[:4] = (c, rows, cols, len(label))
+        row[4:4 + len(label)] = label
+        return header.id, data, row
 
     def _normalize(self, data):
         p, c = self.p, data.shape[0]
@@ -483,19 +480,23 @@ class _DetInstances:
         return data * _F(p.scale)
 
     def before_first(self):
-        self.queue = []
+        if self.stream is not None:  # MXNet has parsed the whole chunk: its draws happen
+            self.stream.discard(drain=True)
+            self.stream = None
         self.split.before_first()
 
     def next(self):
-        while not self.queue:
+        while self.stream is None or not self.stream.remaining:
             chunk = self.split.next_chunk(0)
             if chunk is None:
                 return None
-            self.queue = self._parse_chunk(chunk)
-            if self.p.shuffle:
-                R.shuffle(self.queue, self.rnd)
-            self.queue.reverse()
-        index, data, label = self.queue.pop()
+            order = R.shuffle(list(range(len(chunk))), self.rnd) if self.p.shuffle else None
+            self.stream = self.streams.start(chunk, self._augment, order)
+        try:
+            index, data, label = self.stream.take(1)[0]
+        except BaseException:
+            self.stream = None  # the rest of this chunk is lost; the next call goes on with the next one
+            raise
         return index, (self._normalize(data), label)
 
 

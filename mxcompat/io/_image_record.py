@@ -1,10 +1,14 @@
 """``mx.io.ImageRecordIter`` (and its uint8/int8 variants): batches of decoded, augmented images from a .rec file.
 
 Follows MXNet 1.9.1's ImageRecordIter2 with one decoding thread (what MXNet uses on a 2-core machine): records are
-parsed a chunk at a time (the whole part of a plain .rec file, ``batch_size`` records with an .idx file) and
-augmented in file order with MXNet's random engines, so random crops, mirrors and shuffles follow the same seeds
-(``seed`` for shuffling, ``seed_aug`` to reseed augmentation per image). Images are decoded with Pillow and
-resized following OpenCV's rules (see ``mx.image``), so JPEG pixels and resized pixels can differ by a little.
+read a chunk at a time (the whole part of a plain .rec file up to 64 MB, ``batch_size`` records with an .idx file)
+and augmented in file order with MXNet's random engines, so random crops, mirrors and shuffles follow the same seeds
+(``seed`` for shuffling, ``seed_aug`` to reseed augmentation per image). The chunk is streamed: ``preprocess_threads``
+threads (at most the cores) decode ahead, one background thread augments in file order, staying at most
+``prefetch_buffer`` batches ahead of ``next()``. A reset in the middle of a chunk lets that thread finish the chunk's
+random draws in the background, as MXNet parses a whole chunk (not with ``seed_aug``, which reseeds per image).
+Images are decoded with Pillow and resized following OpenCV's rules (see ``mx.image``), so JPEG pixels and resized
+pixels can differ by a little.
 
 Without ``round_batch`` the last, short batch reports ``pad`` 0, as MXNet does; its unfilled rows repeat the
 previous batch (uninitialised memory in MXNet).
@@ -18,9 +22,13 @@ So does the HLS jitter (``random_h/s/l``, OpenCV's float32 BGR <-> HLS conversio
 Not supported (raise): other ``aug_seq`` values, ``shuffle_chunk_size``, remote paths and directories of .rec
 files.
 """
+import atexit
+import functools
 import os
 import re
 import struct
+import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -98,7 +106,10 @@ def _sat_u8(x):
 
 
 def _resize(img, w, h, interp):
-    t = torch.from_numpy(np.require(img if img.ndim == 3 else img[:, :, None], requirements=['C', 'W']))
+    img = img if img.ndim == 3 else img[:, :, None]
+    if img.shape[:2] == (h, w):  # OpenCV copies; a numpy copy does not start torch's thread team for it
+        return img.copy()
+    t = torch.from_numpy(np.require(img, requirements=['C', 'W']))
     return resize_hwc(t, int(w), int(h), int(interp)).numpy()  # host: from numpy
 
 
@@ -400,6 +411,170 @@ class _IndexedSplit:
         return out or None
 
 
+# ---- streaming a chunk: decoding threads ahead, one thread augmenting in file order ---------------------------------
+class _StreamState:
+    """What a stream's thread shares with the stream (the thread holds only this and a weak reference to the
+    stream, so an iterator dropped in the middle of a chunk is collected and its thread told to stop)."""
+
+    def __init__(self, n, limit):
+        self.cond = threading.Condition()
+        self.results = {}  # file position -> item, made and not yet taken
+        self.limit = limit  # the thread may finish the records before this file position
+        self.keep = True  # False once discarded: results are dropped
+        self.stopped = self.exited = False
+        self.error = None
+        self.n = n
+        self.thread = None
+
+    def stop(self):
+        with self.cond:
+            self.stopped, self.keep = True, False
+            self.results.clear()
+            self.cond.notify_all()
+
+
+_RUNNING = set()  # the states of the stream threads alive
+
+
+@atexit.register
+def _stop_streams():
+    """Stop the stream threads before the interpreter finalizes: a daemon thread that comes back from torch or
+    Pillow code (which let go of the GIL) after that is ended inside C++ frames, and the process aborts."""
+    for st in list(_RUNNING):
+        st.stop()
+    for st in list(_RUNNING):
+        st.thread.join(5)
+
+
+def _run_stream(ref, st, after):
+    """The stream's thread: wait for the previous stream's thread (they share the random engine), then finish the
+    records in file order, each as its decoded image arrives, while the stream lets it."""
+    pending = {}
+    try:
+        if after is not None:
+            after.join()
+        k = submitted = 0
+        while k < st.n:
+            with st.cond:
+                while not st.stopped and k >= st.limit:
+                    st.cond.wait()
+                if st.stopped:
+                    return
+                limit = st.limit
+            s = ref()
+            if s is None:
+                return
+            s._prev = None
+            if s._pool is None:
+                decoded = s._decode(s._records[k])
+            else:
+                while submitted < min(limit, k + s._window):  # what the window allows, in the decoding queue
+                    pending[submitted] = s._pool.submit(s._decode, s._records[submitted])
+                    s._records[submitted] = None
+                    submitted += 1
+                decoded = pending.pop(k).result()
+            item = s._finish(k, *decoded)
+            del s, decoded
+            with st.cond:
+                if st.keep:
+                    st.results[k] = item
+                st.cond.notify_all()
+            del item
+            k += 1
+    except BaseException as e:  # noqa: BLE001  (handed to the caller of take())
+        with st.cond:
+            st.error = e
+    finally:
+        for f in pending.values():
+            f.cancel()
+        with st.cond:
+            st.exited = True
+            st.cond.notify_all()
+        _RUNNING.discard(st)
+
+
+class _Stream:
+    """The items of one chunk of records, made in the background: ``decode(record) -> (header, image)`` runs in
+    ``pool`` (Pillow releases the GIL) or, without a pool, in the stream's thread, which calls
+    ``finish(k, header, image) -> item`` in file order (the random draws happen there, so they keep MXNet's order).
+    ``take(m)`` hands out the next ``m`` items in ``order`` (file order, or a shuffled order of file positions),
+    the thread making at most ``window`` items beyond those asked for; an error in either is raised there.
+    ``discard(drain)`` stops the thread, or with ``drain`` lets it finish the remaining records and drop them (their
+    random draws happen, as when MXNet parses a whole chunk). A stream started ``after`` another one (its thread
+    waits for that one to end) keeps it alive until then."""
+
+    def __init__(self, records, decode, finish, pool, window, order=None, after=None):
+        self.n, self.taken = len(records), 0
+        self._records, self._decode, self._finish, self._pool = list(records), decode, finish, pool
+        self._window = max(1, window)
+        self._need = None if order is None else np.maximum.accumulate(np.asarray(order, np.int64)) + 1
+        self._order = order
+        self._prev = after
+        self._st = st = _StreamState(self.n, self._limit(self._window))
+        self._thread = st.thread = threading.Thread(
+            target=_run_stream, daemon=True, name='mxcompat-imagerec',
+            args=(weakref.ref(self), st, None if after is None else after._thread))
+        weakref.finalize(self, st.stop)
+        _RUNNING.add(st)
+        self._thread.start()
+
+    @property
+    def remaining(self):
+        return self.n - self.taken
+
+    def _limit(self, count):
+        """The file positions the first ``count`` items of the order need."""
+        count = min(count, self.n)
+        if count == 0:
+            return 0
+        return int(self._need[count - 1]) if self._need is not None else count
+
+    def take(self, m):
+        st, out = self._st, []
+        with st.cond:
+            limit = self._limit(self.taken + m + self._window)
+            if limit > st.limit:
+                st.limit = limit
+                st.cond.notify_all()
+            for j in range(self.taken, self.taken + m):
+                k = self._order[j] if self._order is not None else j
+                while k not in st.results:
+                    if st.error is not None:
+                        raise st.error
+                    if st.exited:
+                        raise MXNetError('ImageRecordIter: the decoding thread ended before record %d' % k)
+                    st.cond.wait()
+                out.append(st.results.pop(k))
+                self.taken += 1
+        return out
+
+    def discard(self, drain):
+        st = self._st
+        with st.cond:
+            if drain and st.error is None:
+                st.keep, st.limit = False, st.n
+                st.results.clear()
+                st.cond.notify_all()
+            else:
+                st.stop()
+
+
+class _Streams:
+    """Starts the streams of one iterator, each after the previous one: its decoding threads (none for one thread:
+    the stream's thread decodes) and its window (``prefetch_buffer`` batches)."""
+
+    def __init__(self, threads, p, decode):
+        self.pool = None
+        if threads > 1:
+            self.pool = ThreadPoolExecutor(threads, thread_name_prefix='mxcompat-imagerec-decode')
+            weakref.finalize(self, self.pool.shutdown, wait=False, cancel_futures=True)
+        self.window, self.decode, self.last = max(1, p.prefetch_buffer) * p.batch_size, decode, None
+
+    def start(self, chunk, finish, order=None):
+        self.last = _Stream(chunk, self.decode, finish, self.pool, self.window, order, self.last)
+        return self.last
+
+
 class _ImageRecordParser:
     """ImageRecordIOParser2: turns chunks of records into batches of normalized CHW images and labels."""
 
@@ -423,7 +598,8 @@ class _ImageRecordParser:
         self.prnd = R.MT19937(_MAGIC_SEED)
         self.aug = _Augmenter(p)
         self.threads = max(1, min(p.preprocess_threads, os.cpu_count() or 1))
-        self.queue = []
+        self.streams = _Streams(self.threads, p, functools.partial(decode_record, api, channels=p.data_shape[0]))
+        self.stream = None  # the chunk being handed out
         self.overflow = False
         self.buffers = None
         self.meanimg = None
@@ -464,10 +640,7 @@ class _ImageRecordParser:
         cpp_log('../src/io/iter_image_recordio_2.cc:700', 'Save mean image to %s..', self.p.mean_img)
         self.split.before_first()
 
-    # -- one record -> (CHW array, label) --
-    def _decode(self, rec):
-        return decode_record(self.api, rec, self.p.data_shape[0])
-
+    # -- one record -> (uint8 HxWxC image, label, draws), normalized into a CHW array when a batch is assembled --
     def _label(self, header):
         p = self.p
         if self.label_map is not None:
@@ -484,9 +657,22 @@ class _ImageRecordParser:
                              'with multi dimensional label' % self.api)
         return np.array([header.label], np.float32)
 
-    def _process(self, img, g):
-        p = self.p
+    def _draws(self, g):
+        """The normalization's random draws for one image: mirror, then contrast and illumination (every
+        non-uint8 output type draws them)."""
+        p, f32 = self.p, np.float32
         mirrored = (p.rand_mirror and R.bernoulli(g, 0.5)) or p.mirror
+        if self.dtype == np.uint8:
+            return mirrored, None, None
+        contrast = (R.uniform_float(g, 0, 1) * f32(p.max_random_contrast) * f32(2)
+                    - f32(p.max_random_contrast) + f32(1)) * f32(p.scale)
+        illum = (R.uniform_float(g, 0, 1) * f32(p.max_random_illumination) * f32(2)
+                 - f32(p.max_random_illumination)) * f32(p.scale)
+        return mirrored, contrast, illum
+
+    def _normalize(self, img, mirrored, contrast, illum):
+        """The CHW output of an augmented image, given its draws."""
+        p = self.p
         c = img.shape[2]
         chw = img.transpose(2, 0, 1)[[2, 1, 0, 3][:c] if c > 1 else [0]]
         if mirrored and self.meanimg is None:  # every later step is the same across a row: flip first, once
@@ -494,11 +680,7 @@ class _ImageRecordParser:
         if self.dtype == np.uint8:
             out = chw
         else:
-            f32 = np.float32  # MXNet draws contrast and illumination for every non-uint8 output type
-            contrast = (R.uniform_float(g, 0, 1) * f32(p.max_random_contrast) * f32(2)
-                        - f32(p.max_random_contrast) + f32(1)) * f32(p.scale)
-            illum = (R.uniform_float(g, 0, 1) * f32(p.max_random_illumination) * f32(2)
-                     - f32(p.max_random_illumination)) * f32(p.scale)
+            f32 = np.float32
             if self.meanimg is not None:
                 mean = self.meanimg
             else:
@@ -515,27 +697,30 @@ class _ImageRecordParser:
                 out += illum / std
         return np.ascontiguousarray(out[:, :, ::-1] if mirrored else out)
 
+    def _augment(self, start, k, header, img):
+        """Record ``k`` of a chunk taken when ``start`` images of the batch were filled: label, augmentation and
+        normalization draws, in file order on the stream's thread."""
+        if self.p.seed_aug is not None:
+            self.prnd.seed(start + k + self.p.seed_aug + _MAGIC_SEED)
+        label = self._label(header)
+        res = self.aug(img, self.prnd)
+        if res.ndim == 2:
+            res = res[:, :, None]
+        return res, label, self._draws(self.prnd)
+
     def _parse_chunk(self, chunk, start):
-        """Decode (in threads) then augment (in order, with the per-image random engine) a chunk of records."""
-        if self.threads > 1 and len(chunk) > 1:
-            with ThreadPoolExecutor(self.threads) as ex:
-                decoded = list(ex.map(self._decode, chunk))
-        else:
-            decoded = [self._decode(r) for r in chunk]
-        out = []
-        for k, (header, img) in enumerate(decoded):
-            if self.p.seed_aug is not None:
-                self.prnd.seed(start + k + self.p.seed_aug + _MAGIC_SEED)
-            label = self._label(header)
-            res = self.aug(img, self.prnd)
-            if res.ndim == 2:
-                res = res[:, :, None]
-            out.append((self._process(res, self.prnd), label))
-        return out
+        """A whole chunk of records, decoded, augmented and normalized: [(CHW array, label)]."""
+        return [(self._normalize(res, *draws), label) for res, label, draws in
+                self.streams.start(chunk, functools.partial(self._augment, start)).take(len(chunk))]
+
+    def _discard(self):
+        if self.stream is not None:  # MXNet has parsed the whole chunk: its draws happen (not with seed_aug)
+            self.stream.discard(drain=self.p.seed_aug is None)
+            self.stream = None
 
     def before_first(self):
         if not self.p.round_batch or not self.overflow:
-            self.queue = []
+            self._discard()
             self.split.before_first()
         else:
             self.overflow = False
@@ -546,17 +731,18 @@ class _ImageRecordParser:
         B = self.p.batch_size
         batch, pad = [], 0
         while len(batch) < B:
-            if self.queue:
-                n = min(len(self.queue), B - len(batch))
-                batch += self.queue[:n]
-                del self.queue[:n]
+            if self.stream is not None and self.stream.remaining:
+                try:
+                    batch += self.stream.take(min(self.stream.remaining, B - len(batch)))
+                except BaseException:
+                    self.stream = None  # the rest of this chunk is lost; the next call goes on with the next one
+                    raise
                 continue
             chunk = self.split.next_chunk(B)
             if chunk is not None:
                 start = B if self.legacy_shuffle else len(batch)
-                self.queue = self._parse_chunk(chunk, start)
-                if self.legacy_shuffle:
-                    R.shuffle(self.queue, self.rnd)
+                order = R.shuffle(list(range(len(chunk))), self.rnd) if self.legacy_shuffle else None
+                self.stream = self.streams.start(chunk, functools.partial(self._augment, start), order)
                 continue
             if not batch:
                 return None
@@ -576,7 +762,8 @@ class _ImageRecordParser:
         p = self.p
         data = np.empty((p.batch_size,) + tuple(p.data_shape), self.dtype)
         label = np.empty((p.batch_size, p.label_width), np.float32)
-        for i, (d, l) in enumerate(batch):
+        for i, (res, l, draws) in enumerate(batch):
+            d = self._normalize(res, *draws)
             if d.shape != data.shape[1:]:
                 raise MXNetError('%s: an augmented image has shape %s, expected %s'
                                  % (self.api, d.shape, data.shape[1:]))
