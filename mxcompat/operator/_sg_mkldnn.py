@@ -33,37 +33,40 @@ from .registry import defop, get
 _CONV_INPUTS = ('data', 'weight', 'bias', 'gamma', 'beta', 'mean', 'var', 'sum', 'data_min', 'data_max', 'sum_min',
                 'sum_max')
 _INT32_MAX_F = float(2 ** 31)  # static_cast<float>(INT32_MAX)
+_FC_ELTWISE = ('square', 'sqrt', 'exp', 'abs')  # (fused into _sg_mkldnn_fully_connected only)
 
 
-def _err(msg):
-    return MXNetError('Operator _sg_mkldnn_conv: %s' % msg)
+def _err(msg, op='_sg_mkldnn_conv'):
+    return MXNetError('Operator %s: %s' % (op, msg))
 
 
 # ---- the fused operators' parameters, read from the subgraph ------------------------------------------------------
-def _fused(subgraph):
-    """(convolution params, batch-norm params or None, [activations in graph order]) from the subgraph's
+def _fused(subgraph, main='Convolution', op='_sg_mkldnn_conv'):
+    """(the ``main`` operator's params, BatchNorm params or None, [activations in graph order]) from the subgraph's
     (op name, attributes) list; an activation is (op name, parsed params)."""
     if subgraph is None:
         raise _err('the node has no subgraph (it is built by the MKLDNN subgraph pass or loaded from a symbol JSON '
-                   'file; it cannot be called on its own)')
-    conv = bn = None
+                   'file; it cannot be called on its own)', op)
+    core = bn = None
     acts = []
-    for op, attrs in subgraph:
-        p = get(op).parse_attrs(dict(attrs))
-        if op == 'Convolution':
-            conv = p
-        elif op == 'BatchNorm':
+    for name, attrs in subgraph:
+        p = get(name).parse_attrs(dict(attrs))
+        if name == main:
+            core = p
+        elif name == 'BatchNorm':
             bn = p
-        elif op in ('Activation', 'LeakyReLU', 'clip'):
-            acts.append((op, p))
-    if conv is None:
-        raise _err('the subgraph holds no Convolution')
-    return conv, bn, acts
+        elif name in ('Activation', 'LeakyReLU', 'clip') + _FC_ELTWISE:
+            acts.append((name, p))
+    if core is None:
+        raise _err('the subgraph holds no %s' % main, op)
+    return core, bn, acts
 
 
 def _act_kind(act):
     """oneDNN's eltwise algorithm for an activation node (GetMKLDNNActAlgo): (algorithm, alpha)."""
     op, p = act
+    if op in _FC_ELTWISE:
+        return op, 0.0
     if op == 'clip':
         return 'bounded_relu', float(p['a_max'])
     if op == 'Activation':
@@ -91,7 +94,9 @@ def _eltwise(x, kind, alpha):
         return torch.nn.functional.softplus(x)
     if kind == 'elu':
         return torch.where(x > 0, x, _f32(alpha, x) * torch.expm1(x))
-    return torch.nn.functional.gelu(x)
+    if kind == 'gelu_erf':
+        return torch.nn.functional.gelu(x)
+    return {'square': torch.square, 'sqrt': torch.sqrt, 'exp': torch.exp, 'abs': torch.abs}[kind](x)
 
 
 def _roles(with_act, with_postsum_act, acts):
@@ -289,3 +294,154 @@ defop('_sg_mkldnn_conv', _CONV_INPUTS, _PARAMS, _sg_mkldnn_conv,
           'quantized as MXNet 1.9.1\'s CPU kernel computes it; the node\'s subgraph gives the fused operators\' '
           'parameters (``subgraph``, set by the symbol loader). Differs from MXNet: float32 results equal to '
           'float32 rounding (summation order), not bit for bit.')
+
+
+# ---- _sg_mkldnn_fully_connected --------------------------------------------------------------------------------------
+_FC = '_sg_mkldnn_fully_connected'
+
+
+def _fc_parts(subgraph, with_eltwise, with_relu):
+    fc, _, acts = _fused(subgraph, 'FullyConnected', _FC)
+    with_eltwise = with_eltwise if with_relu is None else with_relu  # MXNet 1.x's older attribute name
+    act = _act_kind(acts[0]) if acts else None
+    if with_eltwise and act is None:
+        raise _err('with_eltwise is set but the subgraph has no activation', _FC)
+    return fc, act if with_eltwise else None
+
+
+def _fc_out_type(act, quantized, enable_float_output, min_calib, max_calib):
+    if not quantized or enable_float_output:
+        return torch.float32
+    if min_calib is None or max_calib is None:
+        return torch.int32
+    # IsOutputUint8: the fused eltwise ops whose results are never negative
+    relu_like = act is not None and (act[0] in ('logistic', 'soft_relu', 'bounded_relu') + _FC_ELTWISE or
+                                     act[0] == 'relu')
+    return torch.uint8 if relu_like else torch.int8
+
+
+def _flat2d(x, flatten):
+    if x.dim() == 2:
+        return x
+    return x.reshape(x.shape[0], -1) if flatten else x.reshape(-1, x.shape[-1])
+
+
+def _sg_mkldnn_fc(data, weight, bias=None, min_data=None, max_data=None, min_weight=None, max_weight=None,
+                  min_bias=None, max_bias=None, *, quantized, enable_float_output, with_eltwise, min_calib_range,
+                  max_calib_range, channel_wise_quantize, with_relu, subgraph):
+    fc, act = _fc_parts(subgraph, with_eltwise, with_relu)
+    nh = fc['num_hidden']
+    oshape = ((data.shape[0], nh) if fc['flatten'] or data.dim() < 2 else tuple(data.shape[:-1]) + (nh,))
+    out_type = _fc_out_type(act, quantized, enable_float_output, min_calib_range, max_calib_range)
+    if data.device.type == 'meta':
+        out = torch.empty(oshape, dtype=out_type, device='meta')
+        if out_type is torch.float32 and (not quantized or enable_float_output):
+            return out
+        rng = torch.empty(1, dtype=torch.float32, device='meta')
+        return out, rng, rng.clone()
+    b = None if fc['no_bias'] else bias
+    if not quantized:
+        out = _nn._fully_connected(data, weight, b, num_hidden=nh, no_bias=b is None, flatten=fc['flatten'])
+        return _eltwise(out, *act) if act is not None else out
+    if data.dtype not in _Q8:
+        raise _err('QuantizedFullyConnected only supports int8/uint8 input, while %s is given'
+                   % str(data.dtype).replace('torch.', ''), _FC)
+    calibrated = min_calib_range is not None and max_calib_range is not None
+    channelwise = bool(channel_wise_quantize)
+    if channelwise and not (calibrated or enable_float_output):
+        raise _err('Currently, channel-wise quantization requires fuse requantize or dequantize.', _FC)
+    x = _flat2d(data, fc['flatten'])
+    data_scale = _quantize_scale(data.dtype, min_data.reshape(()), max_data.reshape(()))
+    if channelwise:
+        w_scale = _weight_scales(weight.float(), None if b is None else b.float(), data_scale, True)[0]
+        wq = _to_int(weight.float(), w_scale.reshape(-1, 1), torch.int8)
+        bq = None if b is None else _to_int(b.float(), w_scale * data_scale, torch.int32)
+    else:
+        wq, bq, w_scale = _fc_tensorwise(weight, b, data_scale, min_weight, max_weight, min_bias, max_bias)
+    acc = (x.to(torch.float64) @ wq.to(torch.float64).t()).to(torch.float32)  # exact int32 sums
+    if bq is not None:
+        acc = acc + bq.to(torch.float32)
+    one = _f32(1.0, acc)
+    elt_scale = one
+    if calibrated or enable_float_output:
+        if calibrated and act is None:
+            tmp = _quantize_scale(out_type, _f32(min_calib_range, acc), _f32(max_calib_range, acc)) / data_scale
+        else:
+            tmp = (1.0 / data_scale.to(torch.float64)).to(torch.float32)  # (1.0 / float: in double)
+            if calibrated:
+                elt_scale = _quantize_scale(out_type, _f32(min_calib_range, acc), _f32(max_calib_range, acc))
+        acc = acc * (tmp / w_scale)
+        lo, hi = _f32(min_calib_range or 0.0, acc), _f32(max_calib_range or 0.0, acc)
+    else:
+        lo, hi = _product_range(data, min_data, max_data, min_weight, max_weight)
+    if act is not None:
+        acc = elt_scale * _eltwise(acc, *act)
+    out = acc if out_type is torch.float32 else _to_int(acc, one, out_type)
+    out = out.reshape(oshape)
+    if enable_float_output:
+        return out
+    return out, _range_out(lo), _range_out(hi)
+
+
+def _fc_tensorwise(weight, bias, data_scale, min_weight, max_weight, min_bias, max_bias):
+    """The int8 weight (rescaled where the int32 bias would pass 2**30) and the int8 bias rescaled to int32, with
+    one weight scale, as MXNet's kernel (C++ std::round: half away from zero)."""
+    if weight.dtype is not torch.int8 or bias is not None and bias.dtype is not torch.int8:
+        raise _err('weight and bias must be int8 without channel_wise_quantize', _FC)
+    w_scale = _quantize_scale(torch.int8, min_weight.reshape(()), max_weight.reshape(()))
+    if bias is None:
+        return weight, None, w_scale.reshape(1)
+    b_scale = _quantize_scale(torch.int8, min_bias.reshape(()), max_bias.reshape(()))
+    rescale = data_scale * w_scale / b_scale
+    limit = _f32(float(2 ** 30), rescale) / _max_abs(min_bias, max_bias).reshape(()) / b_scale
+    wq = weight
+    if float(rescale) > float(limit):  # host: two scalars
+        w_rescale = limit * b_scale / data_scale / w_scale
+        wq = _round_away(weight.to(torch.float32) * w_rescale).to(torch.int8)
+        w_scale = w_scale * w_rescale
+        rescale = limit
+    bq = _round_away(bias.to(torch.float32) * rescale).to(torch.int32)
+    return wq, bq, w_scale.reshape(1)
+
+
+def _round_away(x):
+    return torch.sign(x) * torch.floor(torch.abs(x) + 0.5)
+
+
+def _fc_input_names(a):
+    fc = _fused(a['subgraph'], 'FullyConnected', _FC)[0] if a['subgraph'] is not None else {'no_bias': False}
+    names = ['data', 'weight'] + ([] if fc['no_bias'] else ['bias'])
+    if a['quantized']:
+        names += ['min_data', 'max_data']
+        if not a['channel_wise_quantize']:
+            names += ['min_weight', 'max_weight'] + ([] if fc['no_bias'] else ['min_bias', 'max_bias'])
+    return names
+
+
+def _fc_outputs(a):
+    return ['output', 'min_output', 'max_output'] if a['quantized'] and not a['enable_float_output'] else ['output']
+
+
+def fc_param_shapes(attrs, data):
+    """The weight and bias shapes from the data shape, and the ranges' (for symbol inference)."""
+    fc = _fused(attrs['subgraph'], 'FullyConnected', _FC)[0]
+    nh = fc['num_hidden']
+    k = 1
+    for d in (data[1:] if fc['flatten'] else data[-1:]):
+        k *= d
+    out = {'weight': (nh, k), 'bias': (nh,)}
+    out.update(dict.fromkeys(('min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias', 'max_bias'), (1,)))
+    return out
+
+
+defop(_FC, ('data', 'weight', 'bias', 'min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias', 'max_bias'),
+      [('quantized', 'bool', False), ('enable_float_output', 'bool', False), ('with_eltwise', 'bool', False),
+       ('min_calib_range', 'float?', None), ('max_calib_range', 'float?', None),
+       ('channel_wise_quantize', 'bool?', None), ('with_relu', 'bool?', None), ('subgraph', 'any', None)],
+      _sg_mkldnn_fc,
+      optional=('bias', 'min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias', 'max_bias'),
+      input_names=_fc_input_names, num_outputs=lambda a: len(_fc_outputs(a)), output_names=_fc_outputs,
+      doc='MXNet\'s fused oneDNN FullyConnected (+ an eltwise activation), float32 or quantized as MXNet 1.9.1\'s '
+          'CPU kernel computes it; the node\'s subgraph gives the fused operators\' parameters (``subgraph``, set '
+          'by the symbol loader). Differs from MXNet: the inputs are named data, weight, bias (MXNet names them '
+          'after the subgraph\'s variables); float32 results equal to float32 rounding, not bit for bit.')

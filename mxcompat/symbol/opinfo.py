@@ -250,6 +250,7 @@ PARAM_SHAPES.update({
 
 # the fused oneDNN convolution: weights, BatchNorm parameters and ranges from its subgraph's Convolution
 PARAM_SHAPES['_sg_mkldnn_conv'] = _sg_mkldnn.param_shapes
+PARAM_SHAPES['_sg_mkldnn_fully_connected'] = _sg_mkldnn.fc_param_shapes
 
 # op -> {input: f(given_shape, inferred_shape) -> bool}: inputs whose given shape may differ from the inferred one
 COMPATIBLE = {op: {'label': _same_batch_and_size}
@@ -275,6 +276,9 @@ INPUT_DTYPES.update({op: dict(dict.fromkeys(_RANGES, torch.float32), weight=torc
 
 INPUT_DTYPES['_sg_mkldnn_conv'] = dict.fromkeys(('weight', 'bias', 'gamma', 'beta', 'mean', 'var', 'data_min',
                                                  'data_max', 'sum_min', 'sum_max'), torch.float32)
+# (its weight and bias are int8 when quantized without channel_wise_quantize, else float32: taken from the data)
+INPUT_DTYPES['_sg_mkldnn_fully_connected'] = dict.fromkeys(('min_data', 'max_data', 'min_weight', 'max_weight',
+                                                            'min_bias', 'max_bias'), torch.float32)
 
 
 class _RangeInputs(dict):

@@ -1,7 +1,7 @@
-"""_sg_mkldnn_conv (mxcompat/operator/_sg_mkldnn.py) against MXNet 1.9.1's oneDNN kernel: the fused graphs of
-tests/fixtures/contrib/sg_mkldnn/sg_graphs.py and GluonCV 0.10.5's resnet50_v1_int8 and mobilenet1.0_int8 graphs
-(goldens by gen_sg_mkldnn.py, run under the oracle). Quantized outputs are compared bit for bit; float32 ones to
-float32 rounding (oneDNN sums the convolution's products in another order than torch)."""
+"""_sg_mkldnn_conv and _sg_mkldnn_fully_connected (mxcompat/operator/_sg_mkldnn.py) against MXNet 1.9.1's oneDNN
+kernels: the fused graphs of tests/fixtures/contrib/sg_mkldnn/sg_graphs.py and GluonCV 0.10.5's resnet50_v1_int8 and
+mobilenet1.0_int8 graphs (goldens by gen_sg_mkldnn.py, run under the oracle). Quantized outputs are compared bit for
+bit; float32 ones to float32 rounding (oneDNN sums the products in another order than torch)."""
 import importlib.util
 import json
 import os
@@ -32,29 +32,29 @@ def _run(sym, feed, ctx):
     return [o.asnumpy() for o in exe.forward(is_train=False)]
 
 
-@pytest.mark.parametrize('name', sorted(sg_graphs.CASES))
-def test_fused_conv_matches_mxnet(name, ctx):
-    sym = mx.sym.load_json(sg_graphs.case_json(name))
-    outs = _run(sym, sg_graphs.case_inputs(name), ctx)
-    assert len(outs) == (3 if name.startswith('q_') else 1)
+@pytest.mark.parametrize('name', sg_graphs.ALL)
+def test_fused_op_matches_mxnet(name, ctx):
+    sym = mx.sym.load_json(sg_graphs.graph_json(name))
+    outs = _run(sym, sg_graphs.graph_inputs(name), ctx)
+    assert len(outs) == len(NAMES[name]['outputs'])
     for i, out in enumerate(outs):
         want = GOLD['%s/%d' % (name, i)]
         assert out.dtype == want.dtype and out.shape == want.shape
-        if name.startswith('q_'):
-            np.testing.assert_array_equal(out, want)
-        else:
+        if 'fp32' in name:
             np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+        else:  # quantized (the float output of fcq_channel_s8_float too)
+            np.testing.assert_array_equal(out, want)
 
 
-@pytest.mark.parametrize('name', sorted(sg_graphs.CASES))
+@pytest.mark.parametrize('name', sg_graphs.ALL)
 def test_names_shapes_and_types_are_mxnets(name):
-    sym = mx.sym.load_json(sg_graphs.case_json(name))
+    sym = mx.sym.load_json(sg_graphs.graph_json(name))
     gold = NAMES[name]
     assert sym.list_arguments() == gold['arguments']
     assert sym.list_auxiliary_states() == gold['aux']
     assert sym.list_outputs() == gold['outputs']
-    feed = sg_graphs.case_inputs(name)
-    given = {k: feed[k].shape for k in ('x_data', 'x_sum') if k in feed}
+    feed = sg_graphs.graph_inputs(name)
+    given = {k: feed[k].shape for k in sg_graphs.quantized_inputs(name)}
     arg_shapes, out_shapes, aux_shapes = sym.infer_shape(**given)
     assert [list(s) for s in arg_shapes] == gold['arg_shapes']
     assert [list(s) for s in aux_shapes] == gold['aux_shapes']
@@ -78,6 +78,8 @@ def test_eager_call_without_a_subgraph_raises():
     # MXNet's call fails too (in its parameter parser); mxcompat names the missing subgraph
     with pytest.raises(MXNetError, match='_sg_mkldnn_conv: the node has no subgraph'):
         mx.nd._internal._sg_mkldnn_conv(mx.nd.ones((1, 2, 4, 4)), mx.nd.ones((2, 2, 3, 3)), mx.nd.zeros((2,)))
+    with pytest.raises(MXNetError, match='_sg_mkldnn_fully_connected: the node has no subgraph'):
+        mx.nd._internal._sg_mkldnn_fully_connected(mx.nd.ones((1, 2)), mx.nd.ones((2, 2)), mx.nd.zeros((2,)))
 
 
 def test_uint8_data_with_a_negative_range_raises():

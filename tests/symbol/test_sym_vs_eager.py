@@ -33,8 +33,8 @@ NO_SAMPLE = {
     'reset_arrays': 'it has no outputs (it zeroes its inputs in place); checked in tests/operator/test_extra_ops.py',
     **{op: 'its bodies are subgraphs, built by mx.sym.contrib.%s; checked against MXNet and the eager loops in '
            'tests/symbol/test_control_flow.py' % op[1:] for op in ('_foreach', '_while_loop', '_cond')},
-    '_sg_mkldnn_conv': 'a fused node reads its subgraph, which only a loaded graph has; checked against MXNet in '
-                       'tests/operator/test_sg_mkldnn.py',
+    **{op: 'a fused node reads its subgraph, which only a loaded graph has; checked against MXNet in '
+           'tests/operator/test_sg_mkldnn.py' for op in ('_sg_mkldnn_conv', '_sg_mkldnn_fully_connected')},
 }
 
 # Mismatches between the symbolic and the eager result: 'op' (every sample) or 'op#i' (sample i) -> what differs.
