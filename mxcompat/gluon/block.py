@@ -4,7 +4,8 @@ Hybridizing records ``hybrid_forward`` once with ``F = mx.sym`` (as MXNet does) 
 ``mxcompat.symbol.runner`` (the runner bound executors and ``mx.nd.CachedOp`` use too), which runs its
 ``torch.fx`` graph on the parameters' tensors; autograd flows through it since those tensors are the parameters'
 leaves. Differs from MXNet: the graph does not depend on input shapes, so one graph serves every input shape;
-``static_alloc``/``static_shape``/``inline_limit``/bulk sizes are accepted and have no effect;
+``static_alloc``/``static_shape`` matter only on a GPU with ``MXNET_ENABLE_CUDA_GRAPHS=1``, where the calls are
+replayed from CUDA graphs (``kernels.cuda_graphs``), and ``inline_limit``/bulk sizes have no effect;
 ``hybridize(backend=...)`` takes a ``torch.compile`` backend (``'inductor'``, ``'eager'``, ``'aot_eager'``) or
 MXNet's ``'MKLDNN'`` (its oneDNN convolution fusion), the one subgraph backend ``optimize_for`` takes.
 """
@@ -21,6 +22,7 @@ from .. import symbol as _symbol_mod
 from .. import initializer
 from ..base import MXNetError, MXNetNotImplementedError, MXNetValueError, MXNetTypeError, unsupported
 from ..context import Context
+from ..kernels import cuda_graphs
 from ..ndarray.ndarray import NDArray, _wrap
 from ..symbol import Symbol, runner as _runner
 from ..util import is_np_array
@@ -406,6 +408,7 @@ class HybridBlock(Block):
         self._in_format = self._out_format = None
         # hybridize() options: the torch.compile backend and MXNet's flags (kept, without effect here)
         self._backend, self._backend_opts, self._flags = None, {}, []
+        self._cuda_graphs = False  # (hybridize() with static_alloc and static_shape, MXNET_ENABLE_CUDA_GRAPHS=1)
         # register_op_hook's callback, run by the hybridized graph
         self._callback, self._monitor_all = None, False
 
@@ -489,6 +492,8 @@ class HybridBlock(Block):
         op = self._cached_op = _runner.compile(out, backend=self._backend)
         slot_of = dict(zip(input_names, slots))
         self._cached_op_slots = [slot_of[n] for n in op.input_names]  # (in the order the graph takes its inputs)
+        if self._cuda_graphs:
+            op.graphs = cuda_graphs.GraphCache(self.name, [not is_data for is_data, _ in self._cached_op_slots])
 
     def _one_op(self):
         """(operator name, attributes, [(op input name, Parameter or None for the data)]) for a layer whose
@@ -593,7 +598,8 @@ class HybridBlock(Block):
     def hybridize(self, active=True, backend=None, clear=True, static_alloc=False, static_shape=False,
                   inline_limit=2, forward_bulk_size=None, backward_bulk_size=None, **kwargs):
         """Run as one torch.fx graph (``backend``: a torch.compile backend, or None for the plain graph).
-        ``static_alloc``/``static_shape``/``inline_limit``/bulk sizes are accepted and have no effect."""
+        ``static_alloc=True, static_shape=True`` with ``MXNET_ENABLE_CUDA_GRAPHS=1`` replays CUDA graphs on a GPU, as
+        MXNet's; ``inline_limit``/bulk sizes are accepted and have no effect."""
         if backend is not None and backend not in _runner.TORCH_BACKENDS + _MXNET_BACKENDS:
             raise unsupported('HybridBlock.hybridize', 'backend=%r' % (backend,),
                               'use one of %s (torch.compile), %s or None' % (_runner.TORCH_BACKENDS, _MXNET_BACKENDS))
@@ -603,6 +609,7 @@ class HybridBlock(Block):
         optional = (('forward_bulk_size', forward_bulk_size), ('backward_bulk_size', backward_bulk_size))
         self._flags = [('static_alloc', static_alloc), ('static_shape', static_shape), ('inline_limit', inline_limit)]
         self._flags += [flag for flag in optional if flag[1] is not None]
+        self._cuda_graphs = bool(static_alloc and static_shape and backend is None and cuda_graphs.enabled())
         if clear:
             self._clear_cached_op()
         has_hooks = bool(self._forward_hooks) and active or bool(self._forward_pre_hooks)

@@ -8,6 +8,8 @@ CUDA rules:
   kernel time against cuDNN's 33;
 - its moving statistics update in three element-wise kernels and two multi-tensor ones, not ten
   (``batch_norm_moving_update``).
+- with ``MXNET_ENABLE_CUDA_GRAPHS=1``, a block hybridized with ``static_alloc=True, static_shape=True`` replays
+  CUDA graphs of its calls, forward and backward (``kernels.cuda_graphs``), as MXNet 1.9 does.
 
 CPU rules (in ``kernels.cpu``, each with its measurements): channels-last, patch-product and packed-weight 2-D
 convolutions (``conv2d``) and their oneDNN fusion with BatchNorm, an addition and an activation (``fused_conv``),

@@ -80,7 +80,7 @@ class Runner:
     callable), ``n_out``."""
 
     __slots__ = ('symbol', 'backend', 'inplace', 'split_heads', 'csr_args', 'lowered', 'input_names', 'n_out',
-                 'graph_module', 'fn', 'alias_outputs', '_call', '_by_shape')
+                 'graph_module', 'fn', 'alias_outputs', '_call', '_by_shape', 'graphs')
 
     def __init__(self, symbol, cse=None, inplace=True, backend=None, arg_shapes=None, split_heads=False,
                  csr_args=()):
@@ -96,6 +96,7 @@ class Runner:
         # from the input shapes: without shapes given, such a graph is lowered again per set of input shapes, as
         # MXNet's cached op infers shapes per call
         self._by_shape = {} if arg_shapes is None and needs_shapes(self.symbol) else None
+        self.graphs = None  # a kernels.cuda_graphs.GraphCache: replay CUDA graphs of the calls (HybridBlock sets it)
         self._use(low)
 
     def _use(self, low):
@@ -135,19 +136,26 @@ class Runner:
         if ctx is not None:
             prev_ctx, _DEFAULT_CTX.value = _DEFAULT_CTX.value, ctx
         try:
+            graphs = self.graphs
             if _AG.recording if grad is None else grad:
                 if torch.is_grad_enabled():
-                    outs = self._call(*tensors)
+                    outs = self._call(*tensors) if graphs is None else self._graphed(tensors, True)
                 else:
                     with torch.enable_grad():
-                        outs = self._call(*tensors)
+                        outs = self._call(*tensors) if graphs is None else self._graphed(tensors, True)
             else:
                 with torch.no_grad():
-                    outs = self._call(*tensors)
+                    outs = self._call(*tensors) if graphs is None else self._graphed(tensors, False)
         finally:
             if ctx is not None:
                 _DEFAULT_CTX.value = prev_ctx
         return self.fresh(outs, tensors) if self.alias_outputs else outs
+
+    def _graphed(self, tensors, recording):
+        """The outputs replayed from a CUDA graph of this call's signature, or computed as usual (see
+        ``kernels.cuda_graphs``)."""
+        outs = self.graphs(self._call, tensors, recording)
+        return self._call(*tensors) if outs is None else outs
 
     def run_monitored(self, tensors, report, monitor_all=False, ctx=None, grad=None):
         """Run the plain graph node by node, calling ``report(node, name, tensor)`` as ``lower.run_monitored``
