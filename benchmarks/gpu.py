@@ -2,13 +2,15 @@
 
 Each workload is timed with CUDA events around single steps (median of ``--steps`` after warm-up), the two sides
 alternating step by step so that clocks and caches treat them alike. Rows: the MLP, LeNet, CIFAR ResNet-18 and
-LSTM language model of ``bench_gluon`` (imperative and hybridized with ``static_alloc``/``static_shape``),
+LSTM language model of ``bench_gluon`` (imperative, hybridized with ``static_alloc``/``static_shape``, and so
+hybridized with ``MXNET_ENABLE_CUDA_GRAPHS=1`` beside the torch model captured by ``make_graphed_callables``),
 model-zoo ResNet-50 v1 at 224x224 against torchvision's ResNet-50 where torchvision is installed, and the per-call
 cost of ``a + b`` and ``nd.zeros`` on 8x8 arrays. ``--profile`` adds the kernel count of one step of each side
 (torch.profiler). Writes a table to stdout and JSON to ``--json``. Needs CUDA.
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -45,7 +47,7 @@ def _paired(ours, twin, steps, warmup=5):
     return statistics.median(t_ours), statistics.median(t_twin)
 
 
-def _gluon_step(mx, model, hybridize, batch=None, image=None):
+def _gluon_step(mx, model, hybridize, batch=None, image=None, graphs=False):
     ctx = mx.gpu(0) if DEVICE == 'cuda' else mx.cpu()
     if model == 'resnet50':
         rs = np.random.RandomState(0)
@@ -57,7 +59,13 @@ def _gluon_step(mx, model, hybridize, batch=None, image=None):
         net = wg.gluon_net(mx, model)
     net.initialize(mx.init.Xavier(), ctx=ctx)
     if hybridize:
+        prev = os.environ.get('MXNET_ENABLE_CUDA_GRAPHS')
+        os.environ['MXNET_ENABLE_CUDA_GRAPHS'] = '1' if graphs else '0'  # (read by hybridize)
         net.hybridize(static_alloc=True, static_shape=True)
+        if prev is None:
+            del os.environ['MXNET_ENABLE_CUDA_GRAPHS']
+        else:
+            os.environ['MXNET_ENABLE_CUDA_GRAPHS'] = prev
     n = x.shape[1] if model == 'lstm' else x.shape[0]
     trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.05, 'momentum': 0.9})
     nd, autograd = mx.nd, mx.autograd
@@ -72,7 +80,7 @@ def _gluon_step(mx, model, hybridize, batch=None, image=None):
     return step
 
 
-def _torch_step(torch, model, batch=None, image=None):
+def _torch_step(torch, model, batch=None, image=None, graphs=False):
     dev = torch.device(DEVICE)
     if model == 'resnet50':
         import torchvision
@@ -88,6 +96,8 @@ def _torch_step(torch, model, batch=None, image=None):
             x = x.long()
         y = torch.from_numpy(ys).long().to(dev)
     n = x.shape[1] if model == 'lstm' else x.shape[0]
+    if graphs:  # (the model's forward and backward as CUDA graphs; the loss and the update stay eager, as ours)
+        net = torch.cuda.make_graphed_callables(net, (x,))
     opt = torch.optim.SGD(net.parameters(), lr=0.05 / n, momentum=0.9, foreach=True)
 
     def step():
@@ -149,28 +159,34 @@ def main(argv=None):
     import mxcompat as mx
     out = {'device': torch.cuda.get_device_name(0), 'torch': torch.__version__, 'rows': []}
     print('%s, torch %s' % (out['device'], out['torch']))
-    print('%-34s %10s %10s %7s' % ('workload', 'mxcompat', 'torch', 'ratio'))
+    print('%-48s %10s %10s %7s' % ('workload', 'mxcompat', 'torch', 'ratio'))
     for model in args.models.split(','):
         kw = {'batch': 64, 'image': (3, 224, 224)} if model == 'resnet50' else {}
         try:
             twin = _torch_step(torch, model, **kw)
         except ImportError as e:
-            print('%-34s skipped: %s' % (model, e))
+            print('%-48s skipped: %s' % (model, e))
             continue
-        for hyb in (False, True):
-            name = '%s %s step' % (model, 'hybridized static' if hyb else 'imperative')
-            ours = _gluon_step(mx, model, hyb, **kw)
-            m_ours, m_twin = _paired(ours, twin, args.steps)
+        try:
+            graphed_twin = _torch_step(torch, model, graphs=True, **kw)
+        except RuntimeError as e:  # (then the graphs row is timed against the eager twin)
+            print('%-48s torch model not capturable (%s): graphs row against eager torch' % (model, e))
+            graphed_twin = twin
+        for hyb, graphs in ((False, False), (True, False), (True, True)):
+            name = '%s %s step' % (model, 'imperative' if not hyb else 'hybridized static' + (' + CUDA graphs'
+                                                                                             if graphs else ''))
+            ours = _gluon_step(mx, model, hyb, graphs=graphs, **kw)
+            m_ours, m_twin = _paired(ours, graphed_twin if graphs else twin, args.steps)
             row = {'name': name, 'mxcompat_ms': m_ours, 'torch_ms': m_twin, 'ratio': m_ours / m_twin}
             if args.profile:
-                row['kernels'] = [_kernels(ours), _kernels(twin)]
+                row['kernels'] = [_kernels(ours), _kernels(graphed_twin if graphs else twin)]
             out['rows'].append(row)
-            print('%-34s %8.3fms %8.3fms %7.2f%s' % (name, m_ours, m_twin, m_ours / m_twin,
+            print('%-48s %8.3fms %8.3fms %7.2f%s' % (name, m_ours, m_twin, m_ours / m_twin,
                                                    '  kernels %s' % row['kernels'] if args.profile else ''))
             sys.stdout.flush()
     for name, (ours, twin) in _per_call(mx, torch).items():
         out['rows'].append({'name': name, 'mxcompat_us': ours, 'torch_us': twin, 'ratio': ours / twin})
-        print('%-34s %8.2fus %8.2fus %7.2f' % (name, ours, twin, ours / twin))
+        print('%-48s %8.2fus %8.2fus %7.2f' % (name, ours, twin, ours / twin))
     if args.json:
         with open(args.json, 'w') as f:
             json.dump(out, f, indent=1)
