@@ -1,7 +1,8 @@
 """``Executor``: a Symbol bound to arrays, running its lowered ``torch.fx`` graph forward and backward.
 
 Differs from MXNet: the graph is a ``torch.fx.GraphModule`` (``executor.graph_module``) run by torch; backward
-goes through torch autograd. ``group2ctx`` (model parallelism across devices) is not supported.
+goes through torch autograd. ``group2ctx`` (model parallelism across devices) is not supported. On a GPU with
+``MXNET_ENABLE_CUDA_GRAPHS=1``, forward and backward replay CUDA graphs (``kernels.cuda_graphs``), as MXNet's.
 """
 import operator
 
@@ -13,6 +14,7 @@ from . import _memory  # (big arrays on huge pages)
 from ._intgrad import _IntGradTensor, _int_leaf
 from .base import MXNetError, MXNetValueError, MXNetTypeError, to_torch_dtype, unsupported
 from .context import Context
+from .kernels import cuda_graphs
 from .ndarray.ndarray import NDArray, array as _nd_array
 from .ndarray.sparse import BaseSparseNDArray, CSRNDArray, RowSparseNDArray, summed_rows, zeros as _sparse_zeros
 from .operator import registry
@@ -145,6 +147,10 @@ class Executor:
         self._runner = _runner.compile(symbol, arg_shapes={n: a.shape for n, a in zip(arg_names, self.arg_arrays)},
                                        split_heads=True, csr_args=csr_args,
                                        backend='MKLDNN' if self._no_grads and executor_backend() else None)
+        if (cuda_graphs.enabled() and ctx.device_type == 'gpu' and not self._any_csr and not self._sparse_run
+                and self._runner.backend is None):
+            # (MXNET_ENABLE_CUDA_GRAPHS=1: the bound arrays are written in place, so the graphs read them all there)
+            self._runner.graphs = cuda_graphs.GraphCache('Executor', [True] * len(self._runner.input_names))
         self._optimized = self._runner.symbol
         self._lowered = self._runner.lowered
         self._lowered.output_names = symbol.list_outputs()

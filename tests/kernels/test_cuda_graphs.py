@@ -171,3 +171,33 @@ def test_a_graph_that_cannot_be_captured_runs_as_usual_with_one_warning(monkeypa
     np.testing.assert_array_equal(out.asnumpy(), np.full((2, 3), 3, np.float32))
     np.testing.assert_array_equal(net(x).asnumpy(), np.full((2, 3), 3, np.float32))
     assert net._cached_op.graphs.captures == 0
+
+
+def _module_fit(ctx, graphs, monkeypatch):
+    """Module.fit of an MLP from fixed weights, then predict; with CUDA graphs asked for or not."""
+    monkeypatch.setenv('MXNET_ENABLE_CUDA_GRAPHS', '1' if graphs else '0')
+    data = mx.sym.var('data')
+    h = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=16, name='fc1'), act_type='relu')
+    sym = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=4, name='fc2'), name='softmax')
+    rs = np.random.RandomState(0)
+    params = {k: mx.nd.array(rs.uniform(-0.3, 0.3, s)) for k, s in
+              (('fc1_weight', (16, 8)), ('fc1_bias', (16,)), ('fc2_weight', (4, 16)), ('fc2_bias', (4,)))}
+    x = rs.randn(64, 8).astype(np.float32)
+    y = np.abs(x[:, :4]).argmax(1).astype(np.float32)
+    mod = mx.mod.Module(sym, context=ctx)
+    mod.fit(mx.io.NDArrayIter(x, y, batch_size=16, label_name='softmax_label'), num_epoch=2, arg_params=params,
+            optimizer='sgd', optimizer_params={'learning_rate': 0.5, 'momentum': 0.9})
+    arg, _ = mod.get_params()
+    out = {k: v.asnumpy() for k, v in arg.items()}
+    out['predict'] = mod.predict(mx.io.NDArrayIter(x, batch_size=16)).asnumpy()
+    graphs = mod._exec_group.execs[0]._runner.graphs
+    return out, None if graphs is None else graphs.captures
+
+
+def test_a_bound_executor_trains_and_predicts_as_without_graphs(ctx, monkeypatch):
+    got, captures = _module_fit(ctx, True, monkeypatch)
+    want, none = _module_fit(ctx, False, monkeypatch)
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6, err_msg=k)
+    assert none is None
+    assert captures == (2 if ctx.device_type == 'gpu' else None)  # (the training step and the prediction)
