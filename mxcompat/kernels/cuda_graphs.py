@@ -25,8 +25,6 @@ import warnings
 
 import torch
 
-from .._recording import STATE as _AG
-
 __all__ = ['GraphCache', 'enabled', 'MAX_SIGNATURES']
 
 MAX_SIGNATURES = 8
@@ -59,14 +57,15 @@ class GraphCache:
         self._graphs = {}
         self._warned = False
 
-    def __call__(self, fn, tensors, recording):
+    def __call__(self, fn, tensors, recording, training):
         """``fn(*tensors)``'s outputs (a list) from this signature's graph, or None where the caller runs ``fn``
         as usual (first sight of a signature, a failed capture, not CUDA, autocast on). ``recording``: whether
-        autograd records the call (its backward is then captured too)."""
+        autograd records the call (its backward is then captured too); ``training``: MXNet's train mode, which
+        the operators read as the graph runs."""
         if not tensors or not all(isinstance(t, torch.Tensor) and t.is_cuda for t in tensors) \
                 or torch.is_autocast_enabled('cuda'):
             return None
-        key = (recording, bool(_AG.training), tuple((t.shape, t.dtype, t.device, t.requires_grad) for t in tensors))
+        key = (recording, bool(training), tuple((t.shape, t.dtype, t.device, t.requires_grad) for t in tensors))
         graph = self._graphs.get(key)
         if graph is None:  # first sight: run as usual, capture at the next call
             if len(self._graphs) < MAX_SIGNATURES:

@@ -154,7 +154,7 @@ class Runner:
     def _graphed(self, tensors, recording):
         """The outputs replayed from a CUDA graph of this call's signature, or computed as usual (see
         ``kernels.cuda_graphs``)."""
-        outs = self.graphs(self._call, tensors, recording)
+        outs = self.graphs(self._call, tensors, recording, _AG.training)
         return self._call(*tensors) if outs is None else outs
 
     def run_monitored(self, tensors, report, monitor_all=False, ctx=None, grad=None):
