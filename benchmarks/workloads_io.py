@@ -14,6 +14,11 @@ then flip and CHW batch. Its pixels differ from MXNet's (torch's float bicubic, 
 MXNet and mxcompat compute), so it is a yardstick for the cost, not for the values. Timed steady state: the first
 epoch of a process also builds the resize tables of each new crop size (~60 us per size and axis).
 No torch or mxcompat import at module level (see ``benchmarks/workloads.py``).
+
+``imagerecorditer``: ``mx.io.ImageRecordIter`` over the same pack (plain .rec, no index), the usual ImageNet-style
+configuration (``resize=256``, ``rand_crop`` 224x224, ``rand_mirror``, ``preprocess_threads=4``, batches of 32):
+decoding threads and a prefetching thread on both sides, so time it with the wall clock. Its torch twin decodes with
+Pillow in the same order and crops/flips/converts in torch, on one thread.
 """
 import math
 import os
@@ -118,6 +123,25 @@ def _crop_box(w, h):
     return (w - side) // 2, (h - side) // 2, side, side
 
 
+class _Records:
+    """The (label, JPEG bytes) records of a pack in file order; ``record()`` raises StopIteration at the end."""
+
+    def __init__(self, rec_path):
+        self.fh = open(rec_path, 'rb')
+
+    def record(self):
+        head = self.fh.read(8)
+        if len(head) < 8:
+            raise StopIteration
+        _, length = struct.unpack('<II', head)
+        data = self.fh.read(length)
+        self.fh.read((4 - length % 4) % 4)
+        return struct.unpack('<IfQQ', data[:24])[1], data[24:]
+
+    def reset(self):
+        self.fh.seek(0)
+
+
 @imageiter.torch
 def _(torch, size):
     import io  # reason: the twin's decoder is Pillow, as mxcompat's
@@ -126,16 +150,8 @@ def _(torch, size):
     rec_path, _ = _pack(size)
     random.seed(0)
     fnn = torch.nn.functional
-    state = {'fh': open(rec_path, 'rb')}
-
-    def record():
-        head = state['fh'].read(8)
-        if len(head) < 8:
-            raise StopIteration
-        _, length = struct.unpack('<II', head)
-        data = state['fh'].read(length)
-        state['fh'].read((4 - length % 4) % 4)
-        return struct.unpack('<IfQQ', data[:24])[1], data[24:]
+    records = _Records(rec_path)
+    record = records.record
 
     def next_batch():
         data = torch.empty(batch, 3, out, out)
@@ -153,10 +169,42 @@ def _(torch, size):
             labels[slot] = label
         return data, labels
 
-    def reset():
-        state['fh'].seek(0)
+    return _looping(next_batch, records.reset)
 
-    return _looping(next_batch, reset)
+
+@workload('io', target=1.0)
+def imagerecorditer(mx, size):
+    """ImageRecordIter batch of 32: .rec JPEGs decoded in threads, resize 256, random 224 crop and flip, CHW."""
+    _, side, batch, out = _spec(size)
+    rec, _ = _pack(size)
+    it = mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, out, out), batch_size=batch, resize=side,
+                               rand_crop=True, rand_mirror=True, preprocess_threads=4, verbose=False)
+    return _looping(it.next, it.reset)
+
+
+@imagerecorditer.torch
+def _(torch, size):
+    import io  # reason: the twin's decoder is Pillow, as mxcompat's
+    from PIL import Image
+    _, _, batch, out = _spec(size)
+    records = _Records(_pack(size)[0])
+    gen = torch.Generator().manual_seed(0)
+
+    def next_batch():
+        data = torch.empty(batch, 3, out, out)
+        labels = torch.empty(batch)
+        for slot in range(batch):
+            label, jpeg = records.record()
+            img = torch.from_numpy(np.asarray(Image.open(io.BytesIO(jpeg)).convert('RGB')))
+            y0, x0 = (int(torch.randint(0, n - out + 1, (), generator=gen)) for n in img.shape[:2])
+            crop = img[y0:y0 + out, x0:x0 + out].permute(2, 0, 1)
+            if torch.rand((), generator=gen) < 0.5:
+                crop = crop.flip(2)
+            data[slot] = crop
+            labels[slot] = label
+        return data, labels
+
+    return _looping(next_batch, records.reset)
 
 
 if __name__ == '__main__':  # build the pack of a size: python -m benchmarks.workloads_io small
