@@ -13,6 +13,7 @@ import pytest
 
 import mxcompat as mx
 from mxcompat.base import MXNetError
+from tests.libraries._run import needs, run_script
 
 FIX = pathlib.Path(__file__).resolve().parent.parent / 'fixtures' / 'contrib' / 'sg_mkldnn'
 sys.path.insert(0, str(FIX))
@@ -110,3 +111,26 @@ def test_gluoncv_int8_graphs_match_mxnet(model):
     np.testing.assert_array_equal(features, ZOO[model + '/features'])  # every int8 layer, bit for bit
     # the float32 FullyConnected: sums of 1024/2048 products of size ~1..40 in another order (logits up to ~60)
     np.testing.assert_allclose(logits, ZOO[model], rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize('model', ['resnet50_v1_int8', 'mobilenet1.0_int8'])
+def test_gluoncv_get_model_builds_and_runs(model, tmp_path):
+    # as a GluonCV user builds it: get_model(<int8 name>, pretrained=False), parameters loaded from a file
+    needs('gluoncv')
+    sym = mx.sym.load(_zoo_json(model))
+    arg_shapes, _, aux_shapes = sym.infer_shape(data=ZOO_SHAPE)
+    params = sg_graphs.zoo_params(dict(zip(sym.list_arguments(), arg_shapes)),
+                                  dict(zip(sym.list_auxiliary_states(), aux_shapes)))
+    mx.nd.save(str(tmp_path / 'p.params'), {k: mx.nd.array(v) for k, v in params.items()})
+    np.save(tmp_path / 'x.npy', np.random.RandomState(1).uniform(-1, 1, ZOO_SHAPE).astype(np.float32))
+    out = run_script(tmp_path, '''
+        import numpy as np
+        import mxnet as mx
+        from gluoncv.model_zoo import get_model
+        net = get_model(%r, pretrained=False)
+        net.collect_params().load('p.params', ctx=mx.cpu())
+        np.save('out.npy', net(mx.nd.array(np.load('x.npy'))).asnumpy())
+        print(type(net).__name__)
+    ''' % model)
+    assert 'SymbolBlock' in out
+    np.testing.assert_allclose(np.load(tmp_path / 'out.npy'), ZOO[model], rtol=1e-5, atol=1e-4)
