@@ -374,7 +374,8 @@ class _DetInstances:
                                   % (p.shuffle_chunk_size, size), 'chunk shuffling is not ported')
         self.prnd = R.MT19937(_MAGIC)
         self.rnd = R.MT19937(_MAGIC + p.seed)
-        self.streams = _Streams(self.threads, p, functools.partial(decode_record, API, channels=p.data_shape[0]))
+        self.streams = _Streams(self.threads, p, functools.partial(decode_record, API, channels=p.data_shape[0]),
+                                self._normalized)
         self.stream = None  # the chunk being handed out
         self.meanimg = None
         if p.mean_img:
@@ -462,6 +463,10 @@ class _DetInstances:
         row[4:4 + len(label)] = label
         return header.id, data, row
 
+    def _normalized(self, item):
+        index, data, label = item
+        return index, (self._normalize(data), label)
+
     def _normalize(self, data):
         p, c = self.p, data.shape[0]
         means = (p.mean_r, p.mean_g, p.mean_b, p.mean_a)
@@ -493,11 +498,10 @@ class _DetInstances:
             order = R.shuffle(list(range(len(chunk))), self.rnd) if self.p.shuffle else None
             self.stream = self.streams.start(chunk, self._augment, order)
         try:
-            index, data, label = self.stream.take(1)[0]
+            return self.stream.take(1)[0]
         except BaseException:
             self.stream = None  # the rest of this chunk is lost; the next call goes on with the next one
             raise
-        return index, (self._normalize(data), label)
 
 
 def image_det_record_iter(kwargs):

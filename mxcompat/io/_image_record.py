@@ -23,13 +23,14 @@ Not supported (raise): other ``aug_seq`` values, ``shuffle_chunk_size``, remote 
 files.
 """
 import atexit
+import copy
 import functools
 import os
 import re
 import struct
 import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 import torch
@@ -362,6 +363,12 @@ class _RecSplit:
     def before_first(self):
         self.pos = self.begin
 
+    def tell(self):
+        return self.pos
+
+    def seek(self, state):
+        self.pos = state
+
     def next_chunk(self, n_records):
         if self.pos >= self.end:
             return None
@@ -399,6 +406,12 @@ class _IndexedSplit:
             R.shuffle(self.order, self.rng)
         self.cur = 0
 
+    def tell(self):
+        return self.cur, self.n_overflow
+
+    def seek(self, state):
+        self.cur, self.n_overflow = state
+
     def next_chunk(self, n_records):
         n = self.n_overflow or n_records
         take = self.order[self.cur:self.cur + n]
@@ -421,7 +434,8 @@ class _StreamState:
         self.results = {}  # file position -> item, made and not yet taken
         self.limit = limit  # the thread may finish the records before this file position
         self.keep = True  # False once discarded: results are dropped
-        self.stopped = self.exited = False
+        self.stopped = self.exited = self.rollback = False
+        self.restore = None  # gives back the stream's random draws (see _Stream.cancel)
         self.error = None
         self.n = n
         self.thread = None
@@ -446,6 +460,12 @@ def _stop_streams():
         st.thread.join(5)
 
 
+def _give_back(st):
+    if st.restore is not None:
+        st.restore()
+        st.restore = None
+
+
 def _run_stream(ref, st, after):
     """The stream's thread: wait for the previous stream's thread (they share the random engine), then finish the
     records in file order, each as its decoded image arrives, while the stream lets it."""
@@ -453,6 +473,14 @@ def _run_stream(ref, st, after):
     try:
         if after is not None:
             after.join()
+        s = ref()
+        if s is None:
+            return
+        s._prev = None
+        restore = s._undo() if s._undo is not None else None
+        del s
+        with st.cond:
+            st.restore = restore
         k = submitted = 0
         while k < st.n:
             with st.cond:
@@ -464,7 +492,6 @@ def _run_stream(ref, st, after):
             s = ref()
             if s is None:
                 return
-            s._prev = None
             if s._pool is None:
                 decoded = s._decode(s._records[k])
             else:
@@ -474,6 +501,8 @@ def _run_stream(ref, st, after):
                     submitted += 1
                 decoded = pending.pop(k).result()
             item = s._finish(k, *decoded)
+            if s._post is not None and s._order is None and st.keep:  # off the ordered path: in the pool
+                item = s._post(item) if s._pool is None else s._pool.submit(s._post, item)
             del s, decoded
             with st.cond:
                 if st.keep:
@@ -489,6 +518,8 @@ def _run_stream(ref, st, after):
             f.cancel()
         with st.cond:
             st.exited = True
+            if st.rollback:
+                _give_back(st)
             st.cond.notify_all()
         _RUNNING.discard(st)
 
@@ -501,11 +532,15 @@ class _Stream:
     the thread making at most ``window`` items beyond those asked for; an error in either is raised there.
     ``discard(drain)`` stops the thread, or with ``drain`` lets it finish the remaining records and drop them (their
     random draws happen, as when MXNet parses a whole chunk). A stream started ``after`` another one (its thread
-    waits for that one to end) keeps it alive until then."""
+    waits for that one to end) keeps it alive until then. ``undo()``, called by the thread before its first record,
+    returns what ``cancel()`` runs after stopping it (a stream started ahead of need gives its draws back).
+    ``post(item)``, what needs no draw (normalization), runs in the pool as soon as an item is made, or, in a
+    shuffled order, when it is taken (the chunk is held as the smaller items ``finish`` makes)."""
 
-    def __init__(self, records, decode, finish, pool, window, order=None, after=None):
+    def __init__(self, records, decode, finish, pool, window, order=None, after=None, undo=None, post=None):
         self.n, self.taken = len(records), 0
         self._records, self._decode, self._finish, self._pool = list(records), decode, finish, pool
+        self._undo, self._post = undo, post
         self._window = max(1, window)
         self._need = None if order is None else np.maximum.accumulate(np.asarray(order, np.int64)) + 1
         self._order = order
@@ -546,7 +581,20 @@ class _Stream:
                     st.cond.wait()
                 out.append(st.results.pop(k))
                 self.taken += 1
-        return out
+        if self._post is None:
+            return out
+        if self._order is None:
+            return [item.result() if isinstance(item, Future) else item for item in out]
+        return list(self._pool.map(self._post, out)) if self._pool is not None else [self._post(i) for i in out]
+
+    def cancel(self):
+        """Stop, and give the random draws back (now if the thread has ended, else as it ends)."""
+        st = self._st
+        with st.cond:
+            st.rollback = True
+            st.stop()
+            if st.exited:
+                _give_back(st)
 
     def discard(self, drain):
         st = self._st
@@ -563,15 +611,16 @@ class _Streams:
     """Starts the streams of one iterator, each after the previous one: its decoding threads (none for one thread:
     the stream's thread decodes) and its window (``prefetch_buffer`` batches)."""
 
-    def __init__(self, threads, p, decode):
+    def __init__(self, threads, p, decode, post=None):
+        self.post = post
         self.pool = None
         if threads > 1:
             self.pool = ThreadPoolExecutor(threads, thread_name_prefix='mxcompat-imagerec-decode')
             weakref.finalize(self, self.pool.shutdown, wait=False, cancel_futures=True)
         self.window, self.decode, self.last = max(1, p.prefetch_buffer) * p.batch_size, decode, None
 
-    def start(self, chunk, finish, order=None):
-        self.last = _Stream(chunk, self.decode, finish, self.pool, self.window, order, self.last)
+    def start(self, chunk, finish, order=None, undo=None):
+        self.last = _Stream(chunk, self.decode, finish, self.pool, self.window, order, self.last, undo, self.post)
         return self.last
 
 
@@ -598,8 +647,9 @@ class _ImageRecordParser:
         self.prnd = R.MT19937(_MAGIC_SEED)
         self.aug = _Augmenter(p)
         self.threads = max(1, min(p.preprocess_threads, os.cpu_count() or 1))
-        self.streams = _Streams(self.threads, p, functools.partial(decode_record, api, channels=p.data_shape[0]))
-        self.stream = None  # the chunk being handed out
+        self.streams = _Streams(self.threads, p, functools.partial(decode_record, api, channels=p.data_shape[0]),
+                                self._row)
+        self.stream = self.ahead = None  # the chunk being handed out; (batch position, split state, stream) next
         self.overflow = False
         self.buffers = None
         self.meanimg = None
@@ -640,7 +690,7 @@ class _ImageRecordParser:
         cpp_log('../src/io/iter_image_recordio_2.cc:700', 'Save mean image to %s..', self.p.mean_img)
         self.split.before_first()
 
-    # -- one record -> (uint8 HxWxC image, label, draws), normalized into a CHW array when a batch is assembled --
+    # -- one record -> (uint8 HxWxC image, label, draws) in file order -> (CHW array, label) in the pool --
     def _label(self, header):
         p = self.p
         if self.label_map is not None:
@@ -697,6 +747,11 @@ class _ImageRecordParser:
                 out += illum / std
         return np.ascontiguousarray(out[:, :, ::-1] if mirrored else out)
 
+    def _row(self, item):
+        """(augmented image, label, draws) -> (CHW output, label)."""
+        res, label, draws = item
+        return self._normalize(res, *draws), label
+
     def _augment(self, start, k, header, img):
         """Record ``k`` of a chunk taken when ``start`` images of the batch were filled: label, augmentation and
         normalization draws, in file order on the stream's thread."""
@@ -710,10 +765,58 @@ class _ImageRecordParser:
 
     def _parse_chunk(self, chunk, start):
         """A whole chunk of records, decoded, augmented and normalized: [(CHW array, label)]."""
-        return [(self._normalize(res, *draws), label) for res, label, draws in
-                self.streams.start(chunk, functools.partial(self._augment, start)).take(len(chunk))]
+        return self.streams.start(chunk, functools.partial(self._augment, start)).take(len(chunk))
+
+    def _undo_draws(self):
+        """What gives the augmentation engine back its present state (for a chunk started ahead of need)."""
+        g = self.prnd
+        saved = copy.deepcopy(g.__dict__)
+
+        def restore():
+            g.__dict__.clear()
+            g.__dict__.update(saved)
+        return restore
+
+    def _start_ahead(self, length, start):
+        """Start the chunk after one of ``length`` records taken at batch position ``start``, ahead of need; not
+        when the order is shuffled per chunk (the shuffle draws from ``seed``'s engine when a chunk is taken)."""
+        self.ahead = None
+        if self.legacy_shuffle:
+            return
+        state = self.split.tell()
+        chunk = self.split.next_chunk(self.p.batch_size)
+        if chunk is None:
+            self.split.seek(state)
+            return
+        at = (start + length) % self.p.batch_size
+        self.ahead = (at, state, self.streams.start(chunk, functools.partial(self._augment, at), None,
+                                                    self._undo_draws))
+
+    def _next_stream(self, start):
+        """The next chunk's stream for a batch filled up to ``start``: the one started ahead, or a new one; False
+        at the end of the part."""
+        if self.ahead is not None:
+            at, state, stream = self.ahead
+            self.ahead = None
+            if at == start or self.p.seed_aug is None:  # without seed_aug the batch position is not used
+                self.stream = stream
+                self._start_ahead(stream.n, start)
+                return True
+            stream.cancel()
+            self.split.seek(state)
+        chunk = self.split.next_chunk(self.p.batch_size)
+        if chunk is None:
+            return False
+        order = R.shuffle(list(range(len(chunk))), self.rnd) if self.legacy_shuffle else None
+        self.stream = self.streams.start(chunk, functools.partial(self._augment, start), order)
+        self._start_ahead(len(chunk), start)
+        return True
 
     def _discard(self):
+        if self.ahead is not None:  # not taken yet: its draws are given back, the split goes back before it
+            self.ahead[2].cancel()
+            self.split.seek(self.ahead[1])
+            self.ahead = None
         if self.stream is not None:  # MXNet has parsed the whole chunk: its draws happen (not with seed_aug)
             self.stream.discard(drain=self.p.seed_aug is None)
             self.stream = None
@@ -738,11 +841,7 @@ class _ImageRecordParser:
                     self.stream = None  # the rest of this chunk is lost; the next call goes on with the next one
                     raise
                 continue
-            chunk = self.split.next_chunk(B)
-            if chunk is not None:
-                start = B if self.legacy_shuffle else len(batch)
-                order = R.shuffle(list(range(len(chunk))), self.rnd) if self.legacy_shuffle else None
-                self.stream = self.streams.start(chunk, functools.partial(self._augment, start), order)
+            if self._next_stream(B if self.legacy_shuffle else len(batch)):
                 continue
             if not batch:
                 return None
@@ -757,25 +856,20 @@ class _ImageRecordParser:
         return self._assemble(batch, pad)
 
     def _assemble(self, batch, pad):
-        """A new batch; rows no image reached keep the previous batch's values (zeros at first), as MXNet's
-        reused buffer does. The arrays are this parser's: MXDataIter hands out copies."""
+        """The batch, in this parser's buffers: rows no image reached keep the previous batch's values (zeros at
+        first), as MXNet's reused buffer does. MXDataIter hands out copies; a buffer allocated per batch (over
+        glibc's mmap threshold at 224x224 x 64) costs its page faults at every batch."""
         p = self.p
-        data = np.empty((p.batch_size,) + tuple(p.data_shape), self.dtype)
-        label = np.empty((p.batch_size, p.label_width), np.float32)
-        for i, (res, l, draws) in enumerate(batch):
-            d = self._normalize(res, *draws)
+        if self.buffers is None:
+            self.buffers = (np.zeros((p.batch_size,) + tuple(p.data_shape), self.dtype),
+                            np.zeros((p.batch_size, p.label_width), np.float32))
+        data, label = self.buffers
+        for i, (d, l) in enumerate(batch):
             if d.shape != data.shape[1:]:
                 raise MXNetError('%s: an augmented image has shape %s, expected %s'
                                  % (self.api, d.shape, data.shape[1:]))
             data[i] = d
             label[i] = l
-        n = len(batch)
-        if n < p.batch_size:
-            if self.buffers is None:
-                data[n:], label[n:] = 0, 0
-            else:
-                data[n:], label[n:] = self.buffers[0][n:], self.buffers[1][n:]
-        self.buffers = (data, label)
         return data, label, pad, np.zeros(p.batch_size, np.uint64)
 
 

@@ -92,6 +92,31 @@ def test_det_reset_in_the_middle_of_a_chunk(tmp_path):
                  _second_epoch(lambda: mx.io.ImageDetRecordIter(**kw)))
 
 
+def _write_indexed(tmp_path, records):
+    w = mx.recordio.MXIndexedRecordIO(str(tmp_path / 'i.idx'), str(tmp_path / 'i.rec'), 'w')
+    for k, r in enumerate(records):
+        w.write_idx(k, r)
+    w.close()
+    return dict(path_imgrec=str(tmp_path / 'i.rec'), path_imgidx=str(tmp_path / 'i.idx'))
+
+
+@pytest.mark.parametrize('extra', [dict(shuffle=True), dict(seed_aug=3, shuffle=True)])
+def test_reset_does_not_depend_on_how_far_the_threads_ran(tmp_path, extra):
+    # with an index, a chunk is a batch: the next one is started ahead of need, and a reset gives its draws back
+    kw = dict(KW, **_write_indexed(tmp_path, _records() * 3), **extra)
+
+    def run(taken, wait, **more):
+        it = mx.io.ImageRecordIter(**dict(kw, **more))
+        got = [it.next().data[0].asnumpy().copy() for _ in range(taken)]
+        time.sleep(wait)  # the threads run ahead meanwhile
+        it.reset()
+        return got + _epoch(it)
+
+    for taken in (0, 2):
+        _assert_same(run(taken, 0.3, prefetch_buffer=8, preprocess_threads=3),
+                     run(taken, 0, prefetch_buffer=1, preprocess_threads=1))
+
+
 def test_broken_record_raises_at_its_batch(tmp_path):
     good = _records()
     header, _ = mx.recordio.unpack(good[0])
