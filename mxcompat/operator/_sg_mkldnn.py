@@ -19,7 +19,8 @@ What the kernel does, and this module with it:
   values, the sum input scaled by ``output_scale / sum_scale``, and the result is rounded half to even and
   saturated, as oneDNN's int8 convolution does. With a sum, MXNet's kernel writes into the sum input's memory in
   the sum's type: the result saturates to that type, and an 8-bit output of the other type holds its bytes (an int8
-  output over a uint8 sum shows results past 127 as negative numbers), as MXNet 1.9.1 returns them.
+  output over a uint8 sum shows results past 127 as negative numbers), as MXNet 1.9.1 returns them. In a grouped
+  (not depthwise) quantized convolution its weight reorder applies the per-channel scales by group: kept too.
 - Bit for bit on the quantized path (the goldens: an AVX-512 VNNI machine). oneDNN adds the sum input with a fused
   multiply-add; here it is done in float64 and rounded to float32, which can differ in a last bit in rare ties.
 """
@@ -202,7 +203,14 @@ def _quantized(data, w, b, sum, data_min, data_max, sum_min, sum_max, conv, with
     data_scale = _quantize_scale(data.dtype, data_min.reshape(()), data_max.reshape(()))
     w_scale, w_lo, w_hi = _weight_scales(w, b, data_scale, calibrated)
     shape = (-1,) + (1,) * (w.dim() - 1)
-    wq = _to_int(w, w_scale.reshape(shape), torch.int8)
+    q_scale = w_scale
+    if calibrated and conv['num_group'] > 1:
+        # MXNet's weight reorder gives its per-channel scales to the grouped weights' first dimension, the group:
+        # output channel c is quantized with the scale of channel c // (num_filter / num_group) (the right one only
+        # for depthwise convolutions), and requantized with its own
+        per_group = w.shape[0] // conv['num_group']
+        q_scale = w_scale[torch.arange(w.shape[0], device=w.device) // per_group]
+    wq = _to_int(w, q_scale.reshape(shape), torch.int8)
     acc = _conv_exact(data, wq, None, conv).to(torch.float32)  # exact int32 sums, converted as vcvtdq2ps does
     cshape = (1, -1) + (1,) * (acc.dim() - 2)
     if b is not None:
