@@ -495,7 +495,7 @@ def _run_stream(ref, st, after):
             if s._pool is None:
                 decoded = s._decode(s._records[k])
             else:
-                while submitted < min(limit, k + s._window):  # what the window allows, in the decoding queue
+                while submitted < min(limit, k + s._ahead):
                     pending[submitted] = s._pool.submit(s._decode, s._records[submitted])
                     s._records[submitted] = None
                     submitted += 1
@@ -535,12 +535,15 @@ class _Stream:
     waits for that one to end) keeps it alive until then. ``undo()``, called by the thread before its first record,
     returns what ``cancel()`` runs after stopping it (a stream started ahead of need gives its draws back).
     ``post(item)``, what needs no draw (normalization), runs in the pool as soon as an item is made, or, in a
-    shuffled order, when it is taken (the chunk is held as the smaller items ``finish`` makes)."""
+    shuffled order, when it is taken (the chunk is held as the smaller items ``finish`` makes). ``ahead``: how many
+    records the pool decodes ahead of the thread (more would queue the normalizations behind them)."""
 
-    def __init__(self, records, decode, finish, pool, window, order=None, after=None, undo=None, post=None):
+    def __init__(self, records, decode, finish, pool, window, order=None, after=None, undo=None, post=None,
+                 ahead=4):
         self.n, self.taken = len(records), 0
         self._records, self._decode, self._finish, self._pool = list(records), decode, finish, pool
         self._undo, self._post = undo, post
+        self._ahead = ahead
         self._window = max(1, window)
         self._need = None if order is None else np.maximum.accumulate(np.asarray(order, np.int64)) + 1
         self._order = order
@@ -612,7 +615,7 @@ class _Streams:
     the stream's thread decodes) and its window (``prefetch_buffer`` batches)."""
 
     def __init__(self, threads, p, decode, post=None):
-        self.post = post
+        self.post, self.threads = post, threads
         self.pool = None
         if threads > 1:
             self.pool = ThreadPoolExecutor(threads, thread_name_prefix='mxcompat-imagerec-decode')
@@ -620,7 +623,8 @@ class _Streams:
         self.window, self.decode, self.last = max(1, p.prefetch_buffer) * p.batch_size, decode, None
 
     def start(self, chunk, finish, order=None, undo=None):
-        self.last = _Stream(chunk, self.decode, finish, self.pool, self.window, order, self.last, undo, self.post)
+        self.last = _Stream(chunk, self.decode, finish, self.pool, self.window, order, self.last, undo, self.post,
+                            4 * self.threads)
         return self.last
 
 
