@@ -17,8 +17,10 @@ No torch or mxcompat import at module level (see ``benchmarks/workloads.py``).
 
 ``imagerecorditer``: ``mx.io.ImageRecordIter`` over the same pack (plain .rec, no index), the usual ImageNet-style
 configuration (``resize=256``, ``rand_crop`` 224x224, ``rand_mirror``, ``preprocess_threads=4``, batches of 32):
-decoding threads and a prefetching thread on both sides, so time it with the wall clock. Its torch twin decodes with
-Pillow in the same order and crops/flips/converts in torch, on one thread.
+decoding threads and a prefetching thread on both sides, so time it with the wall clock. Both sides keep decoding up
+to 4 batches ahead while the runner times the other sides, so their per-batch times flatter both (an epoch timed end
+to end is the truer figure). Its torch twin decodes with Pillow in the same order and crops/flips/converts in torch,
+on one thread.
 """
 import math
 import os
