@@ -5879,6 +5879,42 @@ def _scatter_plus_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=N
     return _s__scatter_plus_scalar.general(data, out=out, name=name, **_given(_s__scatter_plus_scalar.names, (scalar, is_int, )), **kwargs)
 
 
+def _sg_mkldnn_conv(data=None, weight=None, bias=None, gamma=None, beta=None, mean=None, var=None, sum=None, data_min=None, data_max=None, sum_min=None, sum_max=None, with_bn=_Null, with_act=_Null, with_sum=_Null, with_postsum_act=_Null, quantized=_Null, min_calib_range=_Null, max_calib_range=_Null, with_relu=_Null, with_postsum_relu=_Null, subgraph=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(weight) is _NDArray and (bias is None or _type(bias) is _NDArray) and (gamma is None or _type(gamma) is _NDArray) and (beta is None or _type(beta) is _NDArray) and (mean is None or _type(mean) is _NDArray) and (var is None or _type(var) is _NDArray) and (sum is None or _type(sum) is _NDArray) and (data_min is None or _type(data_min) is _NDArray) and (data_max is None or _type(data_max) is _NDArray) and (sum_min is None or _type(sum_min) is _NDArray) and (sum_max is None or _type(sum_max) is _NDArray):
+        try:
+            _hit = _s__sg_mkldnn_conv.cache[(with_bn, _type(with_bn), with_act, _type(with_act), with_sum, _type(with_sum), with_postsum_act, _type(with_postsum_act), quantized, _type(quantized), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), with_relu, _type(with_relu), with_postsum_relu, _type(with_postsum_relu), subgraph, _type(subgraph), )]
+        except KeyError:
+            _hit = _s__sg_mkldnn_conv.new((with_bn, with_act, with_sum, with_postsum_act, quantized, min_calib_range, max_calib_range, with_relu, with_postsum_relu, subgraph, ), (with_bn, _type(with_bn), with_act, _type(with_act), with_sum, _type(with_sum), with_postsum_act, _type(with_postsum_act), quantized, _type(quantized), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), with_relu, _type(with_relu), with_postsum_relu, _type(with_postsum_relu), subgraph, _type(subgraph), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__sg_mkldnn_conv.op, _s__sg_mkldnn_conv.impl(data._t, weight._t, (None if bias is None else bias._t), (None if gamma is None else gamma._t), (None if beta is None else beta._t), (None if mean is None else mean._t), (None if var is None else var._t), (None if sum is None else sum._t), (None if data_min is None else data_min._t), (None if data_max is None else data_max._t), (None if sum_min is None else sum_min._t), (None if sum_max is None else sum_max._t), **_hit), (data, weight, bias, gamma, beta, mean, var, sum, data_min, data_max, sum_min, sum_max, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__sg_mkldnn_conv.op, (data, weight, bias, gamma, beta, mean, var, sum, data_min, data_max, sum_min, sum_max, ), _e) from None
+    return _s__sg_mkldnn_conv.general(data, weight, bias, gamma, beta, mean, var, sum, data_min, data_max, sum_min, sum_max, out=out, name=name, **_given(_s__sg_mkldnn_conv.names, (with_bn, with_act, with_sum, with_postsum_act, quantized, min_calib_range, max_calib_range, with_relu, with_postsum_relu, subgraph, )), **kwargs)
+
+
+def _sg_mkldnn_fully_connected(data=None, weight=None, bias=None, min_data=None, max_data=None, min_weight=None, max_weight=None, min_bias=None, max_bias=None, quantized=_Null, enable_float_output=_Null, with_eltwise=_Null, min_calib_range=_Null, max_calib_range=_Null, channel_wise_quantize=_Null, with_relu=_Null, subgraph=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray and _type(weight) is _NDArray and (bias is None or _type(bias) is _NDArray) and (min_data is None or _type(min_data) is _NDArray) and (max_data is None or _type(max_data) is _NDArray) and (min_weight is None or _type(min_weight) is _NDArray) and (max_weight is None or _type(max_weight) is _NDArray) and (min_bias is None or _type(min_bias) is _NDArray) and (max_bias is None or _type(max_bias) is _NDArray):
+        try:
+            _hit = _s__sg_mkldnn_fully_connected.cache[(quantized, _type(quantized), enable_float_output, _type(enable_float_output), with_eltwise, _type(with_eltwise), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), channel_wise_quantize, _type(channel_wise_quantize), with_relu, _type(with_relu), subgraph, _type(subgraph), )]
+        except KeyError:
+            _hit = _s__sg_mkldnn_fully_connected.new((quantized, enable_float_output, with_eltwise, min_calib_range, max_calib_range, channel_wise_quantize, with_relu, subgraph, ), (quantized, _type(quantized), enable_float_output, _type(enable_float_output), with_eltwise, _type(with_eltwise), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), channel_wise_quantize, _type(channel_wise_quantize), with_relu, _type(with_relu), subgraph, _type(subgraph), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__sg_mkldnn_fully_connected.op, _s__sg_mkldnn_fully_connected.impl(data._t, weight._t, (None if bias is None else bias._t), (None if min_data is None else min_data._t), (None if max_data is None else max_data._t), (None if min_weight is None else min_weight._t), (None if max_weight is None else max_weight._t), (None if min_bias is None else min_bias._t), (None if max_bias is None else max_bias._t), **_hit), (data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__sg_mkldnn_fully_connected.op, (data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, ), _e) from None
+    return _s__sg_mkldnn_fully_connected.general(data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, out=out, name=name, **_given(_s__sg_mkldnn_fully_connected.names, (quantized, enable_float_output, with_eltwise, min_calib_range, max_calib_range, channel_wise_quantize, with_relu, subgraph, )), **kwargs)
+
+
 def _shuffle(data=None, out=None, name=None, **kwargs):
     if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray:
         try:
@@ -10552,6 +10588,8 @@ _s__sample_unique_zipfian = _OpState('_sample_unique_zipfian', _sample_unique_zi
 _s__scatter_elemwise_div = _OpState('_scatter_elemwise_div', _scatter_elemwise_div)
 _s__scatter_minus_scalar = _OpState('_scatter_minus_scalar', _scatter_minus_scalar)
 _s__scatter_plus_scalar = _OpState('_scatter_plus_scalar', _scatter_plus_scalar)
+_s__sg_mkldnn_conv = _OpState('_sg_mkldnn_conv', _sg_mkldnn_conv)
+_s__sg_mkldnn_fully_connected = _OpState('_sg_mkldnn_fully_connected', _sg_mkldnn_fully_connected)
 _s__shuffle = _OpState('_shuffle', _shuffle)
 _s__slice_assign = _OpState('_slice_assign', _slice_assign)
 _s__slice_assign_scalar = _OpState('_slice_assign_scalar', _slice_assign_scalar)
