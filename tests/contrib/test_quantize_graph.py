@@ -31,7 +31,8 @@ def _graph(js):
 @pytest.mark.parametrize('case', nets.CASES, ids=_key)
 def test_quantized_graph_is_mxnets(case):
     net, qdtype, mode, ex_syms, ex_ops = case
-    sym = nets.NETS[net](mx)
+    with mx.name.NameManager():  # (operators named automatically count from 0, as in the generator's process)
+        sym = nets.NETS[net](mx)
     params = [n for n in sym.list_arguments() if n not in ('data', 'softmax_label')]
     qsym, calib = qg.quantize_symbol(sym, ex_syms, ex_ops, params, qdtype, mode)
     gold = GOLD[_key(case)]
