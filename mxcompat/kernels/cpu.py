@@ -124,6 +124,9 @@ _SEEN = WeakTensorKeyDictionary()  # weight -> the version a first call without 
 # forget_kept was told of (folded weights made before one are not used after it)
 _FOLDED = WeakTensorKeyDictionary()
 _UNSEEN_WRITES = [0]
+# what MXNet's quantized operators compute from a float weight (int8 weight, int32 bias, scales, prepacked forms),
+# by weight tensor, while the version counters of the arrays it came from are unchanged (kernels.int8)
+_QUANTIZED = WeakTensorKeyDictionary()
 
 
 def _kept(table, weight, key, make):
@@ -140,7 +143,9 @@ def forget_kept(weight):
     _CHANNELS_LAST.pop(weight, None)
     _SEEN.pop(weight, None)
     _FOLDED.pop(weight, None)
-    # a fused convolution's folded weight also depends on BatchNorm arrays, which this write may have been to
+    _QUANTIZED.pop(weight, None)
+    # a fused convolution's folded (or quantized) weight also depends on BatchNorm arrays, which this write may have
+    # been to
     _UNSEEN_WRITES[0] += 1
 
 
@@ -151,6 +156,7 @@ def clear():
     _CHANNELS_LAST.clear()
     _SEEN.clear()
     _FOLDED.clear()
+    _QUANTIZED.clear()
     _UNSEEN_WRITES[0] += 1
     _SCRATCH.buf = None
 

@@ -21,14 +21,21 @@ What the kernel does, and this module with it:
   the sum's type: the result saturates to that type, and an 8-bit output of the other type holds its bytes (an int8
   output over a uint8 sum shows results past 127 as negative numbers), as MXNet 1.9.1 returns them. In a grouped
   (not depthwise) quantized convolution its weight reorder applies the per-channel scales by group: kept too.
+- The quantized weight, int32 bias and scales are computed once and kept while the weight, bias, BatchNorm arrays
+  and data range are unchanged (``kernels.int8.kept_quantized``), as MXNet's kernel keeps them per weight version;
+  the exact int32 sums come from ``kernels.int8`` (oneDNN's int8 operators where they sum exactly, else float64).
 - Bit for bit on the quantized path (the goldens: an AVX-512 VNNI machine). oneDNN adds the sum input with a fused
   multiply-add; here it is done in float64 and rounded to float32, which can differ in a last bit in rare ties.
 """
+import functools
+
 import torch
 
 from ..base import MXNetError
 from . import nn as _nn
-from .quantization import _f32, _max_abs, _product_range, _range_out, _to_int, _INT8_RANGE, _UINT8_RANGE, _Q8
+from ..kernels import int8 as _int8
+from .quantization import (_f32, _max_abs, _product_range, _range_out, _to_int, _to_int_, _INT8_RANGE, _UINT8_RANGE,
+                           _Q8)
 from .registry import defop, get
 
 _CONV_INPUTS = ('data', 'weight', 'bias', 'gamma', 'beta', 'mean', 'var', 'sum', 'data_min', 'data_max', 'sum_min',
@@ -44,7 +51,15 @@ def _err(msg, op='_sg_mkldnn_conv'):
 # ---- the fused operators' parameters, read from the subgraph ------------------------------------------------------
 def _fused(subgraph, main='Convolution', op='_sg_mkldnn_conv'):
     """(the ``main`` operator's params, BatchNorm params or None, [activations in graph order]) from the subgraph's
-    (op name, attributes) list; an activation is (op name, parsed params)."""
+    (op name, attributes) list; an activation is (op name, parsed params). Parsed once for a subgraph the symbol
+    loader gives (a tuple of tuples); the caller does not change what it returns."""
+    try:
+        return _fused_parsed(subgraph, main, op)
+    except TypeError:  # (an unhashable list given to an eager call)
+        return _parse_fused(subgraph, main, op)
+
+
+def _parse_fused(subgraph, main, op):
     if subgraph is None:
         raise _err('the node has no subgraph (it is built by the MKLDNN subgraph pass or loaded from a symbol JSON '
                    'file; it cannot be called on its own)', op)
@@ -61,6 +76,9 @@ def _fused(subgraph, main='Convolution', op='_sg_mkldnn_conv'):
     if core is None:
         raise _err('the subgraph holds no %s' % main, op)
     return core, bn, acts
+
+
+_fused_parsed = functools.lru_cache(maxsize=4096)(_parse_fused)
 
 
 def _act_kind(act):
@@ -161,11 +179,6 @@ def _weight_scales(w, bias, data_scale, channelwise):
     return _quantize_scale(torch.int8, lo, hi).reshape(1), lo, hi
 
 
-def _conv_exact(x, w, bias, conv):
-    """The convolution of integer tensors, exact (float64 holds every int32 sum)."""
-    return _nn._convolution(x.to(torch.float64), w.to(torch.float64), bias, **dict(conv, no_bias=bias is None))
-
-
 def _sg_mkldnn_conv(data, weight, bias=None, gamma=None, beta=None, mean=None, var=None, sum=None, data_min=None,
                     data_max=None, sum_min=None, sum_max=None, *, with_bn, with_act, with_sum, with_postsum_act,
                     quantized, min_calib_range, max_calib_range, with_relu, with_postsum_relu, subgraph):
@@ -179,26 +192,37 @@ def _sg_mkldnn_conv(data, weight, bias=None, gamma=None, beta=None, mean=None, v
         raise _err('layout %s is not supported (oneDNN fuses channels-first convolutions)' % conv['layout'])
     if data.device.type == 'meta':
         return _meta(data, weight, conv, quantized, min_calib_range, max_calib_range, with_sum, act, post)
-    w, b = weight.float(), (None if bias is None else bias.float())
-    if with_bn:
-        w, b = _fold_bn(weight, bias, gamma, beta, mean, var, bn)
+    bn_arrays = (gamma, beta, mean, var, bn) if with_bn else None
     if not quantized:
+        w, b = _folded(weight, bias, bn_arrays)
         out = _nn._convolution(data, w, b, **dict(conv, no_bias=b is None))
         if act is not None:
             out = _eltwise(out, *act)
         if with_sum:
             out = out + sum
         return _eltwise(out, *post) if post is not None else out
-    return _quantized(data, w, b, sum, data_min, data_max, sum_min, sum_max, conv, with_sum, act, post,
-                      min_calib_range, max_calib_range)
+    return _quantized(data, weight, bias, bn_arrays, sum, data_min, data_max, sum_min, sum_max, conv, with_sum, act,
+                      post, min_calib_range, max_calib_range)
 
 
-def _quantized(data, w, b, sum, data_min, data_max, sum_min, sum_max, conv, with_sum, act, post, min_calib,
-               max_calib):
-    if data.dtype not in _Q8:
-        raise _err('quantized data must be int8 or uint8, got %s' % str(data.dtype).replace('torch.', ''))
-    if data.dtype is torch.uint8 and float(data_min.reshape(())) < 0:  # host: a (1,) range read once
-        raise _err('Expect int8 when data_min < 0.0, consider quantize model with int8.')
+def _folded(weight, bias, bn_arrays):
+    """The float32 weight and bias, with the BatchNorm folded in where there is one."""
+    if bn_arrays is None:
+        return weight.float(), (None if bias is None else bias.float())
+    gamma, beta, mean, var, bn = bn_arrays
+    return _fold_bn(weight, bias, gamma, beta, mean, var, bn)
+
+
+class _Plan:
+    """What a quantized convolution computes from its weights and ranges, kept with the weight while they are
+    unchanged (``kernels.int8.kept_quantized``): the int8 weight, the int32 bias (as float32), the requantization
+    multiplier, the output type, scale and range, and the weight's prepacked forms (``packed``)."""
+    __slots__ = ('wq', 'bias', 'mult', 'out_type', 'out_scale', 'lo', 'hi', 'bounded_alpha', 'packed')
+
+
+def _conv_plan(data, weight, bias, bn_arrays, data_min, data_max, conv, out_u8, act, min_calib, max_calib):
+    w, b = _folded(weight, bias, bn_arrays)
+    plan = _Plan()
     calibrated = min_calib is not None and max_calib is not None
     data_scale = _quantize_scale(data.dtype, data_min.reshape(()), data_max.reshape(()))
     w_scale, w_lo, w_hi = _weight_scales(w, b, data_scale, calibrated)
@@ -210,43 +234,71 @@ def _quantized(data, w, b, sum, data_min, data_max, sum_min, sum_max, conv, with
         # for depthwise convolutions), and requantized with its own
         per_group = w.shape[0] // conv['num_group']
         q_scale = w_scale[torch.arange(w.shape[0], device=w.device) // per_group]
-    wq = _to_int(w, q_scale.reshape(shape), torch.int8)
-    acc = _conv_exact(data, wq, None, conv).to(torch.float32)  # exact int32 sums, converted as vcvtdq2ps does
-    cshape = (1, -1) + (1,) * (acc.dim() - 2)
-    if b is not None:
-        bq = _to_int(b, w_scale * data_scale, torch.int32)
-        acc = acc + bq.to(torch.float32).reshape(cshape)
-    out_u8 = _output_uint8(with_sum, act, post)
+    plan.wq = _to_int(w, q_scale.reshape(shape), torch.int8)
+    cshape = (1, -1) + (1,) * (w.dim() - 2)
+    plan.bias = None if b is None else _to_int(b, w_scale * data_scale, torch.int32).to(torch.float32).reshape(cshape)
+    plan.mult = None
     if calibrated:
-        out_type = torch.uint8 if out_u8 else torch.int8
-        lo, hi = _f32(min_calib, data), _f32(max_calib, data)
-        out_scale = _quantize_scale(out_type, lo, hi)
-        acc = acc * (out_scale / data_scale / w_scale).reshape(cshape)
+        plan.out_type = torch.uint8 if out_u8 else torch.int8
+        plan.lo, plan.hi = _f32(min_calib, data), _f32(max_calib, data)
+        plan.out_scale = _quantize_scale(plan.out_type, plan.lo, plan.hi)
+        plan.mult = (plan.out_scale / data_scale / w_scale).reshape(cshape)
     else:
-        out_type = torch.int32
-        lo, hi = _product_range(data, w_lo, w_hi, data_min, data_max)
-        out_scale = data_scale * w_scale.reshape(())
+        plan.out_type = torch.int32
+        plan.lo, plan.hi = _product_range(data, w_lo, w_hi, data_min, data_max)
+        plan.out_scale = data_scale * w_scale.reshape(())
+    plan.bounded_alpha = None
+    if act is not None and act[0] == 'bounded_relu':
+        plan.bounded_alpha = act[1] * float(plan.out_scale)  # host: a scalar scale
+    plan.packed = {}
+    return plan
+
+
+def _quantized(data, weight, bias, bn_arrays, sum, data_min, data_max, sum_min, sum_max, conv, with_sum, act, post,
+               min_calib, max_calib):
+    if data.dtype not in _Q8:
+        raise _err('quantized data must be int8 or uint8, got %s' % str(data.dtype).replace('torch.', ''))
+    d_lo, d_hi = float(data_min.reshape(())), float(data_max.reshape(()))  # host: (1,) ranges, read once
+    if data.dtype is torch.uint8 and d_lo < 0:
+        raise _err('Expect int8 when data_min < 0.0, consider quantize model with int8.')
+    stride, dilate, pad, _ = _nn._spatial_args('Convolution', conv['kernel'], data.dim(), conv['stride'],
+                                               conv['dilate'], conv['pad'], conv['layout'])
+    _nn._check_conv('Convolution', data, weight, bias, conv['kernel'], conv['num_filter'], conv['num_group'],
+                    bias is None, False)
+    out_u8 = _output_uint8(with_sum, act, post)
+    bn_params = None if bn_arrays is None else (bn_arrays[4]['eps'], bn_arrays[4]['fix_gamma'])
+    sources = (bias,) + (() if bn_arrays is None else tuple(bn_arrays[:4]))
+    params = (data.dtype, d_lo, d_hi, min_calib, max_calib, conv['num_group'], out_u8, act, bn_params)
+    plan = _int8.kept_quantized(weight, sources, params, lambda: _conv_plan(
+        data, weight, bias, bn_arrays, data_min, data_max, conv, out_u8, act, min_calib, max_calib))
+    acc = _int8.conv_sums(data, plan.wq, stride, pad, dilate, conv['num_group'], plan.packed)
+    if plan.bias is not None:
+        acc.add_(plan.bias)  # (acc: a new tensor, from here on changed in place)
+    if plan.mult is not None:
+        acc.mul_(plan.mult)
+    out_type, out_scale = plan.out_type, plan.out_scale
     if act is not None:
         if act[0] == 'bounded_relu' and not with_sum:
             pass  # MXNet drops it: the saturation into the calibrated range is the cut-off
         else:
-            alpha = act[1] * float(out_scale) if act[0] == 'bounded_relu' else act[1]  # host: a scalar scale
+            alpha = plan.bounded_alpha if act[0] == 'bounded_relu' else act[1]
             acc = _eltwise(acc, act[0], alpha)
     if with_sum:
         if sum.dtype not in _Q8:
             raise _err('the quantized sum input must be int8 or uint8, got %s' % str(sum.dtype).replace('torch.', ''))
         sum_scale = out_scale / _quantize_scale(sum.dtype, sum_min.reshape(()), sum_max.reshape(()))
-        prev = sum.to(torch.float32)
         # oneDNN: a fused multiply-add in float32 (one rounding); float64 then float32 rounds twice, which differs
-        # only where the float64 sum is a float32 halfway point
-        acc = (acc.to(torch.float64) + sum_scale.to(torch.float64) * prev.to(torch.float64)).to(torch.float32)
+        # only where the float64 sum is a float32 halfway point (the float64 product is exact: 24 x 8 bits)
+        acc = torch.addcmul(acc.to(torch.float64), sum.to(torch.float64), sum_scale.to(torch.float64)).to(
+            torch.float32)
     if post is not None:
         acc = _eltwise(acc, *post)
     # with a sum, oneDNN writes into the sum input's memory in the sum's type: an 8-bit output of the other type
     # holds those bytes (a uint8 sum under an int8 output: values past 127 wrap to negative ones)
     dst = sum.dtype if with_sum and out_type is not torch.int32 else out_type
-    out = _to_int(acc, _f32(1.0, acc), dst).view(out_type)
-    return out, _range_out(lo), _range_out(hi)
+    # (in the standard layout: a float op after it, a pooling of the dequantized values, sums in memory order)
+    out = _to_int_(acc, dst).view(out_type)
+    return out, _range_out(plan.lo).clone(), _range_out(plan.hi).clone()  # (not views of the kept ones)
 
 
 def _meta(data, weight, conv, quantized, min_calib, max_calib, with_sum, act, post):
@@ -359,16 +411,16 @@ def _sg_mkldnn_fc(data, weight, bias=None, min_data=None, max_data=None, min_wei
     if channelwise and not (calibrated or enable_float_output):
         raise _err('Currently, channel-wise quantization requires fuse requantize or dequantize.', _FC)
     x = _flat2d(data, fc['flatten'])
-    data_scale = _quantize_scale(data.dtype, min_data.reshape(()), max_data.reshape(()))
-    if channelwise:
-        w_scale = _weight_scales(weight.float(), None if b is None else b.float(), data_scale, True)[0]
-        wq = _to_int(weight.float(), w_scale.reshape(-1, 1), torch.int8)
-        bq = None if b is None else _to_int(b.float(), w_scale * data_scale, torch.int32)
-    else:
-        wq, bq, w_scale = _fc_tensorwise(weight, b, data_scale, min_weight, max_weight, min_bias, max_bias)
-    acc = (x.to(torch.float64) @ wq.to(torch.float64).t()).to(torch.float32)  # exact int32 sums
+    if weight.dim() != 2 or tuple(weight.shape) != (nh, x.shape[-1]):
+        raise _err('weight shape %s does not match (num_hidden, input size) = %s'
+                   % (tuple(weight.shape), (nh, x.shape[-1])), _FC)
+    params = (data.dtype, float(min_data.reshape(())), float(max_data.reshape(())), channelwise)  # host: ranges
+    sources = (b, min_weight, max_weight, min_bias, max_bias)
+    data_scale, wq, bq, w_scale, kept = _int8.kept_quantized(weight, sources, params, lambda: _fc_weights(
+        weight, b, data, min_data, max_data, channelwise, min_weight, max_weight, min_bias, max_bias))
+    acc = _int8.linear_sums(x, wq, kept)  # exact int32 sums, converted to float32
     if bq is not None:
-        acc = acc + bq.to(torch.float32)
+        acc = acc + bq
     one = _f32(1.0, acc)
     elt_scale = one
     if calibrated or enable_float_output:
@@ -389,6 +441,18 @@ def _sg_mkldnn_fc(data, weight, bias=None, min_data=None, max_data=None, min_wei
     if enable_float_output:
         return out
     return out, _range_out(lo), _range_out(hi)
+
+
+def _fc_weights(weight, b, data, min_data, max_data, channelwise, min_weight, max_weight, min_bias, max_bias):
+    """(data scale, int8 weight, int32 bias as float32 or None, weight scale, a dict for its prepacked forms)."""
+    data_scale = _quantize_scale(data.dtype, min_data.reshape(()), max_data.reshape(()))
+    if channelwise:
+        w_scale = _weight_scales(weight.float(), None if b is None else b.float(), data_scale, True)[0]
+        wq = _to_int(weight.float(), w_scale.reshape(-1, 1), torch.int8)
+        bq = None if b is None else _to_int(b.float(), w_scale * data_scale, torch.int32)
+    else:
+        wq, bq, w_scale = _fc_tensorwise(weight, b, data_scale, min_weight, max_weight, min_bias, max_bias)
+    return data_scale, wq, None if bq is None else bq.to(torch.float32), w_scale, {}
 
 
 def _fc_tensorwise(weight, bias, data_scale, min_weight, max_weight, min_bias, max_bias):

@@ -48,9 +48,22 @@ def _to_int(x, scale, dtype):
     """oneDNN's scaled conversion: float32 ``x * scale``, rounded half to even, saturated to ``dtype``."""
     lo, hi = _LIMITS[dtype]
     y = torch.round(x.to(torch.float32) * scale)
-    # a zero range makes the scale infinite and 0 * inf NaN: oneDNN's conversion gives 127 for int8, 0 for uint8
-    y = torch.nan_to_num(y, nan=float(hi if dtype is torch.int8 else lo))
+    y = torch.nan_to_num(y, nan=_nan_as(dtype))
     return y.clamp(lo, hi).to(dtype)
+
+
+def _nan_as(dtype):
+    # a zero range makes the scale infinite and 0 * inf NaN: oneDNN's conversion gives 127 for int8, 0 for uint8
+    lo, hi = _LIMITS[dtype]
+    return float(hi if dtype is torch.int8 else lo)
+
+
+def _to_int_(x, dtype):
+    """``_to_int(x, 1.0, dtype)`` of a float32 tensor the caller owns (rounded, cleared and saturated in place),
+    into a new tensor in the standard layout: two passes fewer over a convolution's output."""
+    lo, hi = _LIMITS[dtype]
+    x.round_().nan_to_num_(nan=_nan_as(dtype)).clamp_(lo, hi)
+    return torch.empty(x.shape, dtype=dtype, device=x.device).copy_(x)
 
 
 def _check_dtype(op, name, t, allowed):
