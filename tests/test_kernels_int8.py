@@ -166,3 +166,36 @@ def test_parameter_set_data_quantizes_again(tmp_path):
     exe.arg_dict[w.name][:] = w.data()
     np.testing.assert_array_equal(flipped, _fresh(sym, exe)[0])
     assert not np.array_equal(flipped, first)
+
+
+def test_empty_data_and_a_kernel_past_the_data_as_torch():
+    w = torch.ones((3, 4, 3, 3), dtype=torch.int8)
+    empty = torch.zeros((2, 4, 0, 5), dtype=torch.uint8)
+    with pytest.raises(RuntimeError, match="Kernel size can't be greater"):
+        int8.conv_sums(torch.zeros((1, 4, 2, 2), dtype=torch.uint8), w, (1, 1), (0, 0), (1, 1), 1)
+    with pytest.raises(RuntimeError, match="Kernel size can't be greater"):
+        int8.conv_sums(empty, w, (1, 1), (1, 1), (1, 1), 1)
+    none = torch.zeros((0, 4, 1, 5), dtype=torch.uint8)
+    assert int8.conv_sums(none, w, (1, 1), (1, 1), (1, 1), 1).shape == (0, 3, 1, 5)
+
+
+def test_prepacked_forms_kept_for_a_few_shapes():
+    _onednn()
+    w, kept = torch.ones((4, 8, 3, 3), dtype=torch.int8), {}
+    for n in range(1, 30):
+        x = torch.full((n, 8, 5, 5), 2, dtype=torch.uint8)
+        assert torch.equal(int8.conv_sums(x, w, (1, 1), (1, 1), (1, 1), 1, kept),
+                           F.conv2d(x.float(), w.float(), None, 1, 1))
+        assert len(kept) <= int8._MAX_GEOMETRIES + 2
+
+
+@pytest.mark.parametrize('name', ['q_u8_bn_sum_s8_post', 'q_s8_3d_bn_calib', 'fcq_channel_s8_calib'])
+def test_without_exact_onednn_sums_float64_gives_the_same_bits(name, monkeypatch):
+    # a processor where the probe finds oneDNN saturating (no VNNI): the float64 products
+    monkeypatch.setattr(int8, 'onednn_sums_exactly', lambda: False)
+    monkeypatch.setattr(int8, '_onednn_conv', None)  # (never reached)
+    monkeypatch.setattr(int8, '_onednn_linear', None)
+    kernels.clear()
+    _, _, exe = _bind(name)
+    for i, out in enumerate(exe.forward()):
+        np.testing.assert_array_equal(out.asnumpy(), GOLD['%s/%d' % (name, i)])

@@ -289,8 +289,7 @@ def _quantized(data, weight, bias, bn_arrays, sum, data_min, data_max, sum_min, 
         sum_scale = out_scale / _quantize_scale(sum.dtype, sum_min.reshape(()), sum_max.reshape(()))
         # oneDNN: a fused multiply-add in float32 (one rounding); float64 then float32 rounds twice, which differs
         # only where the float64 sum is a float32 halfway point (the float64 product is exact: 24 x 8 bits)
-        acc = torch.addcmul(acc.to(torch.float64), sum.to(torch.float64), sum_scale.to(torch.float64)).to(
-            torch.float32)
+        acc = acc.to(torch.float64).addcmul_(sum.to(torch.float64), sum_scale.to(torch.float64)).to(torch.float32)
     if post is not None:
         acc = _eltwise(acc, *post)
     # with a sum, oneDNN writes into the sum input's memory in the sum's type: an 8-bit output of the other type
