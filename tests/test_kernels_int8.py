@@ -1,6 +1,7 @@
 """mxcompat.kernels.int8: exact int32 sums of 8-bit convolutions and matrix products (oneDNN's int8 operators where
 they sum exactly, float64 elsewhere) on extreme values, and the quantized weights the fused oneDNN operators keep per
 weight version (_sg_mkldnn_conv, _sg_mkldnn_fully_connected)."""
+import gc
 import pathlib
 import sys
 
@@ -199,3 +200,13 @@ def test_without_exact_onednn_sums_float64_gives_the_same_bits(name, monkeypatch
     _, _, exe = _bind(name)
     for i, out in enumerate(exe.forward()):
         np.testing.assert_array_equal(out.asnumpy(), GOLD['%s/%d' % (name, i)])
+
+
+def test_nothing_kept_outlives_its_weight():
+    # (a kept value that held its own weight would keep the weak table's entry alive for ever)
+    kernels.clear()
+    for name in sg_graphs.ALL:
+        if 'fp32' not in name:
+            _bind(name)[2].forward()
+    gc.collect()
+    assert not len(cpu._QUANTIZED)

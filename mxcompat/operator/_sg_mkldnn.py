@@ -417,7 +417,7 @@ def _sg_mkldnn_fc(data, weight, bias=None, min_data=None, max_data=None, min_wei
     sources = (b, min_weight, max_weight, min_bias, max_bias)
     data_scale, wq, bq, w_scale, kept = _int8.kept_quantized(weight, sources, params, lambda: _fc_weights(
         weight, b, data, min_data, max_data, channelwise, min_weight, max_weight, min_bias, max_bias))
-    acc = _int8.linear_sums(x, wq, kept)  # exact int32 sums, converted to float32
+    acc = _int8.linear_sums(x, weight if wq is None else wq, kept)  # exact int32 sums, converted to float32
     if bq is not None:
         acc = acc + bq
     one = _f32(1.0, acc)
@@ -443,7 +443,8 @@ def _sg_mkldnn_fc(data, weight, bias=None, min_data=None, max_data=None, min_wei
 
 
 def _fc_weights(weight, b, data, min_data, max_data, channelwise, min_weight, max_weight, min_bias, max_bias):
-    """(data scale, int8 weight, int32 bias as float32 or None, weight scale, a dict for its prepacked forms)."""
+    """(data scale, int8 weight or None for ``weight`` itself, int32 bias as float32 or None, weight scale, a dict
+    for its prepacked forms)."""
     data_scale = _quantize_scale(data.dtype, min_data.reshape(()), max_data.reshape(()))
     if channelwise:
         w_scale = _weight_scales(weight.float(), None if b is None else b.float(), data_scale, True)[0]
@@ -451,7 +452,8 @@ def _fc_weights(weight, b, data, min_data, max_data, channelwise, min_weight, ma
         bq = None if b is None else _to_int(b.float(), w_scale * data_scale, torch.int32)
     else:
         wq, bq, w_scale = _fc_tensorwise(weight, b, data_scale, min_weight, max_weight, min_bias, max_bias)
-    return data_scale, wq, None if bq is None else bq.to(torch.float32), w_scale, {}
+    # (the weight itself as None: a kept value holding its weight would keep it alive)
+    return data_scale, None if wq is weight else wq, None if bq is None else bq.to(torch.float32), w_scale, {}
 
 
 def _fc_tensorwise(weight, bias, data_scale, min_weight, max_weight, min_bias, max_bias):
