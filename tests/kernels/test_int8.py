@@ -14,7 +14,7 @@ import mxcompat as mx
 from mxcompat import kernels
 from mxcompat.kernels import cpu, int8
 
-FIX = pathlib.Path(__file__).resolve().parent / 'fixtures' / 'contrib' / 'sg_mkldnn'
+FIX = pathlib.Path(__file__).resolve().parent.parent / 'fixtures' / 'contrib' / 'sg_mkldnn'
 sys.path.insert(0, str(FIX))
 import sg_graphs  # noqa: E402
 
