@@ -22,7 +22,8 @@ roundings in cache-sized numpy chunks (``sgd_step``, ``nag_mom_step``, ``signum_
 ``rmsprop_step``, ``rmspropalex_step``, ``adagrad_step``, ``adadelta_step``, ``nadam_step``, ``ftml_step``) and
 multi-tensor LAMB's direction (``multi_lamb_direction``); multi_sum_sq's running float32 sums (``sum_sq``);
 float32 softmax where MXNet runs its own loop (not oneDNN) with that loop's roundings and glibc's expf
-(``mxnet_softmax``).
+(``mxnet_softmax``); the exact int32 sums of the fused int8 operators through torch's oneDNN int8 kernels, and
+their quantized weights kept per weight version (``kernels.int8``).
 
 The switch: ``config`` holds a named field per rule (thresholds and on/off flags), ``policy(**fields)`` sets
 some for a ``with`` block, and ``MXCOMPAT_CPU_FAST_PATHS=0`` in the environment at import turns every CPU rule off
