@@ -728,9 +728,15 @@ class _ImageRecordParser:
         """The CHW output of an augmented image, given its draws."""
         p = self.p
         c = img.shape[2]
-        chw = img.transpose(2, 0, 1)[[2, 1, 0, 3][:c] if c > 1 else [0]]
-        if mirrored and self.meanimg is None:  # every later step is the same across a row: flip first, once
-            chw, mirrored = chw[:, :, ::-1], False
+        flip = mirrored and self.meanimg is None  # every later step is the same across a row: flip first, once
+        if c == 3:  # (BGR -> RGB and the flip as one view: read once by the conversion below)
+            chw = (img[:, ::-1, ::-1] if flip else img[:, :, ::-1]).transpose(2, 0, 1)
+        else:
+            chw = img.transpose(2, 0, 1)[[2, 1, 0, 3][:c] if c > 1 else [0]]
+            if flip:
+                chw = chw[:, :, ::-1]
+        if flip:
+            mirrored = False
         if self.dtype == np.uint8:
             out = chw
         else:
@@ -746,9 +752,15 @@ class _ImageRecordParser:
             else:
                 std = np.array([p.std_r, p.std_g, p.std_b, p.std_a][:c] if c > 1 else [p.std_r], f32)[:, None, None]
                 out = chw.astype(f32, order='C')  # (x - mean) * (contrast / std) + illum / std, in place
-                out -= mean
-                out *= contrast / std
-                out += illum / std
+                # (the passes that change no value are left out: subtracting a zero mean, multiplying by 1, adding
+                # zero where a positive factor leaves no -0.0 to turn into +0.0; the defaults take none of them)
+                if (mean != 0).any():
+                    out -= mean
+                factor, shift = contrast / std, illum / std
+                if (factor != 1).any():
+                    out *= factor
+                if (shift != 0).any() or not (factor > 0).all():
+                    out += shift
         return np.ascontiguousarray(out[:, :, ::-1] if mirrored else out)
 
     def _row(self, item):
