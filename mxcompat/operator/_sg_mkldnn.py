@@ -295,8 +295,9 @@ def _quantized(data, weight, bias, bn_arrays, sum, data_min, data_max, sum_min, 
     # with a sum, oneDNN writes into the sum input's memory in the sum's type: an 8-bit output of the other type
     # holds those bytes (a uint8 sum under an int8 output: values past 127 wrap to negative ones)
     dst = sum.dtype if with_sum and out_type is not torch.int32 else out_type
-    # (in the standard layout: a float op after it, a pooling of the dequantized values, sums in memory order)
-    out = _to_int_(acc, dst).view(out_type)
+    # (in the layout of the oneDNN result, channels-last, which the next fused convolution reads as it is;
+    # _contrib_dequantize gives float operators the standard layout, and arrays handed to users get it too)
+    out = _to_int_(acc, dst, keep_layout=True).view(out_type)
     return out, _range_out(plan.lo).clone(), _range_out(plan.hi).clone()  # (not views of the kept ones)
 
 

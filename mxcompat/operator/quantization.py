@@ -58,11 +58,14 @@ def _nan_as(dtype):
     return float(hi if dtype is torch.int8 else lo)
 
 
-def _to_int_(x, dtype):
+def _to_int_(x, dtype, keep_layout=False):
     """``_to_int(x, 1.0, dtype)`` of a float32 tensor the caller owns (rounded, cleared and saturated in place),
-    into a new tensor in the standard layout: two passes fewer over a convolution's output."""
+    into a new tensor in the standard layout (``keep_layout``: in ``x``'s own, e.g. channels-last): two passes
+    fewer over a convolution's output."""
     lo, hi = _LIMITS[dtype]
     x.round_().nan_to_num_(nan=_nan_as(dtype)).clamp_(lo, hi)
+    if keep_layout:
+        return torch.empty_like(x, dtype=dtype).copy_(x)
     return torch.empty(x.shape, dtype=dtype, device=x.device).copy_(x)
 
 
@@ -178,7 +181,9 @@ def _dequantize(data, min_range, max_range, out_type):
     _check_range(op, min_range, max_range)
     q = _INT8_RANGE if data.dtype is torch.int8 else _UINT8_RANGE
     scale = _max_abs(min_range, max_range).reshape(()) / _f32(q, data)
-    return data.to(torch.float32) * scale
+    # (in the standard layout: fused convolutions hand their 8-bit outputs to each other channels-last, and a float
+    # operator after this one, such as an average pooling, sums in memory order)
+    return data.contiguous().to(torch.float32) * scale
 
 
 defop('_contrib_dequantize', ('data', 'min_range', 'max_range'), [('out_type', 'str', 'float32')], _dequantize,
