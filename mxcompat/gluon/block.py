@@ -406,7 +406,8 @@ class HybridBlock(Block):
         HybridBlock._clear_cached_op(self)  # the base version: SymbolBlock's keeps a graph it has not made yet
         self._active = False
         self._in_format = self._out_format = None
-        # hybridize() options: the torch.compile backend and MXNet's flags (kept, without effect here)
+        # hybridize() options: the torch.compile backend and MXNet's flags (static_alloc and static_shape turn on
+        # CUDA graphs with MXNET_ENABLE_CUDA_GRAPHS=1; the others are kept without effect)
         self._backend, self._backend_opts, self._flags = None, {}, []
         self._cuda_graphs = False  # (hybridize() with static_alloc and static_shape, MXNET_ENABLE_CUDA_GRAPHS=1)
         # register_op_hook's callback, run by the hybridized graph

@@ -471,15 +471,11 @@ def _fc_tensorwise(weight, bias, data_scale, min_weight, max_weight, min_bias, m
     wq = weight
     if float(rescale) > float(limit):  # host: two scalars
         w_rescale = limit * b_scale / data_scale / w_scale
-        wq = _round_away(weight.to(torch.float32) * w_rescale).to(torch.int8)
+        wq = _nn._round_half_away(weight.to(torch.float32) * w_rescale).to(torch.int8)
         w_scale = w_scale * w_rescale
         rescale = limit
-    bq = _round_away(bias.to(torch.float32) * rescale).to(torch.int32)
+    bq = _nn._round_half_away(bias.to(torch.float32) * rescale).to(torch.int32)
     return wq, bq, w_scale.reshape(1)
-
-
-def _round_away(x):
-    return torch.sign(x) * torch.floor(torch.abs(x) + 0.5)
 
 
 def _fc_input_names(a):

@@ -162,10 +162,6 @@ class _StraightThrough(torch.autograd.Function):
         return g, None
 
 
-def _round_away(x):
-    return torch.sign(x) * torch.floor(torch.abs(x) + 0.5)
-
-
 def _ste(fn):
     def impl(data):
         if data.requires_grad and torch.is_grad_enabled():
@@ -177,7 +173,7 @@ def _ste(fn):
 defop('_contrib_gradientmultiplier', _X, [('scalar', 'float', 1.0), ('is_int', 'bool', True)],
       lambda data, scalar, is_int: _GradMul.apply(data, scalar),
       doc='Identity whose gradient is multiplied by scalar.')
-defop('_contrib_round_ste', _X, (), _ste(_round_away),
+defop('_contrib_round_ste', _X, (), _ste(_nn._round_half_away),
       doc='round (halves away from zero) with a straight-through (identity) gradient.')
 defop('_contrib_sign_ste', _X, (), _ste(torch.sign), doc='sign with a straight-through (identity) gradient.')
 
