@@ -23,6 +23,7 @@ from .infer import infer
 from ..context import current_context
 from ..base import unsupported, dtype_name, NotImplementedForSymbol
 from .._fileio import read_text, write_text
+from .passes import mkldnn_backend as _mkldnn_backend
 
 __all__ = ['Symbol', 'var', 'Variable', 'Group', 'load', 'load_json', 'fromjson']
 
@@ -564,11 +565,23 @@ class Symbol:
     def gradient(self, wrt):
         raise unsupported('Symbol.gradient', 'symbolic gradients', 'bind the symbol and call backward instead')
 
-    def optimize_for(self, backend, *args, **kwargs):
-        raise unsupported('Symbol.optimize_for', 'backend=%r' % backend)
+    def optimize_for(self, backend, args=None, aux=None, ctx=None, shape_dict=None, type_dict=None, stype_dict=None,
+                     skip_infer=False, **kwargs):
+        """The graph partitioned for ``backend``: ``'MKLDNN'`` or ``'MKLDNN_QUANTIZE'``, as MXNet 1.9.1's CPU build
+        writes it (``mxcompat/symbol/passes/mkldnn_backend.py``); other backends raise. As in MXNet, the properties'
+        ``MXNET_DISABLE_MKLDNN_*_OPT`` switches are not read here (get_backend_symbol reads them), and with ``args``
+        or ``aux`` the shapes and types are inferred first: a Convolution or FullyConnected is fused only with a
+        float32/bfloat16 first input of 1 to 5 dimensions, on a CPU context. ``dedup_subgraph=True`` gives each
+        distinct input entry one variable. Arguments the new graph no longer has leave ``args``/``aux``."""
+        return _mkldnn_backend.optimize_for(self, backend, args, aux, ctx or current_context(), shape_dict, type_dict,
+                                            stype_dict, skip_infer, kwargs)
 
     def get_backend_symbol(self, backend):
-        raise unsupported('Symbol.get_backend_symbol', 'backend=%r' % backend)
+        """The graph partitioned for ``backend``: ``'MKLDNN'`` or ``'MKLDNN_QUANTIZE'``, node for node as MXNet
+        1.9.1's CPU build writes it, its ``MXNET_DISABLE_MKLDNN_*`` switches included (read at each call, not at
+        start-up); see ``mxcompat/symbol/passes/mkldnn_backend.py`` for what differs (the Transformer property is
+        not written: a graph it would change raises). Other backends raise."""
+        return _mkldnn_backend.partition(self, backend)
 
 
 class MXNetIndexError_(MXNetError, IndexError):
@@ -695,8 +708,10 @@ def _to_json(sym):
     return _json_graph(graph, 0)
 
 
-def _graph_dict(sym):
-    """MXNet's graph fields for ``sym`` (subgraphs of control-flow nodes included, without ``attrs``)."""
+def _graph_dict(sym, fused=False):
+    """MXNet's graph fields for ``sym`` (subgraphs of control-flow nodes included, without ``attrs``). In the
+    subgraph of a fused operator (``fused``) every entry has version 0: the partitioner reads it through variables
+    it makes, that no operator has written."""
     nodes = sym._nodes()
     index = {id(n): i for i, n in enumerate(nodes)}
     aux = _aux_vars(nodes)
@@ -709,11 +724,12 @@ def _graph_dict(sym):
         aux_names = set(n.op.aux) if n.op is not None else set()
         in_names = n.input_names() if n.op is not None else []
         for j, (src, k) in enumerate(n.inputs):
-            version = 1 if (src.is_var and id(src) in aux and j < len(in_names) and in_names[j] in aux_names) else 0
+            version = 1 if (not fused and src.is_var and id(src) in aux and j < len(in_names)
+                            and in_names[j] in aux_names) else 0
             ins.append([index[id(src)], k, version])
         d['inputs'] = ins
         if n.subgraphs:
-            d['subgraphs'] = [_graph_dict(g) for g in n.subgraphs]
+            d['subgraphs'] = [_graph_dict(g, _FUSED in n.op.params) for g in n.subgraphs]
         out_nodes.append(d)
         if n.is_var:
             arg_nodes.append(i)
