@@ -16,8 +16,9 @@ and retries, the subgraph's inputs cut into variables named ``<output name><coun
 their entries, and the subgraph node wired in. Differences from MXNet:
 
 - MXNet walks a node's readers in the order of a hash map keyed by node addresses; here they are walked in the
-  reverse of the graph order, which is the order MXNet's map gives when a node has at most two readers. Only a
-  FullyConnected with three or more readers, one of them a fusable elementwise op, can come out differently.
+  reverse of the graph order, which is the order MXNet's map gives when a node has at most two readers (and gave
+  in the three-reader cases tested). Only a FullyConnected with three or more readers, one of them a fusable
+  elementwise op, could come out differently (the other selectors give the same graph in any order).
 - The Transformer property (``_contrib_interleaved_matmul_selfatt_qk``/``_valatt`` -> ``_sg_mkldnn_selfatt_*``) is
   not written: a graph holding one of those operators raises NotImplementedError (unless
   ``MXNET_DISABLE_MKLDNN_TRANSFORMER_OPT`` turns the property off).
