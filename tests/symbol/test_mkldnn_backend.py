@@ -230,3 +230,51 @@ def test_fused_case_computes_the_same(name, switches):
     want, got = _run(sym, args, aux), _run(fused, args, aux)
     for w, g in zip(want, got):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_quantize_backend_ends_with_the_post_quantize_properties(monkeypatch, switches):
+    """MKLDNN_QUANTIZE hands its fused graph to the post-quantization properties (contrib._mkldnn_post_quantize),
+    once, after its fusion properties, and returns what they give; MKLDNN does not call them."""
+    switches(())
+    from mxcompat.contrib import _mkldnn_post_quantize as post
+    seen = []
+
+    def apply(sym):
+        seen.append(sym.tojson())
+        return sym
+    monkeypatch.setattr(post, 'apply', apply)
+    case = CASES['cases']['conv_bn_sum_relu']
+    sym = mx.sym.load_json(case['input'])
+    sym.get_backend_symbol('MKLDNN')
+    assert seen == []
+    assert sym.get_backend_symbol('MKLDNN_QUANTIZE').tojson() == case['MKLDNN_QUANTIZE']
+    assert seen == [case['MKLDNN_QUANTIZE']]
+
+
+def _inference_case(case):
+    sym = mx.sym.load_json(case['input'])
+    args = {k: mx.nd.ones(tuple(s), dtype=t) for k, (s, t) in case['args'].items()}
+    aux = {k: mx.nd.ones(tuple(s), dtype=t) for k, (s, t) in case['aux'].items()}
+    kwargs = dict(case['kwargs'])
+    if 'shape_dict' in kwargs:
+        kwargs['shape_dict'] = {k: tuple(v) for k, v in kwargs['shape_dict'].items()}
+    return sym.optimize_for('MKLDNN', args=args, aux=aux, **kwargs)
+
+
+@pytest.mark.parametrize('name', sorted(k for k, v in CASES['optimize_for_inference'].items() if 'error' not in v))
+def test_optimize_for_inference_matches_mxnet(name, switches):
+    """Arrays missing (no fusion: the data's type is unknown), given in shape_dict/type_dict, skip_infer."""
+    switches(())
+    case = CASES['optimize_for_inference'][name]
+    assert _inference_case(case).tojson() == case['output']
+
+
+@pytest.mark.parametrize('name', sorted(k for k, v in CASES['optimize_for_inference'].items() if 'error' in v))
+def test_optimize_for_known_difference_type_conflicts(name, switches):
+    """Types MXNet's inference rejects (float64 data with float32 weights; float16 BatchNorm statistics): MXNet
+    raises, mxcompat's partial inference does not check them and leaves the graph unfused."""
+    switches(())
+    case = CASES['optimize_for_inference'][name]
+    assert 'Check failed' in case['error']
+    out = json.loads(_inference_case(case).tojson())
+    assert not [n for n in out['nodes'] if n['op'].startswith('_sg_mkldnn')]

@@ -25,7 +25,9 @@ their entries, and the subgraph node wired in. Differences from MXNet:
 - MXNet reads its ``MXNET_DISABLE_MKLDNN_*`` switches once, when the library loads; here at each call.
 - ``optimize_for`` with arrays: MXNet hands them to each property in the order of the graph's inputs before the
   first property ran, so when a property reorders them (a convolution's sum operand goes last) the next property's
-  inference fails (``Shape inconsistent``); here arrays go by name and the partition succeeds.
+  inference fails (``Shape inconsistent``); here arrays go by name and the partition succeeds. Types MXNet's
+  inference rejects there (float64 data with float32 weights, float16 BatchNorm statistics) raise in MXNet; here
+  the nodes are left unfused.
 - Where MXNet's graph is malformed (a Convolution that is an output of the graph and also read by a BatchNorm: the
   subgraph holds the Convolution only, the node keeps the BatchNorm's inputs), the JSON differs in the versions of
   the moving statistics' entries (written 1 by MXNet, 0 here).
