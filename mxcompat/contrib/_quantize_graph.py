@@ -46,9 +46,55 @@ def _embedding(attrs):
     return '_contrib_quantized_embedding' if attrs.get('dtype', 'float32') == 'float32' else None
 
 
+def _inner(node, op_name):
+    """The ``op_name`` operators inside the fused node ``node``."""
+    return [n for n in _topo(node.subgraphs[0]._outputs) if n.op is not None and n.op.name == op_name]
+
+
+def _flag(node, key, inner_op=None):
+    """A boolean attribute of a fused node, or of its ``inner_op`` operator (its own parameters live there)."""
+    attrs = node.attrs
+    if inner_op is not None:
+        inner = _inner(node, inner_op)
+        attrs = inner[0].attrs if inner else {}
+    return attrs.get(key, 'false').lower() in ('true', '1')
+
+
+def _sg_conv_float_inputs(node, granularity):
+    """The weight, bias and BatchNorm inputs of a fused convolution stay float32: it quantizes them itself."""
+    count = 1 + (not _flag(node, 'no_bias', 'Convolution')) + 4 * _flag(node, 'with_bn')
+    return tuple(range(1, 1 + count))
+
+
+def _sg_fc_float_inputs(node, granularity):
+    """A fused FullyConnected's weight and bias are quantized offline, unless channel-wise (it does it itself)."""
+    if granularity != 'channel-wise':
+        return ()
+    return (1,) if _flag(node, 'no_bias', 'FullyConnected') else (1, 2)
+
+
+def _sg_conv_attrs(node, granularity):
+    kernel = _inner(node, 'Convolution')
+    if kernel and len(kernel[0].params()['kernel']) not in (2, 3):
+        raise MXNetError('Check failed: k_ndims == 2U || k_ndims == 3U: Quantized Convolution of MKL-DNN supports '
+                         '2D/3D kernel currently.Please exclude this layer from the quantized model.')
+    return {'quantized': 'true'}
+
+
+def _sg_fc_attrs(node, granularity):
+    extra = {'quantized': 'True'}
+    if granularity == 'channel-wise':
+        extra['channel_wise_quantize'] = 'True'
+    return extra
+
+
 # float32 op -> (quantized op name, or a function of the attributes giving it or None; must or may be quantized;
-# whether its int32 result is requantized; the input indices left in float32)
+# whether its int32 result is requantized; the input indices left in float32, or a function of (node,
+# granularity) giving them; [a function of (node, granularity) giving the attributes added to the quantized node])
+# The fused operators of MKL-DNN (_sg_mkldnn_*) stay themselves, with ``quantized`` set.
 _RULES = {
+    '_sg_mkldnn_conv': ('_sg_mkldnn_conv', _MUST, True, _sg_conv_float_inputs, _sg_conv_attrs),
+    '_sg_mkldnn_fully_connected': ('_sg_mkldnn_fully_connected', _MUST, True, _sg_fc_float_inputs, _sg_fc_attrs),
     'Convolution': ('_contrib_quantized_conv', _MUST, True, ()),
     'FullyConnected': ('_contrib_quantized_fully_connected', _MUST, True, ()),
     'Activation': (_relu_only, _SUPPORT, False, ()),
@@ -69,8 +115,10 @@ def _rule(node):
     return _RULES.get(_NORMALIZE.get(node.op.name, node.op.name))
 
 
-def _float_inputs(rule, node):
+def _float_inputs(rule, node, granularity):
     keep = rule[3]
+    if callable(keep):
+        return keep(node, granularity)
     return tuple(range(1, len(node.inputs))) if keep is None else keep
 
 
@@ -86,6 +134,12 @@ def _op(name):
     return op
 
 
+def _excluded_inside(node, excluded_nodes):
+    """Whether a fused node holds an operator named in ``excluded_nodes`` (MXNet looks into the subgraph)."""
+    return bool(node.subgraphs) and not node.is_control_flow() and any(
+        not n.is_var and n.name in excluded_nodes for n in _topo(node.subgraphs[0]._outputs))
+
+
 def _mark(order, excluded_nodes, excluded_ops, mode):
     """{id(node): quantized op name} of the nodes to quantize (MarkQuantizedNodes)."""
     chosen, must, support, consumers = {}, [], set(), {}
@@ -94,6 +148,8 @@ def _mark(order, excluded_nodes, excluded_ops, mode):
             consumers.setdefault(id(src), []).append(node)
         rule = _rule(node)
         if rule is None or node.name in excluded_nodes or node.op.name in excluded_ops:
+            continue
+        if _excluded_inside(node, excluded_nodes):
             continue
         qname = _quantized_name(rule, node)
         if qname is None:
@@ -120,8 +176,8 @@ def _mark(order, excluded_nodes, excluded_ops, mode):
 
 
 class _Pass:
-    def __init__(self, chosen, qdtype):
-        self.chosen, self.qdtype = chosen, qdtype
+    def __init__(self, chosen, qdtype, granularity='tensor-wise'):
+        self.chosen, self.qdtype, self.granularity = chosen, qdtype, granularity
         self.mirror = {}        # id(float32 node) -> node of the new graph standing for it
         self.origin = {}        # id(new node) -> float32 node it stands for
         self.quantized_in = {}  # (id(float32 node), index) -> quantize node made for that value
@@ -140,8 +196,9 @@ class _Pass:
 
     def _quantized(self, node):
         rule = _rule(node)
-        keep = _float_inputs(rule, node)
-        new = _Node(_op(self.chosen[id(node)]), 'quantized_' + node.name, node.attrs)
+        keep = _float_inputs(rule, node, self.granularity)
+        attrs = dict(node.attrs, **rule[4](node, self.granularity)) if len(rule) > 4 else node.attrs
+        new = _Node(_op(self.chosen[id(node)]), 'quantized_' + node.name, attrs, subgraphs=node.subgraphs)
         ranges = []
         for i, (src, j) in enumerate(node.inputs):
             mirror = self.mirror[id(src)]
@@ -210,13 +267,14 @@ def _output_name(node, index):
 
 
 def quantize_symbol(sym, excluded_symbols=(), excluded_operators=(), offline_params=(), quantized_dtype='int8',
-                    quantize_mode='smart'):
+                    quantize_mode='smart', quantize_granularity='tensor-wise'):
     """(quantized Symbol, names of the layer outputs to calibrate) of the float32 ``sym``, as MXNet's
-    ``MXQuantizeSymbol`` gives them."""
+    ``MXQuantizeSymbol`` gives them. ``quantize_granularity='channel-wise'`` concerns the fused FullyConnected
+    (``channel_wise_quantize``: its weight and bias stay float32)."""
     outputs = list(sym._outputs)
     order = _topo(outputs)
     chosen = _mark(order, set(excluded_symbols), set(excluded_operators), quantize_mode)
-    run = _Pass(chosen, quantized_dtype)
+    run = _Pass(chosen, quantized_dtype, quantize_granularity)
     outs = run.run(order, outputs)
     if offline_params:
         outs = _offline(outs, set(offline_params), run.ops['_contrib_quantize_v2'])

@@ -1,42 +1,40 @@
-"""``mx.contrib.quantization``: MXNet 1.9.1's int8 quantization of symbols, as its ``quantize_model`` /
-``quantize_graph`` / ``calib_graph`` compute it: the graph pass (``_quantize_graph``), calibration by the layer
-outputs' min/max ('naive') or KL-divergence thresholds ('entropy'), and the offline quantization of weights and
-biases; the quantized operators are mxcompat's (``operator/quantization.py``).
+"""``mx.contrib.quantization``: MXNet 1.9.1's int8 quantization of symbols and gluon networks, as its
+``quantize_model`` / ``quantize_graph`` / ``calib_graph`` compute it: the graph pass (``_quantize_graph``; the MKL-DNN
+fused ``_sg_mkldnn_conv`` / ``_sg_mkldnn_fully_connected`` stay themselves, quantized, tensor-wise or channel-wise),
+calibration by the layer outputs' min/max ('naive') or KL-divergence thresholds ('entropy'), and the offline
+quantization of weights and biases; the quantized operators are mxcompat's (``operator/quantization.py``,
+``operator/_sg_mkldnn.py``).
 
-Differs from MXNet: the MKL-DNN fusion of quantized graphs (``quantize_model_mkldnn``, and ``quantize_net`` /
-``quantize_net_v2``, which apply it on the CPU) is not ported, nor channel-wise granularity: they raise
-``MXNetNotImplementedError`` naming themselves. Collectors receive NDArrays (MXNet passes C handles).
+``quantize_model_mkldnn``, and ``quantize_net_v2`` / ``quantize_net`` on ``mx.cpu()``, fuse the float32 graph with
+``Symbol.get_backend_symbol('MKLDNN_QUANTIZE')`` before quantizing it and apply the post-quantization passes after
+(``_mkldnn_post_quantize``), as MXNet's MKL-DNN build does; on another context ``quantize_net_v2`` quantizes the
+unfused graph, as MXNet (``quantize_model_mkldnn`` raises there, as MXNet).
+
+Differs from MXNet: collectors receive NDArrays (MXNet passes C handles); the calibration graph is not written into
+the uncalibrated symbol's nodes (MXNet's ``_calibrate_quantized_sym`` also changes the symbol it is given).
 """
 import logging
+import os
+import tempfile
+import warnings
 
 import numpy as np
 
 from .. import ndarray
-from ..base import MXNetValueError, unsupported
+from .. import symbol as _symbol
+from .._checkpoint import load_checkpoint
+from ..base import MXNetValueError
 from ..context import Context, cpu
-from ..io import DataIter
+from ..gluon.block import SymbolBlock
+from ..io import DataBatch, DataDesc, DataIter
 from ..module import Module
 from . import _quantize_graph as _graph
 
-_WHY = "MXNet's MKL-DNN fusion of quantized graphs (fused _sg_mkldnn_* operators) is not ported; use quantize_model"
+# MXNet 1.9.1's public functions of mxnet.contrib.quantization that mxcompat does not have
+GAPS = ()
 
-# MXNet 1.9.1's public functions of mxnet.contrib.quantization; these need the MKL-DNN fusion
-GAPS = ('quantize_model_mkldnn', 'quantize_net_v2', 'quantize_net')
-
-__all__ = ['quantize_model', 'quantize_graph', 'calib_graph', 'combine_histogram'] + list(GAPS)
-
-
-def _stub(name):
-    def missing(*args, **kwargs):
-        raise unsupported('mx.contrib.quantization.%s' % name, 'this function', _WHY)
-    missing.__name__ = missing.__qualname__ = name
-    missing.__doc__ = 'Not supported by mxcompat: %s.' % _WHY
-    return missing
-
-
-for _name in GAPS:
-    globals()[_name] = _stub(_name)
-del _name
+__all__ = ['quantize_model', 'quantize_model_mkldnn', 'quantize_graph', 'calib_graph', 'quantize_net_v2',
+           'quantize_net', 'combine_histogram']
 
 
 # ---- entropy calibration helpers (private in MXNet too; its tests call them) --------------------------------------
@@ -96,18 +94,43 @@ def _get_optimal_thresholds(hist_dict, quantized_dtype, num_quantized_bins=255, 
 
 
 # ---- the quantization flow: MXNet 1.9.1's quantize_model / quantize_graph / calib_graph ---------------------------
+def _histogram(arr, bins, th):
+    """``np.histogram(arr, bins, range=(-th, th))`` as MXNet's NumPy 1 computes it for float32 data: edges and bin
+    positions in float32 even for a float64 ``th`` (NumPy 2 computes them in float64, which moves values within an
+    ulp of an edge to the next bin)."""
+    a = np.asarray(arr).ravel()
+    first, last = -th, th
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    bin_type = np.result_type(np.float32 if a.dtype == np.float32 else np.float64, a.dtype)
+    if np.issubdtype(bin_type, np.integer):
+        bin_type = np.float64
+    # (NumPy 1: the scalars' type does not lift an array's; linspace works in float64, a float32 difference of the
+    # edges is divided in float64)
+    edges = np.linspace(np.float64(first), np.float64(last), bins + 1, endpoint=True).astype(bin_type)
+    norm = bin_type.type(bins / np.float64(last - first))
+    lo, hi = bin_type.type(first), bin_type.type(last)
+    a = a[(a >= lo) & (a <= hi)].astype(bin_type, copy=False)
+    index = ((a - lo) * norm).astype(np.intp)
+    index[index == bins] -= 1
+    index[a < edges[index]] -= 1
+    index[(a >= edges[index + 1]) & (index != bins - 1)] += 1
+    return np.bincount(index, minlength=bins), edges
+
+
 def combine_histogram(old_hist, arr, new_min, new_max, new_th):
     """Add the histogram of ``arr`` to ``old_hist`` (hist, edges, min, max, threshold), widening its symmetric range
     by whole bins of the old width when ``new_th`` exceeds the old threshold (as MXNet)."""
     hist, edges, old_min, old_max, old_th = old_hist
     lo, hi = min(old_min, new_min), max(old_max, new_max)
     if new_th <= old_th:
-        counts, _ = np.histogram(arr, bins=len(hist), range=(-old_th, old_th))
+        counts, _ = _histogram(arr, len(hist), old_th)
         return hist + counts, edges, lo, hi, old_th
-    width = 2 * old_th / len(hist)
+    # (MXNet's NumPy 1 gave ``2 * float32 / int`` in float64, NumPy 2 keeps float32: the bins are MXNet's in float64)
+    width = 2 * np.float64(old_th) / len(hist)
     grow = int((new_th - old_th) // width + 1)
     th = grow * width + old_th
-    counts, new_edges = np.histogram(arr, bins=len(hist) + 2 * grow, range=(-th, th))
+    counts, new_edges = _histogram(arr, len(hist) + 2 * grow, th)
     counts[grow:len(counts) - grow] += hist
     return counts, new_edges, lo, hi, th
 
@@ -145,7 +168,7 @@ class _LayerHistogramCollector(_Collector):
         if name in self.hist_dict:
             self.hist_dict[name] = combine_histogram(self.hist_dict[name], arr, lo, hi, th)
         else:
-            hist, edges = np.histogram(arr, bins=self.num_bins, range=(-th, th))
+            hist, edges = _histogram(arr, self.num_bins, th)
             self.hist_dict[name] = (hist, edges, lo, hi, th)
 
 
@@ -198,16 +221,13 @@ def _collect_layer_histogram(mod, data, include_layer=None, max_num_examples=Non
 
 def _quantize_symbol(sym, ctx, excluded_symbols=None, excluded_operators=None, offline_params=None,
                      quantized_dtype='int8', quantize_mode='smart', quantize_granularity='tensor-wise'):
-    """(quantized Symbol, layer outputs to calibrate): MXNet's MXQuantizeSymbol pass (``_quantize_graph``).
-    Differs from MXNet: ``quantize_granularity='channel-wise'`` raises (it concerns MKL-DNN's fused operators)."""
-    if quantize_granularity != 'tensor-wise':
-        raise unsupported('mx.contrib.quantization', "quantize_granularity=%r" % quantize_granularity,
-                          "channel-wise quantization concerns MKL-DNN's fused operators, which are not ported")
+    """(quantized Symbol, layer outputs to calibrate): MXNet's MXQuantizeSymbol pass (``_quantize_graph``) on the
+    CPU (the operators MXNet's MKL-DNN build quantizes; ``ctx`` is not read)."""
     for what, names in (('excluded_symbols', excluded_symbols), ('excluded_operators', excluded_operators)):
         if names is not None and not isinstance(names, list):
             raise MXNetValueError('%s must be a list of strings' % what)
     return _graph.quantize_symbol(sym, excluded_symbols or (), excluded_operators or (), offline_params or (),
-                                  quantized_dtype, quantize_mode)
+                                  quantized_dtype, quantize_mode, quantize_granularity)
 
 
 def _calibrate_quantized_sym(qsym, th_dict):
@@ -272,7 +292,7 @@ def quantize_model(sym, arg_params, aux_params, data_names=('data',), label_name
                    quantize_granularity='tensor-wise', logger=None):
     """(quantized symbol, quantized arg_params, aux_params) of a float32 model, calibrated on ``calib_data``
     ('naive': the layer outputs' min/max; 'entropy': the KL-divergence thresholds; 'none': ranges computed at run
-    time). Differs from MXNet: channel-wise granularity raises; collectors receive NDArrays."""
+    time). Differs from MXNet: collectors receive NDArrays."""
     if logger:
         logger.info('Quantizing symbol')
     qsym, calib_layer = _checked_quantize(sym, arg_params, ctx, excluded_sym_names, excluded_op_names,
@@ -364,3 +384,179 @@ def calib_graph(qsym, arg_params, aux_params, collector, calib_mode='entropy', q
     if logger:
         logger.info('Quantizing parameters')
     return qsym, _quantize_params(qsym, arg_params, th_dict), aux_params
+
+
+# ---- the MKL-DNN flow: MXNet 1.9.1's quantize_model_mkldnn / quantize_net_v2 / quantize_net -----------------------
+def quantize_model_mkldnn(sym, arg_params, aux_params, data_names=('data',), label_names=('softmax_label',),
+                          ctx=cpu(), excluded_sym_names=None, excluded_op_names=None, calib_mode='entropy',
+                          calib_data=None, num_calib_examples=None, quantized_dtype='int8', quantize_mode='smart',
+                          quantize_granularity='tensor-wise', logger=None):
+    """:func:`quantize_model` on the graph fused by ``get_backend_symbol('MKLDNN_QUANTIZE')``, with that backend's
+    post-quantization passes applied to the result: (quantized symbol, quantized arg_params, aux_params). ``ctx``
+    must be a CPU context, as in MXNet."""
+    if not isinstance(ctx, Context):
+        raise MXNetValueError('currently only supports single ctx, while received %s' % str(ctx))
+    if ctx.device_type != 'cpu':
+        raise MXNetValueError('quantize_model_mkldnn only support Intel cpu platform with MKL-DNN Backend')
+    sym = sym.get_backend_symbol('MKLDNN_QUANTIZE')
+    qsym, qarg_params, aux_params = quantize_model(
+        sym=sym, arg_params=arg_params, aux_params=aux_params, data_names=data_names, label_names=label_names,
+        ctx=ctx, excluded_sym_names=excluded_sym_names, excluded_op_names=excluded_op_names, calib_mode=calib_mode,
+        calib_data=calib_data, num_calib_examples=num_calib_examples, quantized_dtype=quantized_dtype,
+        quantize_mode=quantize_mode, quantize_granularity=quantize_granularity, logger=logger)
+    return qsym.get_backend_symbol('MKLDNN_QUANTIZE'), qarg_params, aux_params
+
+
+class _DataIterWrapper(DataIter):
+    """A DataIter over another iterable of batches (a gluon DataLoader): each batch is a list of arrays (or one
+    array), the first is ``data``; one more is ``data0`` (MXNet takes it for a label), three or more are ``data0``,
+    ``data1``, ... A first array of more than 4 dimensions has its first two merged."""
+
+    def __init__(self, calib_data):
+        self._data = calib_data
+        try:
+            calib_iter = iter(calib_data)
+        except TypeError as e:
+            raise TypeError('calib_data is not a valid iterator. {}'.format(str(e)))
+        example = next(calib_iter)
+        example = list(example) if isinstance(example, (list, tuple)) else [example]
+        if not example:
+            raise AssertionError('calib_data gives empty batches')
+        if len(example[0].shape) > 4:
+            example[0] = example[0].reshape((-1,) + example[0].shape[2:])
+        if len(example) >= 3:
+            self.provide_data = [DataDesc(name='data%d' % i, shape=x.shape) for i, x in enumerate(example)]
+        else:
+            self.provide_data = [DataDesc(name='data', shape=example[0].shape)]
+            self.provide_data += [DataDesc(name='data%d' % i, shape=x.shape) for i, x in enumerate(example[1:])]
+        self.provide_label = []
+        self.batch_size = example[0].shape[0]
+        self.reset()
+
+    def reset(self):
+        self._iter = iter(self._data)
+
+    def next(self):
+        batch = next(self._iter)
+        if len(batch[0].shape) > 4:
+            batch[0] = batch[0].reshape((-1,) + batch[0].shape[2:])
+        return DataBatch(data=batch)
+
+
+def _as_data_iter(calib_data):
+    """(DataIter, its provide_data) of ``calib_data``."""
+    if isinstance(calib_data, DataIter):
+        return calib_data, calib_data.provide_data
+    calib_data = _DataIterWrapper(calib_data)
+    return calib_data, calib_data.provide_data
+
+
+def _export(network):
+    """(symbol, arg_params, aux_params) of a HybridBlock, through ``export`` and ``load_checkpoint`` as MXNet."""
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = os.path.join(tmp, 'tmp')
+        network.export(prefix, epoch=0)
+        return load_checkpoint(prefix, 0)
+
+
+def _symbol_block(qsym, data_names, qarg_params, aux_params, ctx):
+    """The SymbolBlock of the quantized graph, its parameters loaded through a saved file as MXNet (the saved
+    dtypes kept)."""
+    net = SymbolBlock(qsym, [_symbol.var(name) for name in data_names])
+    with tempfile.TemporaryDirectory() as tmp:
+        param_name = os.path.join(tmp, 'tmpnet-quantized-0000.params')
+        save_dict = {'arg:%s' % k: v.as_in_context(cpu()) for k, v in qarg_params.items()}
+        save_dict.update({'aux:%s' % k: v.as_in_context(cpu()) for k, v in aux_params.items()})
+        ndarray.save(param_name, save_dict)
+        net.collect_params().load(param_name, cast_dtype=True, dtype_source='saved')
+        net.collect_params().reset_ctx(ctx)
+    return net
+
+
+def _run_once(network, calib_data, data_shapes):
+    """(calibration DataIter, data shapes) after running the hybridized ``network`` once on zeros of those shapes;
+    inputs the network does not take are dropped, from the last, as MXNet."""
+    network.hybridize()
+    if calib_data is not None:
+        if isinstance(calib_data, DataIter):
+            dshapes = calib_data.provide_data
+        else:
+            calib_data, dshapes = _as_data_iter(calib_data)
+        if not data_shapes:
+            data_shapes = dshapes
+    if not data_shapes:
+        raise MXNetValueError('data_shapes required')
+    data_nd = [ndarray.zeros(shape.shape) for shape in data_shapes]
+    while True:
+        try:
+            network(*data_nd)
+        except TypeError:
+            del data_nd[-1]
+            del calib_data.provide_data[-1]
+            continue
+        return calib_data, data_shapes
+
+
+def quantize_net_v2(network, quantized_dtype='auto', quantize_mode='full', quantize_granularity='tensor-wise',
+                    exclude_layers=None, exclude_layers_match=None, exclude_operators=None, calib_data=None,
+                    data_shapes=None, calib_mode='none', num_calib_examples=None, ctx=cpu(),
+                    LayerOutputCollector=None, logger=None):
+    """A quantized SymbolBlock of the HybridBlock ``network``: exported, fused for MKL-DNN on ``mx.cpu()``,
+    quantized (:func:`quantize_graph`), calibrated on ``calib_data`` (a DataIter, or an iterable of batches such as
+    a gluon DataLoader; ``data_shapes``, a list of DataDesc, where there is none) and post-quantized.
+    ``exclude_layers`` names nodes to leave in float32, ``exclude_layers_match`` substrings of their names,
+    ``exclude_operators`` operators."""
+    if logger:
+        logger.info('Export HybridBlock')
+    calib_data, data_shapes = _run_once(network, calib_data, data_shapes)
+    symnet, args, auxs = _export(network)
+    exclude_layers = [] if exclude_layers is None else exclude_layers
+    exclude_operators = [] if exclude_operators is None else exclude_operators
+    for name_match in exclude_layers_match or []:
+        exclude_layers += [layer.name for layer in symnet.get_internals() if layer.name.find(name_match) != -1]
+    if logger:
+        logger.info('These layers have been excluded %s' % exclude_layers)
+    mkldnn = ctx == cpu()
+    if mkldnn:
+        symnet = symnet.get_backend_symbol('MKLDNN_QUANTIZE')
+    qsym, qarg_params, aux_params, collector = quantize_graph(
+        sym=symnet, arg_params=args, aux_params=auxs, ctx=ctx, excluded_sym_names=exclude_layers,
+        excluded_op_names=exclude_operators, calib_mode=calib_mode, quantized_dtype=quantized_dtype,
+        quantize_mode=quantize_mode, quantize_granularity=quantize_granularity,
+        LayerOutputCollector=LayerOutputCollector, logger=logger)
+    if calib_mode is not None and calib_mode != 'none':
+        if not isinstance(ctx, Context):
+            raise MXNetValueError('currently only supports single ctx, while received %s' % str(ctx))
+        if calib_data is None:
+            raise MXNetValueError('calib_data must be provided when calib_mode=%s' % calib_mode)
+        if calib_mode not in ('naive', 'entropy', 'customize'):
+            raise MXNetValueError('please set calibration mode to naive or entropy.')
+        data_names = [pair[0] for pair in calib_data.provide_data]
+        mod = Module(symbol=symnet, context=ctx, data_names=data_names, label_names=None)
+        mod.bind(for_training=False, data_shapes=data_shapes)
+        mod.set_params(args, auxs, allow_missing=False, force_init=True)
+        num_examples = _collect_layer_statistics(mod, calib_data, collector, num_calib_examples, logger)
+        if logger:
+            logger.info('Collected layer output values from FP32 model using %d examples' % num_examples)
+        qsym, qarg_params, aux_params = calib_graph(qsym=qsym, arg_params=args, aux_params=auxs,
+                                                    collector=collector, calib_mode=calib_mode,
+                                                    quantized_dtype=quantized_dtype, logger=logger)
+    else:
+        data_names = [pair[0] for pair in data_shapes]
+    if mkldnn:
+        qsym = qsym.get_backend_symbol('MKLDNN_QUANTIZE')
+    return _symbol_block(qsym, data_names, qarg_params, aux_params, ctx)
+
+
+def quantize_net(network, quantized_dtype='auto', quantize_mode='full', exclude_layers=None,
+                 exclude_layers_match=None, exclude_operators=None, calib_data=None, data_shapes=None,
+                 calib_mode='none', num_calib_examples=None, ctx=cpu(), logger=None):
+    """:func:`quantize_net_v2` with tensor-wise granularity and no custom collector; warns that it is deprecated
+    (as MXNet)."""
+    warnings.warn('WARNING: This will be deprecated after MXNet 2.0, please use quantize_net_v2.')
+    return quantize_net_v2(network=network, quantized_dtype=quantized_dtype, quantize_mode=quantize_mode,
+                           quantize_granularity='tensor-wise', exclude_layers=exclude_layers,
+                           exclude_layers_match=exclude_layers_match, exclude_operators=exclude_operators,
+                           calib_data=calib_data, data_shapes=data_shapes, calib_mode=calib_mode,
+                           num_calib_examples=num_calib_examples, ctx=ctx, LayerOutputCollector=None,
+                           logger=logger)

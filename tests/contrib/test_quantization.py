@@ -1,12 +1,11 @@
-"""mx.contrib.quantization: MXNet 1.9.1's public functions; those that need MXNet's MKL-DNN fusion raise naming
-themselves (quantize_model and its graph pass are tested against MXNet in test_quantize_graph.py)."""
+"""mx.contrib.quantization: MXNet 1.9.1's public functions (quantize_model and its graph pass are tested against
+MXNet in test_quantize_graph.py, the MKL-DNN flow in test_quantization_mkldnn.py)."""
 import inspect
 import subprocess
 
 import pytest
 
 import mxcompat as mx
-from mxcompat.base import MXNetNotImplementedError
 from tests.conftest import oracle_runner
 
 # MXNet 1.9.1's public functions in mxnet.contrib.quantization (ORACLE_SCRIPT prints them)
@@ -30,18 +29,16 @@ def test_star_import_through_the_mxnet_alias():
     assert sorted(k for k in scope if not k.startswith('__')) == MXNET_FUNCTIONS
 
 
-@pytest.mark.parametrize('name', ['quantize_model_mkldnn', 'quantize_net', 'quantize_net_v2'])
-def test_mkldnn_fusion_functions_raise_naming_themselves(name):
+def test_no_function_is_left_out():
     import mxcompat.contrib.quantization as q
-    with pytest.raises(MXNetNotImplementedError, match=r'mx\.contrib\.quantization\.%s: .*MKL-DNN' % name) as e:
-        getattr(q, name)(mx.gluon.nn.Dense(2), quantized_dtype='auto')
-    assert isinstance(e.value, NotImplementedError)
+    assert q.GAPS == ()
 
 
-def test_gluoncv_style_call_fails_at_the_call():
+def test_gluoncv_style_call_fails_as_mxnets():
+    # no calib_data nor data_shapes: MXNet's ValueError, before anything is exported
     from mxcompat.contrib.quantization import quantize_net
     net = mx.gluon.nn.HybridSequential()
-    with pytest.raises(MXNetNotImplementedError, match='quantize_net'):
+    with pytest.warns(UserWarning, match='quantize_net_v2'), pytest.raises(ValueError, match='data_shapes required'):
         quantize_net(net, quantized_dtype='auto', exclude_layers=None, calib_data=None, calib_mode='none')
 
 

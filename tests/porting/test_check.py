@@ -21,7 +21,7 @@ from mxnet.gluon.nn import Dense as D
 open('ran.txt', 'w').write('the script was run')
 y = mx.nd.contrib.quantize_asym((2,))
 z = F.no_such_op(nd.ones((2,)))
-q = mx.contrib.quantization.quantize_net
+q = mx.nd.contrib.quantized_rnn
 h = mx.autograd.get_symbol
 k = mx.kv.create('dist_async')
 layer = D(3)
@@ -65,7 +65,7 @@ def test_unsupported_calls_are_named_with_their_error(tmp_path):
     status, detail = rows[(8, 'F.no_such_op')]
     assert status == check.UNSUPPORTED and "has no attribute 'no_such_op'" in detail
     assert rows[(8, 'nd.ones')] == (check.SUPPORTED, '')
-    assert rows[(9, 'mx.contrib.quantization.quantize_net')][0] == check.UNSUPPORTED
+    assert rows[(9, 'mx.nd.contrib.quantized_rnn')][0] == check.UNSUPPORTED
     status, detail = rows[(10, 'mx.autograd.get_symbol')]
     assert status == check.UNSUPPORTED
     assert detail.startswith('MXNetNotImplementedError: mx.autograd.get_symbol:') and 'HybridBlock' in detail
