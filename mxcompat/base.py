@@ -233,6 +233,18 @@ def to_np_dtype(tdtype):
     return _TORCH2NP[tdtype]
 
 
+def from_host(a):
+    """A CPU tensor of the numpy array ``a``: sharing its buffer where ``a`` is C-contiguous and writable, else of a
+    C-ordered copy (which keeps a 0-d array 0-d, as ``np.ascontiguousarray`` does not). Unlike ``torch.from_numpy``
+    it takes a contiguous array with a negative stride on a length-1 axis (``x[:, ::-1]`` of a column: NumPy calls
+    it contiguous, torch refuses any negative stride)."""
+    if not (a.flags.c_contiguous and a.flags.writeable):
+        return torch.from_numpy(a.copy(order='C'))
+    if 1 in a.shape and min(a.strides) < 0:
+        return torch.from_numpy(a.reshape(-1)).view(a.shape)  # (the same memory, read with standard strides)
+    return torch.from_numpy(a)
+
+
 def dtype_name(tdtype):
     """torch.dtype -> MXNet's name for it ('float32')."""
     return 'bfloat16' if tdtype is torch.bfloat16 else np.dtype(_TORCH2NP[tdtype]).name

@@ -9,7 +9,7 @@ import torch
 import torch.fx
 
 from .. import autograd as _ag
-from ..base import MXNetError, MXNetValueError, MXNetTypeError, unsupported
+from ..base import MXNetError, MXNetValueError, MXNetTypeError, unsupported, from_host
 from ..ndarray.ndarray import NDArray
 from ..symbol.lower import _ident as _lower_ident
 from ..symbol.runner import lower_graph
@@ -24,7 +24,7 @@ def _as_tensor(x):
     if isinstance(x, torch.Tensor):
         return x.detach()
     if isinstance(x, np.ndarray):
-        return torch.from_numpy(x)
+        return from_host(x)
     raise MXNetTypeError('to_torch: example inputs must be NDArrays, torch.Tensors or numpy arrays, got %s'
                          % type(x).__name__)
 

@@ -23,7 +23,8 @@ import torch
 
 from .. import _memory, autograd, initializer, kernels
 from ..autograd import STATE as _AG
-from ..base import MXNetError, MXNetAssertionError, MXNetValueError, MXNetTypeError, unsupported, to_torch_dtype
+from ..base import (MXNetError, MXNetAssertionError, MXNetValueError, MXNetTypeError, unsupported, to_torch_dtype,
+                    from_host)
 from ..context import Context, cpu, current_context
 from ..ndarray import sparse as _sparse, ndarray as _nd, _codec
 from ..ndarray.ndarray import NDArray
@@ -456,7 +457,7 @@ class Parameter:
         stale_store = trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore
         if stale_store and self not in trainer._params_to_init:
             trainer._reset_kvstore()
-        value = data._t if isinstance(data, NDArray) else torch.as_tensor(np.asarray(data))
+        value = data._t if isinstance(data, NDArray) else from_host(np.asarray(data))
         value = value.detach()
         with torch.no_grad():
             for arr in self._data:

@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from .._fileio import MXNetFileNotFoundError, get_fsspec, path_of, write_atomic
-from ..base import MXNetError, MXNetTypeError, MXNetValueError
+from ..base import MXNetError, MXNetTypeError, MXNetValueError, from_host
 from ..util import _NP_SHAPE_OFF, _NP_SHAPE_THREAD
 
 __all__ = ['SparseRecord', 'MXNetFileNotFoundError', 'dumps', 'loads', 'save_file', 'load_file',
@@ -112,7 +112,7 @@ def _to_cpu_tensor(x, what):
         if x.dtype.byteorder not in ('=', '|'):
             x = x.astype(x.dtype.newbyteorder('='))
         try:
-            x = torch.from_numpy(np.ascontiguousarray(x))
+            x = from_host(np.ascontiguousarray(x))
         except TypeError as e:
             raise MXNetTypeError('cannot save %s: numpy dtype %s has no MXNet equivalent' % (what, x.dtype)) from e
     elif not isinstance(x, torch.Tensor):

@@ -3,7 +3,7 @@ Every name here is exported by ``ndarray.py`` too (MXNet's ``mxnet.ndarray.ndarr
 import numpy as np
 import torch
 
-from ..base import MXNetError, MXNetValueError, MXNetTypeError, to_torch_dtype, to_np_dtype
+from ..base import MXNetError, MXNetValueError, MXNetTypeError, to_torch_dtype, to_np_dtype, from_host
 from ..context import Context, current_context, cpu
 from ..util import _np_shape_level
 from ..operator.elemwise import scalar_as
@@ -50,9 +50,7 @@ def array(source_array, ctx=None, dtype=None):
             raise MXNetTypeError('source_array must be array like object, got %s' % type(source_array)) from None
     if source_array.dtype == object:
         raise MXNetTypeError('source_array must be array like object')
-    if not (source_array.flags.c_contiguous and source_array.flags.writeable):
-        source_array = source_array.copy(order='C')  # (np.ascontiguousarray would turn 0-d into 1-d)
-    return _wrap(torch.from_numpy(source_array).to(device=dev, dtype=td, copy=True), ctx)
+    return _wrap(from_host(source_array).to(device=dev, dtype=td, copy=True), ctx)
 
 
 def _shape(shape):
@@ -202,7 +200,8 @@ def from_numpy(ndarray, zero_copy=True):
     if zero_copy:
         if not ndarray.flags['C_CONTIGUOUS']:
             raise MXNetValueError('from_numpy: zero_copy needs a C-contiguous array')
-        t = torch.from_numpy(ndarray)
+        t = torch.from_numpy(ndarray.reshape(-1)).view(ndarray.shape)  # (flat first: a length-1 axis may have a
+        # negative stride, which torch refuses)
         ndarray.flags.writeable = False  # as MXNet: the NDArray now owns the memory; numpy may only read it
         return _wrap(t, cpu(0))
     return array(ndarray, dtype=ndarray.dtype)

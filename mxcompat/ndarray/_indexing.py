@@ -5,7 +5,7 @@ import torch
 
 from .. import engine
 from .._recording import STATE as _STATE
-from ..base import MXNetIndexError, unsupported
+from ..base import MXNetIndexError, unsupported, from_host
 from .ndarray import NDArray, _wrap, _NULL  # (ndarray.py imports this module at its end, once these exist)
 
 _FULL = slice(None)
@@ -66,7 +66,7 @@ def _index_key(key, t):
                 tuple(_index_key(k, t) if isinstance(k, (NDArray, list, np.ndarray)) else k for k in key), t.device)
         return key
     if isinstance(key, (list, np.ndarray)):
-        return torch.as_tensor(np.asarray(key), device=t.device).long()
+        return from_host(np.asarray(key)).to(t.device).long()
     if isinstance(key, np.integer):
         return int(key)
     return key

@@ -20,7 +20,7 @@ from .. import _intgrad
 from .._intgrad import _IntGradTensor
 from .._recording import STATE as _STATE
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
-                    to_np_dtype)
+                    to_np_dtype, from_host)
 from ..context import Context, current_context, cpu
 from ..operator import registry as _registry
 from ..operator.elemwise import (broadcast_error as _broadcast_error, scalar_as as _scalar_as,
@@ -614,7 +614,7 @@ class NDArray:
         elif isinstance(value, numeric_types):
             v = value.item() if isinstance(value, np.generic) else value
         elif isinstance(value, (np.ndarray, list, tuple)):
-            v = torch.as_tensor(np.asarray(value), dtype=t.dtype, device=t.device)
+            v = from_host(np.asarray(value)).to(dtype=t.dtype, device=t.device)
         elif isinstance(value, torch.Tensor):
             v = value.to(t.dtype)
         else:

@@ -114,6 +114,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):  # noqa: ARG001
     mx_fn = UFUNCS.get(ufunc.__name__)
     if mx_fn is None:
         return call_numpy(ufunc.__name__, ufunc, inputs, kwargs)
+    # a NumPy scalar operand reaches here as a 0-d NumPy array (``numpy.float32(3) > a``): it stays the scalar it
+    # was, as ``a < numpy.float32(3)`` takes it (MXNet 1.9.1 raises TypeError for the reflected form only)
+    inputs = [x[()] if type(x) is _onp.ndarray and x.ndim == 0 else x for x in inputs]
     return mx_fn(*inputs, **kwargs)
 
 

@@ -580,8 +580,11 @@ def _bound(name, v, dtype):
     compares with the bound as a number: -120 does not bind uint8)."""
     if v is None:
         return None
+    if isinstance(v, (ndarray, _np.ndarray)) and v.ndim == 0:  # MXNet takes a 0-d array's value (np.max(x))
+        v = v.item()
     if not isinstance(v, _SCALARS):
-        raise MXNetTypeError('Operator %s: the bounds must be scalars, got %s' % (name, type(v).__name__))
+        raise MXNetTypeError('Operator %s: the bounds must be scalars or 0-d arrays, got %s of shape %s'
+                             % (name, type(v).__name__, getattr(v, 'shape', ())))
     if dtype.is_floating_point:
         return float(v)
     info = torch.iinfo(dtype)

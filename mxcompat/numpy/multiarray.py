@@ -16,7 +16,8 @@ import torch
 
 from .. import _intgrad
 from .. import autograd as _ag
-from ..base import MXNetError, MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype
+from ..base import (MXNetError, MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype,
+                    from_host)
 from ..context import Context, current_context
 from ..ndarray.ndarray import NDArray, _check_recorded_write
 from ..operator.elemwise import scalar_as as _scalar_as
@@ -119,8 +120,7 @@ def _host_tensor(obj, dtype, dev, copy=False):
         a = _np.asarray(obj)
         if a.dtype.kind not in 'biuf':
             raise TypeError('mx.np.array: cannot create an array from a NumPy array of dtype %s' % a.dtype)
-        # (not ascontiguousarray, which makes a 0-d array 1-d; a read-only array is copied)
-        t = torch.from_numpy(a if a.flags.c_contiguous and a.flags.writeable else a.copy(order="C"))
+        t = from_host(a)
     else:
         a = _np.asarray(_host_value(obj))
         if a.dtype.kind not in 'biuf':
@@ -545,10 +545,10 @@ def _index_item(k, dev):
     if isinstance(k, (list, tuple, range, _np.ndarray)):
         a = _np.asarray(k)
         if a.dtype.kind == 'b':
-            return torch.as_tensor(a, device=dev)
+            return from_host(a).to(dev)
         if a.dtype.kind not in 'iu' and a.size:
             raise InvalidIndexError(_BAD_INDEX % (k,))
-        return torch.as_tensor(a.astype(_np.int64), device=dev)
+        return from_host(a.astype(_np.int64)).to(dev)
     raise InvalidIndexError(_BAD_INDEX % (k,))
 
 
@@ -635,9 +635,9 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
     if type(object) is _np.ndarray and dtype is None:  # the common case: a host array of numbers, copied once
         ctx = current_context() if ctx is None else _ctx(ctx)
         dev = ctx.torch_device
-        if dev.type == 'cpu' and object.dtype.kind in 'biuf' and object.flags.c_contiguous and object.flags.writeable:
+        if dev.type == 'cpu' and object.dtype.kind in 'biuf':
             a = _object_new(ndarray)
-            a._t = torch.from_numpy(object).clone()
+            a._t = from_host(object).clone()
             a._ctx = ctx
             a._dt = None
             return a

@@ -179,6 +179,32 @@ def test_printing_names_a_gpu_context():
     assert str(_np_wrap(torch.tensor(2.5), mx.gpu(0))) == '2.5'
 
 
+def test_host_arrays_with_a_negative_stride_on_a_length_1_axis():
+    # NumPy calls these contiguous (x[:, ::-1] of a column: TensorLy's partial_svd hands such arrays to np.array);
+    # torch.from_numpy refuses any negative stride. MXNet 1.9.1 reads them as the values they show.
+    col = onp.arange(3.).reshape(3, 1)[:, ::-1]
+    row = onp.arange(3.).reshape(1, 3)[::-1]
+    for host in (col, row):
+        assert host.flags.c_contiguous and min(host.strides) < 0
+        for a in (np.array(host), np.array(host, dtype='float64'), mx.nd.array(host),
+                  mx.nd.array(host, dtype='float64')):
+            onp.testing.assert_array_equal(a.asnumpy(), host)
+        z = np.zeros(host.shape, dtype='float64')
+        z[:] = host
+        onp.testing.assert_array_equal(z.asnumpy(), host)
+        w = mx.nd.zeros(host.shape, dtype='float64')
+        w[:] = host
+        onp.testing.assert_array_equal(w.asnumpy(), host)
+        shared = host.copy()[:, ::-1] if host is col else host.copy()[::-1]
+        s = mx.nd.from_numpy(shared)  # (zero_copy: the same memory)
+        onp.testing.assert_array_equal(s.asnumpy(), host)
+        s[:] = 7
+        onp.testing.assert_array_equal(shared, 7)
+    idx = onp.array([[2], [0]])[:, ::-1]
+    onp.testing.assert_array_equal(np.arange(4.)[idx].asnumpy(), [[2.], [0.]])
+    onp.testing.assert_array_equal(mx.nd.arange(4)[idx].asnumpy(), [[2.], [0.]])
+
+
 def test_array_from_host_copies_and_keeps_dtype():
     for host in (onp.arange(6, dtype='int32').reshape(2, 3), onp.arange(6.).reshape(2, 3).T, onp.array(2.5),
                  onp.array([True, False]), onp.zeros((0, 3), dtype='uint8')):

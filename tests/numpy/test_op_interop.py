@@ -68,6 +68,12 @@ def test_array_ufunc_dispatch():
     assert isinstance(onp.float32(2) * a, np.ndarray)
     with pytest.raises(TypeError):
         onp.ones(2) + a
+    # a comparison hands NumPy's scalar over as a 0-d array: taken as the scalar (a documented difference: MXNet
+    # raises TypeError for the left-hand form only); Python's max() of the two then works as in MXNet
+    m = np.array(2.0)
+    for r, want in ((onp.float32(3) > m, True), (onp.float64(1) >= m, False), (onp.array(2.0) == m, True)):
+        assert isinstance(r, np.ndarray) and r.dtype == onp.bool_ and r.item() is want
+    assert max(m, onp.float32(3)) == 3 and max(onp.float32(1), m) is m
 
 
 def test_dispatch_lists_name_mx_np_functions():

@@ -2,7 +2,7 @@
 import numpy as np
 import torch
 
-from ...base import MXNetValueError, MXNetTypeError, to_torch_dtype, unsupported
+from ...base import MXNetValueError, MXNetTypeError, to_torch_dtype, unsupported, from_host
 from ..ndarray import NDArray, _wrap, zeros as _dense_zeros
 from .._creation import _device_ctx
 from .storage import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray, _CLASSES, _I64, _integer_types, _empty_comps,
@@ -50,7 +50,7 @@ def _as_tensor(x, td, dev):
     elif isinstance(x, torch.Tensor):
         t = x.detach()
     else:
-        t = torch.as_tensor(np.asarray(x))
+        t = from_host(np.asarray(x))
     return t.to(device=dev, dtype=td if td is not None else t.dtype)
 
 

@@ -6,7 +6,7 @@ values (MXNet's storage fallback)."""
 import numpy as np
 import torch
 
-from ...base import MXNetError, incompatible_attr, dtype_name
+from ...base import MXNetError, incompatible_attr, dtype_name, from_host
 from ...operator import registry
 from ...operator._sparse import _ZERO_PRESERVING
 from ...operator.elemwise import scalar_as
@@ -28,7 +28,7 @@ def retain(data=None, indices=None, out=None, name=None, **kwargs):  # noqa: ARG
         raise MXNetError('Operator _sparse_retain: data must be a RowSparseNDArray, got storage %s'
                          % getattr(data, 'stype', type(data).__name__))
     d, idx = data._cmp()
-    want = indices._t.detach() if isinstance(indices, NDArray) else torch.as_tensor(np.asarray(indices))
+    want = indices._t.detach() if isinstance(indices, NDArray) else from_host(np.asarray(indices))
     want = want.reshape(-1).to(_I64).to(idx.device)
     pos = torch.searchsorted(idx, want).clamp(max=max(idx.numel() - 1, 0))
     found = (idx[pos] == want) if idx.numel() else torch.zeros_like(want, dtype=torch.bool)

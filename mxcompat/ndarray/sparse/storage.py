@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from ...base import (MXNetError, MXNetValueError, MXNetTypeError, numeric_types, to_torch_dtype, to_np_dtype,
-                     unsupported)
+                     unsupported, from_host)
 from ...context import Context, cpu
 from ... import kernels
 from ...operator._sparse import _csr_rows, _csr_to_dense, _dense_to_csr, _dense_to_rsp, _rsp_to_dense
@@ -265,7 +265,7 @@ class BaseSparseNDArray(NDArray):
             self._assign_comps((t, torch.arange(self._shape[0], dtype=_I64, device=t.device)))
             return
         elif isinstance(value, (np.ndarray, np.generic, list, tuple)):
-            t = torch.as_tensor(np.asarray(value)).to(device=self._device, dtype=self._tdtype)
+            t = from_host(np.asarray(value)).to(device=self._device, dtype=self._tdtype)
         else:
             raise MXNetTypeError('%s does not support assignment with %s' % (type(self).__name__, type(value)))
         if tuple(t.shape) != self._shape:
