@@ -250,7 +250,9 @@ def test_quantize_net_v2_is_mxnets(case, tmp_path):
                                       batch_size=shape[0])
     qnet = q.quantize_net_v2(block, quantized_dtype=qdtype, quantize_mode=mode, quantize_granularity=gran,
                              exclude_layers=ex_layers, exclude_layers_match=ex_match, exclude_operators=ex_ops,
-                             calib_data=loader, calib_mode=calib_mode, ctx=mx.cpu())
+                             calib_data=None if calib_mode == 'none' else loader, calib_mode=calib_mode,
+                             data_shapes=[mx.io.DataDesc('data', shape)] if calib_mode == 'none' else None,
+                             ctx=mx.cpu())
     assert isinstance(qnet, mx.gluon.SymbolBlock)
     out = qnet(mx.nd.array(test)).asnumpy()
     qnet.export(str(tmp_path / 'q'))
