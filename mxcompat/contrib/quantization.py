@@ -7,8 +7,8 @@ quantization of weights and biases; the quantized operators are mxcompat's (``op
 
 ``quantize_model_mkldnn``, and ``quantize_net_v2`` / ``quantize_net`` on ``mx.cpu()``, fuse the float32 graph with
 ``Symbol.get_backend_symbol('MKLDNN_QUANTIZE')`` before quantizing it and apply the post-quantization passes after
-(``_mkldnn_post_quantize``), as MXNet's MKL-DNN build does; on another context ``quantize_net_v2`` quantizes the
-unfused graph, as MXNet (``quantize_model_mkldnn`` raises there, as MXNet).
+(``symbol/passes/mkldnn_post_quantize.py``), as MXNet's MKL-DNN build does; on another context ``quantize_net_v2``
+quantizes the unfused graph, as MXNet (``quantize_model_mkldnn`` raises there, as MXNet).
 
 Differs from MXNet: collectors receive NDArrays (MXNet passes C handles); the calibration graph is not written into
 the uncalibrated symbol's nodes (MXNet's ``_calibrate_quantized_sym`` also changes the symbol it is given).

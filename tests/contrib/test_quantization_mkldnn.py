@@ -14,7 +14,7 @@ import pytest
 
 import mxcompat as mx
 from mxcompat.base import MXNetError
-from mxcompat.contrib import _mkldnn_post_quantize as post
+from mxcompat.symbol.passes import mkldnn_post_quantize as post
 from mxcompat.contrib import quantization as q
 
 FIX = pathlib.Path(__file__).resolve().parent.parent / 'fixtures' / 'contrib' / 'mkldnn_quantize'

@@ -233,10 +233,10 @@ def test_fused_case_computes_the_same(name, switches):
 
 
 def test_quantize_backend_ends_with_the_post_quantize_properties(monkeypatch, switches):
-    """MKLDNN_QUANTIZE hands its fused graph to the post-quantization properties (contrib._mkldnn_post_quantize),
+    """MKLDNN_QUANTIZE hands its fused graph to the post-quantization properties (passes/mkldnn_post_quantize.py),
     once, after its fusion properties, and returns what they give; MKLDNN does not call them."""
     switches(())
-    from mxcompat.contrib import _mkldnn_post_quantize as post
+    from mxcompat.symbol.passes import mkldnn_post_quantize as post
     seen = []
 
     def apply(sym):

@@ -8,7 +8,7 @@ A backend is a list of subgraph properties run in turn, each over the whole grap
   place), convolution (``Convolution`` [+ ``BatchNorm``] [+ ``elemwise_add``] [+ activation] ->
   ``_sg_mkldnn_conv``), FullyConnected (+ one elementwise op -> ``_sg_mkldnn_fully_connected``), Transformer.
 - ``MKLDNN_QUANTIZE``: identity, convolution and FullyConnected with their quantized activation rules, identity
-  again, Transformer, then the post-quantization properties (``mxcompat.contrib._mkldnn_post_quantize``).
+  again, Transformer, then the post-quantization properties (``mkldnn_post_quantize`` beside this module).
 
 Each property runs MXNet's generic partitioner (``src/operator/subgraph/build_subgraph.cc``): seeds in the graph's
 depth-first order, a breadth-first growth asked of the property's selector, the cycle check that excludes a node
@@ -35,7 +35,6 @@ their entries, and the subgraph node wired in. Differences from MXNet:
 Checked against MXNet 1.9.1: tests/symbol/test_mkldnn_backend.py (goldens in tests/fixtures/symbol/mkldnn_backend).
 """
 import collections
-import importlib
 import os
 import warnings
 
@@ -44,6 +43,7 @@ import numpy as np
 from ...base import BFLOAT16_MARKER, MXNetError, MXNetTypeError, unsupported
 from ...operator import registry
 from .. import symbol as _symbol
+from . import mkldnn_post_quantize
 
 BACKENDS = ('MKLDNN', 'MKLDNN_QUANTIZE')
 _TRANSFORMER_OPS = ('_contrib_interleaved_matmul_selfatt_qk', '_contrib_interleaved_matmul_selfatt_valatt')
@@ -628,9 +628,7 @@ def partition(sym, backend, attr_of=None, dedup=False, honour_disable=True):
     heads = list(sym._clone()._outputs)
     for prop in properties(backend):
         if prop is None:
-            # (the post-quantization properties live with the quantization code; loaded by name: it is a layer up)
-            post = importlib.import_module('mxcompat.contrib._mkldnn_post_quantize')
-            heads = list(post.apply(_symbol.Symbol(heads))._outputs)
+            heads = list(mkldnn_post_quantize.apply(_symbol.Symbol(heads))._outputs)
             continue
         if honour_disable and prop.disable_env and _env_int(prop.disable_env):
             continue

@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from ..symbol.symbol import Symbol, _topo
+from .. import symbol as _symbol
 
 _REQUANTIZE, _DEQUANTIZE = '_contrib_requantize', '_contrib_dequantize'
 _CONCAT, _POOLING = '_contrib_quantized_concat', '_contrib_quantized_pooling'
@@ -56,7 +56,7 @@ class _Graph:
         self.refresh()
 
     def refresh(self):
-        self.order = _topo(self.outputs)
+        self.order = _symbol._topo(self.outputs)
         self.consumers = {}
         for node in self.order:
             for src, _ in node.inputs:
@@ -77,7 +77,7 @@ class _Graph:
         self.outputs = [(new, j) if src is old else (src, j) for src, j in self.outputs]
 
     def symbol(self):
-        return Symbol(self.outputs)
+        return _symbol.Symbol(self.outputs)
 
 
 def _set(node, **attrs):
