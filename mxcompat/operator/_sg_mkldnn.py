@@ -335,9 +335,19 @@ def param_shapes(attrs, data):
     nf = conv['num_filter']
     c = (nf,)
     out = {'weight': (nf, data[1] // conv['num_group']) + tuple(conv['kernel']), 'bias': c,
-           'gamma': c, 'beta': c, 'mean': c, 'var': c}
+           'gamma': c, 'beta': c, 'mean': c, 'var': c, 'sum': _conv_out_shape(conv, data)}
     out.update(dict.fromkeys(('data_min', 'data_max', 'sum_min', 'sum_max'), (1,)))
     return out
+
+
+def _conv_out_shape(conv, data):
+    """The convolution's output shape (the sum input's) from the data shape; 0 where a data dimension is unknown
+    (0), so that the sum's shape is known before the sum's own producer says it (MXNet's shape function)."""
+    stride, dilate, pad, _ = _nn._spatial_args('_sg_mkldnn_conv', conv['kernel'], len(data), conv['stride'],
+                                               conv['dilate'], conv['pad'], conv['layout'])
+    spatial = tuple(0 if d <= 0 else (d + 2 * p - (dl * (k - 1) + 1)) // s + 1
+                    for d, k, s, dl, p in zip(data[2:], conv['kernel'], stride, dilate, pad))
+    return (data[0], conv['num_filter']) + spatial
 
 
 _PARAMS = [('with_bn', 'bool', False), ('with_act', 'bool', False), ('with_sum', 'bool', False),
