@@ -365,6 +365,8 @@ def _input_dtypes(n, params, keys, typ):
         return
     first = known[0]
     fixed = opinfo.INPUT_DTYPES.get(n.op.name)
+    if callable(fixed):
+        fixed = fixed(params)
     names = n.input_names() if fixed else ()
     for idx, ((src, _), key) in enumerate(zip(n.inputs, keys)):
         if key in typ or not src.is_var:

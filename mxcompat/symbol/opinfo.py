@@ -276,9 +276,21 @@ INPUT_DTYPES.update({op: dict(dict.fromkeys(_RANGES, torch.float32), weight=torc
 
 INPUT_DTYPES['_sg_mkldnn_conv'] = dict.fromkeys(('weight', 'bias', 'gamma', 'beta', 'mean', 'var', 'data_min',
                                                  'data_max', 'sum_min', 'sum_max'), torch.float32)
-# (its weight and bias are int8 when quantized without channel_wise_quantize, else float32: taken from the data)
-INPUT_DTYPES['_sg_mkldnn_fully_connected'] = dict.fromkeys(('min_data', 'max_data', 'min_weight', 'max_weight',
-                                                            'min_bias', 'max_bias'), torch.float32)
+_SG_FC_RANGES = dict.fromkeys(('min_data', 'max_data', 'min_weight', 'max_weight', 'min_bias', 'max_bias'),
+                              torch.float32)
+
+
+def _sg_fc_input_dtypes(params):
+    """_sg_mkldnn_fully_connected's fixed input dtypes: the ranges float32; a quantized one's weight and bias int8,
+    or float32 with ``channel_wise_quantize`` (whatever the data's, uint8 included); unquantized, the data's."""
+    if not params.get('quantized'):
+        return _SG_FC_RANGES
+    wb = torch.float32 if params.get('channel_wise_quantize') else torch.int8
+    return dict(_SG_FC_RANGES, weight=wb, bias=wb)
+
+
+# (a function of the op's parameters where the dtypes depend on them)
+INPUT_DTYPES['_sg_mkldnn_fully_connected'] = _sg_fc_input_dtypes
 
 
 class _RangeInputs(dict):

@@ -260,3 +260,28 @@ def test_quantize_net_v2_is_mxnets(case, tmp_path):
     _same_graph(json.loads((tmp_path / 'q-symbol.json').read_text()), FLOW[key]['final'], versions=False)
     gold = OUTPUTS[key + '/out0']
     np.testing.assert_allclose(out, gold, rtol=0, atol=0.03 * np.abs(gold).max())
+
+
+@pytest.mark.parametrize('granularity', ['tensor-wise', 'channel-wise'])
+def test_uint8_calibrated_fully_connected_keeps_mxnets_weight_dtypes(granularity):
+    # A fused FullyConnected calibrated to uint8: its weight and bias are int8 (tensor-wise) or float32
+    # (channel-wise), as MXNet 1.9.1 infers and writes them (checked on it), never the data's uint8; the model binds
+    # and runs (MXNet's mkl/test_subgraph.py test_single_fc / test_fc_eltwise with quantized_dtype='uint8').
+    rs = np.random.RandomState(0)
+    sym = mx.sym.Activation(mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=4, name='fc'), act_type='relu')
+    args = {'fc_weight': mx.nd.array(rs.uniform(-1, 1, (4, 6))), 'fc_bias': mx.nd.array(rs.uniform(-1, 1, (4,)))}
+    x = mx.nd.array(rs.uniform(0, 1, (5, 6)))
+    qsym, qargs, qaux = q.quantize_model_mkldnn(
+        sym, args, {}, ctx=mx.cpu(), calib_mode='naive', calib_data=mx.io.NDArrayIter(x, batch_size=5),
+        num_calib_examples=5, quantized_dtype='uint8', quantize_granularity=granularity, label_names=None)
+    want = np.int8 if granularity == 'tensor-wise' else np.float32
+    arg_types = dict(zip(qsym.list_arguments(), qsym.infer_type(data='float32')[0]))
+    for name in qargs:
+        if not name.endswith(('_min', '_max')):
+            assert arg_types[name] == want and qargs[name].dtype == want, name
+    mod = mx.mod.Module(qsym, label_names=None, context=mx.cpu())
+    mod.bind(for_training=False, data_shapes=[('data', (5, 6))])
+    mod.set_params(qargs, qaux)
+    mod.forward(mx.io.DataBatch([x]), is_train=False)
+    ref = np.maximum(x.asnumpy() @ args['fc_weight'].asnumpy().T + args['fc_bias'].asnumpy(), 0)
+    np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), ref, atol=0.03)
