@@ -5,6 +5,7 @@ Differs from MXNet: besides ``MXNetError`` (a ``RuntimeError``), errors that MXN
 ``MXNetError`` and the matching Python error, so either ``except`` clause catches them.
 """
 import ast
+import ctypes
 import os
 import sys
 import time
@@ -92,6 +93,53 @@ def cpp_log(where, fmt, *args):
 def unsupported(api, what, why=''):
     """Build the error for a known gap: names the MXNet API and the argument or feature."""
     return MXNetNotImplementedError('%s: %s is not supported by mxcompat%s' % (api, what, ('; ' + why) if why else ''))
+
+
+# ---- MXNet's C API names (``mxnet.base``): the ctypes types, handles and helpers are ctypes' own; the library is not
+# there, so a call into ``_LIB`` raises naming the function (code that only imports these names runs)
+mx_int, mx_uint, mx_float = ctypes.c_int, ctypes.c_uint, ctypes.c_float
+mx_float_p = ctypes.POINTER(mx_float)
+NDArrayHandle = FunctionHandle = OpHandle = CachedOpHandle = SymbolHandle = ExecutorHandle = ctypes.c_void_p
+DataIterCreatorHandle = DataIterHandle = KVStoreHandle = RecordIOHandle = RtcHandle = ctypes.c_void_p
+CudaModuleHandle = CudaKernelHandle = ProfileHandle = DLPackHandle = ctypes.c_void_p
+
+
+class _NoLib:
+    """``mxnet.base._LIB``: MXNet's C library, which mxcompat does not have (its API is Python over torch)."""
+
+    def __getattr__(self, name):
+        if name.startswith('__'):
+            raise AttributeError(name)
+        raise unsupported('mxnet.base._LIB.%s' % name, "MXNet's C API", 'mxcompat has no libmxnet; use the Python API')
+
+
+_LIB = _NoLib()
+
+
+def check_call(ret):
+    """MXNet's check of a C API return code: nonzero raises MXNetError (no C call of mxcompat returns one)."""
+    if ret != 0:
+        raise MXNetError('MXNet C API call returned %r' % (ret,))
+
+
+def c_str(string):
+    """``string`` as a NUL-terminated C string (ctypes.c_char_p of its UTF-8 bytes)."""
+    return ctypes.c_char_p(string.encode('utf-8'))
+
+
+def c_str_array(strings):
+    """A ctypes array of C strings."""
+    return (ctypes.c_char_p * len(strings))(*[s.encode('utf-8') for s in strings])
+
+
+def c_array(ctype, values):
+    """A ctypes array of ``ctype`` holding ``values``."""
+    return (ctype * len(values))(*values)
+
+
+def c_array_buf(ctype, buf):
+    """A ctypes array of ``ctype`` over the buffer ``buf`` (no copy)."""
+    return (ctype * len(buf)).from_buffer(buf)
 
 
 def data_dir_default():

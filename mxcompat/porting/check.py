@@ -16,7 +16,7 @@ import sys
 import textwrap
 import types
 
-from ..base import MXNetError
+from ..base import MXNetError, _NoLib
 from . import numpy2
 from ._ast import attribute_chain
 
@@ -182,6 +182,8 @@ def resolve(api):
             if nxt is None:
                 return UNSUPPORTED, 'AttributeError: %s' % (str(e) or "no attribute '%s'" % seg)
         obj = nxt
+        if isinstance(obj, _NoLib):  # mxnet.base._LIB: every call into MXNet's C library raises
+            return UNSUPPORTED, 'MXNetNotImplementedError: %s: MXNet\'s C API is not supported by mxcompat' % api
         if not isinstance(obj, (types.ModuleType, type)) and i < len(parts) - 1:
             break  # an attribute of a function/instance: as far as static lookup goes
     stub = _stub_message(obj)

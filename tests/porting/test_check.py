@@ -122,3 +122,7 @@ def test_stub_detection():
     assert check.resolve('mxnet.nd.array') == (check.SUPPORTED, '')
     assert check.resolve('mxnet.random.seed')[0] == check.DIFFERENT
     assert check.resolve('mxnet.gluon.nn.Dense.hybridize')[0] == check.SUPPORTED
+    # MXNet's C API names import (ctypes types and helpers); calls into the library itself are reported
+    assert check.resolve('mxnet.base.check_call') == (check.SUPPORTED, '')
+    status, detail = check.resolve('mxnet.base._LIB.MXGetVersion')
+    assert status == check.UNSUPPORTED and 'mxnet.base._LIB.MXGetVersion' in detail
