@@ -32,6 +32,7 @@ import functools
 import torch
 
 from ..base import MXNetError
+from .. import kernels
 from . import nn as _nn
 from ..kernels import int8 as _int8
 from .quantization import (_f32, _max_abs, _product_range, _range_out, _to_int, _to_int_, _INT8_RANGE, _UINT8_RANGE,
@@ -194,6 +195,9 @@ def _sg_mkldnn_conv(data, weight, bias=None, gamma=None, beta=None, mean=None, v
         return _meta(data, weight, conv, quantized, min_calib_range, max_calib_range, with_sum, act, post)
     bn_arrays = (gamma, beta, mean, var, bn) if with_bn else None
     if not quantized:
+        out = _packed_float(data, weight, bias, bn_arrays, sum if with_sum else None, conv, act, post)
+        if out is not None:
+            return out
         w, b = _folded(weight, bias, bn_arrays)
         out = _nn._convolution(data, w, b, **dict(conv, no_bias=b is None))
         if act is not None:
@@ -203,6 +207,48 @@ def _sg_mkldnn_conv(data, weight, bias=None, gamma=None, beta=None, mean=None, v
         return _eltwise(out, *post) if post is not None else out
     return _quantized(data, weight, bias, bn_arrays, sum, data_min, data_max, sum_min, sum_max, conv, with_sum, act,
                       post, min_calib_range, max_calib_range)
+
+
+# oneDNN post-ops of torch's fused convolution for the eltwise algorithms (name, scalars, algorithm)
+_POST_OPS = {'logistic': ('sigmoid', [], ''), 'tanh': ('tanh', [], ''), 'gelu_erf': ('gelu', [], 'none')}
+
+
+def _post_op(kind, alpha):
+    if kind == 'relu':
+        return ('leaky_relu', [alpha], '') if alpha else ('relu', [], '')
+    if kind == 'bounded_relu':
+        return 'hardtanh', [0.0, alpha], ''
+    return _POST_OPS.get(kind)
+
+
+def _packed_float(data, weight, bias, bn_arrays, addend, conv, act, post):
+    """The float32 fused convolution through ``kernels.fused_conv`` (its folded weight reordered once for oneDNN and
+    kept while the arrays are unchanged, the addition and activation as oneDNN post-ops), where that path computes
+    this call (a 2-D convolution, no gradient wanted, activations oneDNN can post); else None. Same values as the
+    operators in turn: the same folding, the same convolution."""
+    if data.dim() != 4 or (act is not None and addend is not None):
+        return None
+    stride, dilate, pad, _ = _nn._spatial_args('Convolution', conv['kernel'], 4, conv['stride'], conv['dilate'],
+                                                conv['pad'], conv['layout'])
+    stride, pad, dilate = tuple(stride), tuple(pad), tuple(dilate)
+    stats = () if bn_arrays is None else bn_arrays[:4]
+    if not kernels.fused_conv_applies(data, weight, bias, stride, pad, dilate, conv['num_group'], stats,
+                                      recording=_nn._recording()):
+        return None
+    first = act if addend is None else post
+    unary = None if first is None else _post_op(*first)
+    if first is not None and unary is None:
+        return None
+    after = post if addend is None else None  # (a post-sum activation without a sum runs on the result)
+    if addend is not None:
+        out_shape = (data.shape[0], weight.shape[0]) + kernels.cpu.conv_out_hw(data, weight, stride, pad)
+        if tuple(addend.shape) != out_shape or addend.dtype != data.dtype or addend.device != data.device:
+            return None
+        if unary is not None and unary[0] != 'relu':  # (after an addition torch's oneDNN convolution posts relu only)
+            after, unary = first, None
+    bn = None if bn_arrays is None else tuple(stats) + (bn_arrays[4]['eps'], bn_arrays[4]['fix_gamma'])
+    out = kernels.fused_conv(data, weight, bias, stride, pad, dilate, bn, addend, unary)
+    return _eltwise(out, *after) if after is not None else out
 
 
 def _folded(weight, bias, bn_arrays):

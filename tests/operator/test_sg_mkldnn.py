@@ -134,3 +134,45 @@ def test_gluoncv_get_model_builds_and_runs(model, tmp_path):
     ''' % model)
     assert 'SymbolBlock' in out
     np.testing.assert_allclose(np.load(tmp_path / 'out.npy'), ZOO[model], rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize('chain', ['bn_relu', 'bn_add_relu', 'add_leaky', 'clip', 'relu_then_add'])
+def test_float_fused_conv_on_the_packed_path_gives_the_operators_values(chain, monkeypatch):
+    # A float32 _sg_mkldnn_conv from get_backend_symbol('MKLDNN') runs on the kept, reordered folded weight
+    # (kernels.fused_conv) where it applies: the same values as its operators in turn (fast paths off)
+    from mxcompat import kernels
+    rs = np.random.RandomState(0)
+    data = mx.sym.var('data')
+    x = mx.sym.Convolution(data, kernel=(3, 3), pad=(1, 1), num_filter=64, name='conv')
+    if chain.startswith('bn'):
+        x = mx.sym.BatchNorm(x, name='bn', fix_gamma=False)
+    if chain == 'relu_then_add':
+        x = mx.sym.Activation(x, act_type='relu') + mx.sym.var('other')
+    elif 'add' in chain:
+        x = x + mx.sym.var('other')
+    if chain.endswith('relu') or chain == 'relu_then_add':
+        x = mx.sym.Activation(x, act_type='relu')
+    elif chain == 'add_leaky':
+        x = mx.sym.LeakyReLU(x, act_type='leaky', slope=0.1)
+    elif chain == 'clip':
+        x = mx.sym.clip(x, 0, 0.5)
+    fused = x.get_backend_symbol('MKLDNN')
+    assert any(n['op'] == '_sg_mkldnn_conv' for n in __import__('json').loads(fused.tojson())['nodes'])
+    shapes = {'data': (2, 64, 14, 14), 'other': (2, 64, 14, 14)}  # (sizes the packed path takes)
+    arg_shapes, _, aux_shapes = x.infer_shape(**{k: v for k, v in shapes.items() if k in x.list_arguments()})
+    args = {n: mx.nd.array(rs.uniform(-1, 1, s)) for n, s in zip(x.list_arguments(), arg_shapes)}
+    aux = {n: mx.nd.array(rs.uniform(0.5, 1.5, s)) for n, s in zip(x.list_auxiliary_states(), aux_shapes)}
+
+    packed = []
+    monkeypatch.setattr(kernels, 'fused_conv', lambda *a: packed.append(1) or kernels.cpu.fused_conv(*a))
+
+    def run():
+        ex = fused.bind(mx.cpu(), {k: v for k, v in args.items() if k in fused.list_arguments()},
+                        aux_states={k: v for k, v in aux.items() if k in fused.list_auxiliary_states()},
+                        grad_req='null')
+        return ex.forward(is_train=False)[0].asnumpy()
+    fast = run()
+    assert len(packed) == 1  # (relu_then_add: MXNet's partitioner fuses the convolution and relu only)
+    with kernels.policy(cpu_fast_paths=False):
+        slow = run()
+    np.testing.assert_allclose(fast, slow, rtol=1e-5, atol=1e-4)  # (float32 sums of 576 products, another order)
