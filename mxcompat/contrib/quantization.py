@@ -407,30 +407,35 @@ def quantize_model_mkldnn(sym, arg_params, aux_params, data_names=('data',), lab
     return qsym.get_backend_symbol('MKLDNN_QUANTIZE'), qarg_params, aux_params
 
 
+def _merged(first):
+    """A calibration batch's first array with its first two axes merged when it has more than 4 (5-d/6-d data)."""
+    return first.reshape((-1,) + tuple(first.shape[2:])) if len(first.shape) > 4 else first
+
+
+def _calib_names(n):
+    """MXNet's names for the ``n`` arrays of a calibration batch: ``data`` and ``data0`` (which MXNet takes for a
+    label) for one or two, ``data0`` ... ``data<n-1>`` for three or more."""
+    return ['data%d' % i for i in range(n)] if n >= 3 else ['data', 'data0'][:n]
+
+
 class _DataIterWrapper(DataIter):
-    """A DataIter over another iterable of batches (a gluon DataLoader): each batch is a list of arrays (or one
-    array), the first is ``data``; one more is ``data0`` (MXNet takes it for a label), three or more are ``data0``,
-    ``data1``, ... A first array of more than 4 dimensions has its first two merged."""
+    """A DataIter over another iterable of batches (a gluon DataLoader): each batch a list of arrays (or one
+    array), named by ``_calib_names`` from the first batch; see ``_merged``."""
 
     def __init__(self, calib_data):
         self._data = calib_data
         try:
-            calib_iter = iter(calib_data)
+            batches = iter(calib_data)
         except TypeError as e:
-            raise TypeError('calib_data is not a valid iterator. {}'.format(str(e)))
-        example = next(calib_iter)
-        example = list(example) if isinstance(example, (list, tuple)) else [example]
-        if not example:
+            raise TypeError('calib_data is not a valid iterator. {}'.format(e))
+        first = next(batches)
+        arrays = list(first) if isinstance(first, (list, tuple)) else [first]
+        if not arrays:
             raise AssertionError('calib_data gives empty batches')
-        if len(example[0].shape) > 4:
-            example[0] = example[0].reshape((-1,) + example[0].shape[2:])
-        if len(example) >= 3:
-            self.provide_data = [DataDesc(name='data%d' % i, shape=x.shape) for i, x in enumerate(example)]
-        else:
-            self.provide_data = [DataDesc(name='data', shape=example[0].shape)]
-            self.provide_data += [DataDesc(name='data%d' % i, shape=x.shape) for i, x in enumerate(example[1:])]
+        arrays[0] = _merged(arrays[0])
+        self.provide_data = [DataDesc(name=name, shape=a.shape) for name, a in zip(_calib_names(len(arrays)), arrays)]
         self.provide_label = []
-        self.batch_size = example[0].shape[0]
+        self.batch_size = arrays[0].shape[0]
         self.reset()
 
     def reset(self):
@@ -439,7 +444,7 @@ class _DataIterWrapper(DataIter):
     def next(self):
         batch = next(self._iter)
         if len(batch[0].shape) > 4:
-            batch[0] = batch[0].reshape((-1,) + batch[0].shape[2:])
+            batch = [_merged(batch[0])] + list(batch[1:])
         return DataBatch(data=batch)
 
 
