@@ -479,27 +479,24 @@ def _symbol_block(qsym, data_names, qarg_params, aux_params, ctx):
 
 
 def _run_once(network, calib_data, data_shapes):
-    """(calibration DataIter, data shapes) after running the hybridized ``network`` once on zeros of those shapes;
-    inputs the network does not take are dropped, from the last, as MXNet."""
+    """(calibration DataIter, data shapes) after running the hybridized ``network`` once on zeros of those shapes
+    (the calibration data's where none are given). A network that takes fewer inputs (a TypeError) is tried again
+    without the last one, and the calibration data's last input is dropped with it, as MXNet finds the count."""
     network.hybridize()
     if calib_data is not None:
-        if isinstance(calib_data, DataIter):
-            dshapes = calib_data.provide_data
-        else:
-            calib_data, dshapes = _as_data_iter(calib_data)
-        if not data_shapes:
-            data_shapes = dshapes
+        calib_data, given = _as_data_iter(calib_data)
+        data_shapes = data_shapes or given
     if not data_shapes:
         raise MXNetValueError('data_shapes required')
-    data_nd = [ndarray.zeros(shape.shape) for shape in data_shapes]
+    inputs = [ndarray.zeros(desc.shape) for desc in data_shapes]
     while True:
         try:
-            network(*data_nd)
+            network(*inputs)
+            return calib_data, data_shapes
         except TypeError:
-            del data_nd[-1]
-            del calib_data.provide_data[-1]
-            continue
-        return calib_data, data_shapes
+            inputs.pop()
+            if calib_data is not None:
+                calib_data.provide_data.pop()
 
 
 def quantize_net_v2(network, quantized_dtype='auto', quantize_mode='full', quantize_granularity='tensor-wise',
