@@ -107,6 +107,13 @@ def conv_out_hw(data, weight, stride, pad):
     return tuple(1 + (data.shape[i] + 2 * pad[i - 2] - weight.shape[i]) // stride[i - 2] for i in (2, 3))
 
 
+def fits_conv_output(other, data, weight, stride, pad):
+    """Whether ``other`` has the shape, dtype and device of the undilated 2-D convolution's output: the addend
+    ``fused_conv`` can take (else the unfused addition raises MXNet's error)."""
+    out = (data.shape[0], weight.shape[0]) + conv_out_hw(data, weight, stride, pad)
+    return tuple(other.shape) == out and other.dtype == data.dtype and other.device == data.device
+
+
 # Inference with an unchanged weight (no gradient recorded): oneDNN reorders a plain weight into its own blocked
 # layout at every call, after the channels-last copy above; at batch 1 that is most of the time of ResNet's wide
 # layers (512->512 3x3 on 7x7: 13 ms, 1.5 ms with the weight reordered once). MXNet's oneDNN operators keep the

@@ -241,8 +241,7 @@ def _packed_float(data, weight, bias, bn_arrays, addend, conv, act, post):
         return None
     after = post if addend is None else None  # (a post-sum activation without a sum runs on the result)
     if addend is not None:
-        out_shape = (data.shape[0], weight.shape[0]) + kernels.cpu.conv_out_hw(data, weight, stride, pad)
-        if tuple(addend.shape) != out_shape or addend.dtype != data.dtype or addend.device != data.device:
+        if not kernels.cpu.fits_conv_output(addend, data, weight, stride, pad):
             return None
         if unary is not None and unary[0] != 'relu':  # (after an addition torch's oneDNN convolution posts relu only)
             after, unary = first, None

@@ -106,7 +106,7 @@ class _FusedConv:
         if (bn is None or self.global_stats or not _STATE.training) and data.dim() == 4 and \
                 kernels.fused_conv_applies(data, weight, bias, stride, pad, dilate, self.num_group,
                                            () if bn is None else bn, recording=_nn._recording()) and \
-                (other is None or self._fits(other, data, weight)):
+                (other is None or kernels.cpu.fits_conv_output(other, data, weight, stride, pad)):
             folded = None if bn is None else tuple(bn) + self.bn_attrs
             # after an addition torch's oneDNN convolution takes relu only: other activations run on its result
             after = other is not None and self.unary is not None and self.unary[0] != 'relu'
@@ -118,13 +118,6 @@ class _FusedConv:
                 out = kernels.fused_conv(data, weight, bias, stride, pad, dilate, folded, other, unary)
             return self.act_fn(out) if after else out
         return self._unfused(data, weight, bias, bn, other)
-
-    def _fits(self, other, data, weight):
-        """Whether the addend has the convolution output's shape and dtype (else the addition raises MXNet's error
-        in the unfused path)."""
-        stride, pad, _ = self.geometry
-        out = (data.shape[0], weight.shape[0]) + kernels.cpu.conv_out_hw(data, weight, stride, pad)
-        return tuple(other.shape) == out and other.dtype == data.dtype and other.device == data.device
 
     def _unfused(self, data, weight, bias, bn, other):
         x = self.conv_fn(data, weight) if bias is None else self.conv_fn(data, weight, bias)
