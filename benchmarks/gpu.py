@@ -109,7 +109,8 @@ def _torch_step(torch, model, batch=None, image=None, graphs=False):
     return step
 
 
-def _kernels(fn):
+def _kernels(fn, table=None):
+    """(kernel launches, kernel ms) of one call of ``fn``; with ``table`` (a title) also prints its top kernels."""
     import torch
     from torch.profiler import ProfilerActivity, profile
     fn()
@@ -118,6 +119,9 @@ def _kernels(fn):
         fn()
         torch.cuda.synchronize()
     events = [e for e in prof.events() if e.device_type.name == 'CUDA']
+    if table:
+        print('--- %s: top kernels of one step' % table)
+        print(prof.key_averages().table(sort_by='cuda_time_total', row_limit=14, max_name_column_width=70))
     return len(events), sum(e.device_time for e in events) / 1000.0
 
 
@@ -160,6 +164,11 @@ def main(argv=None):
     out = {'device': torch.cuda.get_device_name(0), 'torch': torch.__version__, 'rows': []}
     print('%s, torch %s' % (out['device'], out['torch']))
     print('%-48s %10s %10s %7s' % ('workload', 'mxcompat', 'torch', 'ratio'))
+    def dump():
+        if args.json:
+            with open(args.json, 'w') as f:
+                json.dump(out, f, indent=1)
+
     for model in args.models.split(','):
         kw = {'batch': 64, 'image': (3, 224, 224)} if model == 'resnet50' else {}
         try:
@@ -175,21 +184,28 @@ def main(argv=None):
         for hyb, graphs in ((False, False), (True, False), (True, True)):
             name = '%s %s step' % (model, 'imperative' if not hyb else 'hybridized static' + (' + CUDA graphs'
                                                                                              if graphs else ''))
-            ours = _gluon_step(mx, model, hyb, graphs=graphs, **kw)
-            m_ours, m_twin = _paired(ours, graphed_twin if graphs else twin, args.steps)
+            try:  # (a failing row is reported and the others still run)
+                ours = _gluon_step(mx, model, hyb, graphs=graphs, **kw)
+                m_ours, m_twin = _paired(ours, graphed_twin if graphs else twin, args.steps)
+            except Exception as e:
+                out['rows'].append({'name': name, 'error': '%s: %s' % (type(e).__name__, e)})
+                print('%-48s FAILED %s: %s' % (name, type(e).__name__, str(e)[:300]))
+                dump()
+                continue
             row = {'name': name, 'mxcompat_ms': m_ours, 'torch_ms': m_twin, 'ratio': m_ours / m_twin}
             if args.profile:
-                row['kernels'] = [_kernels(ours), _kernels(graphed_twin if graphs else twin)]
+                table = model == 'resnet50' and hyb and not graphs
+                row['kernels'] = [_kernels(ours, table and 'mxcompat ' + name),
+                                  _kernels(graphed_twin if graphs else twin, table and 'torch ' + name)]
             out['rows'].append(row)
             print('%-48s %8.3fms %8.3fms %7.2f%s' % (name, m_ours, m_twin, m_ours / m_twin,
                                                    '  kernels %s' % row['kernels'] if args.profile else ''))
             sys.stdout.flush()
+            dump()
     for name, (ours, twin) in _per_call(mx, torch).items():
         out['rows'].append({'name': name, 'mxcompat_us': ours, 'torch_us': twin, 'ratio': ours / twin})
         print('%-48s %8.2fus %8.2fus %7.2f' % (name, ours, twin, ours / twin))
-    if args.json:
-        with open(args.json, 'w') as f:
-            json.dump(out, f, indent=1)
+    dump()
     return 0
 
 
