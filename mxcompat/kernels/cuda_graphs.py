@@ -36,6 +36,15 @@ def enabled():
     return os.environ.get('MXNET_ENABLE_CUDA_GRAPHS', '0').strip().lower() in ('1', 'true')
 
 
+def _release_generators(device):
+    """Puts the device's default CUDA generator back out of capture mode after a failed capture. A capture that
+    torch cannot end (an invalidated stream capture) skips the generator's capture epilogue, and every later
+    random draw on the device would then raise "Offset increment outside graph capture encountered unexpectedly".
+    The generator goes on from the same seed and offset, on a fresh copy of its state."""
+    gen = torch.cuda.default_generators[device.index if device.index is not None else torch.cuda.current_device()]
+    gen.graphsafe_set_state(gen.clone_state())
+
+
 class _Graph:
     """One captured signature: ``run(tensors)`` replays it; ``fixed``: (index, data pointer) of the inputs read in
     place (a parameter's array that moves invalidates the graph)."""
@@ -87,6 +96,7 @@ class GraphCache:
         try:
             graph = (self._capture_training if recording else self._capture_inference)(fn, tensors)
         except Exception as e:  # noqa: BLE001 (any failure of capture: the signature runs as usual)
+            _release_generators(tensors[0].device)
             self._graphs[key] = _FAILED
             if not self._warned:
                 self._warned = True
@@ -99,9 +109,13 @@ class GraphCache:
         return graph
 
     def _surface(self, tensors):
-        """The graph's own inputs: the parameters' arrays themselves, copies of the data."""
-        return tuple(t if self.fixed[i] else t.detach().clone().requires_grad_(t.requires_grad)
-                     for i, t in enumerate(tensors))
+        """The graph's own inputs: the parameters' arrays themselves (as new leaves on the same memory), copies of
+        the data. A parameter itself would bring its gradient accumulator, which an earlier step's graph (a loss
+        still referenced) keeps alive with the stream it was made on: the captured backward would then have to wait
+        on that stream, which invalidates the capture ("operation would make the legacy stream depend on a
+        capturing blocking stream"). A new leaf gets its accumulator inside the capture."""
+        return tuple((t.detach().requires_grad_(True) if t.requires_grad else t) if self.fixed[i]
+                     else t.detach().clone().requires_grad_(t.requires_grad) for i, t in enumerate(tensors))
 
     def _fixed_ptrs(self, tensors):
         return tuple((i, t.data_ptr()) for i, t in enumerate(tensors) if self.fixed[i])
