@@ -7,7 +7,8 @@ CUDA rules:
   ResNet-50 training steps on an NVIDIA H200 (torch 2.11, cuDNN 9) the generic kernels it ran before took 47 ms of
   kernel time against cuDNN's 33;
 - its moving statistics update in three element-wise kernels and two multi-tensor ones, not ten
-  (``batch_norm_moving_update``).
+  (``batch_norm_moving_update``);
+- average pooling of channels-last data with padding runs on a contiguous copy (``avg_pool``: a torch bug).
 - with ``MXNET_ENABLE_CUDA_GRAPHS=1``, a block hybridized with ``static_alloc=True, static_shape=True`` replays
   CUDA graphs of its calls, forward and backward (``kernels.cuda_graphs``), as MXNet 1.9 does.
 
@@ -37,7 +38,7 @@ from . import cpu, rows as _rows
 from ._policy import Config, config, policy
 from ._tracing import recorded, untraced
 
-__all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'fused_conv', 'fused_conv_applies',
+__all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'avg_pool', 'fused_conv', 'fused_conv_applies',
            'onednn_fusion', 'stable_argsort', 'summed_rows', 'index_copy_rows_', 'forget_kept', 'clear',
            'standard_layout',
            'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
@@ -117,6 +118,17 @@ def max_pool2d(x, kernel, stride, pad, ceil_mode):
     if x.is_cpu and config.cpu_fast_paths:
         return cpu.max_pool2d(x, kernel, stride, pad, ceil_mode)
     return torch.max_pool2d(x, kernel, stride, pad, 1, ceil_mode)
+
+
+def avg_pool(x, kernel, stride, pad, ceil_mode, count_include_pad, divisor=None):
+    """torch's 2-D or 3-D average pooling (``F.avg_pool2d``/``avg_pool3d``). On CUDA, data laid out channels-last
+    is pooled from a contiguous copy where there is padding: torch's channels-last CUDA backward leaves the padding
+    out of its window arithmetic and returns wrong input gradients (pytorch/pytorch#188344, fixed after torch
+    2.11; MXNet's GPU tests of NWC/NHWC pooling caught it on an H200)."""
+    if x.is_cuda and any(pad) and not x.is_contiguous():
+        x = x.contiguous()
+    pool = F.avg_pool2d if x.dim() == 4 else F.avg_pool3d
+    return pool(x, kernel, stride, pad, ceil_mode, count_include_pad, divisor)
 
 
 def onednn_fusion():

@@ -387,7 +387,6 @@ defop('Deconvolution', ('data', 'weight', 'bias'),
 # ---- Pooling ------------------------------------------------------------------------------------------------------
 # torch's own max_poolNd, which F.max_poolNd call after argument handling we do not need (positional, no indices)
 _MAXPOOL = {1: torch.max_pool1d, 2: torch.max_pool2d, 3: torch.max_pool3d}
-_AVGPOOL = {2: F.avg_pool2d, 3: F.avg_pool3d}
 
 
 def _pool_out_size(size, k, s, p, convention):
@@ -411,9 +410,9 @@ def _check_same_convention(nd_data, pad):
 def _avg_pool(x, k, s, p, ceil_mode, include_pad, divisor=None):
     nd = x.dim() - 2
     if nd == 1:  # avg_pool1d has no divisor_override: pool a (N, C, 1, W) image instead
-        return F.avg_pool2d(x.unsqueeze(2), (1,) + k, (1,) + s, (0,) + p, ceil_mode, include_pad,
-                            divisor).squeeze(2)
-    return _AVGPOOL[nd](x, k, s, p, ceil_mode, include_pad, divisor)
+        return kernels.avg_pool(x.unsqueeze(2), (1,) + k, (1,) + s, (0,) + p, ceil_mode, include_pad,
+                                divisor).squeeze(2)
+    return kernels.avg_pool(x, k, s, p, ceil_mode, include_pad, divisor)
 
 
 def _global_pool(x, pool_type, p_value, dims):
@@ -445,6 +444,10 @@ def _pooling(data, kernel, pool_type, global_pool, cudnn_off, pooling_convention
     last = layout is not None and layout[-1] == 'C'
     if layout is not None and layout not in _LAYOUTS[nd]:
         raise _err('Pooling', 'layout %s does not match %dD data' % (layout, data.dim()))
+    if pool_type == 'lp' and data.dtype in (torch.float16, torch.bfloat16):
+        # MXNet sums the powers and takes the root in float32 (its AccType) on every device
+        return _pooling(data.float(), kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride, pad,
+                        p_value, count_include_pad, layout).to(data.dtype)
     if global_pool:  # (channels-last data reduced where it lies: a dense result, as a new array's)
         return _global_pool(data, pool_type, p_value, tuple(range(1, nd + 1)) if last else tuple(range(2, nd + 2)))
     x = data.movedim(-1, 1) if last else data

@@ -236,3 +236,27 @@ def test_softmax_float_length_binds_and_fails_when_run():
     assert str(err.value) == 'Operator softmax: This operation only support integer types, not float32'
     # MXNet 1.9.1 also reports 'softmax_output' (never written) after the failure; the inputs come first on both
     assert seen == ['data', 'softmax_data', 'length', 'softmax_length']
+
+
+# ---- channels-last average pooling with padding (kernels.avg_pool; torch's CUDA NHWC backward got it wrong) -------
+@pytest.mark.parametrize('layout,shape,kernel,pad,stride', [
+    ('NWC', (3, 10, 2), (4,), (2,), (2,)),
+    ('NHWC', (2, 7, 9, 3), (3, 3), (1, 1), (2, 1)),
+    ('NDHWC', (2, 5, 6, 4, 3), (2, 3, 3), (1, 1, 1), (1, 2, 2))])
+@pytest.mark.parametrize('pool_type,include_pad', [('avg', True), ('avg', False), ('sum', True)])
+def test_channels_last_average_pooling_gradient_equals_channels_first(ctx, layout, shape, kernel, pad, stride,
+                                                                      pool_type, include_pad):
+    x = np.random.RandomState(len(shape)).randn(*shape)
+    head = None
+    grads = []
+    for last in (True, False):
+        data = mx.nd.array(x if last else np.moveaxis(x, -1, 1), ctx=ctx, dtype='float64')
+        data.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.Pooling(data, kernel=kernel, pad=pad, stride=stride, pool_type=pool_type,
+                              count_include_pad=include_pad, layout=layout if last else None)
+        if head is None:
+            head = np.random.RandomState(1).randn(*y.shape)
+        y.backward(mx.nd.array(head if last else np.moveaxis(head, -1, 1), ctx=ctx, dtype='float64'))
+        grads.append(data.grad.asnumpy() if last else np.moveaxis(data.grad.asnumpy(), 1, -1))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)
