@@ -293,6 +293,15 @@ def from_host(a):
     return torch.from_numpy(a)
 
 
+def device_values(values, dtype, device):
+    """A 1-D tensor of the Python numbers ``values`` on ``device``. A CUDA one is copied from pinned memory without
+    waiting: ``torch.tensor(values, device='cuda')`` waits for everything queued on the device first."""
+    t = torch.tensor(values, dtype=dtype)
+    if device.type != 'cuda':
+        return t.to(device)
+    return t.pin_memory().to(device, non_blocking=True)
+
+
 def dtype_name(tdtype):
     """torch.dtype -> MXNet's name for it ('float32')."""
     return 'bfloat16' if tdtype is torch.bfloat16 else np.dtype(_TORCH2NP[tdtype]).name

@@ -41,10 +41,19 @@ def _assign(t, k, v):
             t.copy_(v)
         else:
             t.fill_(v)
+    elif not t.is_cpu and type(v) in (int, float, bool) and _basic(k):
+        t[k].fill_(v)  # (a scalar into a device array: a fill kernel, no value tensor made on the host)
     else:
         t[k] = v
         if type(v) is engine.FailedTensor:  # (torch routes only the target through __torch_function__ here)
             engine.taint(t, v)
+
+
+def _basic(k):
+    """Whether torch key ``k`` holds only integers, slices, None and Ellipsis (``t[k]`` is a view)."""
+    items = k if type(k) is tuple else (k,)
+    return all(i is None or i is Ellipsis or type(i) is slice or (isinstance(i, (int, np.integer))
+                                                                   and not isinstance(i, bool)) for i in items)
 
 
 def _begin_end_key(begin, end, step):

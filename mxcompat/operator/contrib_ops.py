@@ -523,13 +523,12 @@ def _deformable_conv(data, offset, weight, bias=None, *, kernel, stride, dilate,
                    % (tuple(weight.shape), num_filter, c // num_group, kh, kw))
     if data.device.type == 'meta':
         return data.new_empty((n, num_filter, ho, wo))
-    base_y = (torch.arange(ho, dtype=data.dtype) * sh - ph)[:, None] + (torch.arange(kh, dtype=data.dtype) *
-                                                                       dh)[:, None, None]
-    base_x = (torch.arange(wo, dtype=data.dtype) * sw - pw)[None] + (torch.arange(kw, dtype=data.dtype) *
-                                                                    dw)[:, None, None]
+    grid = dict(dtype=data.dtype, device=data.device)
+    base_y = (torch.arange(ho, **grid) * sh - ph)[:, None] + (torch.arange(kh, **grid) * dh)[:, None, None]
+    base_x = (torch.arange(wo, **grid) * sw - pw)[None] + (torch.arange(kw, **grid) * dw)[:, None, None]
     off = offset.reshape(n, dg, k, 2, ho, wo)
-    ys = base_y.reshape(kh, 1, ho, 1).expand(kh, kw, ho, wo).reshape(k, ho, wo).to(data.device) + off[:, :, :, 0]
-    xs = base_x.reshape(1, kw, 1, wo).expand(kh, kw, ho, wo).reshape(k, ho, wo).to(data.device) + off[:, :, :, 1]
+    ys = base_y.reshape(kh, 1, ho, 1).expand(kh, kw, ho, wo).reshape(k, ho, wo) + off[:, :, :, 0]
+    xs = base_x.reshape(1, kw, 1, wo).expand(kh, kw, ho, wo).reshape(k, ho, wo) + off[:, :, :, 1]
     cols = _bilinear_taps(data.reshape(n, dg, c // dg, h, w), ys, xs, mask is not None)  # (N, dg, C/dg, K, Ho, Wo)
     if mask is not None:
         if tuple(mask.shape) != (n, k * dg, ho, wo):

@@ -20,7 +20,7 @@ Differs from MXNet:
 import numpy as np
 import torch
 
-from ..base import MXNetValueError, MXNetTypeError, dtype_name
+from ..base import MXNetValueError, MXNetTypeError, device_values, dtype_name
 from .registry import defop, REQUIRED
 from ._cv_resize import resize_hwc
 
@@ -78,9 +78,9 @@ def _normalize(x, mean, std):
         raise _err(op, 'The channel dimension of the input tensor must have either 1 or 3 elements, but got input '
                        'with shape %s' % (shape,))
     work = x.dtype if x.is_floating_point() else torch.float32
-    m = torch.tensor(_channel_values(op, 'mean', mean, nch, shape), dtype=torch.float32).to(work)
-    s = torch.tensor(_channel_values(op, 'std', std, nch, shape), dtype=torch.float32).to(work)
-    m, s = m.view(nch, 1, 1).to(x.device), s.view(nch, 1, 1).to(x.device)
+    m = device_values(_channel_values(op, 'mean', mean, nch, shape), torch.float32, x.device).to(work)
+    s = device_values(_channel_values(op, 'std', std, nch, shape), torch.float32, x.device).to(work)
+    m, s = m.view(nch, 1, 1), s.view(nch, 1, 1)
     return ((x.to(work) - m) / s).to(x.dtype)
 
 
