@@ -269,6 +269,13 @@ def _hybridized_equals_eager(name, sample):
 KNOWN_DEVICE_MISMATCH = {
     '_np_cumsum#3': 'fails on both devices, as in KNOWN_MISMATCH: recording a float input through an int output '
                     'raises ("Autograd not support dtype: Int")',
+    '_npi_eigh#0': "eigenvectors' signs are the solver's choice (LAPACK on the CPU, cuSOLVER on CUDA), in MXNet too: "
+                   'columns come out negated, and so do their gradients',
+}
+
+# A case whose float64 output is computed from float32 values: 'op#i' -> (rtol, atol) of the float32 math behind it.
+DEVICE_TOL = {
+    'softmax#3': (3e-7, 1e-9),  # float32 data, float64 output: CUDA's expf is within 2 ulp, glibc's is exact
 }
 
 
@@ -326,7 +333,8 @@ def test_gpu_equals_cpu(name, index, sample):
     for what, g, w in zip(('output', 'gradient', 'input after the call'), got, want):
         for a in g:
             assert a.context == mx.gpu(0), '%s on %s, not gpu(0)' % (what, a.context)
-        _same(g, w, 'gpu vs cpu ' + what, values, _device_tol)
+        _same(g, w, 'gpu vs cpu ' + what, values, lambda dtype: DEVICE_TOL.get('%s#%d' % (name, index))
+              if np.dtype(dtype) == np.float64 and '%s#%d' % (name, index) in DEVICE_TOL else _device_tol(dtype))
 
 
 def test_every_op_is_sampled_or_listed():
