@@ -260,3 +260,23 @@ def test_channels_last_average_pooling_gradient_equals_channels_first(ctx, layou
         y.backward(mx.nd.array(head if last else np.moveaxis(head, -1, 1), ctx=ctx, dtype='float64'))
         grads.append(data.grad.asnumpy() if last else np.moveaxis(data.grad.asnumpy(), 1, -1))
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize('pool_type', ['avg', 'sum', 'lp'])
+@pytest.mark.parametrize('ndim', [1, 2, 3])
+def test_float16_pooling_is_float32_pooling_rounded(ctx, pool_type, ndim):
+    # MXNet pools float16 data in float32 (its AccType) on every device; torch's CPU avg_pool3d has no float16 kernel
+    x = np.random.RandomState(ndim).uniform(0.1, 1, (2, 3) + (7,) * ndim).astype(np.float16)
+    args = dict(kernel=(3,) * ndim, stride=(2,) * ndim, pad=(1,) * ndim, pool_type=pool_type, p_value=2)
+    grads = []
+    for dtype in ('float16', 'float32'):
+        data = mx.nd.array(x, ctx=ctx, dtype=dtype)
+        data.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.Pooling(data, **args)
+        y.backward(mx.nd.ones(y.shape, ctx=ctx, dtype=dtype))
+        grads.append((y.asnumpy(), data.grad.asnumpy()))
+    (y16, g16), (y32, g32) = grads
+    assert y16.dtype == g16.dtype == np.float16
+    np.testing.assert_array_equal(y16, y32.astype(np.float16))
+    np.testing.assert_allclose(g16, g32, rtol=2e-3, atol=2e-3)
