@@ -53,12 +53,12 @@ workers=$(python3 -c 'import os, xdist; print("-n", max(1, min(8, (os.cpu_count(
 alone="test_shuffle test_image_normalize test_deformable_convolution test_layer_norm test_random test_multilamb
        test_elemwise_binary_ops"
 if [ $# -gt 0 ]; then args=("$@"); else args=(.); for t in $alone; do args+=(--deselect "test_operator_gpu_trim.py::$t"); done; fi
-timeout -s INT -k 20 "${GPU_TESTS_S:-420}" python3 -m pytest -v -p no:cacheprovider $workers \
+timeout -s INT -k 20 "${GPU_TESTS_S:-420}" python3 -m pytest -v -p no:cacheprovider --rootdir . $workers \
     --timeout="${PER_TEST_TIMEOUT:-120}" --tb=short -W ignore -o console_output_style=classic --junitxml="$out/gpu.xml" \
     "${args[@]}" > "$out/gpu.log" 2>&1
 echo "pytest rc $?"; grep -E '^(FAILED|ERROR) ' "$out/gpu.log" | cut -c1-200; tail -1 "$out/gpu.log"
 if [ $# -eq 0 ]; then
-  timeout -s INT -k 20 "${ALONE_S:-300}" python3 -m pytest -v -p no:cacheprovider -p no:xdist --durations=0 \
+  timeout -s INT -k 20 "${ALONE_S:-300}" python3 -m pytest -v -p no:cacheprovider -p no:xdist --rootdir . --durations=0 \
       --timeout="${PER_TEST_TIMEOUT:-120}" --tb=short -W ignore -o console_output_style=classic \
       $(for t in $alone; do echo "test_operator_gpu_trim.py::$t"; done) > "$out/gpu_alone.log" 2>&1
   echo "alone: pytest rc $?"; grep -E '^(FAILED|ERROR) ' "$out/gpu_alone.log" | cut -c1-200; tail -1 "$out/gpu_alone.log"
