@@ -50,8 +50,8 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} MXNET_TEST_SEED=${MXNET_TEST_SEED:-
 out=${OUT:-/tmp/gpuout}; mkdir -p "$out"
 cd "$b/tests/python/gpu"
 workers=$(python3 -c 'import os, xdist; print("-n", max(1, min(8, (os.cpu_count() or 2) // 2)))' 2>/dev/null || true)
-alone="test_shuffle test_image_normalize test_deformable_convolution test_layer_norm test_random test_multilamb
-       test_elemwise_binary_ops"
+alone="test_shuffle test_image_normalize test_deformable_convolution test_cast_storage_ex test_layer_norm test_random
+       test_multilamb test_elemwise_binary_ops"
 if [ $# -gt 0 ]; then args=("$@"); else args=(.); for t in $alone; do args+=(--deselect "test_operator_gpu_trim.py::$t"); done; fi
 timeout -s INT -k 20 "${GPU_TESTS_S:-420}" python3 -m pytest -v -p no:cacheprovider --rootdir . $workers \
     --timeout="${PER_TEST_TIMEOUT:-120}" --tb=short -W ignore -o console_output_style=classic --junitxml="$out/gpu.xml" \
