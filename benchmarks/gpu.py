@@ -4,9 +4,11 @@ Each workload is timed with CUDA events around single steps (median of ``--steps
 alternating step by step so that clocks and caches treat them alike. Rows: the MLP, LeNet, CIFAR ResNet-18 and
 LSTM language model of ``bench_gluon`` (imperative, hybridized with ``static_alloc``/``static_shape``, and so
 hybridized with ``MXNET_ENABLE_CUDA_GRAPHS=1`` beside the torch model captured by ``make_graphed_callables``),
-model-zoo ResNet-50 v1 at 224x224 against torchvision's ResNet-50 where torchvision is installed, and the per-call
-cost of ``a + b`` and ``nd.zeros`` on 8x8 arrays. ``--profile`` adds the kernel count of one step of each side
-(torch.profiler). Writes a table to stdout and JSON to ``--json``. Needs CUDA.
+model-zoo ResNet-50 v1 at 224x224 against torchvision's ResNet-50 where torchvision is installed (training, and
+batch-1 prediction with and without CUDA graphs against torch eager), float16 AMP training steps (``amp.init``,
+``init_trainer``, ``scale_loss``) against ``torch.autocast`` with a ``GradScaler`` (``--amp-models``, timed in a
+child process), and the per-call cost of ``a + b`` and ``nd.zeros`` on 8x8 arrays. ``--profile`` adds the kernel
+count of one step of each side (torch.profiler). Writes a table to stdout and JSON to ``--json``. Needs CUDA.
 """
 import argparse
 import json
@@ -109,6 +111,106 @@ def _torch_step(torch, model, batch=None, image=None, graphs=False):
     return step
 
 
+def _gluon_net_on(mx, model, ctx, graphs=False):
+    """A model's Gluon net on ``ctx``, hybridized with ``static_alloc``/``static_shape`` (CUDA graphs or not)."""
+    net = mx.gluon.model_zoo.vision.resnet50_v1() if model == 'resnet50' else wg.gluon_net(mx, model)
+    net.initialize(mx.init.Xavier(), ctx=ctx)
+    prev = os.environ.get('MXNET_ENABLE_CUDA_GRAPHS')
+    os.environ['MXNET_ENABLE_CUDA_GRAPHS'] = '1' if graphs else '0'  # (read by hybridize)
+    net.hybridize(static_alloc=True, static_shape=True)
+    if prev is None:
+        del os.environ['MXNET_ENABLE_CUDA_GRAPHS']
+    else:
+        os.environ['MXNET_ENABLE_CUDA_GRAPHS'] = prev
+    return net
+
+
+def _image(batch):
+    return np.random.RandomState(0).uniform(-1, 1, (batch, 3, 224, 224)).astype(np.float32)
+
+
+def _gluon_infer(mx, batch=1, graphs=False):
+    """ResNet-50 v1 prediction of one batch (predict mode, outside autograd), hybridized static."""
+    ctx = mx.gpu(0) if DEVICE == 'cuda' else mx.cpu()
+    net = _gluon_net_on(mx, 'resnet50', ctx, graphs)
+    x = mx.nd.array(_image(batch), ctx=ctx)
+
+    def step():
+        return net(x)
+    step()
+    return step
+
+
+def _torch_infer(torch, batch=1):
+    import torchvision
+    dev = torch.device(DEVICE)
+    net = torchvision.models.resnet50().to(dev).eval()
+    x = torch.from_numpy(_image(batch)).to(dev)
+
+    def step():
+        with torch.no_grad():
+            return net(x)
+    step()
+    return step
+
+
+def _gluon_amp_step(mx, model, batch=64):
+    """A training step under ``amp.init()`` (float16), ``amp.init_trainer`` and ``amp.scale_loss``, hybridized
+    static. ``amp.init`` changes the operators for the whole process: call it in a process of its own."""
+    from mxcompat.contrib import amp
+    amp.init()
+    ctx = mx.gpu(0) if DEVICE == 'cuda' else mx.cpu()
+    net = _gluon_net_on(mx, model, ctx)
+    if model == 'resnet50':
+        x, y = _image(batch), np.random.RandomState(0).randint(0, 1000, batch).astype(np.float32)
+    else:
+        x, y = wg.data(model, 'small')
+    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.05, 'momentum': 0.9})
+    amp.init_trainer(trainer)
+    nd, autograd = mx.nd, mx.autograd
+    inputs, label = nd.array(x, ctx=ctx), nd.array(y, ctx=ctx)
+    n = x.shape[1] if model == 'lstm' else x.shape[0]
+
+    def step():
+        with autograd.record():
+            loss = -nd.pick(nd.log_softmax(net(inputs).astype('float32')), label)
+            with amp.scale_loss(loss, trainer) as scaled:
+                autograd.backward(scaled)
+        trainer.step(n)
+    step()
+    return step
+
+
+def _torch_amp_step(torch, model, batch=64):
+    """The twin under ``torch.autocast`` (float16) with a ``GradScaler``."""
+    dev = torch.device(DEVICE)
+    if model == 'resnet50':
+        import torchvision
+        net = torchvision.models.resnet50().to(dev)
+        x = torch.from_numpy(_image(batch)).to(dev)
+        y = torch.from_numpy(np.random.RandomState(0).randint(0, 1000, batch)).to(dev)
+    else:
+        net = wg.torch_net(torch, model, 'small').to(dev)
+        xs, ys = wg.data(model, 'small')
+        x = torch.from_numpy(xs).to(dev)
+        x = x.long() if model == 'lstm' else x
+        y = torch.from_numpy(ys).long().to(dev)
+    n = x.shape[1] if model == 'lstm' else x.shape[0]
+    opt = torch.optim.SGD(net.parameters(), lr=0.05 / n, momentum=0.9, foreach=True)
+    scaler = torch.amp.GradScaler(DEVICE)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast(DEVICE, dtype=torch.float16):
+            out = net(x)
+        loss = torch.nn.functional.cross_entropy(out.float(), y, reduction='sum')
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    step()
+    return step
+
+
 def _kernels(fn, table=None):
     """(kernel launches, kernel ms) of one call of ``fn``; with ``table`` (a title) also prints its top kernels."""
     import torch
@@ -148,10 +250,95 @@ def _per_call(mx, torch, calls=2000):
     return rows
 
 
+def _amp_rows(models, steps):
+    """The AMP rows, timed in a child process (``amp.init`` stays on in the process that calls it)."""
+    import subprocess
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix='.json') as f:
+        r = subprocess.run([sys.executable, '-m', 'benchmarks.gpu', '--amp-only', '--models', models, '--steps',
+                            str(steps), '--json', f.name], capture_output=True, text=True, timeout=600)
+        sys.stdout.write(r.stdout)
+        if r.returncode != 0:
+            print('AMP rows FAILED (rc %d): %s' % (r.returncode, r.stderr[-800:]))
+        try:
+            with open(f.name) as fh:
+                return json.load(fh)['rows']
+        except (OSError, ValueError, KeyError):
+            return []
+
+
+class _Table:
+    """The rows measured so far: printed as they come, written to ``--json`` after each."""
+
+    def __init__(self, args, out):
+        self.args, self.out = args, out
+
+    def dump(self):
+        if self.args.json:
+            with open(self.args.json, 'w') as f:
+                json.dump(self.out, f, indent=1)
+
+    def row(self, name, build_ours, twin, profile_table=False):
+        """Times ``build_ours()``'s step beside ``twin``; a failing row is reported and the others still run."""
+        try:
+            ours = build_ours()
+            m_ours, m_twin = _paired(ours, twin, self.args.steps)
+        except Exception as e:
+            self.out['rows'].append({'name': name, 'error': '%s: %s' % (type(e).__name__, e)})
+            print('%-48s FAILED %s: %s' % (name, type(e).__name__, str(e)[:300]))
+            self.dump()
+            return
+        r = {'name': name, 'mxcompat_ms': m_ours, 'torch_ms': m_twin, 'ratio': m_ours / m_twin}
+        if self.args.profile:
+            r['kernels'] = [_kernels(ours, profile_table and 'mxcompat ' + name),
+                            _kernels(twin, profile_table and 'torch ' + name)]
+        self.out['rows'].append(r)
+        print('%-48s %8.3fms %8.3fms %7.2f%s' % (name, m_ours, m_twin, m_ours / m_twin,
+                                               '  kernels %s' % r['kernels'] if self.args.profile else ''))
+        sys.stdout.flush()
+        self.dump()
+
+
+def _model_rows(table, mx, torch, model):
+    kw = {'batch': 64, 'image': (3, 224, 224)} if model == 'resnet50' else {}
+    try:
+        twin = _torch_step(torch, model, **kw)
+    except ImportError as e:
+        print('%-48s skipped: %s' % (model, e))
+        return
+    try:
+        graphed_twin = _torch_step(torch, model, graphs=True, **kw)
+    except RuntimeError as e:  # (then the graphs row is timed against the eager twin)
+        print('%-48s torch model not capturable (%s): graphs row against eager torch' % (model, e))
+        graphed_twin = twin
+    for hyb, graphs in ((False, False), (True, False), (True, True)):
+        name = '%s %s step' % (model, 'imperative' if not hyb else 'hybridized static' + (' + CUDA graphs'
+                                                                                         if graphs else ''))
+        table.row(name, lambda: _gluon_step(mx, model, hyb, graphs=graphs, **kw), graphed_twin if graphs else twin,
+                  model == 'resnet50' and hyb and not graphs)
+    if model == 'resnet50':  # batch-1 prediction: against torch eager, with and without graphs
+        infer_twin = _torch_infer(torch)
+        for graphs in (False, True):
+            table.row('resnet50 batch-1 inference, hybridized static%s' % (' + CUDA graphs' if graphs else ''),
+                      lambda: _gluon_infer(mx, graphs=graphs), infer_twin)
+
+
+def _amp_model_rows(table, mx, torch, model):
+    try:
+        twin = _torch_amp_step(torch, model)
+    except ImportError as e:
+        print('%-48s skipped: %s' % (model + ' AMP', e))
+        return
+    table.row('%s AMP float16 step, hybridized static (torch: autocast + GradScaler)' % model,
+              lambda: _gluon_amp_step(mx, model), twin)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--steps', type=int, default=20)
     p.add_argument('--models', default='mlp,lenet,resnet18,lstm,resnet50')
+    p.add_argument('--amp-models', default='resnet50,lstm', help='models of the AMP rows (none: "")')
+    p.add_argument('--amp-only', action='store_true', help=argparse.SUPPRESS)
     p.add_argument('--profile', action='store_true')
     p.add_argument('--json')
     args = p.parse_args(argv)
@@ -161,51 +348,23 @@ def main(argv=None):
         return 2
     torch.backends.cudnn.benchmark = True
     import mxcompat as mx
-    out = {'device': torch.cuda.get_device_name(0), 'torch': torch.__version__, 'rows': []}
-    print('%s, torch %s' % (out['device'], out['torch']))
+    table = _Table(args, {'device': torch.cuda.get_device_name(0), 'torch': torch.__version__, 'rows': []})
+    if args.amp_only:
+        for model in filter(None, args.models.split(',')):
+            _amp_model_rows(table, mx, torch, model)
+        table.dump()
+        return 0
+    print('%s, torch %s' % (table.out['device'], table.out['torch']))
     print('%-48s %10s %10s %7s' % ('workload', 'mxcompat', 'torch', 'ratio'))
-    def dump():
-        if args.json:
-            with open(args.json, 'w') as f:
-                json.dump(out, f, indent=1)
-
     for model in args.models.split(','):
-        kw = {'batch': 64, 'image': (3, 224, 224)} if model == 'resnet50' else {}
-        try:
-            twin = _torch_step(torch, model, **kw)
-        except ImportError as e:
-            print('%-48s skipped: %s' % (model, e))
-            continue
-        try:
-            graphed_twin = _torch_step(torch, model, graphs=True, **kw)
-        except RuntimeError as e:  # (then the graphs row is timed against the eager twin)
-            print('%-48s torch model not capturable (%s): graphs row against eager torch' % (model, e))
-            graphed_twin = twin
-        for hyb, graphs in ((False, False), (True, False), (True, True)):
-            name = '%s %s step' % (model, 'imperative' if not hyb else 'hybridized static' + (' + CUDA graphs'
-                                                                                             if graphs else ''))
-            try:  # (a failing row is reported and the others still run)
-                ours = _gluon_step(mx, model, hyb, graphs=graphs, **kw)
-                m_ours, m_twin = _paired(ours, graphed_twin if graphs else twin, args.steps)
-            except Exception as e:
-                out['rows'].append({'name': name, 'error': '%s: %s' % (type(e).__name__, e)})
-                print('%-48s FAILED %s: %s' % (name, type(e).__name__, str(e)[:300]))
-                dump()
-                continue
-            row = {'name': name, 'mxcompat_ms': m_ours, 'torch_ms': m_twin, 'ratio': m_ours / m_twin}
-            if args.profile:
-                table = model == 'resnet50' and hyb and not graphs
-                row['kernels'] = [_kernels(ours, table and 'mxcompat ' + name),
-                                  _kernels(graphed_twin if graphs else twin, table and 'torch ' + name)]
-            out['rows'].append(row)
-            print('%-48s %8.3fms %8.3fms %7.2f%s' % (name, m_ours, m_twin, m_ours / m_twin,
-                                                   '  kernels %s' % row['kernels'] if args.profile else ''))
-            sys.stdout.flush()
-            dump()
+        _model_rows(table, mx, torch, model)
+    if args.amp_models:
+        table.out['rows'] += _amp_rows(args.amp_models, args.steps)
+        table.dump()
     for name, (ours, twin) in _per_call(mx, torch).items():
-        out['rows'].append({'name': name, 'mxcompat_us': ours, 'torch_us': twin, 'ratio': ours / twin})
+        table.out['rows'].append({'name': name, 'mxcompat_us': ours, 'torch_us': twin, 'ratio': ours / twin})
         print('%-48s %8.2fus %8.2fus %7.2f' % (name, ours, twin, ours / twin))
-    dump()
+    table.dump()
     return 0
 
 

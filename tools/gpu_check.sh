@@ -7,8 +7,8 @@
 #   on the machine:    OUT=/some/folder bash tools/gpu_check.sh [STEP ...]    from the checkout's root
 #
 # STEPs (default all, in this order): env, own, bundle, bench. Each runs under its own time limit (seconds, from the
-# environment: OWN_S=150, BUNDLE_S=240 for the bundle's parallel part and ALONE_S=150 for its tests that run one at a
-# time, BENCH_S=120), so a slow step cannot starve the others; a step stopped at its limit is interrupted, so its
+# environment: OWN_S=150, BUNDLE_S=220 for the bundle's parallel part and ALONE_S=120 for its tests that run one at a
+# time, BENCH_S=170), so a slow step cannot starve the others; a step stopped at its limit is interrupted, so its
 # log keeps what it finished. own runs beside the bundle's parallel part when both are asked for; the benchmarks
 # run alone. Writes to $OUT (default /tmp/gpucheck), at most 8 files: env.txt; own.log and own.xml (pytest -m gpu
 # over tests/: every test body that the ``ctx`` fixture also runs on gpu(0), and the tests marked gpu); gpu.log,
@@ -43,14 +43,14 @@ for step in $steps; do
       if [[ " $steps " == *" bundle "* ]]; then run_own & own_pid=$!; else run_own; fi ;;
     bundle)
       if [ -f .gpu/run.sh ]; then
-        OUT=$out GPU_TESTS_S=${BUNDLE_S:-240} ALONE_S=${ALONE_S:-150} bash .gpu/run.sh | grep -E '^(pytest|alone)|passed|failed' \
+        OUT=$out GPU_TESTS_S=${BUNDLE_S:-220} ALONE_S=${ALONE_S:-120} bash .gpu/run.sh | grep -E '^(pytest|alone)|passed|failed' \
           | sed 's/^/bundle: /'
       else
         echo "bundle: skipped (no .gpu/run.sh: build it with tools/gpu_bundle.sh and carry .gpu)"
       fi
       [ -n "${own_pid:-}" ] && wait "$own_pid" ;;
     bench)
-      timeout -s INT -k 10 "${BENCH_S:-120}" python3 -m benchmarks.gpu --profile --json "$out/bench.json" > "$out/bench.txt" 2>&1
+      timeout -s INT -k 10 "${BENCH_S:-170}" python3 -m benchmarks.gpu --profile --json "$out/bench.json" > "$out/bench.txt" 2>&1
       echo "bench (rc $?): $(grep -c . "$out/bench.txt") lines in bench.txt" ;;
     *)
       echo "unknown step '$step' (env, own, bundle, bench)" >&2; exit 2 ;;
