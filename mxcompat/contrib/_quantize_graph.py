@@ -4,11 +4,11 @@
 The pass visits the float32 graph in MXNet's order (depth-first post-order from the outputs):
 
 * an operator with a quantized version (the table below: the quantized operators an MKLDNN CPU build of MXNet
-  registers), not excluded by node or operator name, is replaced by it: its inputs become quantized values (a
-  ``_contrib_quantize_v2`` node named ``<input>[_<output>]_quantize`` with ``out_type`` the quantized dtype, shared
-  between consumers; the output of a quantized producer is used as it is), followed by one (min, max) input pair per
-  quantized input; operators whose quantized version gives int32 get a ``_contrib_requantize`` node
-  (``requantize_<name>``);
+  registers, the fused self-attention nodes among them), not excluded by node or operator name, is replaced by it:
+  its inputs become quantized values (a ``_contrib_quantize_v2`` node named ``<input>[_<output>]_quantize`` with
+  ``out_type`` the quantized dtype, shared between consumers; the output of a quantized producer is used as it
+  is), followed by one (min, max) input pair per quantized input; operators whose quantized version gives int32
+  get a ``_contrib_requantize`` node (``requantize_<name>``);
 * any other node is copied; a quantized producer feeding it, or a graph output, gets a ``_contrib_dequantize``
   node (``<name>_dequantize``);
 * in ``'smart'`` mode an operator that can be quantized but need not be (pooling, activation, flatten, ...) stays
@@ -88,6 +88,11 @@ def _sg_fc_attrs(node, granularity):
     return extra
 
 
+def _sg_selfatt_attrs(node, granularity):
+    # (SgMKLDNNSelfAtt*QuantizedOp: the attributes kept, heads written back from its parsed value)
+    return {'heads': str(node.params()['heads']), 'quantized': 'True'}
+
+
 # float32 op -> (quantized op name, or a function of the attributes giving it or None; must or may be quantized;
 # whether its int32 result is requantized; the input indices left in float32, or a function of (node,
 # granularity) giving them; [a function of (node, granularity) giving the attributes added to the quantized node])
@@ -95,6 +100,8 @@ def _sg_fc_attrs(node, granularity):
 _RULES = {
     '_sg_mkldnn_conv': ('_sg_mkldnn_conv', _MUST, True, _sg_conv_float_inputs, _sg_conv_attrs),
     '_sg_mkldnn_fully_connected': ('_sg_mkldnn_fully_connected', _MUST, True, _sg_fc_float_inputs, _sg_fc_attrs),
+    '_sg_mkldnn_selfatt_qk': ('_sg_mkldnn_selfatt_qk', _MUST, True, (), _sg_selfatt_attrs),
+    '_sg_mkldnn_selfatt_valatt': ('_sg_mkldnn_selfatt_valatt', _MUST, True, (), _sg_selfatt_attrs),
     'Convolution': ('_contrib_quantized_conv', _MUST, True, ()),
     'FullyConnected': ('_contrib_quantized_fully_connected', _MUST, True, ()),
     'Activation': (_relu_only, _SUPPORT, False, ()),

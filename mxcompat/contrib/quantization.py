@@ -1,6 +1,7 @@
 """``mx.contrib.quantization``: MXNet 1.9.1's int8 quantization of symbols and gluon networks, as its
 ``quantize_model`` / ``quantize_graph`` / ``calib_graph`` compute it: the graph pass (``_quantize_graph``; the MKL-DNN
-fused ``_sg_mkldnn_conv`` / ``_sg_mkldnn_fully_connected`` stay themselves, quantized, tensor-wise or channel-wise),
+fused ``_sg_mkldnn_conv`` / ``_sg_mkldnn_fully_connected`` / ``_sg_mkldnn_selfatt_qk`` / ``_sg_mkldnn_selfatt_valatt``
+stay themselves, quantized, tensor-wise or channel-wise),
 calibration by the layer outputs' min/max ('naive') or KL-divergence thresholds ('entropy'), and the offline
 quantization of weights and biases; the quantized operators are mxcompat's (``operator/quantization.py``,
 ``operator/_sg_mkldnn.py``).

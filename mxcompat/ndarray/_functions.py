@@ -5915,6 +5915,42 @@ def _sg_mkldnn_fully_connected(data=None, weight=None, bias=None, min_data=None,
     return _s__sg_mkldnn_fully_connected.general(data, weight, bias, min_data, max_data, min_weight, max_weight, min_bias, max_bias, out=out, name=name, **_given(_s__sg_mkldnn_fully_connected.names, (quantized, enable_float_output, with_eltwise, min_calib_range, max_calib_range, channel_wise_quantize, with_relu, subgraph, )), **kwargs)
 
 
+def _sg_mkldnn_selfatt_qk(queries_keys_values=None, min_qkv=None, max_qkv=None, heads=_Null, quantized=_Null, enable_float_output=_Null, min_calib_range=_Null, max_calib_range=_Null, subgraph=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(queries_keys_values) is _NDArray and (min_qkv is None or _type(min_qkv) is _NDArray) and (max_qkv is None or _type(max_qkv) is _NDArray):
+        try:
+            _hit = _s__sg_mkldnn_selfatt_qk.cache[(heads, _type(heads), quantized, _type(quantized), enable_float_output, _type(enable_float_output), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), subgraph, _type(subgraph), )]
+        except KeyError:
+            _hit = _s__sg_mkldnn_selfatt_qk.new((heads, quantized, enable_float_output, min_calib_range, max_calib_range, subgraph, ), (heads, _type(heads), quantized, _type(quantized), enable_float_output, _type(enable_float_output), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), subgraph, _type(subgraph), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__sg_mkldnn_selfatt_qk.op, _s__sg_mkldnn_selfatt_qk.impl(queries_keys_values._t, (None if min_qkv is None else min_qkv._t), (None if max_qkv is None else max_qkv._t), **_hit), (queries_keys_values, min_qkv, max_qkv, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__sg_mkldnn_selfatt_qk.op, (queries_keys_values, min_qkv, max_qkv, ), _e) from None
+    return _s__sg_mkldnn_selfatt_qk.general(queries_keys_values, min_qkv, max_qkv, out=out, name=name, **_given(_s__sg_mkldnn_selfatt_qk.names, (heads, quantized, enable_float_output, min_calib_range, max_calib_range, subgraph, )), **kwargs)
+
+
+def _sg_mkldnn_selfatt_valatt(queries_keys_values=None, attention=None, min_qkv=None, max_qkv=None, min_attention=None, max_attention=None, heads=_Null, quantized=_Null, enable_float_output=_Null, min_calib_range=_Null, max_calib_range=_Null, subgraph=_Null, out=None, name=None, **kwargs):
+    if out is None and not kwargs and not _PROF.imperative and _type(queries_keys_values) is _NDArray and _type(attention) is _NDArray and (min_qkv is None or _type(min_qkv) is _NDArray) and (max_qkv is None or _type(max_qkv) is _NDArray) and (min_attention is None or _type(min_attention) is _NDArray) and (max_attention is None or _type(max_attention) is _NDArray):
+        try:
+            _hit = _s__sg_mkldnn_selfatt_valatt.cache[(heads, _type(heads), quantized, _type(quantized), enable_float_output, _type(enable_float_output), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), subgraph, _type(subgraph), )]
+        except KeyError:
+            _hit = _s__sg_mkldnn_selfatt_valatt.new((heads, quantized, enable_float_output, min_calib_range, max_calib_range, subgraph, ), (heads, _type(heads), quantized, _type(quantized), enable_float_output, _type(enable_float_output), min_calib_range, _type(min_calib_range), max_calib_range, _type(max_calib_range), subgraph, _type(subgraph), ))
+        except TypeError:  # (an unhashable value: the general path parses it)
+            _hit = None
+        if _hit is not None:
+            try:
+                return _finish(_s__sg_mkldnn_selfatt_valatt.op, _s__sg_mkldnn_selfatt_valatt.impl(queries_keys_values._t, attention._t, (None if min_qkv is None else min_qkv._t), (None if max_qkv is None else max_qkv._t), (None if min_attention is None else min_attention._t), (None if max_attention is None else max_attention._t), **_hit), (queries_keys_values, attention, min_qkv, max_qkv, min_attention, max_attention, ), _hit, None)
+            except _MXNetError:
+                raise
+            except (RuntimeError, IndexError, ValueError) as _e:
+                raise _op_error(_s__sg_mkldnn_selfatt_valatt.op, (queries_keys_values, attention, min_qkv, max_qkv, min_attention, max_attention, ), _e) from None
+    return _s__sg_mkldnn_selfatt_valatt.general(queries_keys_values, attention, min_qkv, max_qkv, min_attention, max_attention, out=out, name=name, **_given(_s__sg_mkldnn_selfatt_valatt.names, (heads, quantized, enable_float_output, min_calib_range, max_calib_range, subgraph, )), **kwargs)
+
+
 def _shuffle(data=None, out=None, name=None, **kwargs):
     if out is None and not kwargs and not _PROF.imperative and _type(data) is _NDArray:
         try:
@@ -10590,6 +10626,8 @@ _s__scatter_minus_scalar = _OpState('_scatter_minus_scalar', _scatter_minus_scal
 _s__scatter_plus_scalar = _OpState('_scatter_plus_scalar', _scatter_plus_scalar)
 _s__sg_mkldnn_conv = _OpState('_sg_mkldnn_conv', _sg_mkldnn_conv)
 _s__sg_mkldnn_fully_connected = _OpState('_sg_mkldnn_fully_connected', _sg_mkldnn_fully_connected)
+_s__sg_mkldnn_selfatt_qk = _OpState('_sg_mkldnn_selfatt_qk', _sg_mkldnn_selfatt_qk)
+_s__sg_mkldnn_selfatt_valatt = _OpState('_sg_mkldnn_selfatt_valatt', _sg_mkldnn_selfatt_valatt)
 _s__shuffle = _OpState('_shuffle', _shuffle)
 _s__slice_assign = _OpState('_slice_assign', _slice_assign)
 _s__slice_assign_scalar = _OpState('_slice_assign_scalar', _slice_assign_scalar)

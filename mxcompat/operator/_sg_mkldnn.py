@@ -1,5 +1,8 @@
-"""MXNet 1.9.1's fused oneDNN subgraph operator ``_sg_mkldnn_conv``, as its CPU kernel computes it
-(src/operator/subgraph/mkldnn/mkldnn_conv.cc), float32 and quantized.
+"""MXNet 1.9.1's fused oneDNN subgraph operators ``_sg_mkldnn_conv``, ``_sg_mkldnn_fully_connected`` and
+``_sg_mkldnn_selfatt_qk`` / ``_sg_mkldnn_selfatt_valatt``, as their CPU kernels compute them
+(src/operator/subgraph/mkldnn/mkldnn_conv.cc, mkldnn_fc.cc, mkldnn_transformer.cc), float32 and quantized. (The
+self-attention ones: the exact int32 sums of the 8-bit matrix products scaled once in float32 and rounded half to
+even, as oneDNN's matmul with an output scale; bit for bit with MXNet.)
 
 A node of this operator carries a subgraph (the fused Convolution, optionally BatchNorm, an activation, an
 ``elemwise_add`` with the ``sum`` input and an activation after it); the symbol loader hands the subgraph's operators
@@ -34,10 +37,11 @@ import torch
 from ..base import MXNetError
 from .. import kernels
 from . import nn as _nn
+from .contrib_ops import selfatt_merge, selfatt_views
 from ..kernels import int8 as _int8
 from .quantization import (_f32, _max_abs, _product_range, _range_out, _to_int, _to_int_, _INT8_RANGE, _UINT8_RANGE,
                            _Q8)
-from .registry import defop, get
+from .registry import defop, get, REQUIRED
 
 _CONV_INPUTS = ('data', 'weight', 'bias', 'gamma', 'beta', 'mean', 'var', 'sum', 'data_min', 'data_max', 'sum_min',
                 'sum_max')
@@ -570,3 +574,162 @@ defop(_FC, ('data', 'weight', 'bias', 'min_data', 'max_data', 'min_weight', 'max
           'CPU kernel computes it; the node\'s subgraph gives the fused operators\' parameters (``subgraph``, set '
           'by the symbol loader). Differs from MXNet: the inputs are named data, weight, bias (MXNet names them '
           'after the subgraph\'s variables); float32 results equal to float32 rounding, not bit for bit.')
+
+
+# ---- _sg_mkldnn_selfatt_qk / _sg_mkldnn_selfatt_valatt ------------------------------------------------------------
+# (src/operator/subgraph/mkldnn/mkldnn_transformer.cc: one oneDNN matmul over strided views of the interleaved
+# projections; the heads come from the node's own ``heads`` attribute, the subgraph is not read)
+_QK, _VALATT = '_sg_mkldnn_selfatt_qk', '_sg_mkldnn_selfatt_valatt'
+_EXACT_F32 = float(2 ** 24)  # integer sums below this are exact in float32 in any order
+
+
+def _int_bmm(a, b, bound):
+    """``a @ b`` of 8-bit batches: the exact int32 sums (their largest possible magnitude ``bound``) as float32,
+    rounded to nearest even as oneDNN converts them."""
+    dtype = torch.float32 if bound <= _EXACT_F32 else torch.float64
+    return torch.bmm(a.to(dtype), b.to(dtype)).to(torch.float32)
+
+
+def _scaled(acc, scale, out_type):
+    """oneDNN's output scale on the float32 sums: float32 product, rounded half to even and saturated."""
+    return acc * scale if out_type is torch.float32 else _to_int(acc, scale, out_type)
+
+
+def _selfatt_out_type(quantized, enable_float_output, min_calib, max_calib):
+    if not quantized or enable_float_output:
+        return torch.float32
+    return torch.int8 if min_calib is not None and max_calib is not None else torch.int32
+
+
+def _selfatt_result(out, quantized, enable_float_output, lo, hi):
+    if not quantized or enable_float_output:
+        return out
+    return out, _range_out(lo), _range_out(hi)
+
+
+def _selfatt_meta(shape, quantized, enable_float_output, min_calib, max_calib, dtype):
+    out_type = _selfatt_out_type(quantized, enable_float_output, min_calib, max_calib)
+    out = torch.empty(shape, dtype=out_type if quantized else dtype, device='meta')
+    rng = torch.empty(1, dtype=torch.float32, device='meta')
+    return _selfatt_result(out, quantized, enable_float_output, rng, rng.clone())
+
+
+def _selfatt_requant(x, enable_float_output, min_calib, max_calib, product_scale, int32_hi):
+    """(output type, output scale, min, max output) of a quantized node whose int32 sums are in units of
+    ``1 / product_scale``: int8 in the calibrated range, float32, or the int32 sums with (-int32_hi, int32_hi)."""
+    out_type = _selfatt_out_type(True, enable_float_output, min_calib, max_calib)
+    if out_type is torch.int8:
+        lo, hi = _f32(min_calib, x), _f32(max_calib, x)
+        return out_type, _quantize_scale(torch.int8, lo, hi) / product_scale, lo, hi
+    if out_type is torch.float32:
+        return out_type, _f32(1.0, x) / product_scale, None, None
+    return out_type, _f32(1.0, x), -int32_hi, int32_hi
+
+
+def _check_type(op, name, t, dtype):
+    if t.dtype is not dtype:
+        raise _err('%s must be %s, got %s' % (name, str(dtype).replace('torch.', ''),
+                                              str(t.dtype).replace('torch.', '')), op)
+
+
+def _sg_selfatt_qk(queries_keys_values, min_qkv=None, max_qkv=None, *, heads, quantized, enable_float_output,
+                   min_calib_range, max_calib_range, subgraph):
+    del subgraph
+    x = queries_keys_values
+    q, k, _, hd = selfatt_views(_QK, x, heads)
+    if x.device.type == 'meta':
+        return _selfatt_meta(q.shape[:2] + (q.shape[1],), quantized, enable_float_output, min_calib_range,
+                             max_calib_range, x.dtype)
+    sqrt_hd = torch.sqrt(_f32(float(hd), x))
+    if not quantized:
+        return torch.bmm(q, k.transpose(1, 2)) * (_f32(1.0, x) / sqrt_hd).to(x.dtype)
+    if x.dtype is not torch.int8:
+        raise _err('QuantizedInterleavedMatMulSelfAttQK only supports int8 input, while %s is given'
+                   % str(x.dtype).replace('torch.', ''), _QK)
+    _check_type(_QK, 'min_qkv', min_qkv, torch.float32)
+    _check_type(_QK, 'max_qkv', max_qkv, torch.float32)
+    data_scale = _quantize_scale(torch.int8, min_qkv.reshape(()), max_qkv.reshape(()))
+    # (uncalibrated, MXNet's kernel takes the product's range from zeros, not from the data's range: (-0, 0))
+    out_type, scale, lo, hi = _selfatt_requant(x, enable_float_output, min_calib_range, max_calib_range,
+                                               data_scale * data_scale, _f32(0.0, x))
+    scale = scale / sqrt_hd
+    acc = _int_bmm(q, k.transpose(1, 2), hd * 128.0 * 128.0)
+    return _selfatt_result(_scaled(acc, scale, out_type), True, enable_float_output, lo, hi)
+
+
+def _sg_selfatt_valatt(queries_keys_values, attention, min_qkv=None, max_qkv=None, min_attention=None,
+                       max_attention=None, *, heads, quantized, enable_float_output, min_calib_range, max_calib_range,
+                       subgraph):
+    del subgraph
+    x = queries_keys_values
+    _, _, v, hd = selfatt_views(_VALATT, x, heads)
+    seq, batch, width = x.shape
+    if attention.dim() != 3 or tuple(attention.shape) != (batch * heads, seq, seq):
+        raise _err('attention must have shape (batch * heads, seq_length, seq_length) = %s, got %s'
+                   % ((batch * heads, seq, seq), tuple(attention.shape)), _VALATT)
+    if x.device.type == 'meta':
+        return _selfatt_meta((seq, batch, width // 3), quantized, enable_float_output, min_calib_range,
+                             max_calib_range, x.dtype)
+    if not quantized:
+        out = torch.bmm(attention, v)
+    else:
+        _check_type(_VALATT, 'queries_keys_values', x, torch.int8)
+        _check_type(_VALATT, 'attention', attention, torch.uint8)
+        for name, r in (('min_qkv', min_qkv), ('max_qkv', max_qkv), ('min_attention', min_attention),
+                        ('max_attention', max_attention)):
+            _check_type(_VALATT, name, r, torch.float32)
+        qkv_scale = _quantize_scale(torch.int8, min_qkv.reshape(()), max_qkv.reshape(()))
+        att_scale = _quantize_scale(torch.uint8, min_attention.reshape(()), max_attention.reshape(()))
+        # uncalibrated: QuantizationRangeForS8U8Multiplication, qkv per level over 127, attention over 255
+        level = (_max_abs(min_qkv, max_qkv).reshape(()) / _f32(127.0, x)) * \
+            (_max_abs(min_attention, max_attention).reshape(()) / _f32(255.0, x))
+        out_type, scale, lo, hi = _selfatt_requant(x, enable_float_output, min_calib_range, max_calib_range,
+                                                   qkv_scale * att_scale, level * _f32(_INT32_MAX_F, x))
+        acc = _int_bmm(attention, v, seq * 255.0 * 128.0)
+        out = _scaled(acc, scale, out_type)
+    out = selfatt_merge(out, x, heads)
+    if not quantized:
+        return out
+    return _selfatt_result(out, True, enable_float_output, lo, hi)
+
+
+def _selfatt_infer(name, fixed, n_ranges):
+    """Symbol inference guesses float32 for inputs of unknown dtype: a quantized node's 8-bit inputs run as the
+    types its kernel takes, its ranges as float32 (1,)."""
+    def infer(shapes, dtypes, attrs):
+        if attrs['quantized']:
+            shapes, dtypes = list(shapes), list(dtypes)
+            for i, t in enumerate(fixed):
+                if i < len(dtypes) and dtypes[i] is not t:
+                    dtypes[i] = t
+            for i in range(len(fixed), len(fixed) + n_ranges):
+                if i < len(shapes):
+                    shapes[i], dtypes[i] = (1,), torch.float32
+        return get(name)._infer(shapes, dtypes, attrs)
+    return infer
+
+
+def _selfatt_outputs(a):
+    return ['output', 'min_output', 'max_output'] if a['quantized'] and not a['enable_float_output'] else ['output']
+
+
+_SELFATT_PARAMS = [('heads', 'int', REQUIRED), ('quantized', 'bool', False), ('enable_float_output', 'bool', False),
+                   ('min_calib_range', 'float?', None), ('max_calib_range', 'float?', None), ('subgraph', 'any', None)]
+_SELFATT_DOC = (' as MXNet 1.9.1\'s oneDNN kernel computes it, float32 or quantized (int8 data with its range; '
+                'the output int8 in the calibrated range, float32 with ``enable_float_output``, else int32 with the '
+                'range of the product). Differs from MXNet: float32 results equal to float32 rounding, not bit for '
+                'bit; an eager call needs no subgraph.')
+defop(_QK, ('queries_keys_values', 'min_qkv', 'max_qkv'), _SELFATT_PARAMS, _sg_selfatt_qk,
+      optional=('min_qkv', 'max_qkv'), infer=_selfatt_infer(_QK, (torch.int8,), 2),
+      input_names=lambda a: ['queries_keys_values'] + (['min_qkv', 'max_qkv'] if a['quantized'] else []),
+      num_outputs=lambda a: len(_selfatt_outputs(a)), output_names=_selfatt_outputs,
+      doc='MXNet\'s fused self-attention q @ k^T / sqrt(head_dim) of interleaved projections' + _SELFATT_DOC)
+defop(_VALATT, ('queries_keys_values', 'attention', 'min_qkv', 'max_qkv', 'min_attention', 'max_attention'),
+      _SELFATT_PARAMS, _sg_selfatt_valatt,
+      optional=('min_qkv', 'max_qkv', 'min_attention', 'max_attention'),
+      infer=_selfatt_infer(_VALATT, (torch.int8, torch.uint8), 4),
+      input_names=lambda a: ['queries_keys_values', 'attention'] + (
+          ['min_qkv', 'max_qkv', 'min_attention', 'max_attention'] if a['quantized'] else []),
+      num_outputs=lambda a: len(_selfatt_outputs(a)), output_names=_selfatt_outputs,
+      doc='MXNet\'s fused self-attention attention @ v of interleaved projections, heads merged back to '
+          '(seq_length, batch, heads * head_dim),' + _SELFATT_DOC)

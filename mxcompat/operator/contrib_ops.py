@@ -279,14 +279,50 @@ def _merge_heads(out, batch, heads):
     return out.reshape(batch, heads, seq, hd).permute(2, 0, 1, 3).reshape(seq, batch, heads * hd)
 
 
+def selfatt_views(op, x, heads):
+    """(queries, keys, values, head_dim) of interleaved (seq, batch, width) projections, each (batch * heads, seq,
+    head_dim), as MXNet's self-attention kernels (contrib and oneDNN) read them: head_dim = width // 3 // heads and
+    rows batch * heads * 3 * head_dim apart. Neither checks that 3 * heads divides the width: with a remainder
+    the rows are read at that stride (not the width), as MXNet reads them."""
+    if x.dim() != 3:
+        raise _err(op, 'queries_keys_values should be 3D in seq_length-batch-proj_dim, currently is: %dD' % x.dim())
+    seq, batch, width = x.shape
+    hd = width // 3 // heads if heads > 0 else 0
+    if hd == 0:
+        raise _err(op, 'the last axis (%d) holds no head: it must be at least 3 * heads (%d)' % (width, 3 * heads))
+    ab = batch * heads
+    if width == 3 * heads * hd:
+        x = x.reshape(seq, batch, heads, 3, hd).permute(3, 1, 2, 0, 4).reshape(3, ab, seq, hd)
+        return x[0], x[1], x[2], hd
+    flat = x.contiguous().reshape(-1)
+    size, stride = (ab, seq, hd), (3 * hd, ab * 3 * hd, 1)
+    q, k, v = (torch.as_strided(flat, size, stride, flat.storage_offset() + i * hd) for i in range(3))
+    return q, k, v, hd
+
+
 def _selfatt_qk(queries_keys_values, heads):
-    x, hd = _heads('_contrib_interleaved_matmul_selfatt_qk', queries_keys_values, heads, 3)
-    return torch.bmm(x[0] / math.sqrt(hd), x[1].transpose(1, 2))
+    q, k, _, hd = selfatt_views('_contrib_interleaved_matmul_selfatt_qk', queries_keys_values, heads)
+    return torch.bmm(q / math.sqrt(hd), k.transpose(1, 2))
+
+
+def selfatt_merge(out, x, heads):
+    """The (batch * heads, seq, head_dim) result of the values as (seq, batch, width // 3); where 3 * heads does
+    not divide the width, MXNet's kernels write the first seq * batch * heads * head_dim values in that order and
+    leave the rest (here zeros)."""
+    seq, batch, width = x.shape
+    bh, _, hd = out.shape
+    merged = out.reshape(batch, heads, seq, hd).permute(2, 0, 1, 3).reshape(seq, batch, heads * hd)
+    if width // 3 == heads * hd:
+        return merged
+    full = torch.zeros(seq * batch * (width // 3), dtype=out.dtype, device=out.device)
+    full[:merged.numel()] = merged.reshape(-1)
+    return full.reshape(seq, batch, width // 3)
 
 
 def _selfatt_valatt(queries_keys_values, attention, heads):
-    x, _ = _heads('_contrib_interleaved_matmul_selfatt_valatt', queries_keys_values, heads, 3)
-    return _merge_heads(torch.bmm(attention, x[2]), queries_keys_values.shape[1], heads)
+    op = '_contrib_interleaved_matmul_selfatt_valatt'
+    _, _, v, _ = selfatt_views(op, queries_keys_values, heads)
+    return selfatt_merge(torch.bmm(attention, v), queries_keys_values, heads)
 
 
 def _encdec_qk(queries, keys_values, heads):

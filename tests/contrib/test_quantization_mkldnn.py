@@ -285,3 +285,78 @@ def test_uint8_calibrated_fully_connected_keeps_mxnets_weight_dtypes(granularity
     mod.forward(mx.io.DataBatch([x]), is_train=False)
     ref = np.maximum(x.asnumpy() @ args['fc_weight'].asnumpy().T + args['fc_bias'].asnumpy(), 0)
     np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), ref, atol=0.03)
+
+
+# ---- self-attention: the Transformer property's fused nodes in the int8 flow ------------------------------------
+# (goldens: tests/fixtures/contrib/sg_mkldnn_selfatt/gen_sg_mkldnn_selfatt.py, MXNet's mkl test_selfatt_* flow)
+SA_FIX = FIX.parent / 'sg_mkldnn_selfatt'
+sys.path.insert(0, str(SA_FIX))
+import gen_sg_mkldnn_selfatt as sa_gen  # noqa: E402
+
+sys.path.remove(str(SA_FIX))
+SA_FLOW = json.loads((SA_FIX / 'flow.json').read_text())
+SA_OUT = np.load(SA_FIX / 'flow.npz')
+SA_RUNS = [c[0] for c in sa_gen.FLOW if 'error' not in SA_FLOW[c[0]]]
+
+
+def _sa_qargs(name):
+    return {k: SA_OUT['%s/qarg/%s' % (name, k)] for k in SA_FLOW[name]['qargs']}
+
+
+@pytest.mark.parametrize('name', SA_RUNS)
+def test_mxnets_quantized_selfatt_graph_runs_as_mxnet(name):
+    # MXNet's final graph (int8 self-attention nodes with their requantization fused) with its quantized
+    # parameters: bit for bit, except a float LayerNorm at the end (float32 rounding)
+    data, _ = sa_gen.flow_inputs(name)
+    sym = mx.sym.load_json(SA_FLOW[name]['quantized'])
+    ops = [n['op'] for n in json.loads(SA_FLOW[name]['quantized'])['nodes']]
+    assert any(op.startswith('_sg_mkldnn_selfatt') for op in ops) and '_contrib_requantize' not in ops
+    out = sa_gen.forward(mx, sym, dict(data, **_sa_qargs(name)))[0]
+    gold = SA_OUT[name + '/quantized']
+    if name.startswith('bert'):
+        np.testing.assert_allclose(out, gold, rtol=1e-5, atol=1e-5)
+    else:
+        np.testing.assert_array_equal(out, gold)
+
+
+@pytest.mark.parametrize('quantize', ['quantize_model', 'quantize_model_mkldnn'])
+@pytest.mark.parametrize('name', [c[0] for c in sa_gen.FLOW])
+def test_selfatt_flow_is_mxnets(name, quantize):
+    # the fused graph (mxcompat's MKLDNN_QUANTIZE), quantize_model with naive calibration and the post-quantization
+    # pass give MXNet's graph (ranges to float rounding) and its output to within a step of the int8 grid; where
+    # MXNet's int8 attention maps meet the valatt kernel (uint8 only), the run raises as MXNet's does
+    sym = mx.sym.load_json(SA_FLOW[name]['input'])
+    data, params = sa_gen.flow_inputs(name)
+    if quantize == 'quantize_model':
+        qsym, qargs = sa_gen.quantize_flow(mx, name, sym, data, params)
+    else:
+        qdtype = next(c for c in sa_gen.FLOW if c[0] == name)[3]
+        qsym, qargs, _ = q.quantize_model_mkldnn(
+            sym, {k: mx.nd.array(v) for k, v in params.items()}, {}, ctx=mx.cpu(), calib_mode='naive',
+            calib_data=sa_gen.calib_iter(mx, data), data_names=tuple(data), label_names=None, num_calib_examples=1,
+            quantized_dtype=qdtype, quantize_mode='full')
+    _same_graph(json.loads(qsym.tojson()), json.loads(SA_FLOW[name]['quantized']))
+    assert sorted(qargs) == SA_FLOW[name]['qargs']
+    feed = dict(data, **{k: v.asnumpy() for k, v in qargs.items()})
+    if 'error' in SA_FLOW[name]:
+        assert 'Type inconsistent' in SA_FLOW[name]['error']
+        with pytest.raises(MXNetError, match='attention must be uint8, got int8'):
+            sa_gen.forward(mx, qsym, feed)
+        return
+    out = sa_gen.forward(mx, qsym, feed)[0]
+    gold, ref = SA_OUT[name + '/quantized'], SA_OUT[name + '/float']
+    np.testing.assert_allclose(out, gold, rtol=0, atol=0.03 * np.abs(gold).max())
+    np.testing.assert_allclose(sa_gen.forward(mx, sym, dict(data, **params))[0], ref, rtol=1e-5, atol=1e-5)
+
+
+@needs_fusion
+@pytest.mark.parametrize('name', [c[0] for c in sa_gen.NET_V2])
+def test_quantize_net_v2_of_selfatt_block_is_mxnets(name, tmp_path):
+    qnet, out = sa_gen.quantize_block(mx, name)
+    qnet.export(str(tmp_path / 'q'))
+    # (known difference, mxcompat/symbol/register.py: an unnamed mx.sym.contrib.X node is named after _contrib_X,
+    # MXNet's after X)
+    ours = (tmp_path / 'q-symbol.json').read_text().replace('blk__contrib_interleaved', 'blk_interleaved')
+    _same_graph(json.loads(ours), json.loads(SA_FLOW['v2/' + name]['quantized']), versions=False)
+    gold = SA_OUT['v2/%s/out' % name]
+    np.testing.assert_allclose(out, gold, rtol=0, atol=0.03 * np.abs(gold).max())

@@ -26,7 +26,6 @@ def _load(name):
 
 CASES = _load('cases.json.gz')
 ZOO = _load('zoo.json.gz')
-TRANSFORMER = 'transformer_qk'
 # MXNet's conv+bn subgraph when the convolution is also an output of the graph: its subgraph is the convolution
 # alone (MXNet builds it from the first output entry) but the node keeps BatchNorm's inputs, whose entries MXNet
 # writes with the version the BatchNorm's aux inputs had; mxcompat derives versions from the operator's input names
@@ -46,7 +45,7 @@ def switches(monkeypatch):
 
 
 def _case_ids():
-    return sorted(k for k in CASES['cases'] if k.split('/')[0] != TRANSFORMER and k.split('/')[0] not in VERSION_ONLY)
+    return sorted(k for k in CASES['cases'] if k.split('/')[0] not in VERSION_ONLY)
 
 
 @pytest.mark.parametrize('backend', BACKENDS)
@@ -88,17 +87,22 @@ def test_known_difference_entry_versions(name, switches):
         assert _without_versions(got) == _without_versions(want)
 
 
-def test_transformer_property_raises(switches):
+def test_transformer_property_fuses_each_interleaved_matmul(switches):
+    """The Transformer property: each interleaved self-attention matmul becomes its own fused node (the goldens
+    above: heads, readers, BERT-style blocks), and MXNET_DISABLE_MKLDNN_TRANSFORMER_OPT leaves them alone."""
     switches(())
-    case = CASES['cases'][TRANSFORMER]
-    for backend in BACKENDS:
-        assert '_sg_mkldnn_selfatt_qk' in case[backend]  # (what MXNet writes: not done here)
-        with pytest.raises(MXNetNotImplementedError, match='Transformer.*_contrib_interleaved_matmul_selfatt_qk'):
-            mx.sym.load_json(case['input']).get_backend_symbol(backend)
-    off = CASES['cases'][TRANSFORMER + '/MXNET_DISABLE_MKLDNN_TRANSFORMER_OPT']
+    selfatt = [k for k in CASES['cases'] if k.startswith(('selfatt', 'transformer')) and '/' not in k]
+    assert len(selfatt) >= 15
+    for name in selfatt:
+        for backend in BACKENDS:
+            ops = [n['op'] for n in json.loads(CASES['cases'][name][backend])['nodes']]
+            assert '_contrib_interleaved_matmul_selfatt_qk' not in ops, name
+            assert '_contrib_interleaved_matmul_selfatt_valatt' not in ops, name
+    off = CASES['cases']['selfatt_bert_block/MXNET_DISABLE_MKLDNN_TRANSFORMER_OPT']
     switches(off['env'])
     for backend in BACKENDS:
-        assert mx.sym.load_json(off['input']).get_backend_symbol(backend).tojson() == off[backend]
+        got = mx.sym.load_json(off['input']).get_backend_symbol(backend).tojson()
+        assert got == off[backend] and '_sg_mkldnn_selfatt' not in got
 
 
 def test_other_backends_raise():
@@ -203,6 +207,27 @@ def test_fused_zoo_net_computes_the_same(name, shape, backend, switches):
     want, got = _run(sym, args, aux), _run(fused, args, aux)
     for w, g in zip(want, got):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5 * np.abs(w).max())
+
+
+SELFATT_NUMERIC = [('selfatt_qk_h4', {'qkv': (5, 2, 48)}),
+                   ('selfatt_valatt_h8', {'qkv': (5, 2, 48), 'att': (16, 5, 5)}),
+                   ('selfatt_qk_softmax_valatt', {'qkv': (6, 3, 24)}), ('selfatt_qk_two_readers', {'qkv': (4, 2, 24)}),
+                   ('selfatt_bert_block', {'data': (6, 2, 16)}), ('selfatt_bert_two_blocks', {'data': (5, 2, 8)}),
+                   ('selfatt_fc_relu_valatt', {'data': (5, 2, 3), 'att': (4, 5, 5)})]
+
+
+@pytest.mark.parametrize('name, shapes', SELFATT_NUMERIC, ids=[c[0] for c in SELFATT_NUMERIC])
+def test_fused_selfatt_computes_the_same(name, shapes, switches):
+    """The fused self-attention nodes (float32) give what the interleaved matmuls give, to float32 rounding."""
+    switches(())
+    case = CASES['cases'][name]
+    sym = mx.sym.load_json(case['input'])
+    fused = sym.get_backend_symbol('MKLDNN')
+    assert '_sg_mkldnn_selfatt' in fused.tojson()
+    args, aux = _params(sym, shapes, np.random.default_rng(2))
+    want, got = _run(sym, args, aux), _run(fused, args, aux)
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
 NUMERIC_CASES = ['conv_bn_relu', 'conv_bn_sum_relu', 'conv_sum_rhs', 'conv_sum_relu', 'conv_sum_dup_input',

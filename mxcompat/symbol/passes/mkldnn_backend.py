@@ -6,7 +6,10 @@ A backend is a list of subgraph properties run in turn, each over the whole grap
 
 - ``MKLDNN``: identity (a ``_copy`` or a training-mode ``Dropout`` is dropped, the operator before it takes its
   place), convolution (``Convolution`` [+ ``BatchNorm``] [+ ``elemwise_add``] [+ activation] ->
-  ``_sg_mkldnn_conv``), FullyConnected (+ one elementwise op -> ``_sg_mkldnn_fully_connected``), Transformer.
+  ``_sg_mkldnn_conv``), FullyConnected (+ one elementwise op -> ``_sg_mkldnn_fully_connected``), Transformer (each
+  ``_contrib_interleaved_matmul_selfatt_qk`` / ``_valatt`` alone -> ``_sg_mkldnn_selfatt_qk`` / ``_valatt``, named
+  ``sg_mkldnn_selfatt_qk_<id>``, with ``heads`` and ``quantized``/``enable_float_output`` False; off with
+  ``MXNET_DISABLE_MKLDNN_TRANSFORMER_OPT``).
 - ``MKLDNN_QUANTIZE``: identity, convolution and FullyConnected with their quantized activation rules, identity
   again, Transformer, then the post-quantization properties (``mkldnn_post_quantize`` beside this module).
 
@@ -19,9 +22,6 @@ their entries, and the subgraph node wired in. Differences from MXNet:
   reverse of the graph order, which is the order MXNet's map gives when a node has at most two readers (and gave
   in the three-reader cases tested). Only a FullyConnected with three or more readers, one of them a fusable
   elementwise op, could come out differently (the other selectors give the same graph in any order).
-- The Transformer property (``_contrib_interleaved_matmul_selfatt_qk``/``_valatt`` -> ``_sg_mkldnn_selfatt_*``) is
-  not written: a graph holding one of those operators raises NotImplementedError (unless
-  ``MXNET_DISABLE_MKLDNN_TRANSFORMER_OPT`` turns the property off).
 - MXNet reads its ``MXNET_DISABLE_MKLDNN_*`` switches once, when the library loads; here at each call.
 - ``optimize_for`` with arrays: MXNet hands them to each property in the order of the graph's inputs before the
   first property ran, so when a property reorders them (a convolution's sum operand goes last) the next property's
@@ -230,12 +230,22 @@ class _FCSelector(_ChainSelector):
 
 
 class _TransformerSelector:
+    """SgMKLDNNTransformerSelector: an interleaved self-attention matmul, alone."""
+
     def select(self, node, attr):  # noqa: ARG002
-        if _op(node) in _TRANSFORMER_OPS:
-            raise unsupported('Symbol.get_backend_symbol', 'the MKLDNN backends\' Transformer property (%s -> '
-                              '_sg_mkldnn_selfatt_*) on node %r' % (_op(node), node.name),
-                              'set MXNET_DISABLE_MKLDNN_TRANSFORMER_OPT=1 to leave these nodes as they are')
+        return _op(node) in _TRANSFORMER_OPS
+
+    def select_input(self, node, inp, attr):  # noqa: ARG002
         return False
+
+    def select_output(self, node, out, attr):  # noqa: ARG002
+        return False
+
+    def filter(self, cands):
+        return cands
+
+    def reset(self):
+        pass
 
 
 # ---- the properties (MXNet's SubgraphProperty: which selector, the node made, how it is wired) --------------------
@@ -368,6 +378,12 @@ class _Transformer(_Property):
 
     def selector(self):
         return _TransformerSelector()
+
+    def create(self, outputs, selector, subgraph_id):  # noqa: ARG002
+        last = outputs[0][0]
+        kind = last.op.name[len('_contrib_interleaved_matmul_'):]  # selfatt_qk / selfatt_valatt
+        attrs = {'heads': str(last.params()['heads']), 'quantized': 'False', 'enable_float_output': 'False'}
+        return _fused_node('_sg_mkldnn_' + kind, [kind], attrs, last, subgraph_id)
 
 
 def properties(backend):
