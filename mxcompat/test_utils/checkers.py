@@ -7,6 +7,7 @@ import traceback
 from collections import OrderedDict
 
 import numpy as np
+import torch
 
 import mxcompat as mx
 from ..ndarray.ndarray import array
@@ -84,10 +85,44 @@ def simple_forward(sym, ctx=None, is_train=False, **inputs):
     return outputs[0] if len(outputs) == 1 else outputs
 
 
+def _differences_on_device(executor):
+    """Whether numeric_grad keeps its finite differences on the executor's device (a GPU) and reads them once:
+    reading each forward's output on the host would wait for the device twice per element."""
+    return bool(executor.outputs) and executor.outputs[0].context.device_type == 'gpu'
+
+
+def _element_steps(executor, k, v, dtype, eps, run):
+    """Moves each element of argument ``k`` (values ``v``) by +eps/2 and then -eps, as MXNet's helper steps, calling
+    ``run(i, plus)`` after each move (``plus``: the first of the pair); puts the array back after."""
+    arr = executor.arg_dict[k]
+    dense = arr.stype == 'default'
+    original = v.copy()
+    flat = v.reshape(-1)
+
+    def put(i, at, value):
+        flat[i] = value
+        if dense:
+            arr[at] = value  # (the one element, cast to the array's dtype as mx.nd.array(v) would)
+        else:
+            arr[:] = mx.nd.array(v, dtype=dtype)
+
+    for i in range(flat.size):
+        at = np.unravel_index(i, v.shape)
+        put(i, at, flat[i] + eps / 2.0)
+        run(i, True)
+        put(i, at, flat[i] - eps)  # (from the stored, rounded value)
+        run(i, False)
+        flat[i] = original.reshape(-1)[i]
+        if dense:
+            arr[at] = flat[i]
+    executor.arg_dict[k][:] = mx.nd.array(original, dtype=dtype)
+
+
 def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_train=True, dtype=default_dtype()):
     """Central-difference gradient of ``sum(executor.outputs[0])`` with respect to each float argument in
     ``location`` (name -> numpy array): one pair of forward passes per element. Differs from MXNet in speed only:
-    each pass writes the one element it moves into the bound array (on its device) instead of the whole array."""
+    each pass writes the one element it moves into the bound array (on its device) instead of the whole array, and
+    on a GPU the differences are summed there and read once per argument (MXNet reads every output on the host)."""
     assert dtype in (np.float16, np.float32, np.float64)
     grads = {k: np.zeros(v.shape, dtype=dtype) for k, v in location.items()}
     for k, v in location.items():
@@ -98,39 +133,33 @@ def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_trai
     aux = None if aux_states is None else {key: mx.nd.array(val, ctx=executor.aux_dict[key].context, dtype=dtype)
                                            for key, val in aux_states.items()}
 
-    def run():
+    def forward():
         if aux is not None:
             for key, val in aux.items():
                 val.copyto(executor.aux_dict[key])
         executor.forward(is_train=use_forward_train)
-        return executor.outputs[0].asnumpy()
+        return executor.outputs[0]
 
+    on_device = _differences_on_device(executor)
     for k, v in location.items():
         if v.dtype.kind != 'f':
             continue
-        arr = executor.arg_dict[k]
-        dense = arr.stype == 'default'
-        original = v.copy()
-        flat = v.reshape(-1)
+        flat_grad, pending, diffs = grads[k].reshape(-1), {}, []
 
-        def put(i, at, value):
-            flat[i] = value
-            if dense:
-                arr[at] = value  # (the one element, cast to the array's dtype as mx.nd.array(v) would)
+        def run(i, plus):
+            if on_device:  # (a copy of the output on the device; the difference is summed there)
+                out = forward().to_torch().detach()
+                if plus:
+                    pending['plus'] = out.clone()
+                else:
+                    diffs.append((pending.pop('plus') - out).sum())
+            elif plus:
+                pending['plus'] = forward().asnumpy()
             else:
-                arr[:] = mx.nd.array(v, dtype=dtype)
-
-        for i in range(flat.size):
-            at = np.unravel_index(i, v.shape)
-            put(i, at, flat[i] + eps / 2.0)
-            f_plus = run()
-            put(i, at, flat[i] - eps)  # (from the stored, rounded value, as MXNet's helper steps)
-            f_minus = run()
-            grads[k].reshape(-1)[i] = (f_plus - f_minus).sum() / eps
-            flat[i] = original.reshape(-1)[i]
-            if dense:
-                arr[at] = flat[i]
-        executor.arg_dict[k][:] = mx.nd.array(original, dtype=dtype)
+                flat_grad[i] = (pending.pop('plus') - forward().asnumpy()).sum() / eps
+        _element_steps(executor, k, v, dtype, eps, run)
+        if diffs:
+            flat_grad[:] = torch.stack(diffs).cpu().numpy() / eps
     return grads
 
 

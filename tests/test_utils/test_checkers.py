@@ -144,6 +144,27 @@ def test_numeric_grad_is_central_difference(fake_sym):
     assert exe.arg_dict['x'].asnumpy().tolist() == x.tolist()  # restored
 
 
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_numeric_grad_summed_on_the_device_equals_the_host_sums(ctx, dtype, monkeypatch):
+    # on a GPU the differences stay on the device and are read once per argument; forced here on the CPU too
+    from mxcompat.test_utils import checkers
+    sym = mx.sym.FullyConnected(mx.sym.var('x'), mx.sym.var('w'), num_hidden=3, no_bias=True)
+    sym = mx.sym.tanh(mx.sym.BatchNorm(sym, fix_gamma=False, name='bn'))
+    rs = np.random.RandomState(0)
+    loc = {'x': rs.uniform(-1, 1, (4, 5)), 'w': rs.uniform(-1, 1, (3, 5))}
+    grads = []
+    for on_device in (False, True):
+        monkeypatch.setattr(checkers, '_differences_on_device', lambda exe: on_device or exe.outputs[0].context
+                            .device_type == 'gpu')
+        exe = sym.simple_bind(ctx, x=(4, 5), w=(3, 5), bn_gamma=(3,), bn_beta=(3,), type_dict={'x': dtype})
+        exe.arg_dict['bn_gamma'][:] = 1
+        grads.append(tu.numeric_grad(exe, {k: v.copy() for k, v in loc.items()}, eps=1e-3, dtype=dtype))
+        assert exe.arg_dict['w'].asnumpy().tolist() == loc['w'].astype(dtype).tolist()  # restored
+    for k in loc:
+        np.testing.assert_allclose(grads[1][k], grads[0][k], rtol=1e-5 if dtype == np.float64 else 2e-3,
+                                   atol=1e-6 if dtype == np.float64 else 2e-3, err_msg=k)
+
+
 def test_check_symbolic_forward_backward(fake_sym):
     x, y = np.array([[0.1, 0.5]]), np.array([[2.0, -1.0]])
     outs = tu.check_symbolic_forward(_sym_f(), [x, y], [np.sin(x) * y + x ** 2])
