@@ -36,7 +36,7 @@ for step in $steps; do
     own)  # (beside the bundle's parallel part when both run: they share the GPU, the benchmarks run alone)
       run_own() {
         OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} timeout -s INT -k 20 "${OWN_S:-150}" python3 -m pytest -v -m gpu $xdist \
-          --timeout=60 --tb=short -rfE -p no:cacheprovider -o console_output_style=classic \
+          --timeout=180 --tb=short -rfE -p no:cacheprovider -o console_output_style=classic \
           --continue-on-collection-errors -W ignore --junitxml="$out/own.xml" tests > "$out/own.log" 2>&1
         echo "own (rc $?): $(tail -1 "$out/own.log")"
       }

@@ -283,8 +283,9 @@ def standard_layout(t):
 
 def batch_norm_train(x, gamma, beta, eps):
     """Batch-statistics BatchNorm of NC... data: (output, batch mean, 1/sqrt(batch var + eps)), differentiable.
-    On CUDA through torch's backend choice (cuDNN where it takes the input), elsewhere torch's native kernel."""
-    if x.is_cuda:
+    On CUDA through torch's backend choice (cuDNN where it takes the input), elsewhere, and where ``torch.compile``
+    traces it (its backends have no rule for that backend choice), torch's native kernel."""
+    if x.is_cuda and not torch.compiler.is_compiling():
         return torch._batch_norm_impl_index(x, gamma, beta, None, None, True, 0.0, eps,
                                             torch.backends.cudnn.enabled)[:3]
     return torch.native_batch_norm(x, gamma, beta, None, None, True, 0.0, eps)

@@ -138,3 +138,47 @@ def test_rnn_layer_begin_state_and_sequence_length(ctx):
         assert out.context == c and all(s.context == c for s in new)
         return {'out': out.asnumpy(), 'h': new[0].asnumpy(), 'grad': inp.grad.asnumpy()}
     same_on_devices(run, ctx, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.gpu
+def test_inductor_backend_trains_a_residual_cnn_on_the_gpu():
+    # hybridize(backend='inductor') on CUDA, with what the model zoo's ResNets hold (convolutions, BatchNorm in
+    # training mode with its moving statistics, max pooling, a residual addition, global pooling): the losses and
+    # parameters of the plain graph
+    pytest.importorskip('torch._inductor')
+
+    class Residual(gluon.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.conv, self.bn = nn.Conv2D(8, 3, padding=1, use_bias=False), nn.BatchNorm()
+
+        def hybrid_forward(self, F, x):
+            return F.relu(self.bn(self.conv(x)) + x)
+
+    x, y = _data((16, 3, 8, 8))
+    results = []
+    for backend in (None, 'inductor'):
+        with mx.name.Prefix('res_'):
+            net = nn.HybridSequential()
+            net.add(nn.Conv2D(8, 3, padding=1, use_bias=False), nn.BatchNorm(), nn.Activation('relu'),
+                    nn.MaxPool2D(2), Residual(), nn.GlobalAvgPool2D(), nn.Dense(3))
+        c = mx.gpu(0)
+        net.initialize(ctx=c)
+        net(mx.nd.array(x[:2], ctx=c))
+        _fix_params(net, c)
+        net.hybridize(backend=backend)
+        trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+        losses = []
+        for step in range(3):
+            with autograd.record():
+                loss = loss_fn(net(mx.nd.array(x, ctx=c)), mx.nd.array(y, ctx=c))
+            loss.backward()
+            trainer.step(16)
+            losses.append(loss.mean().asscalar())
+        results.append((losses, [p.data().asnumpy() for p in net.collect_params().values()]))
+    (want_l, want_p), (got_l, got_p) = results
+    np.testing.assert_allclose(got_l, want_l, rtol=1e-3, atol=1e-4)
+    for g, w in zip(got_p, want_p):
+        np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-4)
