@@ -310,7 +310,8 @@ def test_mxnets_quantized_selfatt_graph_runs_as_mxnet(name):
     data, _ = sa_gen.flow_inputs(name)
     sym = mx.sym.load_json(SA_FLOW[name]['quantized'])
     ops = [n['op'] for n in json.loads(SA_FLOW[name]['quantized'])['nodes']]
-    assert any(op.startswith('_sg_mkldnn_selfatt') for op in ops) and '_contrib_requantize' not in ops
+    assert any(op.startswith('_sg_mkldnn_selfatt') for op in ops)
+    assert ('_contrib_requantize' in ops) == name.endswith('_nocalib')  # (fused where calibrated)
     out = sa_gen.forward(mx, sym, dict(data, **_sa_qargs(name)))[0]
     gold = SA_OUT[name + '/quantized']
     if name.startswith('bert'):
@@ -331,15 +332,16 @@ def test_selfatt_flow_is_mxnets(name, quantize):
         qsym, qargs = sa_gen.quantize_flow(mx, name, sym, data, params)
     else:
         qdtype = next(c for c in sa_gen.FLOW if c[0] == name)[3]
+        calib = 'none' if name.endswith('_nocalib') else 'naive'
         qsym, qargs, _ = q.quantize_model_mkldnn(
-            sym, {k: mx.nd.array(v) for k, v in params.items()}, {}, ctx=mx.cpu(), calib_mode='naive',
-            calib_data=sa_gen.calib_iter(mx, data), data_names=tuple(data), label_names=None, num_calib_examples=1,
-            quantized_dtype=qdtype, quantize_mode='full')
+            sym, {k: mx.nd.array(v) for k, v in params.items()}, {}, ctx=mx.cpu(), calib_mode=calib,
+            calib_data=sa_gen.calib_iter(mx, data) if calib == 'naive' else None, data_names=tuple(data),
+            label_names=None, num_calib_examples=1, quantized_dtype=qdtype, quantize_mode='full')
     _same_graph(json.loads(qsym.tojson()), json.loads(SA_FLOW[name]['quantized']))
     assert sorted(qargs) == SA_FLOW[name]['qargs']
     feed = dict(data, **{k: v.asnumpy() for k, v in qargs.items()})
     if 'error' in SA_FLOW[name]:
-        assert 'Type inconsistent' in SA_FLOW[name]['error']
+        assert 'Type inconsistent, Provided = int8, inferred type = uint8' in SA_FLOW[name]['error']
         with pytest.raises(MXNetError, match='attention must be uint8, got int8'):
             sa_gen.forward(mx, qsym, feed)
         return
@@ -359,4 +361,19 @@ def test_quantize_net_v2_of_selfatt_block_is_mxnets(name, tmp_path):
     ours = (tmp_path / 'q-symbol.json').read_text().replace('blk__contrib_interleaved', 'blk_interleaved')
     _same_graph(json.loads(ours), json.loads(SA_FLOW['v2/' + name]['quantized']), versions=False)
     gold = SA_OUT['v2/%s/out' % name]
+    np.testing.assert_allclose(out, gold, rtol=0, atol=0.03 * np.abs(gold).max())
+
+
+@pytest.mark.parametrize('key', sorted(k for k, v in SA_FLOW.items() if 'env' in v))
+def test_selfatt_post_quantize_switches_are_mxnets(key, monkeypatch):
+    # MXNET_DISABLE_MKLDNN_QTRANSFORMER_FLOAT_OUTPUT keeps the calibrated int8 output and its dequantize;
+    # MXNET_DISABLE_MKLDNN_QTRANSFORMER_FUSE_ALL keeps the requantize
+    name, switch = key.split('/')
+    monkeypatch.setenv(switch, '1')
+    data, params = sa_gen.flow_inputs(name)
+    qsym, qargs = sa_gen.quantize_flow(mx, name, mx.sym.load_json(SA_FLOW[name]['input']), data, params)
+    _same_graph(json.loads(qsym.tojson()), json.loads(SA_FLOW[key]['quantized']))
+    assert qsym.tojson() != SA_FLOW[name]['quantized']
+    out = sa_gen.forward(mx, qsym, dict(data, **{k: v.asnumpy() for k, v in qargs.items()}))[0]
+    gold = SA_OUT[key + '/quantized']
     np.testing.assert_allclose(out, gold, rtol=0, atol=0.03 * np.abs(gold).max())
