@@ -583,6 +583,29 @@ _QK, _VALATT = '_sg_mkldnn_selfatt_qk', '_sg_mkldnn_selfatt_valatt'
 _EXACT_F32 = float(2 ** 24)  # integer sums below this are exact in float32 in any order
 
 
+class _ZeroGrad(torch.autograd.Function):
+    """``out`` (computed without a graph) as a function of ``inputs`` whose gradient is zero: MXNet gives the fused
+    self-attention nodes MakeZeroGradNodes (inference operators)."""
+
+    @staticmethod
+    def forward(ctx, out, *inputs):
+        ctx.specs = [(i.shape, i.dtype, i.device) for i in inputs]
+        return out.view_as(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None,) + tuple(torch.zeros(s, dtype=d, device=dev) for s, d, dev in ctx.specs)
+
+
+def _zero_grad(fn, *inputs):
+    """``fn()``, with zero gradients to ``inputs`` where one of them wants a gradient."""
+    if not (torch.is_grad_enabled() and any(i.requires_grad for i in inputs)):
+        return fn()
+    with torch.no_grad():
+        out = fn()
+    return _ZeroGrad.apply(out, *inputs)
+
+
 def _int_bmm(a, b, bound):
     """``a @ b`` of 8-bit batches: the exact int32 sums (their largest possible magnitude ``bound``) as float32,
     rounded to nearest even as oneDNN converts them."""
@@ -642,7 +665,7 @@ def _sg_selfatt_qk(queries_keys_values, min_qkv=None, max_qkv=None, *, heads, qu
                              max_calib_range, x.dtype)
     sqrt_hd = torch.sqrt(_f32(float(hd), x))
     if not quantized:
-        return torch.bmm(q, k.transpose(1, 2)) * (_f32(1.0, x) / sqrt_hd).to(x.dtype)
+        return _zero_grad(lambda: torch.bmm(q, k.transpose(1, 2)) * (_f32(1.0, x) / sqrt_hd).to(x.dtype), x)
     if x.dtype is not torch.int8:
         raise _err('QuantizedInterleavedMatMulSelfAttQK only supports int8 input, while %s is given'
                    % str(x.dtype).replace('torch.', ''), _QK)
@@ -671,25 +694,21 @@ def _sg_selfatt_valatt(queries_keys_values, attention, min_qkv=None, max_qkv=Non
         return _selfatt_meta((seq, batch, width // 3), quantized, enable_float_output, min_calib_range,
                              max_calib_range, x.dtype)
     if not quantized:
-        out = torch.bmm(attention, v)
-    else:
-        _check_type(_VALATT, 'queries_keys_values', x, torch.int8)
-        _check_type(_VALATT, 'attention', attention, torch.uint8)
-        for name, r in (('min_qkv', min_qkv), ('max_qkv', max_qkv), ('min_attention', min_attention),
-                        ('max_attention', max_attention)):
-            _check_type(_VALATT, name, r, torch.float32)
-        qkv_scale = _quantize_scale(torch.int8, min_qkv.reshape(()), max_qkv.reshape(()))
-        att_scale = _quantize_scale(torch.uint8, min_attention.reshape(()), max_attention.reshape(()))
-        # uncalibrated: QuantizationRangeForS8U8Multiplication, qkv per level over 127, attention over 255
-        level = (_max_abs(min_qkv, max_qkv).reshape(()) / _f32(127.0, x)) * \
-            (_max_abs(min_attention, max_attention).reshape(()) / _f32(255.0, x))
-        out_type, scale, lo, hi = _selfatt_requant(x, enable_float_output, min_calib_range, max_calib_range,
-                                                   qkv_scale * att_scale, level * _f32(_INT32_MAX_F, x))
-        acc = _int_bmm(attention, v, seq * 255.0 * 128.0)
-        out = _scaled(acc, scale, out_type)
-    out = selfatt_merge(out, x, heads)
-    if not quantized:
-        return out
+        return _zero_grad(lambda: selfatt_merge(torch.bmm(attention, v), x, heads), x, attention)
+    _check_type(_VALATT, 'queries_keys_values', x, torch.int8)
+    _check_type(_VALATT, 'attention', attention, torch.uint8)
+    for name, r in (('min_qkv', min_qkv), ('max_qkv', max_qkv), ('min_attention', min_attention),
+                    ('max_attention', max_attention)):
+        _check_type(_VALATT, name, r, torch.float32)
+    qkv_scale = _quantize_scale(torch.int8, min_qkv.reshape(()), max_qkv.reshape(()))
+    att_scale = _quantize_scale(torch.uint8, min_attention.reshape(()), max_attention.reshape(()))
+    # uncalibrated: QuantizationRangeForS8U8Multiplication, qkv per level over 127, attention over 255
+    level = (_max_abs(min_qkv, max_qkv).reshape(()) / _f32(127.0, x)) * \
+        (_max_abs(min_attention, max_attention).reshape(()) / _f32(255.0, x))
+    out_type, scale, lo, hi = _selfatt_requant(x, enable_float_output, min_calib_range, max_calib_range,
+                                               qkv_scale * att_scale, level * _f32(_INT32_MAX_F, x))
+    acc = _int_bmm(attention, v, seq * 255.0 * 128.0)
+    out = selfatt_merge(_scaled(acc, scale, out_type), x, heads)
     return _selfatt_result(out, True, enable_float_output, lo, hi)
 
 
@@ -717,8 +736,8 @@ _SELFATT_PARAMS = [('heads', 'int', REQUIRED), ('quantized', 'bool', False), ('e
                    ('min_calib_range', 'float?', None), ('max_calib_range', 'float?', None), ('subgraph', 'any', None)]
 _SELFATT_DOC = (' as MXNet 1.9.1\'s oneDNN kernel computes it, float32 or quantized (int8 data with its range; '
                 'the output int8 in the calibrated range, float32 with ``enable_float_output``, else int32 with the '
-                'range of the product). Differs from MXNet: float32 results equal to float32 rounding, not bit for '
-                'bit; an eager call needs no subgraph.')
+                'range of the product); zero gradients (MXNet\'s MakeZeroGradNodes). Differs from MXNet: float32 '
+                'results equal to float32 rounding, not bit for bit; an eager call needs no subgraph.')
 defop(_QK, ('queries_keys_values', 'min_qkv', 'max_qkv'), _SELFATT_PARAMS, _sg_selfatt_qk,
       optional=('min_qkv', 'max_qkv'), infer=_selfatt_infer(_QK, (torch.int8,), 2),
       input_names=lambda a: ['queries_keys_values'] + (['min_qkv', 'max_qkv'] if a['quantized'] else []),

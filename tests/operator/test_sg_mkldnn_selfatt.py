@@ -119,3 +119,23 @@ def test_widths_that_heads_do_not_divide_are_read_as_mxnet_reads_them():
     want = q @ k.transpose(0, 2, 1) / np.sqrt(hd)
     for fn in (mx.nd._internal._sg_mkldnn_selfatt_qk, mx.nd.contrib.interleaved_matmul_selfatt_qk):
         np.testing.assert_allclose(fn(mx.nd.array(x), heads=heads).asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_gradients_are_zero_as_mxnets():
+    # MXNet registers MakeZeroGradNodes for the fused nodes (inference operators): its backward writes zeros
+    # (checked against MXNet 1.9.1: the qk node of get_backend_symbol('MKLDNN'), grad_req 'write')
+    qkv = mx.sym.var('qkv')
+    att = mx.sym.var('att')
+    rng = np.random.default_rng(3)
+    x = mx.nd.array(rng.uniform(-1, 1, (3, 1, 12)).astype(np.float32))
+    a = mx.nd.array(rng.uniform(0, 1, (2, 3, 3)).astype(np.float32))
+    for sym, args, out_shape in (
+            (mx.sym.contrib.interleaved_matmul_selfatt_qk(qkv, heads=2), {'qkv': x}, (2, 3, 3)),
+            (mx.sym.contrib.interleaved_matmul_selfatt_valatt(qkv, att, heads=2), {'qkv': x, 'att': a}, (3, 1, 4))):
+        fused = sym.get_backend_symbol('MKLDNN')
+        grads = {k: mx.nd.ones(v.shape) * 5 for k, v in args.items()}
+        ex = fused.bind(mx.cpu(), dict(args), args_grad=grads)
+        ex.forward(is_train=True)
+        ex.backward(mx.nd.ones(out_shape))
+        for g in grads.values():
+            assert not g.asnumpy().any()
