@@ -685,7 +685,7 @@ def _sg_selfatt_valatt(queries_keys_values, attention, min_qkv=None, max_qkv=Non
                        subgraph):
     del subgraph
     x = queries_keys_values
-    _, _, v, hd = selfatt_views(_VALATT, x, heads)
+    _, _, v, hd = selfatt_views(_VALATT, x, heads, values=True)
     seq, batch, width = x.shape
     if attention.dim() != 3 or tuple(attention.shape) != (batch * heads, seq, seq):
         raise _err('attention must have shape (batch * heads, seq_length, seq_length) = %s, got %s'

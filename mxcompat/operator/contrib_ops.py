@@ -279,14 +279,16 @@ def _merge_heads(out, batch, heads):
     return out.reshape(batch, heads, seq, hd).permute(2, 0, 1, 3).reshape(seq, batch, heads * hd)
 
 
-def selfatt_views(op, x, heads):
+def selfatt_views(op, x, heads, values=False):
     """(queries, keys, values, head_dim) of interleaved (seq, batch, width) projections, each (batch * heads, seq,
     head_dim), as MXNet's self-attention kernels (contrib and oneDNN) read them: head_dim = width // 3 // heads and
-    rows batch * heads * 3 * head_dim apart. Neither checks that 3 * heads divides the width: with a remainder
-    the rows are read at that stride (not the width), as MXNet reads them."""
+    rows batch * heads * 3 * head_dim apart. Neither checks that 3 * heads divides the width (only 3, where the
+    ``values`` are read): with a remainder the rows are read at that stride (not the width), as MXNet reads them."""
     if x.dim() != 3:
         raise _err(op, 'queries_keys_values should be 3D in seq_length-batch-proj_dim, currently is: %dD' % x.dim())
     seq, batch, width = x.shape
+    if values and width % 3:
+        raise _err(op, 'queries_keys_values.shape[2] should be a multiple of 3, currently is %d' % width)
     hd = width // 3 // heads if heads > 0 else 0
     if hd == 0:
         raise _err(op, 'the last axis (%d) holds no head: it must be at least 3 * heads (%d)' % (width, 3 * heads))
@@ -321,7 +323,7 @@ def selfatt_merge(out, x, heads):
 
 def _selfatt_valatt(queries_keys_values, attention, heads):
     op = '_contrib_interleaved_matmul_selfatt_valatt'
-    _, _, v, _ = selfatt_views(op, queries_keys_values, heads)
+    _, _, v, _ = selfatt_views(op, queries_keys_values, heads, values=True)
     return selfatt_merge(torch.bmm(attention, v), queries_keys_values, heads)
 
 

@@ -119,6 +119,20 @@ def test_widths_that_heads_do_not_divide_are_read_as_mxnet_reads_them():
     want = q @ k.transpose(0, 2, 1) / np.sqrt(hd)
     for fn in (mx.nd._internal._sg_mkldnn_selfatt_qk, mx.nd.contrib.interleaved_matmul_selfatt_qk):
         np.testing.assert_allclose(fn(mx.nd.array(x), heads=heads).asnumpy(), want, rtol=1e-5, atol=1e-6)
+    # the values: the width a multiple of 3 (MXNet's shape check); 42 wide, 3 heads of 4 (checked against MXNet
+    # 1.9.1: the first 5 * 2 * 12 values of the (5, 2, 14) output, the rest MXNet leaves unwritten)
+    x = rng.uniform(-1, 1, (5, 2, 42)).astype(np.float32)
+    att = rng.uniform(0, 1, (6, 5, 5)).astype(np.float32)
+    flat, lead, hd = x.reshape(-1), 2 * 3 * 3 * 4, 4
+    v = np.stack([np.stack([flat[s * lead + b * 3 * hd + 2 * hd:s * lead + b * 3 * hd + 3 * hd] for s in range(5)])
+                  for b in range(6)])
+    want = (att @ v).transpose(1, 0, 2).reshape(-1)
+    for fn in (mx.nd._internal._sg_mkldnn_selfatt_valatt, mx.nd.contrib.interleaved_matmul_selfatt_valatt):
+        out = fn(mx.nd.array(x), mx.nd.array(att), heads=3).asnumpy()
+        assert out.shape == (5, 2, 14)
+        np.testing.assert_allclose(out.reshape(-1)[:want.size], want, rtol=1e-5, atol=1e-6)
+        with pytest.raises(MXNetError, match='should be a multiple of 3, currently is 40'):
+            fn(mx.nd.zeros((5, 2, 40)), mx.nd.array(att), heads=3)
 
 
 def test_gradients_are_zero_as_mxnets():
