@@ -16,6 +16,7 @@ from ..ndarray import sparse as _sparse
 from ..ndarray.sparse.updates import lazy_rows  # noqa: F401  (the optimizers import it from here)
 from ..ndarray.ndarray import NDArray
 from ..autograd import _without_grad
+from ..operator import optimizer_updates as _ops
 
 __all__ = ['Optimizer', 'register', 'create', 'Test']
 
@@ -283,6 +284,7 @@ class Optimizer:
         if self.multi_precision and weight.dtype == np.float16:
             master, inner = state
             self.update(index, master, grad.astype(np.float32), inner)
+            _ops.flush()  # (an update queued for a multi-tensor batch runs before the copy reads the master)
             with torch.no_grad():
                 weight._t.copy_(master._t)
         else:

@@ -67,7 +67,9 @@ class Adam(_Moments):
         args = (lr, self.beta1, self.beta2, self.epsilon, wd, self.rescale_grad, _clip_arg(self))
         if self.lazy_update and is_rsp(grad) and weight.stype != 'csr' and mean.stype == weight.stype:
             lazy_rows(_ops.adam_update, weight, grad, (mean, var), *args)
-        else:
+        elif not (type(self) is Adam and weight.stype == grad.stype == mean.stype == var.stype == 'default'
+                  and _ops.queue_adam(weight._t, grad._t, mean._t, var._t, *args)):
+            # (a subclass's update may read the weight after this call: only Adam itself waits for the batch)
             _ops.adam_update(weight._t, grad._t, mean._t, var._t, *args)
 
 

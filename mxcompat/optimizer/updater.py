@@ -8,6 +8,7 @@ import io
 import pickle
 
 from ..base import py_str
+from ..operator import optimizer_updates as _ops
 from ..ndarray.ndarray import NDArray
 from ._base import inplace
 
@@ -63,8 +64,9 @@ class Updater:
                 synced[idx] = True
         n = opt.aggregate_num
         if not self.aggregate_updates or n <= 0:  # MXNet loops forever on the latter (an optimizer set by set_states)
-            for i, w, g in zip(indices, weights, grads):
-                opt.update_multi_precision(i, w, g, states[i])
+            with _ops.batched():  # (dense CUDA updates then run as multi-tensor kernels, all at the end)
+                for i, w, g in zip(indices, weights, grads):
+                    opt.update_multi_precision(i, w, g, states[i])
             return
         one_call = getattr(opt, '_one_call_per_dtype', None)
         if one_call is not None and one_call():
