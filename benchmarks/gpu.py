@@ -4,11 +4,12 @@ Each workload is timed with CUDA events around single steps (median of ``--steps
 alternating step by step so that clocks and caches treat them alike. Rows: the MLP, LeNet, CIFAR ResNet-18 and
 LSTM language model of ``bench_gluon`` (imperative, hybridized with ``static_alloc``/``static_shape``, and so
 hybridized with ``MXNET_ENABLE_CUDA_GRAPHS=1`` beside the torch model captured by ``make_graphed_callables``),
-model-zoo ResNet-50 v1 at 224x224 against torchvision's ResNet-50 where torchvision is installed (training, and
-batch-1 prediction with and without CUDA graphs against torch eager), float16 AMP training steps (``amp.init``,
-``init_trainer``, ``scale_loss``) against ``torch.autocast`` with a ``GradScaler`` (``--amp-models``, timed in a
-child process), and the per-call cost of ``a + b`` and ``nd.zeros`` on 8x8 arrays. ``--profile`` adds the kernel
-count of one step of each side (torch.profiler). Writes a table to stdout and JSON to ``--json``. Needs CUDA.
+model-zoo ResNet-50 v1 at 224x224 against torchvision's ResNet-50 where torchvision is installed (training with
+SGD and with Adam, and batch-1 prediction with and without CUDA graphs against torch eager), float16 AMP training
+steps (``amp.init``, ``init_trainer``, ``scale_loss``) against ``torch.autocast`` with a ``GradScaler``
+(``--amp-models``, timed in a child process), and the per-call cost of ``a + b`` and ``nd.zeros`` on 8x8 arrays.
+``--profile`` adds the kernel count of one step of each side (torch.profiler). Writes a table to stdout and JSON to
+``--json``. Needs CUDA.
 """
 import argparse
 import json
@@ -49,7 +50,7 @@ def _paired(ours, twin, steps, warmup=5):
     return statistics.median(t_ours), statistics.median(t_twin)
 
 
-def _gluon_step(mx, model, hybridize, batch=None, image=None, graphs=False):
+def _gluon_step(mx, model, hybridize, batch=None, image=None, graphs=False, adam=False):
     ctx = mx.gpu(0) if DEVICE == 'cuda' else mx.cpu()
     if model == 'resnet50':
         rs = np.random.RandomState(0)
@@ -69,7 +70,8 @@ def _gluon_step(mx, model, hybridize, batch=None, image=None, graphs=False):
         else:
             os.environ['MXNET_ENABLE_CUDA_GRAPHS'] = prev
     n = x.shape[1] if model == 'lstm' else x.shape[0]
-    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.05, 'momentum': 0.9})
+    trainer = mx.gluon.Trainer(net.collect_params(), *(('adam', {'learning_rate': 1e-3}) if adam else
+                                                       ('sgd', {'learning_rate': 0.05, 'momentum': 0.9})))
     nd, autograd = mx.nd, mx.autograd
     inputs, label = nd.array(x, ctx=ctx), nd.array(y, ctx=ctx)
 
@@ -82,7 +84,7 @@ def _gluon_step(mx, model, hybridize, batch=None, image=None, graphs=False):
     return step
 
 
-def _torch_step(torch, model, batch=None, image=None, graphs=False):
+def _torch_step(torch, model, batch=None, image=None, graphs=False, adam=False):
     dev = torch.device(DEVICE)
     if model == 'resnet50':
         import torchvision
@@ -100,7 +102,8 @@ def _torch_step(torch, model, batch=None, image=None, graphs=False):
     n = x.shape[1] if model == 'lstm' else x.shape[0]
     if graphs:  # (the model's forward and backward as CUDA graphs; the loss and the update stay eager, as ours)
         net = torch.cuda.make_graphed_callables(net, (x,))
-    opt = torch.optim.SGD(net.parameters(), lr=0.05 / n, momentum=0.9, foreach=True)
+    opt = (torch.optim.Adam(net.parameters(), lr=1e-3, foreach=True) if adam else
+           torch.optim.SGD(net.parameters(), lr=0.05 / n, momentum=0.9, foreach=True))
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -316,7 +319,9 @@ def _model_rows(table, mx, torch, model):
                                                                                          if graphs else ''))
         table.row(name, lambda: _gluon_step(mx, model, hyb, graphs=graphs, **kw), graphed_twin if graphs else twin,
                   model == 'resnet50' and hyb and not graphs)
-    if model == 'resnet50':  # batch-1 prediction: against torch eager, with and without graphs
+    if model == 'resnet50':  # Adam (torch's foreach Adam), then batch-1 prediction against torch eager
+        table.row('resnet50 hybridized static step, Adam', lambda: _gluon_step(mx, model, True, adam=True, **kw),
+                  _torch_step(torch, model, adam=True, **kw))
         infer_twin = _torch_infer(torch)
         for graphs in (False, True):
             table.row('resnet50 batch-1 inference, hybridized static%s' % (' + CUDA graphs' if graphs else ''),

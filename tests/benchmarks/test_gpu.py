@@ -35,3 +35,9 @@ def test_the_amp_steps_run_on_the_cpu(tmp_path):
     r = subprocess.run([sys.executable, '-c', code], cwd=root, capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, PYTHONPATH=root))
     assert r.returncode == 0 and r.stdout.strip().endswith('ok'), r.stderr[-2000:]
+
+
+def test_the_adam_steps_run_on_the_cpu(monkeypatch):
+    monkeypatch.setattr(gpu, 'DEVICE', 'cpu')
+    gpu._gluon_step(mx, 'mlp', True, adam=True)()
+    gpu._torch_step(torch, 'mlp', adam=True)()
