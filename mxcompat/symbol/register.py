@@ -131,7 +131,9 @@ def populate(module_dict, internal_dict, submodule_dicts):
         fn = make_function(op, reg_name)
         for prefix, sub in SUBMODULES:
             if reg_name.startswith(prefix):
-                submodule_dicts.setdefault(sub, {})[reg_name[len(prefix):]] = fn
+                # (a submodule's function names its nodes after its own name, as MXNet's: contrib.quantize -> quantize0)
+                short = reg_name[len(prefix):]
+                submodule_dicts.setdefault(sub, {})[short] = make_function(op, short)
                 internal_dict[reg_name] = fn
                 break
         else:
