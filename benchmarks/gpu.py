@@ -50,16 +50,9 @@ def _paired(ours, twin, steps, warmup=5):
     return statistics.median(t_ours), statistics.median(t_twin)
 
 
-def _gluon_step(mx, model, hybridize, batch=None, image=None, graphs=False, adam=False):
-    ctx = mx.gpu(0) if DEVICE == 'cuda' else mx.cpu()
-    if model == 'resnet50':
-        rs = np.random.RandomState(0)
-        x = rs.uniform(-1, 1, (batch,) + image).astype(np.float32)
-        y = rs.randint(0, 1000, batch).astype(np.float32)
-        net = mx.gluon.model_zoo.vision.resnet50_v1()
-    else:
-        x, y = wg.data(model, 'small')
-        net = wg.gluon_net(mx, model)
+def _gluon_net_on(mx, model, ctx, hybridize=True, graphs=False):
+    """A model's Gluon net on ``ctx``, hybridized with ``static_alloc``/``static_shape`` (CUDA graphs or not)."""
+    net = mx.gluon.model_zoo.vision.resnet50_v1() if model == 'resnet50' else wg.gluon_net(mx, model)
     net.initialize(mx.init.Xavier(), ctx=ctx)
     if hybridize:
         prev = os.environ.get('MXNET_ENABLE_CUDA_GRAPHS')
@@ -69,6 +62,24 @@ def _gluon_step(mx, model, hybridize, batch=None, image=None, graphs=False, adam
             del os.environ['MXNET_ENABLE_CUDA_GRAPHS']
         else:
             os.environ['MXNET_ENABLE_CUDA_GRAPHS'] = prev
+    return net
+
+
+def _image(batch):
+    return np.random.RandomState(0).uniform(-1, 1, (batch, 3, 224, 224)).astype(np.float32)
+
+
+def _gluon_data(model, batch):
+    """Inputs and float32 labels of a model's step (ResNet-50: ``batch`` 224x224 images)."""
+    if model == 'resnet50':
+        return _image(batch), np.random.RandomState(0).randint(0, 1000, batch).astype(np.float32)
+    return wg.data(model, 'small')
+
+
+def _gluon_step(mx, model, hybridize, batch=None, graphs=False, adam=False):
+    ctx = mx.gpu(0) if DEVICE == 'cuda' else mx.cpu()
+    x, y = _gluon_data(model, batch)
+    net = _gluon_net_on(mx, model, ctx, hybridize, graphs)
     n = x.shape[1] if model == 'lstm' else x.shape[0]
     trainer = mx.gluon.Trainer(net.collect_params(), *(('adam', {'learning_rate': 1e-3}) if adam else
                                                        ('sgd', {'learning_rate': 0.05, 'momentum': 0.9})))
@@ -84,21 +95,21 @@ def _gluon_step(mx, model, hybridize, batch=None, image=None, graphs=False, adam
     return step
 
 
-def _torch_step(torch, model, batch=None, image=None, graphs=False, adam=False):
+def _torch_twin(torch, model, batch):
+    """(the torch model, its inputs, its int64 labels) on the device: torchvision's ResNet-50 for 'resnet50'."""
     dev = torch.device(DEVICE)
     if model == 'resnet50':
         import torchvision
-        net = torchvision.models.resnet50().to(dev)
-        rs = np.random.RandomState(0)
-        x = torch.from_numpy(rs.uniform(-1, 1, (batch,) + image).astype(np.float32)).to(dev)
-        y = torch.from_numpy(rs.randint(0, 1000, batch)).to(dev)
+        net = torchvision.models.resnet50()
     else:
-        net = wg.torch_net(torch, model, 'small').to(dev)
-        xs, ys = wg.data(model, 'small')
-        x = torch.from_numpy(xs).to(dev)
-        if model == 'lstm':
-            x = x.long()
-        y = torch.from_numpy(ys).long().to(dev)
+        net = wg.torch_net(torch, model, 'small')
+    xs, ys = _gluon_data(model, batch)
+    x = torch.from_numpy(xs).to(dev)
+    return net.to(dev), x.long() if model == 'lstm' else x, torch.from_numpy(ys).long().to(dev)
+
+
+def _torch_step(torch, model, batch=None, graphs=False, adam=False):
+    net, x, y = _torch_twin(torch, model, batch)
     n = x.shape[1] if model == 'lstm' else x.shape[0]
     if graphs:  # (the model's forward and backward as CUDA graphs; the loss and the update stay eager, as ours)
         net = torch.cuda.make_graphed_callables(net, (x,))
@@ -112,24 +123,6 @@ def _torch_step(torch, model, batch=None, image=None, graphs=False, adam=False):
         opt.step()
     step()
     return step
-
-
-def _gluon_net_on(mx, model, ctx, graphs=False):
-    """A model's Gluon net on ``ctx``, hybridized with ``static_alloc``/``static_shape`` (CUDA graphs or not)."""
-    net = mx.gluon.model_zoo.vision.resnet50_v1() if model == 'resnet50' else wg.gluon_net(mx, model)
-    net.initialize(mx.init.Xavier(), ctx=ctx)
-    prev = os.environ.get('MXNET_ENABLE_CUDA_GRAPHS')
-    os.environ['MXNET_ENABLE_CUDA_GRAPHS'] = '1' if graphs else '0'  # (read by hybridize)
-    net.hybridize(static_alloc=True, static_shape=True)
-    if prev is None:
-        del os.environ['MXNET_ENABLE_CUDA_GRAPHS']
-    else:
-        os.environ['MXNET_ENABLE_CUDA_GRAPHS'] = prev
-    return net
-
-
-def _image(batch):
-    return np.random.RandomState(0).uniform(-1, 1, (batch, 3, 224, 224)).astype(np.float32)
 
 
 def _gluon_infer(mx, batch=1, graphs=False):
@@ -164,10 +157,7 @@ def _gluon_amp_step(mx, model, batch=64):
     amp.init()
     ctx = mx.gpu(0) if DEVICE == 'cuda' else mx.cpu()
     net = _gluon_net_on(mx, model, ctx)
-    if model == 'resnet50':
-        x, y = _image(batch), np.random.RandomState(0).randint(0, 1000, batch).astype(np.float32)
-    else:
-        x, y = wg.data(model, 'small')
+    x, y = _gluon_data(model, batch)
     trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.05, 'momentum': 0.9})
     amp.init_trainer(trainer)
     nd, autograd = mx.nd, mx.autograd
@@ -186,18 +176,7 @@ def _gluon_amp_step(mx, model, batch=64):
 
 def _torch_amp_step(torch, model, batch=64):
     """The twin under ``torch.autocast`` (float16) with a ``GradScaler``."""
-    dev = torch.device(DEVICE)
-    if model == 'resnet50':
-        import torchvision
-        net = torchvision.models.resnet50().to(dev)
-        x = torch.from_numpy(_image(batch)).to(dev)
-        y = torch.from_numpy(np.random.RandomState(0).randint(0, 1000, batch)).to(dev)
-    else:
-        net = wg.torch_net(torch, model, 'small').to(dev)
-        xs, ys = wg.data(model, 'small')
-        x = torch.from_numpy(xs).to(dev)
-        x = x.long() if model == 'lstm' else x
-        y = torch.from_numpy(ys).long().to(dev)
+    net, x, y = _torch_twin(torch, model, batch)
     n = x.shape[1] if model == 'lstm' else x.shape[0]
     opt = torch.optim.SGD(net.parameters(), lr=0.05 / n, momentum=0.9, foreach=True)
     scaler = torch.amp.GradScaler(DEVICE)
@@ -303,7 +282,7 @@ class _Table:
 
 
 def _model_rows(table, mx, torch, model):
-    kw = {'batch': 64, 'image': (3, 224, 224)} if model == 'resnet50' else {}
+    kw = {'batch': 64} if model == 'resnet50' else {}
     try:
         twin = _torch_step(torch, model, **kw)
     except ImportError as e:

@@ -16,12 +16,12 @@ def _fix_params(net, ctx, seed=0):
     assert all(p.list_ctx() == [ctx] for p in net.collect_params().values())
 
 
-def _train(net, ctx, x, y, steps, optimizer, opt_args, hybridize):
+def _train(net, ctx, x, y, steps, optimizer, opt_args, hybridize, backend=None):
     net.initialize(ctx=ctx)
     net(mx.nd.array(x[:2], ctx=ctx))  # deferred shapes
     _fix_params(net, ctx)
     if hybridize:
-        net.hybridize(static_alloc=True, static_shape=True)
+        net.hybridize(static_alloc=True, static_shape=True, backend=backend)
     trainer = gluon.Trainer(net.collect_params(), optimizer, opt_args)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     losses = []
@@ -163,22 +163,6 @@ def test_inductor_backend_trains_a_residual_cnn_on_the_gpu():
             net = nn.HybridSequential()
             net.add(nn.Conv2D(8, 3, padding=1, use_bias=False), nn.BatchNorm(), nn.Activation('relu'),
                     nn.MaxPool2D(2), Residual(), nn.GlobalAvgPool2D(), nn.Dense(3))
-        c = mx.gpu(0)
-        net.initialize(ctx=c)
-        net(mx.nd.array(x[:2], ctx=c))
-        _fix_params(net, c)
-        net.hybridize(backend=backend)
-        trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
-        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-        losses = []
-        for step in range(3):
-            with autograd.record():
-                loss = loss_fn(net(mx.nd.array(x, ctx=c)), mx.nd.array(y, ctx=c))
-            loss.backward()
-            trainer.step(16)
-            losses.append(loss.mean().asscalar())
-        results.append((losses, [p.data().asnumpy() for p in net.collect_params().values()]))
-    (want_l, want_p), (got_l, got_p) = results
-    np.testing.assert_allclose(got_l, want_l, rtol=1e-3, atol=1e-4)
-    for g, w in zip(got_p, want_p):
-        np.testing.assert_allclose(g, w, rtol=1e-3, atol=1e-4)
+        results.append(_train(net, mx.gpu(0), x, y, 3, 'sgd', {'learning_rate': 0.1}, True, backend))
+    for k in results[0]:
+        np.testing.assert_allclose(results[1][k], results[0][k], rtol=1e-3, atol=1e-4, err_msg=k)
