@@ -614,8 +614,8 @@ def _psroi_pooling(data, rois, spatial_scale, output_dim, pooled_size, group_siz
         return data.new_empty((rois.shape[0], output_dim, p, p))
     h, w = data.shape[2], data.shape[3]
     g_of = [min(max(int(math.floor(i * group / p)), 0), group - 1) for i in range(p)]
-    gidx = torch.tensor(g_of)
-    chan = ((torch.arange(output_dim)[:, None, None] * group + gidx[:, None]) * group + gidx[None]).to(data.device)
+    gidx = torch.tensor(g_of, device=data.device)
+    chan = (torch.arange(output_dim, device=data.device)[:, None, None] * group + gidx[:, None]) * group + gidx[None]
     outs = []
     for r in rois.detach().cpu().double().tolist():
         x1, y1 = _round_away(r[1]) * spatial_scale, _round_away(r[2]) * spatial_scale

@@ -430,7 +430,9 @@ def _sequence_mask(data, sequence_length=None, *, use_sequence_length, value, ax
     if axis == 1:
         keep = keep.t()
     keep = keep.reshape(tuple(keep.shape) + (1,) * (data.dim() - 2))
-    return torch.where(keep, data, torch.tensor(value, dtype=torch.float64).to(data.dtype).to(data.device))
+    # (the value rounded to the data's dtype on the host, then filled on the data's device: no copy to wait for)
+    fill = torch.tensor(value, dtype=torch.float64).to(data.dtype).item()
+    return torch.where(keep, data, torch.full((), fill, dtype=data.dtype, device=data.device))
 
 
 def _sequence_last(data, sequence_length=None, *, use_sequence_length, axis):

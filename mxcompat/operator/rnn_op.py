@@ -149,7 +149,8 @@ def _clipped_lstm(data, weights, h0, c0, lengths, a, train):
     t_len = data.shape[0]
     mask = None
     if lengths is not None:
-        mask = (torch.arange(t_len).unsqueeze(1) < lengths.unsqueeze(0)).unsqueeze(2).to(data.device)
+        mask = (torch.arange(t_len, device=lengths.device).unsqueeze(1) < lengths.unsqueeze(0)).unsqueeze(2).to(
+            data.device)
     x, hy, cy = data, [], []
     for layer in range(a['num_layers']):
         if layer and train and a['p'] > 0:
