@@ -9,6 +9,7 @@ CUDA rules:
 - its moving statistics update at the end of the backward pass, all layers together in six multi-tensor operations
   (``batch_norm_moving_update``; five kernels per layer before: 265 of the 1,105 of a ResNet-50 step);
 - average pooling of channels-last data with padding runs on a contiguous copy (``avg_pool``: a torch bug);
+- copies from page-locked host memory run on a copy stream per device (``host_to_device``);
 - with ``MXNET_ENABLE_CUDA_GRAPHS=1``, a block hybridized with ``static_alloc=True, static_shape=True`` replays
   CUDA graphs of its calls, forward and backward (``kernels.cuda_graphs``), as MXNet 1.9 does.
 
@@ -42,7 +43,7 @@ from ._tracing import recorded, untraced
 
 __all__ = ['Config', 'config', 'policy', 'conv2d', 'max_pool2d', 'avg_pool', 'fused_conv', 'fused_conv_applies',
            'onednn_fusion', 'stable_argsort', 'summed_rows', 'index_copy_rows_', 'forget_kept', 'clear',
-           'standard_layout',
+           'standard_layout', 'host_to_device',
            'batch_norm_train', 'batch_norm_moving_update', 'recorded', 'untraced', 'sqrt', 'sqrt_', 'adam_step',
            'rmsprop_step', 'sgd_step', 'adagrad_step', 'adadelta_step', 'nadam_step',
            'nag_mom_step', 'signum_mom_step', 'rmspropalex_step', 'ftml_step', 'sum_sq',
@@ -279,6 +280,29 @@ def standard_layout(t):
     """``t`` in the standard (C-contiguous) layout: itself where it is, else a copy. A layout chosen here for speed
     (channels-last results of ``conv2d``) stays inside mxcompat: what it hands to users goes through this."""
     return t if t.is_contiguous() else t.contiguous()
+
+
+_COPY_STREAMS = {}  # CUDA device index -> the stream host-to-device copies from page-locked memory run on
+
+
+def host_to_device(t, device):
+    """A copy of CPU tensor ``t`` on CUDA ``device``. From page-locked memory (``cpu_pinned`` arrays, a DataLoader
+    with ``pin_memory``) the copy runs on a copy stream of the device, so it overlaps the kernels already queued,
+    and what is queued after it on the current stream waits for it, as MXNet's engine ordered its copies. From
+    pageable memory (or inside a CUDA graph capture): torch's copy on the current stream."""
+    pinned = t.is_pinned()
+    if not pinned or torch.cuda.is_current_stream_capturing():
+        return t.to(device, copy=True, non_blocking=pinned)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    stream = _COPY_STREAMS.get(index)
+    if stream is None:
+        stream = _COPY_STREAMS[index] = torch.cuda.Stream(index)
+    current = torch.cuda.current_stream(index)
+    with torch.cuda.stream(stream):
+        out = t.to(device, copy=True, non_blocking=True)
+    current.wait_stream(stream)
+    out.record_stream(current)  # (its memory, from the copy stream's pool, is not reused while the current uses it)
+    return out
 
 
 def batch_norm_train(x, gamma, beta, eps):

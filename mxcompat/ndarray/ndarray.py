@@ -426,9 +426,9 @@ class NDArray:
         if isinstance(other, Context):
             t, dev = self._t, other.torch_device
             if dev.type == 'cuda' and t.device.type == 'cpu':
-                # from page-locked memory the copy is queued on the stream and the host goes on (MXNet's
+                # from page-locked memory the copy is queued on a copy stream and the host goes on (MXNet's
                 # engine did the same); torch keeps the source alive until the copy has run
-                return _wrap(t.to(dev, copy=True, non_blocking=t.is_pinned()), other)
+                return _wrap(kernels.host_to_device(t, dev), other)
             if other.device_typeid == 3 and torch.cuda.is_available():  # cpu_pinned: page-locked where CUDA is
                 return _wrap(torch.empty(t.shape, dtype=t.dtype, pin_memory=True).copy_(t), other)
             return _wrap(t.to(dev, copy=True), other)
