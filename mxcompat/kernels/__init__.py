@@ -125,10 +125,10 @@ def max_pool2d(x, kernel, stride, pad, ceil_mode):
 
 def avg_pool(x, kernel, stride, pad, ceil_mode, count_include_pad, divisor=None):
     """torch's 2-D or 3-D average pooling (``F.avg_pool2d``/``avg_pool3d``; float16 3-D on the CPU through float32,
-    which torch's CPU kernel lacks). On CUDA, data laid out channels-last
-    is pooled from a contiguous copy where there is padding: torch's channels-last CUDA backward leaves the padding
-    out of its window arithmetic and returns wrong input gradients (pytorch/pytorch#188344, fixed after torch
-    2.11; MXNet's GPU tests of NWC/NHWC pooling caught it on an H200)."""
+    which torch's CPU kernel lacks). On CUDA, data laid out channels-last is pooled from a contiguous copy where
+    there is padding: torch's channels-last CUDA backward leaves the padding out of its window arithmetic and
+    returns wrong input gradients (pytorch/pytorch#188344, fixed after torch 2.11; MXNet's GPU tests of NWC/NHWC
+    pooling show it on an H200)."""
     if x.is_cuda and any(pad) and not x.is_contiguous():
         x = x.contiguous()
     if x.dim() == 4:
