@@ -102,19 +102,23 @@ def _filled(name, make, value, shape, ctx, dtype, kwargs):
             _check_known('_' + name, shape)
     elif type(shape) is not int or shape == 0:
         _check_known('_' + name, shape)  # (a shape given as a list or numpy values is checked once converted)
-    if ctx is None and dtype is None and not kwargs:  # hot path: default context and dtype
-        c = Context._default_ctx.value or current_context()
-        if c.device_typeid != 2 and _default_dtype() is _F32:
-            t = None
-            if type(shape) is tuple and shape and not _function_mode_on():
-                try:  # (torch parses separate sizes faster than a tuple: zeros(8, 8) costs 70% of zeros((8, 8)))
-                    t = make(*shape)
-                except TypeError:
-                    pass
-            a = _object_new(NDArray)
-            a._t = make(shape) if t is None else t
-            a._ctx = c
-            return a
+    if dtype is None and not kwargs and (ctx is None or type(ctx) is Context) and _default_dtype() is _F32:
+        # hot path: the default dtype, a Context or the default one (torch parses separate sizes faster than a
+        # tuple: zeros(8, 8) costs 70% of zeros((8, 8)); and a device keyword only where one is needed)
+        c = ctx if ctx is not None else (Context._default_ctx.value or current_context())
+        dev = c.torch_device if c.device_typeid == 2 else None
+        t = None
+        if type(shape) is tuple and shape and not _function_mode_on():
+            try:
+                t = make(*shape) if dev is None else make(*shape, device=dev)
+            except TypeError:
+                pass
+        if t is None:
+            t = make(shape) if dev is None else make(shape, device=dev)
+        a = _object_new(NDArray)
+        a._t = t
+        a._ctx = c
+        return a
     out = kwargs.pop('out', None)
     if kwargs:
         _no_kwargs(name, kwargs)
@@ -122,7 +126,7 @@ def _filled(name, make, value, shape, ctx, dtype, kwargs):
         out[:] = value
         return out
     ctx, dev = _device_ctx(ctx)
-    if dtype is None and dev.type == 'cpu' and torch.get_default_dtype() is torch.float32:
+    if dtype is None and dev.type == 'cpu' and _default_dtype() is _F32:
         return _wrap(make(shape), ctx)  # the common case, without torch's slower keyword parsing
     return _wrap(make(shape, dtype=to_torch_dtype(dtype), device=dev), ctx)
 
