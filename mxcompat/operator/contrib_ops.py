@@ -312,9 +312,8 @@ def selfatt_merge(out, x, heads):
     not divide the width, MXNet's kernels write the first seq * batch * heads * head_dim values in that order and
     leave the rest (here zeros)."""
     seq, batch, width = x.shape
-    bh, _, hd = out.shape
-    merged = out.reshape(batch, heads, seq, hd).permute(2, 0, 1, 3).reshape(seq, batch, heads * hd)
-    if width // 3 == heads * hd:
+    merged = _merge_heads(out, batch, heads)
+    if width // 3 == heads * out.shape[2]:
         return merged
     full = torch.zeros(seq * batch * (width // 3), dtype=out.dtype, device=out.device)
     full[:merged.numel()] = merged.reshape(-1)
