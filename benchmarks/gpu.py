@@ -1,15 +1,18 @@
-"""GPU training steps and eager overheads, mxcompat beside native torch in one process: ``python -m benchmarks.gpu``.
+"""GPU training steps and eager overheads, mxcompat beside native torch in one process: ``python -m benchmarks.gpu``,
+or ``python -m benchmarks --device cuda`` for the CPU runs' table, JSON, plot and ``--compare``.
 
 Each workload is timed with CUDA events around single steps (median of ``--steps`` after warm-up), the two sides
-alternating step by step so that clocks and caches treat them alike. Rows: the MLP, LeNet, CIFAR ResNet-18 and
-LSTM language model of ``bench_gluon`` (imperative, hybridized with ``static_alloc``/``static_shape``, and so
-hybridized with ``MXNET_ENABLE_CUDA_GRAPHS=1`` beside the torch model captured by ``make_graphed_callables``),
-model-zoo ResNet-50 v1 at 224x224 against torchvision's ResNet-50 where torchvision is installed (training with
-SGD and with Adam, and batch-1 prediction with and without CUDA graphs against torch eager), float16 AMP training
-steps (``amp.init``, ``init_trainer``, ``scale_loss``) against ``torch.autocast`` with a ``GradScaler``
-(``--amp-models``, timed in a child process), and the per-call cost of ``a + b`` and ``nd.zeros`` on 8x8 arrays.
-``--profile`` adds the kernel count of one step of each side (torch.profiler). Writes a table to stdout and JSON to
-``--json``. Needs CUDA.
+alternating step by step so that clocks and caches treat them alike. Rows: the MLP, LeNet, CIFAR ResNet-18, LSTM
+language model and Transformer encoder (6 layers of 512 units, 8 heads, 128 tokens x 64) of ``workloads_gluon``
+(imperative, hybridized with ``static_alloc``/``static_shape``, and so hybridized with
+``MXNET_ENABLE_CUDA_GRAPHS=1`` beside the torch model captured by ``make_graphed_callables``), an epoch of
+``Module.fit`` (``workloads.fit_module``), model-zoo ResNet-50 v1 at 224x224 against torchvision's ResNet-50 where
+torchvision is installed (training with SGD and with Adam, and batch-1 prediction with and without CUDA graphs
+against torch eager), float16 AMP training steps (``amp.init``, ``init_trainer``, ``scale_loss``) against
+``torch.autocast`` with a ``GradScaler`` (``--amp-models``, timed in a child process), and the per-call cost of
+``a + b`` and ``nd.zeros`` on 8x8 arrays. Each row shows issue 34's target (``target``). ``--profile`` adds the
+kernel count of one step of each side (torch.profiler). Writes a table to stdout and JSON to ``--json``. Needs
+CUDA.
 """
 import argparse
 import json
@@ -20,9 +23,19 @@ import time
 
 import numpy as np
 
+from benchmarks import workloads as W
 from benchmarks import workloads_gluon as wg
 
 DEVICE = 'cuda'  # (the steps also build on 'cpu', for a smoke test without a GPU)
+SIZES = {'transformer': 'full'}  # (``workloads_gluon`` sizes of the models on the GPU; the others: 'small')
+
+
+def _size(model):
+    return SIZES.get(model, 'small')
+
+
+def _batch(model, x):
+    return x.shape[1] if model in wg.SEQUENCES else x.shape[0]
 
 
 def _cuda_ms(fn, steps):
@@ -52,7 +65,8 @@ def _paired(ours, twin, steps, warmup=5):
 
 def _gluon_net_on(mx, model, ctx, hybridize=True, graphs=False):
     """A model's Gluon net on ``ctx``, hybridized with ``static_alloc``/``static_shape`` (CUDA graphs or not)."""
-    net = mx.gluon.model_zoo.vision.resnet50_v1() if model == 'resnet50' else wg.gluon_net(mx, model)
+    net = (mx.gluon.model_zoo.vision.resnet50_v1() if model == 'resnet50' else
+           wg.gluon_net(mx, model, _size(model)))
     net.initialize(mx.init.Xavier(), ctx=ctx)
     if hybridize:
         prev = os.environ.get('MXNET_ENABLE_CUDA_GRAPHS')
@@ -73,14 +87,14 @@ def _gluon_data(model, batch):
     """Inputs and float32 labels of a model's step (ResNet-50: ``batch`` 224x224 images)."""
     if model == 'resnet50':
         return _image(batch), np.random.RandomState(0).randint(0, 1000, batch).astype(np.float32)
-    return wg.data(model, 'small')
+    return wg.data(model, _size(model))
 
 
 def _gluon_step(mx, model, hybridize, batch=None, graphs=False, adam=False):
     ctx = mx.gpu(0) if DEVICE == 'cuda' else mx.cpu()
     x, y = _gluon_data(model, batch)
     net = _gluon_net_on(mx, model, ctx, hybridize, graphs)
-    n = x.shape[1] if model == 'lstm' else x.shape[0]
+    n = _batch(model, x)
     trainer = mx.gluon.Trainer(net.collect_params(), *(('adam', {'learning_rate': 1e-3}) if adam else
                                                        ('sgd', {'learning_rate': 0.05, 'momentum': 0.9})))
     nd, autograd = mx.nd, mx.autograd
@@ -102,15 +116,15 @@ def _torch_twin(torch, model, batch):
         import torchvision
         net = torchvision.models.resnet50()
     else:
-        net = wg.torch_net(torch, model, 'small')
+        net = wg.torch_net(torch, model, _size(model))
     xs, ys = _gluon_data(model, batch)
     x = torch.from_numpy(xs).to(dev)
-    return net.to(dev), x.long() if model == 'lstm' else x, torch.from_numpy(ys).long().to(dev)
+    return net.to(dev), x.long() if model in wg.SEQUENCES else x, torch.from_numpy(ys).long().to(dev)
 
 
 def _torch_step(torch, model, batch=None, graphs=False, adam=False):
     net, x, y = _torch_twin(torch, model, batch)
-    n = x.shape[1] if model == 'lstm' else x.shape[0]
+    n = _batch(model, x)
     if graphs:  # (the model's forward and backward as CUDA graphs; the loss and the update stay eager, as ours)
         net = torch.cuda.make_graphed_callables(net, (x,))
     opt = (torch.optim.Adam(net.parameters(), lr=1e-3, foreach=True) if adam else
@@ -162,7 +176,7 @@ def _gluon_amp_step(mx, model, batch=64):
     amp.init_trainer(trainer)
     nd, autograd = mx.nd, mx.autograd
     inputs, label = nd.array(x, ctx=ctx), nd.array(y, ctx=ctx)
-    n = x.shape[1] if model == 'lstm' else x.shape[0]
+    n = _batch(model, x)
 
     def step():
         with autograd.record():
@@ -177,7 +191,7 @@ def _gluon_amp_step(mx, model, batch=64):
 def _torch_amp_step(torch, model, batch=64):
     """The twin under ``torch.autocast`` (float16) with a ``GradScaler``."""
     net, x, y = _torch_twin(torch, model, batch)
-    n = x.shape[1] if model == 'lstm' else x.shape[0]
+    n = _batch(model, x)
     opt = torch.optim.SGD(net.parameters(), lr=0.05 / n, momentum=0.9, foreach=True)
     scaler = torch.amp.GradScaler(DEVICE)
 
@@ -191,6 +205,16 @@ def _torch_amp_step(torch, model, batch=64):
         scaler.update()
     step()
     return step
+
+
+def _module_fit(mx):
+    """One epoch of ``Module.fit`` on the GPU: ``workloads.fit_module`` at size 'small' (4,096 host samples,
+    batches of 64 copied to the device, the accuracy read back each batch)."""
+    return W.fit_module(mx, 'small', mx.gpu(0) if DEVICE == 'cuda' else mx.cpu())
+
+
+def _torch_fit(torch):
+    return W.fit_torch(torch, 'small', DEVICE)
 
 
 def _kernels(fn, table=None):
@@ -249,6 +273,40 @@ def _amp_rows(models, steps):
             return []
 
 
+def target(name):
+    """Issue 34's target for a row (its ratio to torch eager, or to autocast for AMP): ResNet-50 training 1.00,
+    batch-1 prediction with CUDA graphs 0.5, the MLP and LSTM steps with CUDA graphs 0.3, every other row 1.05."""
+    if 'CUDA graphs' in name and ('batch-1' in name or name.startswith(('mlp ', 'lstm '))):
+        return 0.5 if 'batch-1' in name else 0.3
+    return 1.0 if name.startswith('resnet50') and 'step' in name else 1.05
+
+
+def to_benchmark_json(out):
+    """The rows of a run as pytest-benchmark's JSON layout, as ``python -m benchmarks`` writes for the CPU (group
+    'gpu:<row>', the two sides with their medians in seconds, the ratio as the paired ratio), so that
+    ``--compare`` and ``ratios.py`` read GPU runs too."""
+    benches = []
+    for r in out['rows']:
+        if 'ratio' not in r:
+            continue
+        scale = 1e-3 if 'mxcompat_ms' in r else 1e-6
+        unit = 'ms' if 'mxcompat_ms' in r else 'us'
+        for side in ('mxcompat', 'torch'):
+            extra = {'side': side, 'area': 'gpu', 'timer': 'cuda-events', 'target': r.get('target', target(r['name'])),
+                     'slack': 0.0, 'doc': r['name']}
+            if side == 'mxcompat':
+                extra['paired_ratio'] = {'torch': r['ratio']}
+                if 'kernels' in r:
+                    extra['kernels'] = r['kernels']
+            benches.append({'group': 'gpu:' + r['name'], 'name': 'gpu:%s[%s]' % (r['name'], side), 'param': side,
+                            'params': {'side': side}, 'extra_info': extra,
+                            'stats': {'median': r['%s_%s' % (side, unit)] * scale}})
+    errors = [{'group': 'gpu:' + r['name'], 'side': 'mxcompat', 'error': r['error']} for r in out['rows']
+              if 'error' in r]
+    return {'machine_info': {'device': out['device'], 'torch': out['torch']}, 'benchmarks': benches,
+            'errors': errors}
+
+
 class _Table:
     """The rows measured so far: printed as they come, written to ``--json`` after each."""
 
@@ -270,18 +328,26 @@ class _Table:
             print('%-48s FAILED %s: %s' % (name, type(e).__name__, str(e)[:300]))
             self.dump()
             return
-        r = {'name': name, 'mxcompat_ms': m_ours, 'torch_ms': m_twin, 'ratio': m_ours / m_twin}
+        r = {'name': name, 'mxcompat_ms': m_ours, 'torch_ms': m_twin, 'ratio': m_ours / m_twin,
+             'target': target(name)}
         if self.args.profile:
             r['kernels'] = [_kernels(ours, profile_table and 'mxcompat ' + name),
                             _kernels(twin, profile_table and 'torch ' + name)]
         self.out['rows'].append(r)
-        print('%-48s %8.3fms %8.3fms %7.2f%s' % (name, m_ours, m_twin, m_ours / m_twin,
-                                               '  kernels %s' % r['kernels'] if self.args.profile else ''))
+        print('%-48s %8.3fms %8.3fms %7.2f %7s%s' % (name, m_ours, m_twin, m_ours / m_twin, _verdict(r),
+                                                    '  kernels %s' % r['kernels'] if self.args.profile else ''))
         sys.stdout.flush()
         self.dump()
 
 
+def _verdict(r):
+    return ('<=%gx ' % r['target']) + ('ok' if r['ratio'] <= r['target'] else 'over')
+
+
 def _model_rows(table, mx, torch, model):
+    if model == 'module':
+        table.row('Module.fit epoch (MLP, 64 batches of 64)', lambda: _module_fit(mx), _torch_fit(torch))
+        return
     kw = {'batch': 64} if model == 'resnet50' else {}
     try:
         twin = _torch_step(torch, model, **kw)
@@ -320,7 +386,7 @@ def _amp_model_rows(table, mx, torch, model):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--steps', type=int, default=20)
-    p.add_argument('--models', default='mlp,lenet,resnet18,lstm,resnet50')
+    p.add_argument('--models', default='mlp,lenet,resnet18,lstm,transformer,module,resnet50')
     p.add_argument('--amp-models', default='resnet50,lstm', help='models of the AMP rows (none: "")')
     p.add_argument('--amp-only', action='store_true', help=argparse.SUPPRESS)
     p.add_argument('--profile', action='store_true')
@@ -339,15 +405,16 @@ def main(argv=None):
         table.dump()
         return 0
     print('%s, torch %s' % (table.out['device'], table.out['torch']))
-    print('%-48s %10s %10s %7s' % ('workload', 'mxcompat', 'torch', 'ratio'))
+    print('%-48s %10s %10s %7s %7s' % ('workload', 'mxcompat', 'torch', 'ratio', 'target'))
     for model in args.models.split(','):
         _model_rows(table, mx, torch, model)
     if args.amp_models:
         table.out['rows'] += _amp_rows(args.amp_models, args.steps)
         table.dump()
     for name, (ours, twin) in _per_call(mx, torch).items():
-        table.out['rows'].append({'name': name, 'mxcompat_us': ours, 'torch_us': twin, 'ratio': ours / twin})
-        print('%-48s %8.2fus %8.2fus %7.2f' % (name, ours, twin, ours / twin))
+        r = {'name': name, 'mxcompat_us': ours, 'torch_us': twin, 'ratio': ours / twin, 'target': target(name)}
+        table.out['rows'].append(r)
+        print('%-48s %8.2fus %8.2fus %7.2f %7s' % (name, ours, twin, ours / twin, _verdict(r)))
     table.dump()
     return 0
 

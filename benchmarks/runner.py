@@ -566,14 +566,19 @@ def compare_text(rows):
     return '\n'.join(out)
 
 
-def plot(results, sides, path):
-    """Bar chart of the ratios (log scale): matplotlib when installed, else a hand-written SVG (.svg only)."""
+def plot_bars(results, sides):
+    """(workload, 'vs <side>', ratio) of every ratio of a run."""
     bars = []
     for res in results:
         for other in ('torch', 'mxnet'):
             r = res.ratio('mxcompat', other) if other in sides else None
             if r is not None:
                 bars.append((res.workload.name, 'vs ' + LABEL[other], r))
+    return bars
+
+
+def draw_bars(bars, path):
+    """Bar chart of the ratios (log scale): matplotlib when installed, else a hand-written SVG (.svg only)."""
     if not bars:
         raise SystemExit('--plot: no ratios to draw')
     try:
@@ -684,12 +689,59 @@ def parse_args(argv):
     p.add_argument('--json', help='write pytest-benchmark-compatible JSON here')
     p.add_argument('--plot', help='bar chart of the ratios (.svg always; .png etc. need matplotlib)')
     p.add_argument('--compare', help='a JSON written by --json; exits 1 if any ratio is >10%% worse than there')
+    p.add_argument('--device', choices=('cpu', 'cuda'), default='cpu', help="cuda: the GPU workloads of "
+                   "benchmarks/gpu.py in one process (CUDA-event medians; -k picks its models, --repeat its steps, "
+                   "--profile adds kernel counts); the same table, --json, --plot and --compare")
+    p.add_argument('--profile', action='store_true', help=argparse.SUPPRESS)
     p.add_argument('--worker', choices=W.SIDES, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
+def gpu_main(args):
+    """``--device cuda``: benchmarks.gpu's rows, written as the CPU runs write theirs."""
+    from benchmarks import gpu
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = os.path.join(tmp, 'gpu.json')
+        argv = ['--json', raw] + (['--models', args.workloads] if args.workloads else []) + (
+            ['--steps', str(args.repeat)] if args.repeat else []) + (['--profile'] if args.profile else [])
+        status = gpu.main(argv)
+        if not os.path.exists(raw):
+            return status
+        with open(raw) as f:
+            doc = gpu.to_benchmark_json(json.load(f))
+    doc.update(commit_info=_commit(), datetime=datetime.datetime.now(datetime.timezone.utc).isoformat())
+    return _finish(args, doc, [(b['group'], 'vs torch', b['extra_info']['paired_ratio']['torch'])
+                               for b in doc['benchmarks'] if 'paired_ratio' in b['extra_info']], status)
+
+
+def _finish(args, doc, bars, status):
+    """--json, --plot and --compare of a run's document; the exit status."""
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump(doc, f, indent=1)
+    if args.plot:
+        draw_bars(bars, args.plot)
+    if doc['errors']:
+        status = 1
+    if args.compare:
+        with open(args.compare) as f:
+            baseline = json.load(f)
+        rows = compare(doc, baseline)
+        print('\ncompared with %s (flagged: ratio more than %d%% above the baseline)' % (
+            args.compare, round(100 * (WORSE - 1))))
+        if _timers(baseline) - _timers(doc):
+            print('note: the baseline was timed with --timer %s, this run with --timer %s' % (
+                '/'.join(sorted(_timers(baseline))), '/'.join(sorted(_timers(doc)))))
+        print(compare_text(rows))
+        if any(r[-1] for r in rows):
+            status = 1
+    return status
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.device == 'cuda':
+        return gpu_main(args)
     if args.worker:
         worker_main(args.worker, args.size, args.threads, args.timer)
         return 0
@@ -713,25 +765,7 @@ def main(argv=None):
     print(table(results, sides))
     print('\n%d workloads in %.0f s' % (len(results), time.perf_counter() - t0))
     doc = to_json(results, info, hello, args.size, args.threads, args.timer, processes)
-    if args.json:
-        with open(args.json, 'w') as f:
-            json.dump(doc, f, indent=1)
-    if args.plot:
-        plot(results, sides, args.plot)
-    status = 1 if any(res.errors for res in results) else 0
-    if args.compare:
-        with open(args.compare) as f:
-            baseline = json.load(f)
-        rows = compare(doc, baseline)
-        print('\ncompared with %s (flagged: ratio more than %d%% above the baseline)' % (
-            args.compare, round(100 * (WORSE - 1))))
-        if _timers(baseline) - {args.timer}:
-            print('note: the baseline was timed with --timer %s, this run with --timer %s' % (
-                '/'.join(sorted(_timers(baseline))), args.timer))
-        print(compare_text(rows))
-        if any(r[-1] for r in rows):
-            status = 1
-    return status
+    return _finish(args, doc, plot_bars(results, sides), 0)
 
 
 if __name__ == '__main__':

@@ -1,6 +1,8 @@
 """Gluon training steps (issue "Gluon"): forward, backward and ``Trainer.step`` (SGD, momentum 0.9) of an MLP, a
-LeNet, a CIFAR-sized ResNet-18 (model_zoo ``resnet18_v1``, thumbnail) and a 1-layer LSTM language model, imperative
-and hybridized, beside the same model and step in native torch (``nn.Module`` + ``torch.optim.SGD``).
+LeNet, a CIFAR-sized ResNet-18 (model_zoo ``resnet18_v1``, thumbnail), a 1-layer LSTM language model and a
+Transformer encoder language model (BERT-style layers on MXNet's interleaved self-attention operators), imperative
+and hybridized, beside the same model and step in native torch (``nn.Module`` + ``torch.optim.SGD``; the
+Transformer's twin is ``torch.nn.TransformerEncoder``).
 
 Targets: imperative at most 1.1x torch eager, hybridized at most 1.0x. Written once as MXNet code (``mx`` is
 mxcompat or the real mxnet), so the same steps run on real MXNet 1.9.1 with ``--mxnet-python``. No torch or
@@ -10,8 +12,14 @@ import numpy as np
 
 from benchmarks.workloads import pick, workload
 
-MODELS = ('mlp', 'lenet', 'resnet18', 'lstm')
+MODELS = ('mlp', 'lenet', 'resnet18', 'lstm', 'transformer')
 VOCAB, EMBED, HIDDEN = 1000, 128, 256
+SEQUENCES = ('lstm', 'transformer')  # (models whose input is (sequence length, batch) token ids)
+
+
+def transformer_spec(size):
+    """(units, heads, feed-forward width, layers) of the Transformer encoder at a size."""
+    return pick(size, (32, 2, 64, 1), (128, 4, 512, 2), (512, 8, 2048, 6))
 
 
 def spec(model, size):
@@ -19,6 +27,9 @@ def spec(model, size):
     batch = pick(size, 2, 64)
     if model == 'lstm':
         return batch, (pick(size, 3, 35), batch)
+    if model == 'transformer':
+        batch = pick(size, 2, 32, 64)
+        return batch, (pick(size, 3, 35, 128), batch)
     image = {'mlp': (784,), 'lenet': (1, 28, 28), 'resnet18': (3, pick(size, 8, 32), pick(size, 8, 32))}[model]
     return batch, (batch,) + image
 
@@ -27,15 +38,17 @@ def data(model, size):
     """Inputs and labels (float32, as MXNet scripts feed them), from a fixed seed."""
     batch, shape = spec(model, size)
     rs = np.random.RandomState(0)
-    if model == 'lstm':
+    if model in SEQUENCES:
         return (rs.randint(0, VOCAB, shape).astype(np.float32),
                 rs.randint(0, VOCAB, shape[0] * shape[1]).astype(np.float32))
     return rs.uniform(-1, 1, shape).astype(np.float32), rs.randint(0, 10, batch).astype(np.float32)
 
 
-def gluon_net(mx, model):
+def gluon_net(mx, model, size='small'):
     """The Gluon model (MXNet code: ``mx`` is mxcompat or mxnet)."""
     gluon, nn = mx.gluon, mx.gluon.nn
+    if model == 'transformer':
+        return _gluon_transformer(mx, *transformer_spec(size))
     if model == 'resnet18':
         return gluon.model_zoo.vision.resnet18_v1(classes=10, thumbnail=True)
     if model == 'lstm':
@@ -61,9 +74,64 @@ def gluon_net(mx, model):
     return net
 
 
+def _gluon_transformer(mx, units, heads, ffn, layers):
+    """A Transformer encoder language model as GluonNLP's BERT writes it for MXNet 1.9: token embedding, post-norm
+    encoder layers (one Dense giving the interleaved query/key/value, ``interleaved_matmul_selfatt_qk``, softmax,
+    ``interleaved_matmul_selfatt_valatt``, projection, residual and LayerNorm; then a GELU feed-forward, residual and
+    LayerNorm) on (sequence, batch, units) data, and a Dense over the vocabulary."""
+    gluon, nn = mx.gluon, mx.gluon.nn
+
+    class EncoderLayer(gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.qkv = nn.Dense(3 * units, flatten=False, in_units=units)
+                self.proj = nn.Dense(units, flatten=False, in_units=units)
+                self.norm1 = nn.LayerNorm(in_channels=units)
+                self.ffn1 = nn.Dense(ffn, flatten=False, in_units=units)
+                self.gelu = nn.GELU()
+                self.ffn2 = nn.Dense(units, flatten=False, in_units=ffn)
+                self.norm2 = nn.LayerNorm(in_channels=units)
+
+        def hybrid_forward(self, F, x):
+            qkv = self.qkv(x)
+            att = F.softmax(F.contrib.interleaved_matmul_selfatt_qk(qkv, heads=heads), axis=-1)
+            x = self.norm1(x + self.proj(F.contrib.interleaved_matmul_selfatt_valatt(qkv, att, heads=heads)))
+            return self.norm2(x + self.ffn2(self.gelu(self.ffn1(x))))
+
+    class Encoder(gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.embed = nn.Embedding(VOCAB, units)
+                self.layers = nn.HybridSequential()
+                for _ in range(layers):
+                    self.layers.add(EncoderLayer())
+                self.out = nn.Dense(VOCAB, in_units=units, flatten=False)
+
+        def hybrid_forward(self, F, x):
+            return self.out(self.layers(self.embed(x))).reshape((-1, VOCAB))
+    return Encoder()
+
+
 def torch_net(torch, model, size):
     """The same model in native torch."""
     nn_ = torch.nn
+    if model == 'transformer':
+        units, heads, ffn, layers = transformer_spec(size)
+
+        class Encoder(nn_.Module):
+            def __init__(self):
+                super().__init__()
+                self.embed = nn_.Embedding(VOCAB, units)
+                self.layers = nn_.TransformerEncoder(
+                    nn_.TransformerEncoderLayer(units, heads, ffn, dropout=0.0, activation='gelu'), layers,
+                    enable_nested_tensor=False)
+                self.out = nn_.Linear(units, VOCAB)
+
+            def forward(self, x):
+                return self.out(self.layers(self.embed(x))).reshape(-1, VOCAB)
+        return Encoder()
     if model == 'lstm':
         class LanguageModel(nn_.Module):
             def __init__(self):
@@ -114,7 +182,7 @@ def gluon_step(mx, model, size, hybridize):
     """One training step: forward under autograd.record, backward, Trainer.step (SGD lr 0.05, momentum 0.9)."""
     x, y = data(model, size)
     batch = spec(model, size)[0]
-    net = gluon_net(mx, model)
+    net = gluon_net(mx, model, size)
     net.initialize(mx.init.Xavier())
     if hybridize:
         net.hybridize()
@@ -138,7 +206,7 @@ def torch_step(torch, model, size):
     net = torch_net(torch, model, size)
     opt = torch.optim.SGD(net.parameters(), lr=0.05 / batch, momentum=0.9, foreach=True)
     inputs, label = torch.from_numpy(x), torch.from_numpy(y).long()
-    if model == 'lstm':
+    if model in SEQUENCES:
         inputs = inputs.long()
     log_softmax = torch.nn.functional.log_softmax
 
@@ -156,7 +224,7 @@ def _register(model, mode):
 
     @workload('gluon', name='%s_%s' % (model, mode), target=1.0 if hybridize else 1.1,
               repeat=7 if model == 'resnet18' else None,
-              doc='Gluon training step of the %s, %s (batch 64)' % (model, mode))
+              doc='Gluon training step of the %s, %s (batch %d)' % (model, mode, spec(model, 'small')[0]))
     def setup(mx, size):
         return gluon_step(mx, model, size, hybridize)
 

@@ -105,7 +105,7 @@ def test_json_is_pytest_benchmark_shaped_and_compare_flags(tmp_path):
 
 def test_svg_plot(tmp_path):
     path = str(tmp_path / 'r.svg')
-    R.plot(_results(), ['mxcompat', 'torch', 'mxnet'], path)
+    R.draw_bars(R.plot_bars(_results(), ['mxcompat', 'torch', 'mxnet']), path)
     svg = xml.dom.minidom.parse(path)
     assert len(svg.getElementsByTagName('rect')) >= 5
 
