@@ -90,6 +90,35 @@ def test_meta_tensors_take_torch_ops():
     assert kernels.max_pool2d(y, (2, 2), (2, 2), (0, 0), False).shape == (2, 64, 4, 4)
 
 
+@pytest.mark.parametrize('geometry', [dict(kernel=(7, 7), stride=(2, 2), pad=(3, 3), cin=3, hw=32),
+                                      dict(kernel=(1, 1), stride=(2, 2), pad=(0, 0), cin=64, hw=16),
+                                      dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1), cin=128, hw=8),
+                                      dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), cin=64, hw=9)],
+                         ids=['stem', '1x1-stride2', '3x3', '3x3-stride2'])
+@pytest.mark.parametrize('batch', [1, 3])
+def test_first_inference_call_keeps_no_reordered_weight(geometry, batch):
+    # The first inference call with a weight version uses its reordered weight once and keeps nothing; the second
+    # keeps it: the same bits (a network's first forward, which deferred initialization runs, holds no reordered
+    # copies)
+    rs = np.random.RandomState(batch)
+    g = dict(geometry)
+    cin, hw = g.pop('cin'), g.pop('hw')
+    x = mx.nd.array(rs.randn(batch, cin, hw, hw))
+    for bias in (None, mx.nd.array(rs.randn(64))):
+        w = mx.nd.array(rs.randn(64, cin, *g['kernel']))
+        args = dict(g, num_filter=64, no_bias=bias is None)
+        conv = lambda: mx.nd.Convolution(*[a for a in (x, w, bias) if a is not None], **args).asnumpy()  # noqa: E731
+        first = conv()
+        assert w._t not in cpu._REORDERED
+        second = conv()
+        assert (w._t in cpu._REORDERED) == cpu.ONEDNN_CONV
+        np.testing.assert_array_equal(first, second)
+        np.testing.assert_array_equal(conv(), second)
+        with kernels.policy(packed_conv=False):
+            want = conv()
+        np.testing.assert_allclose(first, want, rtol=0, atol=1e-5 * np.abs(want).max())
+
+
 def test_clear_and_forget_kept(monkeypatch):
     monkeypatch.setattr(kernels.config, 'gemm_conv_max_positions', 16)  # (the patch-product rule on; off by default)
     rs = np.random.RandomState(1)
@@ -97,6 +126,8 @@ def test_clear_and_forget_kept(monkeypatch):
     weights = [mx.nd.array(rs.randn(64, 64, 3, 3)) for _ in range(2)]
     small = mx.nd.array(rs.randn(1, 64, 4, 4))  # the patch-product path keeps a channels-last weight
     want = [mx.nd.Convolution(x, w, **CONV).asnumpy() for w in weights]
+    for w, y in zip(weights, want):  # (a reordered weight is kept from the second call on, same values)
+        np.testing.assert_array_equal(mx.nd.Convolution(x, w, **CONV).asnumpy(), y)
     mx.nd.Convolution(small, weights[0], **CONV).wait_to_read()
     if cpu.ONEDNN_CONV:
         assert all(w._t in cpu._REORDERED for w in weights)

@@ -119,14 +119,21 @@ def fits_conv_output(other, data, weight, stride, pad):
 # layers (512->512 3x3 on 7x7: 13 ms, 1.5 ms with the weight reordered once). MXNet's oneDNN operators keep the
 # reordered weight while the array is unchanged; here it is kept for the weight tensor (``_REORDERED``), keyed by
 # its version counter (which every in-place write bumps: optimizers, set_data, out=, assignment) and the call's
-# input shape, stride and padding. As in MXNet, a write that bypasses the array (through DLPack) is not seen
-# (``forget_kept`` is told of the ones mxcompat makes). config.packed_conv = False turns it off.
+# input shape, stride and padding, from the second call with those on: the first one uses its reordered weight
+# once and drops it, so a network's first forward, which deferred initialization runs, holds none and each reorder
+# reuses the memory of the one before (resnet50_v1's construction, initialization and first forward at 1x3x32x32,
+# one thread: 249 -> 224 ms, median of 15 alternated; the 85 MB kept were fresh pages to map). Handing oneDNN the
+# plain weight instead would spare the reorder but not the values: it may choose another kernel (mobilenetv2's
+# 1280->1000 1x1 convolution of a 1x1 map differs in the last bits). As in MXNet, a write that bypasses the array
+# (through DLPack) is not seen (``forget_kept`` is told of the ones mxcompat makes). config.packed_conv = False
+# turns it off.
 #
 # The forms of a weight kept for inference, by weight tensor, held weakly and by identity: nothing is attached to
 # the tensor itself, so pickling, saving or deep-copying it carries none of them (an opaque oneDNN tensor cannot be).
 _REORDERED = WeakTensorKeyDictionary()
 _CHANNELS_LAST = WeakTensorKeyDictionary()
 _SEEN = WeakTensorKeyDictionary()  # weight -> the version a first call without a kept copy saw (see below)
+_SEEN_PACKED = WeakTensorKeyDictionary()  # weight -> the key of a first call without a reordered weight
 # folded and reordered weights of fused convolutions, by weight tensor (as _REORDERED), and the count of writes
 # forget_kept was told of (folded weights made before one are not used after it)
 _FOLDED = WeakTensorKeyDictionary()
@@ -144,11 +151,25 @@ def _kept(table, weight, key, make):
     return hit[1]
 
 
+def _kept_again(table, seen, weight, key, make, transient):
+    """As ``_kept``, from the second call with ``key`` on (``seen`` remembers the first): the first call gets
+    ``transient()``, and a stale kept form goes then (the transient one may take its memory)."""
+    hit = table.get(weight)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    if seen.get(weight) != key:
+        table.pop(weight, None)
+        seen[weight] = key
+        return transient()
+    return _kept(table, weight, key, make)
+
+
 def forget_kept(weight):
     """Drop what is kept for ``weight``: for a write its version counter does not see."""
     _REORDERED.pop(weight, None)
     _CHANNELS_LAST.pop(weight, None)
     _SEEN.pop(weight, None)
+    _SEEN_PACKED.pop(weight, None)
     _FOLDED.pop(weight, None)
     _QUANTIZED.pop(weight, None)
     # a fused convolution's folded (or quantized) weight also depends on BatchNorm arrays, which this write may have
@@ -162,6 +183,7 @@ def clear():
     _REORDERED.clear()
     _CHANNELS_LAST.clear()
     _SEEN.clear()
+    _SEEN_PACKED.clear()
     _FOLDED.clear()
     _QUANTIZED.clear()
     _UNSEEN_WRITES[0] += 1
@@ -183,14 +205,12 @@ def _channels_last_weight(data, weight, bias, recording, again=False):
     network's first forward, which deferred initialization runs, then makes no copies it would hold)."""
     if not _no_gradient(recording, data, weight, bias):
         return weight.contiguous(memory_format=torch.channels_last)
+
+    def copy():
+        return weight.detach().contiguous(memory_format=torch.channels_last)
     if again:
-        hit = _CHANNELS_LAST.get(weight)
-        if (hit is None or hit[0] != weight._version) and _SEEN.get(weight) != weight._version:
-            _CHANNELS_LAST.pop(weight, None)  # (a stale copy goes now: the transient one may take its memory)
-            _SEEN[weight] = weight._version
-            return weight.detach().contiguous(memory_format=torch.channels_last)
-    return _kept(_CHANNELS_LAST, weight, weight._version,
-                 lambda: weight.detach().contiguous(memory_format=torch.channels_last))
+        return _kept_again(_CHANNELS_LAST, _SEEN, weight, weight._version, copy, copy)
+    return _kept(_CHANNELS_LAST, weight, weight._version, copy)
 
 
 def _packed_applies(data, weight, bias, pad, dilate, recording, *tensors):
@@ -201,13 +221,17 @@ def _packed_applies(data, weight, bias, pad, dilate, recording, *tensors):
 
 
 def _packed_conv(data, weight, bias, stride, pad, dilate, recording):
-    """The convolution through ``weight`` reordered once for oneDNN (channels-last output), or None where that
-    does not apply: a gradient is wanted (see _no_gradient), or torch lacks the operators."""
+    """The convolution through ``weight`` reordered once for oneDNN (channels-last output; kept from the second
+    call with a weight version and geometry on, see above), or None where that does not apply: a gradient is wanted
+    (see _no_gradient), or torch lacks the operators."""
     if not _packed_applies(data, weight, bias, pad, dilate, recording):
         return None
-    reordered = _kept(_REORDERED, weight, (weight._version, tuple(data.shape), stride, pad),  # (no dilation here)
-                      lambda: torch.ops.mkldnn._reorder_convolution_weight(
-                          weight.detach(), list(pad), list(stride), list(dilate), 1, list(data.shape)))
+
+    def reorder():  # (no dilation here)
+        return torch.ops.mkldnn._reorder_convolution_weight(weight.detach(), list(pad), list(stride), list(dilate),
+                                                            1, list(data.shape))
+    reordered = _kept_again(_REORDERED, _SEEN_PACKED, weight, (weight._version, tuple(data.shape), stride, pad),
+                            reorder, reorder)
     return torch.ops.mkldnn._convolution_pointwise(
         data.contiguous(memory_format=torch.channels_last), reordered, None if bias is None else bias.detach(),
         list(pad), list(stride), list(dilate), 1, 'none', [], '')

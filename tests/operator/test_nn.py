@@ -393,8 +393,9 @@ def _recorded_conv_keeps_nothing(x, w0, args, table):
 def test_convolution_inference_reuses_the_reordered_weight():
     # Outside autograd recording, a channels-last CPU convolution runs on a weight oneDNN reordered once and kept on
     # the weight tensor while its version counter and the call's geometry are unchanged; results are those of the
-    # plain path (to the last bits). Any in-place write (assignment, set_data, a Trainer step) makes the next call
-    # reorder again; recorded calls (and their gradients) take the plain path.
+    # plain path (to the last bits). The first call with a weight version uses its reordered weight once and keeps
+    # nothing (the same values); the second keeps it. Any in-place write (assignment, set_data, a Trainer step) makes
+    # the next calls reorder again; recorded calls (and their gradients) take the plain path.
     rs = np.random.RandomState(11)
     x, w0 = mx.nd.array(rs.randn(2, 64, 9, 9)), rs.randn(64, 64, 3, 3)
     weight = mx.nd.array(w0)
@@ -407,7 +408,10 @@ def test_convolution_inference_reuses_the_reordered_weight():
     def close(a, b):  # oneDNN may pick another algorithm for a reordered weight: the last bits may differ
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-6 * np.abs(b).max())
 
+    first = mx.nd.Convolution(x, weight, **args)
+    assert first._t.is_contiguous(memory_format=torch.channels_last) and weight._t not in kernels_cpu._REORDERED
     y = mx.nd.Convolution(x, weight, **args)
+    np.testing.assert_array_equal(y.asnumpy(), first.asnumpy())
     assert y._t.is_contiguous(memory_format=torch.channels_last)
     packed = kernels_cpu._REORDERED[weight._t][1]
     # nothing is attached to the weight tensor: it still pickles, saves and deep-copies (an opaque oneDNN tensor
@@ -423,6 +427,8 @@ def test_convolution_inference_reuses_the_reordered_weight():
     assert kernels_cpu._REORDERED[weight._t][1] is packed  # reused
     weight[:] = weight * 0.5
     halved = mx.nd.Convolution(x, weight, **args).asnumpy()
+    assert weight._t not in kernels_cpu._REORDERED  # (the stale one dropped, the new one from the next call)
+    np.testing.assert_array_equal(mx.nd.Convolution(x, weight, **args).asnumpy(), halved)
     assert kernels_cpu._REORDERED[weight._t][1] is not packed
     close(halved, plain())
     np.testing.assert_allclose(halved, 0.5 * y.asnumpy(), rtol=1e-5, atol=1e-5)
@@ -459,7 +465,8 @@ def test_convolution_inference_path_keeps_gradients_torch_needs():
     net = mx.gluon.nn.Conv2D(64, 3, padding=1, in_channels=64, use_bias=False)
     net.initialize()
     net.weight.set_data(mx.nd.array(w))
-    net(mx.nd.array(x))  # eager, outside record()
+    net(mx.nd.array(x))  # eager, outside record() (the second call keeps the reordered weight)
+    net(mx.nd.array(x))
     assert net.weight.data()._t in kernels_cpu._REORDERED
     module = net.as_torch_module(mx.nd.array(x))
     (module(torch.tensor(x)) ** 2).sum().backward()
