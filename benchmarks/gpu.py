@@ -1,18 +1,18 @@
 """GPU training steps and eager overheads, mxcompat beside native torch in one process: ``python -m benchmarks.gpu``,
 or ``python -m benchmarks --device cuda`` for the CPU runs' table, JSON, plot and ``--compare``.
 
-Each workload is timed with CUDA events around single steps (median of ``--steps`` after warm-up), the two sides
+Each workload is timed with CUDA events around single steps (median of ``--steps`` after warm-up), the sides
 alternating step by step so that clocks and caches treat them alike. Rows: the MLP, LeNet, CIFAR ResNet-18, LSTM
 language model and Transformer encoder (6 layers of 512 units, 8 heads, 128 tokens x 64) of ``workloads_gluon``
-(imperative, hybridized with ``static_alloc``/``static_shape``, and so hybridized with
-``MXNET_ENABLE_CUDA_GRAPHS=1`` beside the torch model captured by ``make_graphed_callables``), an epoch of
-``Module.fit`` (``workloads.fit_module``), model-zoo ResNet-50 v1 at 224x224 against torchvision's ResNet-50 where
-torchvision is installed (training with SGD and with Adam, and batch-1 prediction with and without CUDA graphs
-against torch eager), float16 AMP training steps (``amp.init``, ``init_trainer``, ``scale_loss``) against
-``torch.autocast`` with a ``GradScaler`` (``--amp-models``, timed in a child process), and the per-call cost of
-``a + b`` and ``nd.zeros`` on 8x8 arrays. Each row shows issue 34's target (``target``). ``--profile`` adds the
-kernel count of one step of each side (torch.profiler). Writes a table to stdout and JSON to ``--json``. Needs
-CUDA.
+(imperative, hybridized with ``static_alloc``/``static_shape``, and so hybridized with ``MXNET_ENABLE_CUDA_GRAPHS=1``;
+every row against torch eager, the graphed rows also beside the torch model captured by
+``make_graphed_callables``), an epoch of ``Module.fit`` (``workloads.fit_module``), model-zoo ResNet-50 v1 at
+224x224 against torchvision's ResNet-50 where torchvision is installed (training with SGD and with Adam, and batch-1
+prediction with and without CUDA graphs), float16 AMP training steps (``amp.init``, ``init_trainer``,
+``scale_loss``) against ``torch.autocast`` with a ``GradScaler`` (``--amp-models``, timed in a child process), and
+the per-call cost of ``a + b`` and ``nd.zeros`` on 8x8 arrays. Each row shows issue 34's target (``target``).
+``--profile`` adds the kernel count of one step of each side (torch.profiler). Writes a table to stdout and JSON to
+``--json``. Needs CUDA.
 """
 import argparse
 import json
@@ -51,16 +51,17 @@ def _cuda_ms(fn, steps):
     return times
 
 
-def _paired(ours, twin, steps, warmup=5):
-    """Medians (ms) of both step functions, alternating in blocks of one step."""
+def _paired(ours, twins, steps, warmup=5):
+    """Medians (ms) of ``ours`` and of each of ``twins``, alternating in blocks of one step."""
+    fns = [ours] + list(twins)
     for _ in range(warmup):
-        ours()
-        twin()
-    t_ours, t_twin = [], []
+        for fn in fns:
+            fn()
+    times = [[] for _ in fns]
     for _ in range(steps):
-        t_ours += _cuda_ms(ours, 1)
-        t_twin += _cuda_ms(twin, 1)
-    return statistics.median(t_ours), statistics.median(t_twin)
+        for fn, t in zip(fns, times):
+            t += _cuda_ms(fn, 1)
+    return [statistics.median(t) for t in times]
 
 
 def _gluon_net_on(mx, model, ctx, hybridize=True, graphs=False):
@@ -142,7 +143,7 @@ def _torch_step(torch, model, batch=None, graphs=False, adam=False):
 def _gluon_infer(mx, batch=1, graphs=False):
     """ResNet-50 v1 prediction of one batch (predict mode, outside autograd), hybridized static."""
     ctx = mx.gpu(0) if DEVICE == 'cuda' else mx.cpu()
-    net = _gluon_net_on(mx, 'resnet50', ctx, graphs)
+    net = _gluon_net_on(mx, 'resnet50', ctx, hybridize=True, graphs=graphs)
     x = mx.nd.array(_image(batch), ctx=ctx)
 
     def step():
@@ -318,24 +319,30 @@ class _Table:
             with open(self.args.json, 'w') as f:
                 json.dump(self.out, f, indent=1)
 
-    def row(self, name, build_ours, twin, profile_table=False):
-        """Times ``build_ours()``'s step beside ``twin``; a failing row is reported and the others still run."""
+    def row(self, name, build_ours, twin, profile_table=False, graphed_twin=None):
+        """Times ``build_ours()``'s step beside ``twin`` (and ``graphed_twin``, torch's CUDA-graphed step, shown
+        beside: the targets are ratios to torch eager); a failing row is reported and the others still run."""
         try:
             ours = build_ours()
-            m_ours, m_twin = _paired(ours, twin, self.args.steps)
+            medians = _paired(ours, [twin] + ([graphed_twin] if graphed_twin else []), self.args.steps)
         except Exception as e:
             self.out['rows'].append({'name': name, 'error': '%s: %s' % (type(e).__name__, e)})
             print('%-48s FAILED %s: %s' % (name, type(e).__name__, str(e)[:300]))
             self.dump()
             return
+        m_ours, m_twin = medians[:2]
         r = {'name': name, 'mxcompat_ms': m_ours, 'torch_ms': m_twin, 'ratio': m_ours / m_twin,
              'target': target(name)}
+        graphed = ''
+        if graphed_twin:
+            r['torch_graphed_ms'] = medians[2]
+            graphed = '  (torch graphed %.3fms: %.2f)' % (medians[2], m_ours / medians[2])
         if self.args.profile:
             r['kernels'] = [_kernels(ours, profile_table and 'mxcompat ' + name),
                             _kernels(twin, profile_table and 'torch ' + name)]
         self.out['rows'].append(r)
-        print('%-48s %8.3fms %8.3fms %7.2f %7s%s' % (name, m_ours, m_twin, m_ours / m_twin, _verdict(r),
-                                                    '  kernels %s' % r['kernels'] if self.args.profile else ''))
+        print('%-48s %8.3fms %8.3fms %7.2f %7s%s%s' % (name, m_ours, m_twin, m_ours / m_twin, _verdict(r), graphed,
+                                                      '  kernels %s' % r['kernels'] if self.args.profile else ''))
         sys.stdout.flush()
         self.dump()
 
@@ -356,14 +363,14 @@ def _model_rows(table, mx, torch, model):
         return
     try:
         graphed_twin = _torch_step(torch, model, graphs=True, **kw)
-    except RuntimeError as e:  # (then the graphs row is timed against the eager twin)
-        print('%-48s torch model not capturable (%s): graphs row against eager torch' % (model, e))
-        graphed_twin = twin
+    except RuntimeError as e:
+        print('%-48s torch model not capturable (%s)' % (model, e))
+        graphed_twin = None
     for hyb, graphs in ((False, False), (True, False), (True, True)):
         name = '%s %s step' % (model, 'imperative' if not hyb else 'hybridized static' + (' + CUDA graphs'
                                                                                          if graphs else ''))
-        table.row(name, lambda: _gluon_step(mx, model, hyb, graphs=graphs, **kw), graphed_twin if graphs else twin,
-                  model == 'resnet50' and hyb and not graphs)
+        table.row(name, lambda: _gluon_step(mx, model, hyb, graphs=graphs, **kw), twin,
+                  model == 'resnet50' and hyb and not graphs, graphed_twin if graphs else None)
     if model == 'resnet50':  # Adam (torch's foreach Adam), then batch-1 prediction against torch eager
         table.row('resnet50 hybridized static step, Adam', lambda: _gluon_step(mx, model, True, adam=True, **kw),
                   _torch_step(torch, model, adam=True, **kw))

@@ -21,8 +21,15 @@ def test_the_steps_run_on_the_cpu(model, monkeypatch):
 
 def test_the_batch_1_prediction_runs_on_the_cpu(monkeypatch):
     monkeypatch.setattr(gpu, 'DEVICE', 'cpu')
+    made, net_on = [], gpu._gluon_net_on
+
+    def record(*args, **kwargs):
+        made.append(kwargs)
+        return net_on(*args, **kwargs)
+    monkeypatch.setattr(gpu, '_gluon_net_on', record)
     for graphs in (False, True):
         assert gpu._gluon_infer(mx, graphs=graphs)().shape == (1, 1000)
+    assert made == [{'hybridize': True, 'graphs': False}, {'hybridize': True, 'graphs': True}]
 
 
 def test_the_amp_steps_run_on_the_cpu(tmp_path):
