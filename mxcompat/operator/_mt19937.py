@@ -102,22 +102,28 @@ _SEEDER = np.random.MT19937(_NO_SEED)
 
 
 def _twist(mt, scratch):
-    """mt19937's next state, in place, for every row of ``mt``: the words in three stretches whose inputs are all
-    known (a word needs the next word's old value and the one 397 ahead, already new past the end), then the last.
-    ``scratch``: flat uint32 arrays of at least mt's size (no temporaries: fresh pages cost more than the
-    arithmetic, and contiguous operands run faster)."""
+    """mt19937's next state, in place, for every row of ``mt``. Word i becomes ``x ^ t(i)``: ``t(i)``, from the old
+    words i and i + 1 alone, is ``(y >> 1) ^ (y & 1) * MATRIX`` for ``y`` the upper bit of word i and the lower 31
+    of word i + 1; ``x`` the word 397 ahead, new past the end. All the ``t`` are computed first, as passes over the
+    whole state read as one flat run (faster than the rows' stretches: 0.80 -> 0.68 ms for 1,024 engines, one
+    thread); then the words in three stretches whose ``x`` are known, then the last (its i + 1 is the new word 0).
+    With ``q = (w >> 1) ^ (w & 1) * MATRIX`` of each old word, ``t(i)`` is ``q(i + 1)`` with bit 30 taken from
+    ``q(i)`` (MATRIX's bit 30 is 0). ``scratch``: flat uint32 arrays of at least mt's size (no temporaries: fresh
+    pages cost more than the arithmetic)."""
     rows = mt.shape[0]
+    size = rows * _N
+    old = mt.reshape(size)  # (only read: a copy would do for an mt with rows apart)
+    q, odd, t = scratch[0][:size], scratch[1][:size], scratch[2][:size - 1]
+    np.right_shift(old, np.uint32(1), out=q)
+    np.bitwise_and(old, np.uint32(1), out=odd)
+    odd *= _MATRIX
+    q ^= odd
+    np.bitwise_xor(q[:-1], q[1:], out=t)
+    t &= np.uint32(0x40000000)
+    t ^= q[1:]  # (word 623 of each row takes the next row's word 0 here: it is done apart below)
+    t = scratch[2][:size].reshape(rows, _N)
     for lo, hi, far in ((0, 227, 397), (227, 454, 0), (454, 623, 227)):
-        n = rows * (hi - lo)
-        y, odd = scratch[0][:n].reshape(rows, hi - lo), scratch[1][:n].reshape(rows, hi - lo)
-        np.bitwise_and(mt[:, lo:hi], _UPPER, out=y)
-        np.bitwise_and(mt[:, lo + 1:hi + 1], _LOWER, out=odd)
-        y |= odd
-        np.bitwise_and(y, np.uint32(1), out=odd)
-        odd *= _MATRIX
-        y >>= np.uint32(1)
-        y ^= mt[:, far:far + hi - lo]
-        np.bitwise_xor(y, odd, out=mt[:, lo:hi])
+        np.bitwise_xor(t[:, lo:hi], mt[:, far:far + hi - lo], out=mt[:, lo:hi])
     y = (mt[:, 623] & _UPPER) | (mt[:, 0] & _LOWER)
     mt[:, 623] = mt[:, 396] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * _MATRIX)
 
@@ -181,8 +187,8 @@ def _scaled(raw, dtype, scale, shift):
 
 
 class _Scratch(threading.local):
-    """Each thread's flat uint32 buffers (0, 1: the twist's; 2, 3: the tempering's; 4: blocks laid side by side),
-    made on first use."""
+    """Each thread's flat uint32 buffers (0, 1: the twist's; 2, 3: the tempering's, 2 the twist's too: a twist runs
+    between temperings; 4: blocks laid side by side), made on first use."""
 
     @property
     def bufs(self):
