@@ -23,8 +23,6 @@ import numpy as np
 import torch
 from numpy.random.bit_generator import ISeedSequence
 
-from .. import _memory
-
 NUM_STATES = 1024     # engines of the parallel generator (RandGenerator<cpu>::kNumRandomStates)
 MIN_PER_STATE = 64    # values an engine fills at least (kMinNumRandomPerThread)
 SEED_MAGIC = 127      # ResourceManager's kRandMagic: a seed s becomes s * 127
@@ -433,14 +431,9 @@ class ParallelRandom:
 
     def fixed(self, n, k, dtype=np.uint32, scale=None, shift=None):
         """The outputs of a call filling ``n`` values with ``k`` outputs each: a new array of shape (n, k), in the
-        values' order (converted to ``dtype``, multiplied by ``scale`` and then added ``shift`` in it when given).
-
-        Converted values are the sampler's result, kept (an initialized Parameter's array is this one): a big one is
-        on a mapping of its own whose 2 MB extents are advised onto huge pages (``_memory.host_zeros``), so its
-        first writes map 2 MB at a time (resnet50_v1's Xavier draws kept, 25.5M values, one thread: the conversion
-        passes, which write them first, 42 -> 37 ms and 40 -> 32 ms in two runs, median of 15 alternated)."""
+        values' order (converted to ``dtype``, multiplied by ``scale`` and then added ``shift`` in it when given)."""
         step, counts = self.split(n)
-        out = np.empty(n * k, dtype) if np.dtype(dtype) == np.uint32 else _memory.host_zeros(n * k, dtype)
+        out = np.empty(n * k, dtype)
         full = n // step if counts else 0
         if full:
             self.take(np.arange(full), step * k, out[:full * step * k].reshape(full, step * k), scale, shift)
