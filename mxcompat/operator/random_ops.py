@@ -100,12 +100,16 @@ def _poisson(lam, shape, dt, dev):
 
 def _draw_uniform(p, shape, dt, dev):
     low, high = p
-    return torch.rand(shape, dtype=dt, device=dev) * (high - low) + low
+    if isinstance(low, torch.Tensor) or isinstance(high, torch.Tensor):  # (one distribution per element)
+        return torch.rand(shape, dtype=dt, device=dev) * (high - low) + low
+    return torch.empty(shape, dtype=dt, device=dev).uniform_(low, high)  # (one pass, one kernel on a GPU)
 
 
 def _draw_normal(p, shape, dt, dev):
     loc, scale = p
-    return torch.randn(shape, dtype=dt, device=dev) * scale + loc
+    if isinstance(loc, torch.Tensor) or isinstance(scale, torch.Tensor):
+        return torch.randn(shape, dtype=dt, device=dev) * scale + loc
+    return torch.empty(shape, dtype=dt, device=dev).normal_(loc, scale)
 
 
 def _draw_gamma(p, shape, dt, dev):
