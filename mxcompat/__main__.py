@@ -11,6 +11,7 @@ import zipfile
 from .porting import numpy2
 from .porting.check import main as check_main
 from . import install_alias
+from ._spawned import PATH as SPAWNED_PATH
 from ._alias import report_mxnet_paths
 
 USAGE = """usage: python -m mxcompat script.py [args ...]   (runs an `import mxnet` script on mxcompat)
@@ -85,8 +86,11 @@ def _prepare():
     cyclic collector's permanent generation (``gc.freeze``). torch, numpy and mxcompat leave about 200,000 objects
     that live until exit; frozen, no later collection traverses them, and the interpreter's exit takes about 0.1 s
     instead of 0.45 (2-vCPU AMD EPYC; the collections of its shutdown walked all of them). What the script creates is
-    collected as usual."""
+    collected as usual. The processes that ``multiprocessing`` starts by 'spawn' or 'forkserver' (they run a fresh
+    interpreter with this one's ``sys.path``) find ``mxcompat/_spawned/mxnet`` first, which installs the alias there."""
     install_alias(force=True)
+    if SPAWNED_PATH not in sys.path:
+        sys.path.insert(0, SPAWNED_PATH)
     report_mxnet_paths()
     gc.freeze()
 

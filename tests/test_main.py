@@ -41,3 +41,32 @@ def test_code_given_with_c_runs_as_the_main_module(tmp_path):
             'out.write(str(sys.modules["__main__"].__dict__ is globals()))' % str(out))
     subprocess.run([sys.executable, '-m', 'mxcompat', '-c', code], timeout=300, check=True)
     assert out.read_text() == 'True'
+
+
+POOL = '''
+import multiprocessing as mp
+import mxnet as mx
+
+
+def work(x):
+    return type(x).__module__, (x * 2).asnumpy().tolist(), mx.nd.ones(2).sum().asscalar().item()
+
+
+if __name__ == '__main__':
+    for method in ('spawn', 'forkserver'):
+        with mp.get_context(method).Pool(1) as pool:
+            print(method, pool.map(work, [mx.nd.array([1, 2])]))
+'''
+
+
+def test_processes_started_by_spawn_and_forkserver_import_mxnet_as_mxcompat(tmp_path):
+    # a fresh interpreter gets the parent's sys.path, not its import hooks: the worker's module imports mxnet, and
+    # unpickling the NDArray names mxnet.ndarray.ndarray (Keras-MXNet's data_utils tests run such pools).
+    # MXNet 1.9.1 prints the same two lines.
+    script = tmp_path / 'pool.py'
+    script.write_text(POOL)
+    r = subprocess.run([sys.executable, '-m', 'mxcompat', str(script)], capture_output=True, text=True,
+                       timeout=300, check=True)
+    assert r.stdout.split('\n')[:2] == [
+        "spawn [('mxnet.ndarray.ndarray', [2.0, 4.0], 2.0)]",
+        "forkserver [('mxnet.ndarray.ndarray', [2.0, 4.0], 2.0)]"]
