@@ -50,6 +50,13 @@ class Source:
                              check=True, capture_output=True, text=True)
         return res.stdout
 
+    def read_bytes(self, path):
+        if self.root:
+            with open(os.path.join(self.root, path), 'rb') as f:
+                return f.read()
+        return subprocess.run(['git', '-C', self.gitdir, 'show', '%s:%s' % (self.rev, path)],
+                              check=True, capture_output=True).stdout
+
 
 def cells(markdown):
     """The code cells of a markdown file, as lists of lines."""

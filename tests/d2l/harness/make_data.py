@@ -6,8 +6,10 @@ For each size profile (see PROFILES) it writes
       (Gluon's FashionMNIST reads $MXNET_HOME/datasets/fashion-mnist)
   OUTDIR/PROFILE/hub/timemachine.txt, fra-eng.zip, kaggle_house_pred_{train,test}.csv
       (served by the requests stand-in to d2l.download())
-Everything is generated from fixed seeds, so the files are the same on every run. Images are a per-class
-template plus noise, so that classifiers do learn something; texts are pseudo-English sentences.
+and then whatever the optional modules named in EXTRA write for each profile (``write(base, profile)``: the data
+of D2L v0.17.6's chapters that v1.0.3 dropped). Everything is generated from fixed seeds, so the files are the same
+on every run. Images are a per-class template plus noise, so that classifiers do learn something; texts are
+pseudo-English sentences.
 """
 import gzip
 import io
@@ -16,6 +18,7 @@ import random
 import struct
 import sys
 import zipfile
+import importlib
 
 import numpy as np
 
@@ -118,6 +121,10 @@ def kaggle_house(train_path, test_path, n_rows, seed=0):
         f.write(''.join(row(n_rows + i + 1, False) + '\n' for i in range(n_rows)))
 
 
+# modules beside this one that write more data sets into each profile folder: write(base, profile_name)
+EXTRA = ('make_data_more', 'make_data_cv', 'make_data_nlp')
+
+
 def main(argv):
     if len(argv) != 1:
         print(__doc__)
@@ -131,6 +138,9 @@ def main(argv):
         fra_eng(os.path.join(hub, 'fra-eng.zip'), n_pairs)
         kaggle_house(os.path.join(hub, 'kaggle_house_pred_train.csv'),
                      os.path.join(hub, 'kaggle_house_pred_test.csv'), n_rows)
+        for mod in EXTRA:
+            if os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), mod + '.py')):
+                importlib.import_module(mod).write(base, name)
     print('data written under %s' % argv[0])
     return 0
 

@@ -57,6 +57,16 @@ import make_data  # noqa: E402
 CHAPTERS = ['preliminaries', 'linear-regression', 'linear-classification', 'multilayer-perceptrons',
             'builders-guide', 'convolutional-neural-networks', 'convolutional-modern', 'recurrent-neural-networks',
             'recurrent-modern', 'attention-mechanisms-and-transformers', 'computational-performance']
+# the chapters with MXNet code of each release the harness knows, in the book's order (--release)
+RELEASES = {
+    'v1.0.3': CHAPTERS,
+    'v0.17.6': ['preliminaries', 'linear-networks', 'multilayer-perceptrons', 'deep-learning-computation',
+                'convolutional-neural-networks', 'convolutional-modern', 'recurrent-neural-networks',
+                'recurrent-modern', 'attention-mechanisms', 'optimization', 'computational-performance',
+                'computer-vision', 'natural-language-processing-pretraining',
+                'natural-language-processing-applications', 'recommender-systems',
+                'generative-adversarial-networks', 'appendix-mathematics-for-deep-learning'],
+}
 # data-size profile per chapter or section (first match wins); see make_data.PROFILES
 PROFILE_RULES = [('convolutional-modern__batch-norm', 'micro'), ('convolutional-modern__*', 'nano'),
                  ('attention-mechanisms-and-transformers__vision-*', 'nano'),
@@ -95,7 +105,16 @@ def prepare(args):
         install_pandas(args.mxcompat_python, args.mxcompat_deps)
     scripts = os.path.join(args.work, 'scripts')
     shutil.rmtree(scripts, ignore_errors=True)
-    convert.main([args.source, scripts] + CHAPTERS)
+    convert.main([args.source, scripts] + RELEASES[args.release])
+    # the book's figures and sample images: sections read them as ../img/NAME from their chapter folder, so each
+    # run's folder gets a link to WORK/img beside its work folder (run_one)
+    img = os.path.join(args.work, 'img')
+    for path in src.list():
+        if path.startswith('img/') and not path.endswith(('.svg', '.graffle')):
+            dest = os.path.join(img, path[len('img/'):])
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            with open(dest, 'wb') as f:
+                f.write(src.read_bytes(path))
     pkg = os.path.join(args.work, 'd2lpkg', 'd2l')
     os.makedirs(pkg, exist_ok=True)
     for name in ('__init__.py', 'mxnet.py'):
@@ -106,7 +125,7 @@ def prepare(args):
 
 def sections(args):
     names = sorted(f[:-3] for f in os.listdir(os.path.join(args.work, 'scripts')) if f.endswith('.py'))
-    order = {c: i for i, c in enumerate(CHAPTERS)}
+    order = {c: i for i, c in enumerate(RELEASES[args.release])}
     names.sort(key=lambda n: (order.get(n.split('__')[0], 99), n))
     if args.only:
         names = [n for n in names if any(n.startswith(o + '__') or fnmatch.fnmatch(n, o) for o in args.only)]
@@ -118,6 +137,8 @@ def run_one(args, impl, section):
     shutil.rmtree(out, ignore_errors=True)
     work = os.path.join(out, 'work')
     os.makedirs(work)
+    if os.path.isdir(os.path.join(args.work, 'img')):
+        os.symlink(os.path.join(args.work, 'img'), os.path.join(out, 'img'))
     prof = os.path.join(args.work, 'data', profile_of(section))
     deps = args.oracle_deps if impl == 'oracle' else args.mxcompat_deps
     path = [os.path.join(HERE, 'stubs'), HERE, os.path.join(args.work, 'd2lpkg'), deps]
@@ -355,6 +376,8 @@ def main(argv=None):
     p.add_argument('command', choices=['prepare', 'run', 'report', 'all'])
     p.add_argument('--source', help='d2l-en checkout directory or GITDIR@REV (prepare/all)')
     p.add_argument('--work', default='/tmp/d2l')
+    p.add_argument('--release', choices=sorted(RELEASES), default='v1.0.3',
+                   help="the book's release that --source holds (its chapter list)")
     p.add_argument('--only', nargs='*', help='chapters (e.g. preliminaries) or section globs')
     p.add_argument('--impl', choices=['oracle', 'mxcompat', 'both'], default='both')
     p.add_argument('--timeout', type=int, default=300)
