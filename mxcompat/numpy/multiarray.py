@@ -119,12 +119,16 @@ def _host_tensor(obj, dtype, dev, copy=False):
     elif isinstance(obj, (_np.ndarray, _np.generic)):
         a = _np.asarray(obj)
         if a.dtype.kind not in 'biuf':
-            raise TypeError('mx.np.array: cannot create an array from a NumPy array of dtype %s' % a.dtype)
+            if dtype is None:
+                raise TypeError('mx.np.array: cannot create an array from a NumPy array of dtype %s' % a.dtype)
+            a = _numbers_as(a, dtype)
         t = from_host(a)
     else:
         a = _np.asarray(_host_value(obj))
         if a.dtype.kind not in 'biuf':
-            raise TypeError('mx.np.array: cannot create an array from %r' % (obj,))
+            if dtype is None:
+                raise TypeError('mx.np.array: cannot create an array from %r' % (obj,))
+            a = _numbers_as(a, dtype)
         if dtype is None:
             if not is_np_default_dtype():
                 dtype = torch.float32
@@ -136,6 +140,15 @@ def _host_tensor(obj, dtype, dev, copy=False):
         copy = False
     td = t.dtype if dtype is None else to_torch_dtype(dtype)
     return t.to(device=dev, dtype=td, copy=copy)
+
+
+def _numbers_as(a, dtype):
+    """The NumPy array ``a`` of objects (a DataFrame's ``.values`` mixing floats and bools) or strings as ``dtype``:
+    MXNet's ``np.array(a, dtype)`` lets NumPy convert it, and raises NumPy's message as a TypeError where it cannot."""
+    try:
+        return _np.asarray(a, dtype=to_np_dtype(to_torch_dtype(dtype)))
+    except (TypeError, ValueError) as e:
+        raise TypeError(str(e)) from None
 
 
 def _host_value(obj):

@@ -220,3 +220,15 @@ def test_array_from_host_copies_and_keeps_dtype():
                 onp.testing.assert_array_equal(a.asnumpy(), before)  # (a copy, not the host buffer)
     with pytest.raises(TypeError):
         np.array(onp.array(['a']))
+
+
+def test_array_of_a_host_object_array_with_a_dtype():
+    # D2L's kaggle-house-price: d2l.tensor(frame.values, dtype=float32), the frame mixing float and bool columns
+    # (MXNet 1.9.1 lets NumPy convert: [[1.5, 1.], [2., 0.]] float32; no dtype: an error; strings: NumPy's error)
+    obj = onp.array([[1.5, True], [2, False]], dtype=object)
+    for dtype in (onp.float32, 'float64'):
+        a = np.array(obj, dtype=dtype)
+        assert a.dtype == onp.dtype(dtype)
+        onp.testing.assert_array_equal(a.asnumpy(), [[1.5, 1.], [2., 0.]])
+    with pytest.raises(TypeError, match='could not convert string to float'):
+        np.array(onp.array(['a', 'b']), dtype='float32')
