@@ -7,8 +7,12 @@ Differs from MXNet:
   pixels may differ by 1 (and float32 ones by an ulp) from OpenCV's SIMD paths. Unsupported dtypes (float16, int8,
   int64, ...) raise ``MXNetTypeError``, as does int32 with an interpolation other than nearest (OpenCV's rule); MXNet
   rejects those too, or returns garbage.
-* Random numbers come from torch's generator (seeded by ``mx.random.seed``), so the draws differ from MXNet's; given
-  the same factor the pixels are MXNet's, including its quirks: uint8 results are truncated (not rounded),
+* On the CPU the random ops draw MXNet 1.9.1's numbers from its single engine (``mshadow::Random<cpu>``, seeded
+  by ``mx.random.seed``) with libstdc++'s distributions: the flips a ``bernoulli_distribution`` (a double canonical
+  number below 0.5 keeps the image), the factors a ``uniform_real_distribution<float>``, the jitter's order a
+  ``std::shuffle`` of the four adjustments, the lighting alphas one ``normal_distribution<float>``. On CUDA (or
+  with ``mx.random.set_streams('torch')``) they come from torch's generator. Given the same factor the pixels are
+  MXNet's, including its quirks: uint8 results are truncated (not rounded),
   ``random_saturation`` mixes each channel with ``0.114 * blue`` only, ``random_hue`` with the transform's
   factor near 1 rotates by about a full turn, and colour math is done in float32 even for float64 images.
 * ``flip_*`` also copy the middle row/column of an odd-sized image (MXNet leaves it unwritten unless in place).
@@ -22,7 +26,9 @@ import torch
 
 from ..base import MXNetValueError, MXNetTypeError, device_values, dtype_name
 from .registry import defop, REQUIRED
+from . import _mxrandom
 from ._cv_resize import resize_hwc
+from ._mt19937 import canonical_f32, canonical_f64
 
 _X = ('data',)
 
@@ -174,7 +180,12 @@ defop('_image_crop', _X, [('x', 'int', REQUIRED), ('y', 'int', REQUIRED), ('widt
 
 
 # ---- flips ---------------------------------------------------------------------------------------------------------
-def _coin():
+def _coin(device):
+    """``std::bernoulli_distribution()(engine)``: true (MXNet keeps the image) when a double canonical number is
+    below 0.5."""
+    if _mxrandom.on(device):
+        first, second = _mxrandom.SINGLE.draw(2)
+        return bool(canonical_f64(first, second) < 0.5)
     return bool(torch.rand((), dtype=torch.float64) < 0.5)
 
 
@@ -183,7 +194,7 @@ def _flip(axis, random):
 
     def impl(x):
         _check_channels(name, x, (3,))
-        if random and _coin():
+        if random and _coin(x.device):
             return x.clone()
         return x.flip(axis)
     defop(name, _X, (), impl, aliases=_alias(name), infer=_same if random else None,
@@ -297,10 +308,15 @@ def _lighting(x, alpha):
 
 
 # ---- random colour operators ---------------------------------------------------------------------------------------
-def _uniform(lo, hi):
-    """A float32 draw in [lo, hi) (MXNet's ``uniform_real_distribution<float>``), from torch's generator."""
-    u = torch.rand((), dtype=torch.float64).item()
-    return float(np.float32(lo + (hi - lo) * u))
+def _uniform(lo, hi, device):
+    """``uniform_real_distribution<float>(lo, hi)(engine)``: u * (hi - lo) + lo in float32, u a float canonical
+    number of the single engine (torch's generator where MXNet's streams are off)."""
+    lo, hi = np.float32(lo), np.float32(hi)
+    if _mxrandom.on(device):
+        u = canonical_f32(_mxrandom.SINGLE.draw(1))[0]
+    else:
+        u = np.float32(torch.rand((), dtype=torch.float64).item())
+    return float(u * (hi - lo) + lo)
 
 
 def _nonneg(name):
@@ -315,7 +331,7 @@ def _nonneg(name):
 def _random_enhance(name, adjust, doc):
     def impl(x, min_factor, max_factor):
         _check_channels(name, x, (3,))
-        return adjust(x, _uniform(min_factor, max_factor))
+        return adjust(x, _uniform(min_factor, max_factor, x.device))
     defop(name, _X, [('min_factor', _nonneg('min_factor'), REQUIRED), ('max_factor', _nonneg('max_factor'), REQUIRED)],
           impl, infer=_same, aliases=_alias(name), doc=doc)
 
@@ -329,16 +345,17 @@ _random_enhance('_image_random_hue', _hue, 'Rotate the hue of an HxWxC image by 
 def _random_color_jitter(x, brightness, contrast, saturation, hue):
     op = '_image_random_color_jitter'
     _check_channels(op, x, (3,))
-    out = x
-    for k in torch.randperm(4).tolist():
+    out, dev = x, x.device
+    order = _mxrandom.shuffle_order(4, True).tolist() if _mxrandom.on(dev) else torch.randperm(4).tolist()
+    for k in order:
         if k == 0 and brightness > 0:
-            out = _brightness(out, 1.0 + _uniform(-brightness, brightness))
+            out = _brightness(out, 1.0 + _uniform(-brightness, brightness, dev))
         elif k == 1 and contrast > 0:
-            out = _contrast(out, 1.0 + _uniform(-contrast, contrast))
+            out = _contrast(out, 1.0 + _uniform(-contrast, contrast, dev))
         elif k == 2 and saturation > 0:
-            out = _saturation(out, 1.0 + _uniform(-saturation, saturation))
+            out = _saturation(out, 1.0 + _uniform(-saturation, saturation, dev))
         elif k == 3 and hue > 0:
-            out = _hue(out, _uniform(-hue, hue))
+            out = _hue(out, _uniform(-hue, hue, dev))
     return out.clone() if out is x else out
 
 
@@ -358,7 +375,10 @@ def _adjust_lighting(x, alpha):
 
 def _random_lighting(x, alpha_std):
     _check_channels('_image_random_lighting', x, (3,))
-    alpha = (torch.randn(3, dtype=torch.float64) * alpha_std).numpy()  # host: drawn on the CPU
+    if _mxrandom.on(x.device):  # one normal_distribution<float>(0, alpha_std) for the three alphas
+        alpha = _mxrandom.single_normal(3) * np.float32(alpha_std)
+    else:
+        alpha = (torch.randn(3, dtype=torch.float64) * alpha_std).numpy()  # host: drawn on the CPU
     return _lighting(x, alpha)
 
 

@@ -1,8 +1,10 @@
 """The ``_image_*`` operators (mx.nd.image / mx.sym.image) against MXNet 1.9.1: outputs on fixed images (including
 the random colour ops with min_factor == max_factor, which makes them deterministic), errors, Normalize's gradient,
-the symbolic path, and the random ops' distributions.
+the symbolic path, the random ops' distributions, and their draws from MXNet's single CPU engine after
+``mx.random.seed``.
 
-Goldens: tests/fixtures/gluon_data (gen_gluon_data.py, IMAGE_CASES / IMAGE_ERRORS)."""
+Goldens: tests/fixtures/gluon_data (gen_gluon_data.py, IMAGE_CASES / IMAGE_ERRORS) and tests/fixtures/image_random
+(gen_image_random.py)."""
 import numpy as np
 import pytest
 import torch
@@ -11,6 +13,7 @@ import mxcompat as mx
 from mxcompat.base import MXNetError, MXNetTypeError, MXNetValueError
 from mxcompat.gluon.data.vision import transforms as T  # noqa: F401  (used by the golden expressions)
 from mxcompat.operator import registry
+from tests._fixtures import FIXTURES, load_generator
 from tests.gluon.data.golden import ARR, GOLD
 
 I = mx.nd.image  # noqa: E741
@@ -146,7 +149,7 @@ def test_resize_keep_ratio_shape_inference():
 def test_random_flips_are_fair_coins():
     x = mx.nd.array(ARR['IMG'], dtype='uint8')
     for op, axis in ((I.random_flip_left_right, 1), (I.random_flip_top_bottom, 0)):
-        torch.manual_seed(0)
+        mx.random.seed(0)
         flipped = 0
         for _ in range(400):
             y = op(x).asnumpy()
@@ -158,7 +161,7 @@ def test_random_flips_are_fair_coins():
 
 def test_random_brightness_factor_range():
     x = mx.nd.array(ARR['FIMG'])
-    torch.manual_seed(1)
+    mx.random.seed(1)
     ratios = []
     for _ in range(300):
         r = I.random_brightness(x, 0.5, 1.5).asnumpy() / ARR['FIMG']
@@ -170,7 +173,7 @@ def test_random_brightness_factor_range():
 @pytest.mark.parametrize('op', ['contrast', 'saturation'])
 def test_random_contrast_saturation_are_affine_with_factor_in_range(op):
     x = mx.nd.array(ARR['FIMG'])
-    torch.manual_seed(2)
+    mx.random.seed(2)
     for _ in range(20):
         y = getattr(I, 'random_' + op)(x, 0.3, 0.9).asnumpy()
         # y = alpha * x + (something constant per pixel for saturation / per image for contrast)
@@ -187,12 +190,12 @@ def test_random_hue_factor_one_is_a_full_turn():
 def test_random_color_jitter():
     x = mx.nd.array(ARR['FIMG'])
     np.testing.assert_array_equal(I.random_color_jitter(x, 0, 0, 0, 0).asnumpy(), ARR['FIMG'])
-    torch.manual_seed(3)
+    mx.random.seed(3)
     for _ in range(20):
         r = I.random_color_jitter(x, 0.4, 0, 0, 0).asnumpy() / ARR['FIMG']
         assert 0.6 - 1e-5 <= r.flat[0] <= 1.4 + 1e-5
         np.testing.assert_allclose(r, r.flat[0], rtol=1e-5)
-    torch.manual_seed(4)
+    mx.random.seed(4)
     outs = {I.random_color_jitter(x, 0.3, 0.3, 0.3, 0.1).asnumpy().tobytes() for _ in range(5)}
     assert len(outs) == 5
 
@@ -200,7 +203,7 @@ def test_random_color_jitter():
 def test_random_lighting_shift():
     x = mx.nd.array(ARR['FIMG'])
     np.testing.assert_array_equal(I.random_lighting(x, 0.0).asnumpy(), ARR['FIMG'])
-    torch.manual_seed(5)
+    mx.random.seed(5)
     shifts = []
     for _ in range(200):
         d = I.random_lighting(x, 0.1).asnumpy() - ARR['FIMG']
@@ -216,3 +219,36 @@ def test_random_ops_follow_mx_random_seed():
     a = I.random_color_jitter(x, 0.3, 0.3, 0.3, 0.3).asnumpy()
     mx.random.seed(11)
     np.testing.assert_array_equal(I.random_color_jitter(x, 0.3, 0.3, 0.3, 0.3).asnumpy(), a)
+
+
+# ---- MXNet's random numbers ---------------------------------------------------------------------------------------
+RANDOM_CASES = load_generator('image_random', 'gen_image_random.py')
+RANDOM_GOLD = np.load(FIXTURES + '/image_random/image_random.npz')
+
+
+@pytest.mark.parametrize('name', sorted(RANDOM_CASES.CASES))
+def test_random_ops_draw_mxnet_numbers(name):
+    """Seeded sequences of the random ops and transforms give MXNet 1.9.1's outputs: the same flips, factors,
+    jitter orders and lighting alphas from the single engine, which mx.np.random shares and mx.nd.random does not."""
+    ours = np.stack([o.asnumpy() for o in RANDOM_CASES.CASES[name](mx, mx.nd.image)])
+    ref = RANDOM_GOLD[name]
+    assert ours.dtype == ref.dtype and ours.shape == ref.shape
+    if ref.dtype == np.uint8:
+        np.testing.assert_array_equal(ours, ref)
+    else:
+        np.testing.assert_allclose(ours, ref, rtol=1e-6, atol=1e-4)
+
+
+def test_random_ops_torch_streams():
+    """With torch's streams the ops draw from torch's generator (seeded by mx.random.seed too)."""
+    x = mx.nd.array(ARR['IMG'], dtype='uint8')
+    prev = mx.random.set_streams('torch')
+    try:
+        mx.random.seed(1)
+        a = [I.random_color_jitter(x, 0.3, 0.3, 0.3, 0.3).asnumpy() for _ in range(3)]
+        torch.manual_seed(12345)
+        mx.random.seed(1)
+        b = [I.random_color_jitter(x, 0.3, 0.3, 0.3, 0.3).asnumpy() for _ in range(3)]
+    finally:
+        mx.random.set_streams(prev)
+    np.testing.assert_array_equal(np.stack(a), np.stack(b))
