@@ -417,7 +417,10 @@ def _avg_pool(x, k, s, p, ceil_mode, include_pad, divisor=None):
 
 def _global_pool(x, pool_type, p_value, dims):
     if pool_type == 'max':
-        return torch.amax(x, dims, keepdim=True)
+        # MXNet's gradient goes to the first maximum of each channel (row-major), not split among ties as amax's
+        keep = [1 if d in dims else n for d, n in enumerate(x.shape)]
+        xs = x.movedim(-1, 1) if dims[0] == 1 else x  # channels-last data: channels next to the batch
+        return torch.max(xs.flatten(2), 2).values.reshape(keep)
     if pool_type == 'avg':
         return torch.mean(x, dims, keepdim=True)
     if pool_type == 'sum':

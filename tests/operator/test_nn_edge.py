@@ -280,3 +280,43 @@ def test_float16_pooling_is_float32_pooling_rounded(ctx, pool_type, ndim):
     assert y16.dtype == g16.dtype == np.float16
     np.testing.assert_array_equal(y16, y32.astype(np.float16))
     np.testing.assert_allclose(g16, g32, rtol=2e-3, atol=2e-3)
+
+
+# ---- global max pooling: ties ---------------------------------------------------------------------------------------
+# MXNet 1.9.1 (CPU, float32) sends each channel's gradient to its first maximum in row-major order, where torch.amax
+# would split it among the tied elements (D2L's TextCNN pools windows of all-zero GloVe rows: ties are common)
+GLOBAL_MAX_TIES = [  # data, kernel, MXNet's output and gradient for the head 1, 2, 3, ...
+    ([[[1, 3, 3, 2], [5, 5, 5, 5]], [[0, 0, -1, 0], [2, 7, 1, 7]]], (1,), [3, 5, 0, 7],
+     [0, 1, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 4, 0, 0]),
+    ([[[[1, 3, 2], [3, 2, 3]], [[4, 4, 4], [4, 4, 4]]]], (1, 1), [3, 4], [0, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0]),
+    ([[[[[1, 2], [2, 0]], [[2, 1], [2, 2]]]]], (1, 1, 1), [2], [0, 1, 0, 0, 0, 0, 0, 0])]
+
+
+@pytest.mark.parametrize('data,kernel,out,grad', GLOBAL_MAX_TIES, ids=['1d', '2d', '3d'])
+@pytest.mark.parametrize('channels_last', [False, True])
+def test_global_max_pooling_gradient_goes_to_first_maximum(ctx, data, kernel, out, grad, channels_last):
+    x = np.array(data, dtype=np.float32)
+    layout = {1: 'NWC', 2: 'NHWC', 3: 'NDHWC'}[len(kernel)] if channels_last else None
+    data = mx.nd.array(np.moveaxis(x, 1, -1) if channels_last else x, ctx=ctx)
+    data.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Pooling(data, kernel=kernel, global_pool=True, pool_type='max', layout=layout)
+    head = np.arange(1, y.size + 1, dtype=np.float32).reshape(x.shape[:2] + (1,) * len(kernel))
+    y.backward(mx.nd.array(np.moveaxis(head, 1, -1) if channels_last else head, ctx=ctx))
+    g = data.grad.asnumpy()
+    np.testing.assert_array_equal(y.asnumpy().ravel(), out)
+    np.testing.assert_array_equal((np.moveaxis(g, -1, 1) if channels_last else g).ravel(), grad)
+
+
+def test_gluon_global_max_pool_hybridized_gradient_goes_to_first_maximum():
+    x = np.array([[[1, 3, 3, 2], [5, 5, 5, 5]], [[0, 0, -1, 0], [2, 7, 1, 7]]], dtype=np.float32)
+    for hybrid in (False, True):
+        pool = mx.gluon.nn.GlobalMaxPool1D()
+        if hybrid:
+            pool.hybridize()
+        data = mx.nd.array(x)
+        data.attach_grad()
+        with mx.autograd.record():
+            y = pool(data)
+        y.backward(mx.nd.arange(1, 5).reshape((2, 2, 1)))
+        np.testing.assert_array_equal(data.grad.asnumpy().ravel(), GLOBAL_MAX_TIES[0][3])
