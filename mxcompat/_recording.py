@@ -1,6 +1,7 @@
 """The per-thread autograd state (recording, training) and torch's grad mode switches: what operators, arrays and
 graph runners read while ``mx.autograd`` (a layer above them) changes it."""
 import threading
+import weakref
 
 import torch
 
@@ -14,9 +15,24 @@ class _State(threading.local):
         # a torch-level caller (an Executor with gradients, a GluonModule) runs operators for torch's autograd while
         # mxcompat is not recording: operators must then keep torch's graph (no inference-only kernels)
         self.torch_grads = False
+        # weak references to the arrays recorded since the last backward that freed a graph (see track_recorded)
+        self.recorded = []
+        self.prune_at = 4096
 
 
 STATE = _State()
+
+
+def track_recorded(arr):
+    """Note ``arr``, an array made by a recorded operator: a later ``backward`` (without ``retain_graph``) through
+    its graph makes it a constant, as MXNet clears the autograd entries of the graph it frees (the array's graph in
+    torch is freed too, and using the array in a new recording would make the next backward fail)."""
+    st = STATE
+    lst = st.recorded
+    lst.append(weakref.ref(arr))
+    if len(lst) >= st.prune_at:  # (a long recording without a backward: drop the arrays gone since)
+        lst[:] = [r for r in lst if r() is not None]
+        st.prune_at = max(4096, 2 * len(lst))
 
 # what torch.set_grad_enabled(mode) does, without making its context-manager object (private API; falls back)
 _set_grad_mode = getattr(torch._C, '_set_grad_enabled', torch.set_grad_enabled)

@@ -178,6 +178,71 @@ def _accumulate_backward(ts, gs, retain_graph, own_heads):
         torch.autograd.backward(ts, gs, retain_graph=retain_graph)
 
 
+def _freeze_recorded(heads):
+    """After a backward that freed the graph of tensors ``heads``: the recorded arrays still alive that come out of
+    that graph become constants (their tensors detached, the data shared), as MXNet clears the autograd entries of
+    the operators its backward went through. An operator of MXNet may be several torch nodes (a recurrent layer's
+    final state stacks steps that its output also holds): an array counts as out of the freed graph when its own
+    graph reaches a node of it. Variables (torch's leaves) are never freed; arrays of other graphs keep theirs."""
+    st = STATE
+    targets = {}
+    for ref in st.recorded:
+        a = ref()
+        if a is not None:
+            fn = a._t.grad_fn
+            if fn is not None and not getattr(a._t, '_mx_graph_freed', False):
+                targets.setdefault(fn, []).append(a)
+    st.recorded = []
+    if not targets:
+        return
+    # the freed graph, from the heads (torch's node objects, held here so that their identities stay); a walk that
+    # stops once every array's own node is met, unless some array's node is not in the graph
+    freed = set()
+    stack = [t.grad_fn for t in heads if t.grad_fn is not None]
+    while stack and targets:
+        fn = stack.pop()
+        if fn in freed or _is_leaf_node(fn):
+            continue
+        freed.add(fn)
+        for a in targets.pop(fn, ()):
+            a._t = a._t.detach()
+        stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
+    if not targets:
+        return
+    while stack:
+        fn = stack.pop()
+        if fn not in freed and not _is_leaf_node(fn):
+            freed.add(fn)
+            stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
+    clean = set()
+    for fn, arrays in targets.items():
+        if _reaches(fn, freed, clean):
+            for a in arrays:
+                a._t = a._t.detach()
+        else:
+            st.recorded.extend(weakref.ref(a) for a in arrays)
+
+
+def _is_leaf_node(fn):
+    return type(fn).__name__ == 'AccumulateGrad'
+
+
+def _reaches(fn, freed, clean):
+    """Whether torch node ``fn``'s graph reaches a node in ``freed`` (``clean``: nodes known not to; grows)."""
+    stack, path = [fn], []
+    while stack:
+        n = stack.pop()
+        if n in freed:
+            clean.difference_update(path)  # (what this walk met is not known clean)
+            return True
+        if n in clean or _is_leaf_node(n):
+            continue
+        clean.add(n)
+        path.append(n)
+        stack.extend(nxt for nxt, _ in n.next_functions if nxt is not None)
+    return False
+
+
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     """Compute gradients of ``heads`` into the ``.grad`` of the marked variables."""
     ts, gs = _heads(heads, head_grads)
@@ -192,6 +257,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
         if not retain_graph:
             for t in ts:
                 t._mx_graph_freed = True
+            if STATE.recorded:
+                _freeze_recorded(ts)
     except RuntimeError as e:
         raise MXNetError('autograd.backward: %s' % str(e).splitlines()[0]) from None
     finally:

@@ -210,3 +210,60 @@ def test_scopes_set_and_restore_torch_grad_mode(setter, monkeypatch):
         with autograd.record():
             raise ValueError
     assert torch.is_grad_enabled() == start and not autograd.is_recording()
+
+
+def test_arrays_of_a_freed_graph_become_constants():
+    # MXNet's backward (without retain_graph) clears the graph it went through: an array recorded in it is a constant
+    # when a later recording uses it (D2L 0.17.6's train_epoch_ch8 carries an RNN state across batches so); an array
+    # of another recorded graph keeps its gradient. Values of MXNet 1.9.1.
+    x = mx.np.array([1., 2.])
+    x.attach_grad()
+    with autograd.record():
+        a = x * 2
+        l1 = a.sum()
+        b = mx.np.sin(x)
+        b.sum()
+    l1.backward()
+    assert x.grad.tolist() == [2., 2.]
+    with autograd.record():
+        l3 = (b * x).sum() + (a * x).sum()
+    l3.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [3.3817732334136963, 4.077003479003906], rtol=1e-6)
+    y = mx.nd.array([0.5, 1.5])
+    y.attach_grad()
+    with autograd.record():
+        h = mx.nd.tanh(y * 3)
+        l = (h * h).sum()
+    l.backward()
+    np.testing.assert_allclose(y.grad.asnumpy(), [0.9813977479934692, 0.002960070502012968], rtol=1e-5)
+    with autograd.record():
+        l = (mx.nd.exp(h) * y).sum()
+    l.backward()
+    np.testing.assert_allclose(y.grad.asnumpy(), [2.4722983837127686, 2.717611074447632], rtol=1e-6)
+    with pytest.raises(MXNetError, match='retain_graph'):
+        l.backward()
+
+
+def test_a_recurrent_state_carried_across_backward_passes():
+    # a gluon GRU's final state (several torch nodes, some shared with its output) fed to the next batch
+    mx.npx.set_np()
+    try:
+        mx.random.seed(0)
+        layer = mx.gluon.rnn.GRU(3)
+        layer.initialize()
+        state = layer.begin_state(batch_size=2)
+        X = mx.np.arange(12).reshape((2, 2, 3)) / 10
+        losses = []
+        for _ in range(3):
+            for s in state:
+                s.detach()  # (returns a new array: the book's no-op)
+            with autograd.record():
+                Y, state = layer(X, state)
+                l = (Y * Y).sum()
+            l.backward()
+            losses.append(float(l))
+        np.testing.assert_allclose(losses, [0.0032845772802829742, 0.006638107821345329, 0.007790095172822475],
+                                   rtol=1e-5)
+        np.testing.assert_allclose(layer.l0_h2h_weight.grad().sum().item(), 0.0015388771425932646, rtol=1e-4)
+    finally:
+        mx.npx.reset_np()

@@ -24,7 +24,7 @@ operator's torch implementation runs on the input tensors. Any other call goes t
 (``register.make_function``), which handles sparse inputs, ``out=``, extra keywords and errors.
 """
 from .register import (OpState as _OpState, _UNSET as _Null, _finish, _op_error, _given, NDArray as _NDArray,
-                       _STATE, _PROF, MXNetError as _MXNetError)
+                       _STATE, _PROF, MXNetError as _MXNetError, _track_recorded as _track)
 
 _type = type
 _object_new = object.__new__
@@ -52,9 +52,12 @@ def {name}({signature}):
 '''
 # one input, one output, not a view: ``_hit`` is a function of the tensor; the result is wrapped inline
 RUN = '''                _r = _hit({i0}._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, {i0}._ctx
                 return _a'''
 # otherwise ``_hit`` is the parsed attributes
@@ -62,7 +65,7 @@ CALL = '                return _finish({o}.op, {o}.impl({tensors}**_hit), ({inpu
 
 
 HEADER_NAMES = {'_OpState', '_Null', '_finish', '_op_error', '_given', '_NDArray', '_STATE', '_PROF', '_MXNetError',
-                '_type', '_object_new'}
+                '_type', '_object_new', '_track'}
 
 
 def generated_names(registry, populated):

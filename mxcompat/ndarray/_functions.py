@@ -7,7 +7,7 @@ operator's torch implementation runs on the input tensors. Any other call goes t
 (``register.make_function``), which handles sparse inputs, ``out=``, extra keywords and errors.
 """
 from .register import (OpState as _OpState, _UNSET as _Null, _finish, _op_error, _given, NDArray as _NDArray,
-                       _STATE, _PROF, MXNetError as _MXNetError)
+                       _STATE, _PROF, MXNetError as _MXNetError, _track_recorded as _track)
 
 _type = type
 _object_new = object.__new__
@@ -24,9 +24,12 @@ def Activation(data=None, act_type=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -101,9 +104,12 @@ def BlockGrad(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -142,9 +148,12 @@ def Cast(data=None, dtype=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -309,9 +318,12 @@ def GridGenerator(data=None, transform_type=_Null, target_shape=_Null, out=None,
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -386,9 +398,12 @@ def L2Normalization(data=None, eps=_Null, mode=_Null, out=None, name=None, **kwa
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -409,9 +424,12 @@ def LRN(data=None, alpha=_Null, beta=_Null, knorm=_Null, nsize=_Null, out=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -522,9 +540,12 @@ def MakeLoss(data=None, grad_scale=_Null, valid_thresh=_Null, normalization=_Nul
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -545,9 +566,12 @@ def Pad(data=None, mode=_Null, pad_width=_Null, constant_value=_Null, out=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -568,9 +592,12 @@ def Pooling(data=None, kernel=_Null, pool_type=_Null, global_pool=_Null, cudnn_o
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -591,9 +618,12 @@ def Pooling_v1(data=None, kernel=_Null, pool_type=_Null, global_pool=_Null, pool
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -776,9 +806,12 @@ def SoftmaxActivation(data=None, mode=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -871,9 +904,12 @@ def _DivScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **kwa
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -912,9 +948,12 @@ def _EqualScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **k
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -953,9 +992,12 @@ def _GreaterEqualScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=No
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -976,9 +1018,12 @@ def _GreaterScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, *
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1035,9 +1080,12 @@ def _HypotScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **k
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1076,9 +1124,12 @@ def _LesserEqualScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=Non
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1099,9 +1150,12 @@ def _LesserScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1158,9 +1212,12 @@ def _MaximumScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, *
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1199,9 +1256,12 @@ def _MinimumScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, *
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1240,9 +1300,12 @@ def _MinusScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **k
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1281,9 +1344,12 @@ def _ModScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **kwa
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1322,9 +1388,12 @@ def _MulScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **kwa
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1345,9 +1414,12 @@ def _NotEqualScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1404,9 +1476,12 @@ def _PlusScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **kw
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1445,9 +1520,12 @@ def _PowerScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **k
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1468,9 +1546,12 @@ def _RDivScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **kw
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1491,9 +1572,12 @@ def _RMinusScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1514,9 +1598,12 @@ def _RModScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **kw
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1537,9 +1624,12 @@ def _RPowerScalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1614,9 +1704,12 @@ def _contrib_AdaptiveAvgPooling2D(data=None, output_size=_Null, out=None, name=N
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1763,9 +1856,12 @@ def _contrib_MultiBoxPrior(data=None, sizes=_Null, ratios=_Null, clip=_Null, ste
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -1948,9 +2044,12 @@ def _contrib_arange_like(data=None, start=_Null, step=_Null, repeat=_Null, ctx=_
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2061,9 +2160,12 @@ def _contrib_box_nms(data=None, overlap_thresh=_Null, valid_thresh=_Null, topk=_
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2084,9 +2186,12 @@ def _contrib_box_non_maximum_suppression(data=None, overlap_thresh=_Null, valid_
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2179,9 +2284,12 @@ def _contrib_div_sqrt_dim(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2220,9 +2328,12 @@ def _contrib_fft(data=None, compute_size=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2243,9 +2354,12 @@ def _contrib_getnnz(data=None, axis=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2266,9 +2380,12 @@ def _contrib_gradientmultiplier(data=None, scalar=_Null, is_int=_Null, out=None,
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2325,9 +2442,12 @@ def _contrib_ifft(data=None, compute_size=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2348,9 +2468,12 @@ def _contrib_index_array(data=None, axes=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2425,9 +2548,12 @@ def _contrib_interleaved_matmul_selfatt_qk(queries_keys_values=None, heads=_Null
         if _hit is not None:
             try:
                 _r = _hit(queries_keys_values._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, queries_keys_values._ctx
                 return _a
             except _MXNetError:
@@ -2466,9 +2592,12 @@ def _contrib_isfinite(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2489,9 +2618,12 @@ def _contrib_isinf(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2512,9 +2644,12 @@ def _contrib_isnan(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2535,9 +2670,12 @@ def _contrib_quadratic(data=None, a=_Null, b=_Null, c=_Null, out=None, name=None
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2774,9 +2912,12 @@ def _contrib_round_ste(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2797,9 +2938,12 @@ def _contrib_sign_ste(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2820,9 +2964,12 @@ def _copy(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2861,9 +3008,12 @@ def _crop_assign_scalar(data=None, scalar=_Null, begin=_Null, end=_Null, step=_N
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2902,9 +3052,12 @@ def _div_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **kw
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -2961,9 +3114,12 @@ def _equal_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3056,9 +3212,12 @@ def _greater_equal_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3079,9 +3238,12 @@ def _greater_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3138,9 +3300,12 @@ def _hypot_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3179,9 +3344,12 @@ def _image_adjust_lighting(data=None, alpha=_Null, out=None, name=None, **kwargs
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3220,9 +3388,12 @@ def _image_flip_left_right(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3243,9 +3414,12 @@ def _image_flip_top_bottom(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3266,9 +3440,12 @@ def _image_normalize(data=None, mean=_Null, std=_Null, out=None, name=None, **kw
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3289,9 +3466,12 @@ def _image_random_brightness(data=None, min_factor=_Null, max_factor=_Null, out=
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3312,9 +3492,12 @@ def _image_random_color_jitter(data=None, brightness=_Null, contrast=_Null, satu
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3335,9 +3518,12 @@ def _image_random_contrast(data=None, min_factor=_Null, max_factor=_Null, out=No
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3358,9 +3544,12 @@ def _image_random_flip_left_right(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3381,9 +3570,12 @@ def _image_random_flip_top_bottom(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3404,9 +3596,12 @@ def _image_random_hue(data=None, min_factor=_Null, max_factor=_Null, out=None, n
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3427,9 +3622,12 @@ def _image_random_lighting(data=None, alpha_std=_Null, out=None, name=None, **kw
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3450,9 +3648,12 @@ def _image_random_saturation(data=None, min_factor=_Null, max_factor=_Null, out=
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3473,9 +3674,12 @@ def _image_resize(data=None, size=_Null, keep_ratio=_Null, interp=_Null, out=Non
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3496,9 +3700,12 @@ def _image_to_tensor(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3555,9 +3762,12 @@ def _lesser_equal_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=N
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3578,9 +3788,12 @@ def _lesser_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, *
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -3601,9 +3814,12 @@ def _linalg_det(A=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -3642,9 +3858,12 @@ def _linalg_extracttrian(A=None, offset=_Null, lower=_Null, out=None, name=None,
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -3737,9 +3956,12 @@ def _linalg_makediag(A=None, offset=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -3760,9 +3982,12 @@ def _linalg_maketrian(A=None, offset=_Null, lower=_Null, out=None, name=None, **
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -3837,9 +4062,12 @@ def _linalg_sumlogdiag(A=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -3878,9 +4106,12 @@ def _linalg_syrk(A=None, transpose=_Null, alpha=_Null, out=None, name=None, **kw
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -3973,9 +4204,12 @@ def _logical_and_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=No
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4014,9 +4248,12 @@ def _logical_or_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=Non
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4055,9 +4292,12 @@ def _logical_xor_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=No
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4096,9 +4336,12 @@ def _maximum_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4137,9 +4380,12 @@ def _minimum_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4178,9 +4424,12 @@ def _minus_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4219,9 +4468,12 @@ def _mod_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **kw
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4278,9 +4530,12 @@ def _mul_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **kw
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4319,9 +4574,12 @@ def _not_equal_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4342,9 +4600,12 @@ def _np_cumsum(a=None, axis=_Null, dtype=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(a._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, a._ctx
                 return _a
             except _MXNetError:
@@ -4383,9 +4644,12 @@ def _npx__image_adjust_lighting(data=None, alpha=_Null, out=None, name=None, **k
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4424,9 +4688,12 @@ def _npx__image_flip_left_right(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4447,9 +4714,12 @@ def _npx__image_flip_top_bottom(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4470,9 +4740,12 @@ def _npx__image_normalize(data=None, mean=_Null, std=_Null, out=None, name=None,
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4493,9 +4766,12 @@ def _npx__image_random_brightness(data=None, min_factor=_Null, max_factor=_Null,
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4516,9 +4792,12 @@ def _npx__image_random_color_jitter(data=None, brightness=_Null, contrast=_Null,
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4539,9 +4818,12 @@ def _npx__image_random_contrast(data=None, min_factor=_Null, max_factor=_Null, o
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4562,9 +4844,12 @@ def _npx__image_random_flip_left_right(data=None, out=None, name=None, **kwargs)
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4585,9 +4870,12 @@ def _npx__image_random_flip_top_bottom(data=None, out=None, name=None, **kwargs)
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4608,9 +4896,12 @@ def _npx__image_random_hue(data=None, min_factor=_Null, max_factor=_Null, out=No
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4631,9 +4922,12 @@ def _npx__image_random_lighting(data=None, alpha_std=_Null, out=None, name=None,
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4654,9 +4948,12 @@ def _npx__image_random_saturation(data=None, min_factor=_Null, max_factor=_Null,
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4677,9 +4974,12 @@ def _npx__image_resize(data=None, size=_Null, keep_ratio=_Null, interp=_Null, ou
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4700,9 +5000,12 @@ def _npx__image_to_tensor(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4723,9 +5026,12 @@ def _npx_activation(data=None, act_type=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4890,9 +5196,12 @@ def _npx_log_softmax(data=None, axis=_Null, temperature=_Null, dtype=_Null, use_
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -4913,9 +5222,12 @@ def _npx_pooling(data=None, kernel=_Null, pool_type=_Null, global_pool=_Null, cu
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5026,9 +5338,12 @@ def _plus_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **k
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5067,9 +5382,12 @@ def _power_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5108,9 +5426,12 @@ def _random_exponential_like(data=None, lam=_Null, out=None, name=None, **kwargs
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5149,9 +5470,12 @@ def _random_gamma_like(data=None, alpha=_Null, beta=_Null, out=None, name=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5190,9 +5514,12 @@ def _random_generalized_negative_binomial_like(data=None, mu=_Null, alpha=_Null,
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5231,9 +5558,12 @@ def _random_negative_binomial_like(data=None, k=_Null, p=_Null, out=None, name=N
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5272,9 +5602,12 @@ def _random_normal_like(data=None, loc=_Null, scale=_Null, out=None, name=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5457,9 +5790,12 @@ def _random_poisson_like(data=None, lam=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5516,9 +5852,12 @@ def _random_uniform_like(data=None, low=_Null, high=_Null, out=None, name=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5539,9 +5878,12 @@ def _ravel_multi_index(data=None, shape=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5562,9 +5904,12 @@ def _rdiv_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **k
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5585,9 +5930,12 @@ def _rminus_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, *
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5608,9 +5956,12 @@ def _rmod_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, **k
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5631,9 +5982,12 @@ def _rpower_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=None, *
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5654,9 +6008,12 @@ def _sample_exponential(lam=None, shape=_Null, dtype=_Null, out=None, name=None,
         if _hit is not None:
             try:
                 _r = _hit(lam._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, lam._ctx
                 return _a
             except _MXNetError:
@@ -5767,9 +6124,12 @@ def _sample_poisson(lam=None, shape=_Null, dtype=_Null, out=None, name=None, **k
         if _hit is not None:
             try:
                 _r = _hit(lam._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, lam._ctx
                 return _a
             except _MXNetError:
@@ -5844,9 +6204,12 @@ def _scatter_minus_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5867,9 +6230,12 @@ def _scatter_plus_scalar(data=None, scalar=_Null, is_int=_Null, out=None, name=N
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -5962,9 +6328,12 @@ def _shuffle(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6003,9 +6372,12 @@ def _slice_assign_scalar(data=None, scalar=_Null, begin=_Null, end=_Null, step=_
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6062,9 +6434,12 @@ def _square_sum(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6103,9 +6478,12 @@ def _unravel_index(data=None, shape=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6144,9 +6522,12 @@ def abs(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6185,9 +6566,12 @@ def all_finite(data=None, init_output=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6208,9 +6592,12 @@ def amp_cast(data=None, dtype=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6231,9 +6618,12 @@ def arccos(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6254,9 +6644,12 @@ def arccosh(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6277,9 +6670,12 @@ def arcsin(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6300,9 +6696,12 @@ def arcsinh(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6323,9 +6722,12 @@ def arctan(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6346,9 +6748,12 @@ def arctanh(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6369,9 +6774,12 @@ def argmax(data=None, axis=_Null, keepdims=_Null, out=None, name=None, **kwargs)
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6392,9 +6800,12 @@ def argmax_channel(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6415,9 +6826,12 @@ def argmin(data=None, axis=_Null, keepdims=_Null, out=None, name=None, **kwargs)
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6438,9 +6852,12 @@ def argsort(data=None, axis=_Null, is_ascend=_Null, dtype=_Null, out=None, name=
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6929,9 +7346,12 @@ def cast(data=None, dtype=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6952,9 +7372,12 @@ def cast_storage(data=None, stype=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6975,9 +7398,12 @@ def cbrt(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -6998,9 +7424,12 @@ def ceil(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7039,9 +7468,12 @@ def clip(data=None, a_min=_Null, a_max=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7062,9 +7494,12 @@ def col2im(data=None, output_size=_Null, kernel=_Null, stride=_Null, dilate=_Nul
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7085,9 +7520,12 @@ def cos(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7108,9 +7546,12 @@ def cosh(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7167,9 +7608,12 @@ def cumsum(a=None, axis=_Null, dtype=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(a._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, a._ctx
                 return _a
             except _MXNetError:
@@ -7190,9 +7634,12 @@ def degrees(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7213,9 +7660,12 @@ def depth_to_space(data=None, block_size=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7254,9 +7704,12 @@ def digamma(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7367,9 +7820,12 @@ def erf(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7390,9 +7846,12 @@ def erfinv(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7413,9 +7872,12 @@ def exp(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7454,9 +7916,12 @@ def expm1(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7495,9 +7960,12 @@ def fix(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7536,9 +8004,12 @@ def flip(data=None, axis=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7559,9 +8030,12 @@ def floor(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7618,9 +8092,12 @@ def gamma(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7641,9 +8118,12 @@ def gammaln(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7682,9 +8162,12 @@ def hard_sigmoid(data=None, alpha=_Null, beta=_Null, out=None, name=None, **kwar
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7705,9 +8188,12 @@ def identity(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7728,9 +8214,12 @@ def im2col(data=None, kernel=_Null, stride=_Null, dilate=_Null, pad=_Null, out=N
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -7787,9 +8276,12 @@ def linalg_det(A=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -7828,9 +8320,12 @@ def linalg_extracttrian(A=None, offset=_Null, lower=_Null, out=None, name=None, 
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -7923,9 +8418,12 @@ def linalg_makediag(A=None, offset=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -7946,9 +8444,12 @@ def linalg_maketrian(A=None, offset=_Null, lower=_Null, out=None, name=None, **k
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -8023,9 +8524,12 @@ def linalg_sumlogdiag(A=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -8046,9 +8550,12 @@ def linalg_syrk(A=None, transpose=_Null, alpha=_Null, out=None, name=None, **kwa
         if _hit is not None:
             try:
                 _r = _hit(A._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, A._ctx
                 return _a
             except _MXNetError:
@@ -8105,9 +8612,12 @@ def log(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8128,9 +8638,12 @@ def log10(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8151,9 +8664,12 @@ def log1p(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8174,9 +8690,12 @@ def log2(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8197,9 +8716,12 @@ def log_softmax(data=None, axis=_Null, temperature=_Null, dtype=_Null, use_lengt
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8220,9 +8742,12 @@ def logical_not(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8243,9 +8768,12 @@ def make_loss(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8266,9 +8794,12 @@ def max(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, name=Non
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8289,9 +8820,12 @@ def max_axis(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, nam
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8312,9 +8846,12 @@ def mean(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, name=No
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8335,9 +8872,12 @@ def min(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, name=Non
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8358,9 +8898,12 @@ def min_axis(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, nam
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8525,9 +9068,12 @@ def nanprod(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, name
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8548,9 +9094,12 @@ def nansum(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, name=
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8571,9 +9120,12 @@ def negative(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8594,9 +9146,12 @@ def norm(data=None, ord=_Null, axis=_Null, out_dtype=_Null, keepdims=_Null, out=
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8635,9 +9190,12 @@ def one_hot(indices=None, depth=_Null, on_value=_Null, off_value=_Null, dtype=_N
         if _hit is not None:
             try:
                 _r = _hit(indices._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, indices._ctx
                 return _a
             except _MXNetError:
@@ -8658,9 +9216,12 @@ def ones_like(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8681,9 +9242,12 @@ def pad(data=None, mode=_Null, pad_width=_Null, constant_value=_Null, out=None, 
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8722,9 +9286,12 @@ def prod(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, name=No
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -8745,9 +9312,12 @@ def radians(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9056,9 +9626,12 @@ def ravel_multi_index(data=None, shape=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9079,9 +9652,12 @@ def rcbrt(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9102,9 +9678,12 @@ def reciprocal(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9125,9 +9704,12 @@ def relu(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9148,9 +9730,12 @@ def repeat(data=None, repeats=_Null, axis=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9207,9 +9792,12 @@ def reverse(data=None, axis=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9230,9 +9818,12 @@ def rint(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9289,9 +9880,12 @@ def round(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9312,9 +9906,12 @@ def rsqrt(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9335,9 +9932,12 @@ def sample_exponential(lam=None, shape=_Null, dtype=_Null, out=None, name=None, 
         if _hit is not None:
             try:
                 _r = _hit(lam._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, lam._ctx
                 return _a
             except _MXNetError:
@@ -9448,9 +10048,12 @@ def sample_poisson(lam=None, shape=_Null, dtype=_Null, out=None, name=None, **kw
         if _hit is not None:
             try:
                 _r = _hit(lam._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, lam._ctx
                 return _a
             except _MXNetError:
@@ -9543,9 +10146,12 @@ def shape_array(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9566,9 +10172,12 @@ def shuffle(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9589,9 +10198,12 @@ def sigmoid(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9612,9 +10224,12 @@ def sign(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9671,9 +10286,12 @@ def sin(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9694,9 +10312,12 @@ def sinh(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9717,9 +10338,12 @@ def size_array(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9794,9 +10418,12 @@ def smooth_l1(data=None, scalar=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9853,9 +10480,12 @@ def softmin(data=None, axis=_Null, temperature=_Null, dtype=_Null, use_length=_N
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9876,9 +10506,12 @@ def softsign(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9899,9 +10532,12 @@ def sort(data=None, axis=_Null, is_ascend=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9922,9 +10558,12 @@ def space_to_depth(data=None, block_size=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9963,9 +10602,12 @@ def sqrt(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -9986,9 +10628,12 @@ def square(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -10027,9 +10672,12 @@ def stop_gradient(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -10050,9 +10698,12 @@ def sum(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, name=Non
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -10073,9 +10724,12 @@ def sum_axis(data=None, axis=_Null, keepdims=_Null, exclude=_Null, out=None, nam
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -10132,9 +10786,12 @@ def tan(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -10155,9 +10812,12 @@ def tanh(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -10178,9 +10838,12 @@ def tile(data=None, reps=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -10237,9 +10900,12 @@ def trunc(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -10278,9 +10944,12 @@ def unravel_index(data=None, shape=_Null, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:
@@ -10319,9 +10988,12 @@ def zeros_like(data=None, out=None, name=None, **kwargs):
         if _hit is not None:
             try:
                 _r = _hit(data._t)
-                if _r.requires_grad and not _STATE.recording:
-                    _r = _r.detach()
                 _a = _object_new(_NDArray)
+                if _r.requires_grad:
+                    if _STATE.recording:
+                        _track(_a)
+                    else:
+                        _r = _r.detach()
                 _a._t, _a._ctx = _r, data._ctx
                 return _a
             except _MXNetError:

@@ -18,7 +18,7 @@ from .. import kernels
 from .. import _profstate
 from .. import _intgrad
 from .._intgrad import _IntGradTensor
-from .._recording import STATE as _STATE
+from .._recording import STATE as _STATE, track_recorded as _track_recorded
 from ..base import (MXNetError, MXNetValueError, MXNetTypeError, MXNetIndexError, numeric_types, to_torch_dtype,
                     to_np_dtype, from_host)
 from ..context import Context, current_context, cpu
@@ -46,9 +46,12 @@ _op = _internal = _sparse = None
 
 def _wrap(t, ctx):
     """A new NDArray around tensor ``t``. Outside ``autograd.record()`` the result carries no graph (MXNet)."""
-    if t.requires_grad and not _STATE.recording:
-        t = t.detach()
     a = _object_new(NDArray)
+    if t.requires_grad:
+        if _STATE.recording:
+            _track_recorded(a)
+        else:
+            t = t.detach()
     a._t = t
     a._ctx = ctx
     return a
@@ -165,9 +168,12 @@ def _arith_method(array_op, scalar_op, compute, scalar, general):
             r = scalar(t, float(other), True)
         else:
             return general(self, other)
-        if r.requires_grad and not _STATE.recording:
-            r = r.detach()
         a = _object_new(NDArray)
+        if r.requires_grad:
+            if _STATE.recording:
+                _track_recorded(a)
+            else:
+                r = r.detach()
         a._t = r
         a._ctx = self._ctx
         return a

@@ -8,7 +8,7 @@ import torch
 from ..base import MXNetError, MXNetTypeError, MXNetValueError
 from ..context import current_context
 from ..operator import custom, registry
-from .ndarray import NDArray, _wrap, _STATE
+from .ndarray import NDArray, _wrap, _STATE, _track_recorded  # noqa: F401  (_functions' fast paths)
 from .. import _profstate
 
 _PROF = _profstate.FLAGS

@@ -12,6 +12,7 @@ from ..base import MXNetValueError, MXNetTypeError
 from ..context import current_context
 from ..ndarray.ndarray import NDArray, _broadcast_error, _check_recorded_write
 from ..util import _check_ufunc_kwargs
+from .._recording import track_recorded as _track_recorded
 from .multiarray import (ndarray, _dtypes_differ, _dtype_name, _np_wrap, _operand, _legacy_error, _scalar_as,
                          _array_input, _default_float, _write, promote)
 
@@ -680,9 +681,12 @@ def dot(a, b, out=None):
             except RuntimeError:
                 pass
             else:
-                if r.requires_grad and not _STATE.recording:
-                    r = r.detach()
                 w = _new(ndarray)
+                if r.requires_grad:
+                    if _STATE.recording:
+                        _track_recorded(w)
+                    else:
+                        r = r.detach()
                 w._t = r
                 w._ctx = a._ctx
                 w._dt = a._dt  # (the operands' one dtype)

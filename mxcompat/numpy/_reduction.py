@@ -10,6 +10,7 @@ import torch
 from .. import autograd as _ag
 from ..base import MXNetValueError, MXNetTypeError, MXNetIndexError, to_torch_dtype, unsupported
 from ..operator.extra_ops import cumsum_along
+from .._recording import track_recorded as _track_recorded
 from .multiarray import ndarray, _np_wrap, _array_input, _default_float, promote
 from ._op import _finish, _new, _STATE, _WIDE_FLOATS
 
@@ -86,9 +87,12 @@ def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):  # no
         else:
             r = None
         if r is not None:
-            if r.requires_grad and not _STATE.recording:
-                r = r.detach()
             w = _new(ndarray)
+            if r.requires_grad:
+                if _STATE.recording:
+                    _track_recorded(w)
+                else:
+                    r = r.detach()
             w._t = r
             w._ctx = a._ctx
             w._dt = d

@@ -16,6 +16,7 @@ import torch
 
 from .. import _intgrad
 from .. import autograd as _ag
+from .._recording import track_recorded as _track_recorded
 from ..base import (MXNetError, MXNetValueError, MXNetIndexError, MXNetTypeError, to_torch_dtype, to_np_dtype,
                     from_host)
 from ..context import Context, current_context
@@ -52,9 +53,12 @@ def _ctx(ctx):
 
 def _np_wrap(t, ctx):
     """A new ``mx.np.ndarray`` around tensor ``t`` (outside ``autograd.record()`` without a graph)."""
-    if t.requires_grad and not _STATE.recording:
-        t = t.detach()
     a = _object_new(ndarray)
+    if t.requires_grad:
+        if _STATE.recording:
+            _track_recorded(a)
+        else:
+            t = t.detach()
     a._t = t
     a._ctx = ctx
     a._dt = None
@@ -415,9 +419,12 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
                 raise MXNetIndexError(str(e).replace('dimension', 'axis')) from None
             except (RuntimeError, TypeError) as e:
                 raise MXNetIndexError('ndarray of shape %s: invalid index %r (%s)' % (self.shape, key, e)) from None
-        if r.requires_grad and not _STATE.recording:  # (_np_wrap, inline: a call costs 3% of a[3])
-            r = r.detach()
-        a = _object_new(ndarray)
+        a = _object_new(ndarray)  # (_np_wrap, inline: a call costs 3% of a[3])
+        if r.requires_grad:
+            if _STATE.recording:
+                _track_recorded(a)
+            else:
+                r = r.detach()
         a._t = r
         a._ctx = self._ctx
         a._dt = self._dt
