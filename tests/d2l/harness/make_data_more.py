@@ -8,10 +8,13 @@ requests stand-in serves d2l.download()'s files by URL basename:
   ml-100k.zip             ml-100k/u.data: "user item rating timestamp" tab-separated, users 1..U and items 1..I all
                           present (read_data_ml100k counts unique ids and uses them as index bounds), U < I as in
                           MovieLens (evaluate_ranking draws item ids from range(num_users)), ratings 1..5, each
-                          (user, item) once, timestamps distinct within a user.
+                          (user, item) once, timestamps distinct within a user. 40 users rating 100-140 of 300
+                          items each: AutoRec batches items by 256 and Caser (seqrec) windows of 6 ratings by 4096,
+                          both with last_batch='rollover', and d2l's trainers divide by the number of batches.
   ctr.zip                 ctr/train.csv and ctr/test.csv: a 0/1 label and 34 categorical fields (hex tokens, some
-                          empty), tab-separated, no header (d2l.CTRDataset); at least 2048 rows each, since the
-                          sections load them with batch_size=2048 and last_batch='rollover'.
+                          empty), tab-separated, no header (d2l.CTRDataset); the sections load them with
+                          batch_size=2048 and last_batch='rollover', and d2l.train_ch13 needs 5 batches or more
+                          (its progress test divides by num_batches // 5): 10300 training rows, 2100 test rows.
   pokemon.zip             pokemon/<class>/<n>.png: small RGB images in class folders (ImageFolderDataset); PNG, so
                           that MXNet's and mxcompat's decoders read the same pixels.
 Everything comes from fixed seeds; zip entries carry a fixed date, so the files are byte-identical on every run.
@@ -27,10 +30,10 @@ import numpy as np
 # profile -> (airfoil rows, ml-100k users, items, ratings a user (lo, hi), ctr train rows, ctr test rows,
 #             pokemon classes, images a class, image side)
 SIZES = {
-    'small': (400, 60, 100, (8, 30), 2100, 2060, 8, 4, 32),
-    'tiny': (400, 40, 70, (8, 25), 2100, 2060, 4, 4, 32),
-    'micro': (200, 30, 50, (6, 20), 2060, 2050, 4, 2, 24),
-    'nano': (200, 20, 40, (6, 15), 2060, 2050, 2, 4, 16),
+    'small': (400, 40, 300, (100, 140), 10300, 2100, 8, 4, 32),
+    'tiny': (400, 40, 300, (100, 140), 10300, 2100, 4, 4, 32),
+    'micro': (200, 40, 300, (100, 140), 10300, 2100, 4, 2, 24),
+    'nano': (200, 40, 300, (100, 140), 10300, 2100, 2, 4, 16),
 }
 DATE = (2020, 1, 1, 0, 0, 0)
 
@@ -62,7 +65,7 @@ def airfoil(path, n_rows, seed=0):
 
 def ml100k(path, n_users, n_items, per_user, seed=0):
     rng = np.random.RandomState(seed)
-    popularity = 1.0 / np.arange(1, n_items + 1) ** 0.7
+    popularity = 1.0 / np.arange(1, n_items + 1) ** 0.3
     popularity /= popularity.sum()
     taste = rng.normal(0, 1, size=(n_users, 3))
     traits = rng.normal(0, 1, size=(n_items, 3))
