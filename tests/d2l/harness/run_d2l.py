@@ -70,7 +70,7 @@ RELEASES = {
 # data-size profile per chapter or section (first match wins); see make_data.PROFILES
 PROFILE_RULES = [('convolutional-modern__batch-norm', 'micro'), ('convolutional-modern__*', 'nano'),
                  ('attention-mechanisms-and-transformers__vision-*', 'nano'),
-                 ('recurrent-*', 'tiny'), ('*', 'small')]
+                 ('recurrent-*', 'tiny'), ('optimization__lr-scheduler', 'micro'), ('*', 'small')]
 NUM = re.compile(r'[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|\bnan\b|[-+]?\binf\b')
 TIMING = re.compile(r'\bsec\b|examples/sec|tokens/sec|\bms\b')
 SHELL = re.compile(r'<<<d2l-shell.*?d2l-shell>>>\n?', re.S)
