@@ -138,11 +138,11 @@ _STATE = _ag.STATE
 _NO_DTYPE = object()
 
 
-def _binary_fast(name, fn, direct, float_direct, number_fn, general):
+def _binary_fast(name, fn, direct, float_direct, number_fn, general):  # noqa: C901 (fast paths written out inline)
     """(function, operator method) computing ``fn`` straight on the tensors in the common cases (two arrays of one
     dtype of ``direct``, or a float array of ``float_direct`` and a Python number), else ``general``. Written out
     for each kind of result (see _binary_fast_cmp): every check here is on the per-call budget."""
-    array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
+    array, new, state, track = ndarray, _new, _STATE, _track_recorded  # (closure cells: faster than globals)
     f32 = torch.float32 if torch.float32 in direct else _NO_DTYPE  # (never an array's _dt, None included)
 
     def f(x1, x2, out=None, **kwargs):
@@ -154,18 +154,24 @@ def _binary_fast(name, fn, direct, float_direct, number_fn, general):
                         r = fn(x1._t, x2._t)
                     except RuntimeError as e:
                         raise _broadcast_error(name, x1._t, x2._t, e) from None
-                    if r.requires_grad and not state.recording:  # (variables used outside autograd.record())
-                        r = r.detach()
                     w = new(array)
+                    if r.requires_grad:  # (variables used outside autograd.record())
+                        if state.recording:
+                            track(w)
+                        else:
+                            r = r.detach()
                     w._t = r
                     w._ctx = x1._ctx
                     w._dt = da
                     return w
             elif (type(x2) is float or type(x2) is int) and da in float_direct:
                 r = number_fn(x1._t, x2)
-                if r.requires_grad and not state.recording:
-                    r = r.detach()
                 w = new(array)
+                if r.requires_grad:
+                    if state.recording:
+                        track(w)
+                    else:
+                        r = r.detach()
                 w._t = r
                 w._ctx = x1._ctx
                 w._dt = da
@@ -181,9 +187,12 @@ def _binary_fast(name, fn, direct, float_direct, number_fn, general):
                     r = fn(self._t, other._t)
                 except RuntimeError as e:
                     raise _broadcast_error(name, self._t, other._t, e) from None
-                if r.requires_grad and not state.recording:
-                    r = r.detach()
                 w = new(array)
+                if r.requires_grad:
+                    if state.recording:
+                        track(w)
+                    else:
+                        r = r.detach()
                 w._t = r
                 w._ctx = self._ctx
                 w._dt = da
@@ -445,7 +454,7 @@ def _unary(name, fn, host_name=None, float_only=False):
     bool_ok = name in _BOOL_OK
     direct = frozenset((torch.float16, torch.float32, torch.float64) if float_only else
                        [d for d in _DTYPES if d is not torch.bool or bool_ok])
-    array, new, state = ndarray, _new, _STATE  # (closure cells: read faster than module globals)
+    array, new, state, track = ndarray, _new, _STATE, _track_recorded  # (closure cells: faster than globals)
     general = _unary_general(name, fn, host_fn, bool_ok, float_only)
     f32 = torch.float32 if torch.float32 in direct else _NO_DTYPE
 
@@ -454,9 +463,12 @@ def _unary(name, fn, host_name=None, float_only=False):
             d = x._dt
             if d is f32 or d in direct:  # the common case: a float array, nothing to convert
                 r = fn(x._t)
-                if r.requires_grad and not state.recording:
-                    r = r.detach()
                 w = new(array)
+                if r.requires_grad:
+                    if state.recording:
+                        track(w)
+                    else:
+                        r = r.detach()
                 w._t = r
                 w._ctx = x._ctx
                 w._dt = None if bool_ok else d  # (isnan and the like give bool)
@@ -471,9 +483,12 @@ def _unary(name, fn, host_name=None, float_only=False):
             d = self._dt = t.dtype
         if d in direct:
             r = fn(t)
-            if r.requires_grad and not state.recording:
-                r = r.detach()
             w = new(array)
+            if r.requires_grad:
+                if state.recording:
+                    track(w)
+                else:
+                    r = r.detach()
             w._t = r
             w._ctx = self._ctx
             w._dt = None if bool_ok else d
