@@ -10,6 +10,7 @@ import torch
 from .. import autograd as _ag
 from ..base import MXNetValueError, MXNetTypeError, MXNetIndexError, to_torch_dtype, unsupported
 from ..operator.extra_ops import cumsum_along
+from ..operator.reduce import extremum_with_ties
 from .._recording import track_recorded as _track_recorded
 from .multiarray import ndarray, _np_wrap, _array_input, _default_float, promote
 from ._op import _finish, _new, _STATE, _WIDE_FLOATS
@@ -55,7 +56,7 @@ def _reduce(fn, t, axes, keepdims, **kw):
     if axes is None:
         axes = tuple(range(t.dim()))
         if not keepdims:
-            return fn(t, **kw) if fn is not torch.amax and fn is not torch.amin else fn(t, dim=axes)
+            return fn(t, **kw)
     if not axes:  # (no axis reduced: the elements themselves, in the dtype asked for)
         return t.to(kw['dtype'], copy=True) if 'dtype' in kw else t.clone()
     return fn(t, dim=axes, keepdim=keepdims, **kw)
@@ -236,17 +237,31 @@ def _extreme(name, fn, fast_fn):
     return f
 
 
+def _tied(fn):
+    """``fn`` (torch.amax or amin) over ``dim`` (None: all), the gradient to every tied element as in MXNet."""
+    def f(t, dim=None, keepdim=False):
+        return extremum_with_ties(fn, t, tuple(range(t.dim())) if dim is None else dim, keepdim)
+    return f
+
+
+_amax, _amin = _tied(torch.amax), _tied(torch.amin)
+
+
 def _max(t, axis=None):
+    if t.requires_grad:
+        return _amax(t, None if axis is None else (axis,))
     return torch.max(t) if axis is None else torch.amax(t, axis)  # (torch.max of all elements is the cheaper)
 
 
 def _min(t, axis=None):
+    if t.requires_grad:
+        return _amin(t, None if axis is None else (axis,))
     return torch.min(t) if axis is None else torch.amin(t, axis)
 
 
-max = _extreme('max', torch.amax, _max)  # noqa: A001
+max = _extreme('max', _amax, _max)  # noqa: A001
 amax = max
-min = _extreme('min', torch.amin, _min)  # noqa: A001
+min = _extreme('min', _amin, _min)  # noqa: A001
 amin = min
 
 

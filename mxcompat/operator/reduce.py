@@ -96,13 +96,17 @@ class _ExtremumGrad(torch.autograd.Function):
         return grad * (x == out_keep).to(grad.dtype), None
 
 
+def extremum_with_ties(fn, x, axes, keep):
+    """``fn`` (torch.amax or amin) of ``x`` over ``axes`` whose gradient goes to every element equal to the result,
+    in full (MXNet's rule for ties, mx.nd's and mx.np's alike; torch splits it among them)."""
+    out = fn(x, dim=axes, keepdim=True)
+    if x.requires_grad and torch.is_grad_enabled():
+        out = _ExtremumGrad.apply(x, out.detach())
+    return out if keep else out.squeeze(axes)
+
+
 def _extremum(fn):
-    def red(x, axes, keep):
-        out = fn(x, dim=axes, keepdim=True)
-        if x.requires_grad and torch.is_grad_enabled():
-            out = _ExtremumGrad.apply(x, out.detach())
-        return out if keep else out.squeeze(axes)
-    return red
+    return lambda x, axes, keep: extremum_with_ties(fn, x, axes, keep)
 
 
 def _sum(x, axes, keep):
