@@ -15,7 +15,7 @@ from .. import kvstore as _kvstore
 from .. import optimizer as opt
 from ..autograd import STATE as _AG
 from ..ndarray.ndarray import NDArray
-from ..base import MXNetAssertionError, MXNetTypeError, MXNetValueError
+from ..base import MXNetAssertionError, MXNetError, MXNetTypeError, MXNetValueError
 from .parameter import ParameterDict, Parameter, _check
 
 __all__ = ['Trainer']
@@ -271,6 +271,14 @@ class Trainer:
             raise UserWarning('Possible change in the `batch_size` from previous `step` detected. Optimizer '
                               'gradient normalizing factor will not change w.r.t new batch_size when '
                               'update_on_kvstore=True and when distributed kvstore is used.')
+        if isinstance(scale, NDArray):
+            # MXNet's update operators parse the factor from the array's text: a 0-d mx.np array (D2L's
+            # trainer.step(num_tokens)) is its number, any other array is refused (here kept as the float)
+            if scale.ndim != 0:
+                raise MXNetError('Trainer.step: batch_size gives the optimizer attribute rescale_grad an array of '
+                                 'shape %s, not a number (MXNet: "Some trailing characters could not be parsed")'
+                                 % (scale.shape,))
+            scale = float(scale.item())
         self._optimizer.rescale_grad = scale
 
     def _forbid_on_kvstore(self, api):
@@ -279,7 +287,9 @@ class Trainer:
                'to False when creating trainer.' % api)
 
     def step(self, batch_size, ignore_stale_grad=False):
-        """One update: gradients are summed across contexts, rescaled by ``1/batch_size`` and applied."""
+        """One update: gradients are summed across contexts, rescaled by ``1/batch_size`` and applied.
+        ``batch_size`` may be a 0-d ``mx.np`` array; differs from MXNet: the optimizer's ``rescale_grad`` then holds
+        the factor as a float, where MXNet keeps the array (its operators read the number from its text)."""
         self._check_and_rescale_grad(self._scale / batch_size)
         self._ready()
         self._allreduce_grads()

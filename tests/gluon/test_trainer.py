@@ -84,3 +84,32 @@ def test_load_optimizer_states_written_by_mxnet(nctx, tmp_path):
 def test_gluon_mlp_example_prints_what_mxnet_prints():
     got, want = example_output('gluon_mlp')
     assert got == want
+
+
+@pytest.mark.parametrize('opt, first', [('adam', [-0.09316673874855042, -0.08700238913297653, -0.06987413018941879]),
+                                        ('sgd', [-0.14316610991954803, -0.13700175285339355, -0.11987350136041641])])
+def test_step_with_a_0d_np_array_batch_size(opt, first):
+    # D2L 0.17.6's train_seq2seq: trainer.step(num_tokens), num_tokens = Y_valid_len.sum() (a 0-d mx.np array);
+    # MXNet's update operators parse the rescale factor from the array's text. Weights of MXNet 1.9.1.
+    mx.npx.set_np()
+    try:
+        mx.random.seed(0)
+        net = gluon.nn.Dense(2, in_units=3)
+        net.initialize()
+        tr = gluon.Trainer(net.collect_params(), opt, {'learning_rate': 0.1})
+        with mx.autograd.record():
+            l = (net(mx.np.ones((4, 3))) * 3).sum()
+        l.backward()
+        tr.step(mx.np.array(8.))
+        np.testing.assert_allclose(net.weight.data().asnumpy().ravel()[:3], first, rtol=1e-6)
+    finally:
+        mx.npx.reset_np()
+    # a legacy (1,)-shaped array is refused, as MXNet's operators refuse its text
+    net = gluon.nn.Dense(2, in_units=3)
+    net.initialize()
+    tr = gluon.Trainer(net.collect_params(), opt, {'learning_rate': 0.1})
+    with mx.autograd.record():
+        l = net(mx.nd.ones((4, 3))).sum()
+    l.backward()
+    with pytest.raises(mx.base.MXNetError, match='rescale_grad'):
+        tr.step(mx.nd.array([8.]))
