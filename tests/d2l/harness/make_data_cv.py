@@ -20,8 +20,9 @@ and into base/mxnet_home:
   models/{resnet18_v2-a81db45f,resnet34_v2-9d6b80bb,vgg19-ad2f660d}.params
                                 Gluon model-zoo files under the names MXNet's model_store expects: the zoo nets
                                 initialized by REAL MXNet (the oracle) after mx.random.seed(0) with MSRA-scaled
-                                Gaussian weights (so activations keep their scale through the depth) and saved with
-                                save_parameters, so both sides load the same weights
+                                Gaussian weights (so activations keep their scale through the depth), the ResNets'
+                                BatchNorm running statistics from 30 training passes over a batch of noise, and
+                                saved with save_parameters, so both sides load the same weights
 
 Images are smooth class-dependent patterns with a little noise (they compress well and classifiers see something);
 everything comes from fixed seeds. Sizes are the same in every profile (the chapter runs in 'small'). They are the
@@ -252,6 +253,15 @@ mx.random.seed(0)
 net = vision.get_model(name)
 net.initialize(mx.init.Xavier(rnd_type='gaussian', factor_type='in', magnitude=2))
 net(mx.nd.zeros((1, 3, 224, 224)))
+if 'resnet' in name:
+    # BatchNorm's running statistics from training-mode passes over normalized noise, as a trained net's would
+    # be: in inference the features keep their scale through the blocks instead of growing block after block
+    # (MXNet updates them in the backward pass)
+    x = mx.nd.random.normal(shape=(4, 3, 224, 224))
+    for _ in range(30):
+        with mx.autograd.record():
+            y = net(x)
+        y.backward()
 net.save_parameters(out)
 '''
 
