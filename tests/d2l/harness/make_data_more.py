@@ -17,6 +17,8 @@ requests stand-in serves d2l.download()'s files by URL basename:
                           (its progress test divides by num_batches // 5): 10300 training rows, 2100 test rows.
   pokemon.zip             pokemon/<class>/<n>.png: small RGB images in class folders (ImageFolderDataset); PNG, so
                           that MXNet's and mxcompat's decoders read the same pixels.
+and into ``base/mxnet_home/datasets/mnist`` MNIST's four IDX files (gluon.data.vision.MNIST, read by the appendix's
+naive-bayes section): make_data's FashionMNIST generator with another seed, 1000 training and 200 test images.
 Everything comes from fixed seeds; zip entries carry a fixed date, so the files are byte-identical on every run.
 """
 import io
@@ -26,6 +28,8 @@ import zipfile
 import zlib
 
 import numpy as np
+
+import make_data  # (its IDX writer; make_data imports this module only when it runs)
 
 # profile -> (airfoil rows, ml-100k users, items, ratings a user (lo, hi), ctr train rows, ctr test rows,
 #             pokemon classes, images a class, image side)
@@ -147,3 +151,4 @@ def write(base, profile):
     ml100k(os.path.join(hub, 'ml-100k.zip'), n_users, n_items, per_user)
     ctr(os.path.join(hub, 'ctr.zip'), n_ctr_train, n_ctr_test)
     pokemon(os.path.join(hub, 'pokemon.zip'), n_cls, per_cls, side)
+    make_data.fashion_mnist(os.path.join(base, 'mxnet_home', 'datasets', 'mnist'), 1000, 200, seed=1)
