@@ -29,9 +29,9 @@ everything comes from fixed seeds. Sizes are the same in every profile (the chap
 smallest that run each section's book code as far as it goes cheaply: the training loops of image-augmentation,
 fine-tuning, fcn, kaggle-cifar10 and kaggle-dog compute ``(i + 1) % (num_batches // 5)`` and so stop with
 ZeroDivisionError after their first step (on MXNet too) unless an epoch has at least 5 batches, which at the book's
-batch sizes, image sizes and epochs costs MXNet 5 to 15 minutes a section on one CPU thread (FULL_RUN says what each
-needs). The banana set lets SSD train to its end (one batch an epoch); VOC's has the segmentation section's batch of
-64 and one test batch of 32 for FCN.
+batch sizes, image sizes and epochs costs MXNet 10 to 70 minutes a section on one CPU thread (FULL says what each
+needs; ``D2L_CV_FULL=1`` writes those sizes). The banana set lets SSD train to its end (one batch an epoch); VOC's
+has the segmentation section's batch of 64 and one test batch of 32 for FCN.
 """
 import io
 import os
@@ -44,18 +44,21 @@ import zipfile
 import numpy as np
 from PIL import Image
 
-# examples per split; FULL_RUN: what a section's training loop needs to reach its end instead (>= 5 batches)
+# examples per split (FULL: what makes every training loop reach its end, >= 5 batches an epoch and a validation
+# batch; written instead when D2L_CV_FULL=1, for runs with a long --timeout: MXNet needs about 10 to 70 minutes
+# a section on one CPU thread; neural-style's 500 epochs of VGG-19 at 450x300 take about an hour whatever the data)
 SIZES = dict(cifar10=(8, 16),            # train records in each of the 5 batches, test records
              hotdog=(8, 4),              # per class: train, test (the section shows 8 of each class)
              banana=(10, 4),             # train, val (the book shows 10 training images)
              voc=(66, 4, 34, 2),         # train kept, train too small, val kept, val too small
              kaggle_cifar10=(5, 5),      # train per class (10 classes), test
              kaggle_dog=(8, 5, 4))       # train per breed, breeds, test
-FULL_RUN = {'image-augmentation': 'CIFAR-10 train >= 1025 (5 batches of 256; resnet18, 10 epochs)',
-            'fine-tuning': 'hotdog train >= 513 (5 batches of 128 at 224x224; resnet18_v2, 2 x 5 epochs)',
-            'fcn': 'VOC train >= 160 of at least 320x480 (5 batches of 32; 5 epochs)',
-            'kaggle-cifar10': 'train >= 160 after the split (5 batches of 32; 2 x 20 epochs)',
-            'kaggle-dog': 'train >= 160 after the split (5 batches of 32 at 224x224; 2 x 10 epochs)'}
+FULL = dict(cifar10=(205, 256),          # 1025: 5 batches of 256 (resnet18, 10 epochs)
+            hotdog=(257, 50),            # 514: 5 batches of 128 at 224x224 (resnet18_v2, 2 x 5 epochs)
+            banana=(32, 8),
+            voc=(160, 4, 34, 2),         # 5 batches of 32 at 320x480, one test batch (5 epochs)
+            kaggle_cifar10=(40, 5),      # 4 per class held out: one validation batch of 32 (2 x 20 epochs)
+            kaggle_dog=(40, 8, 8))       # 4 per breed held out: one validation batch (2 x 10 epochs)
 
 CIFAR_CLASSES = ['airplane', 'automobile', 'bird', 'cat', 'deer', 'dog', 'frog', 'horse', 'ship', 'truck']
 DOG_BREEDS = ['affenpinscher', 'afghan_hound', 'african_hunting_dog', 'airedale',
@@ -278,15 +281,16 @@ def zoo_model(folder, name):
 
 
 def write(base, profile):
+    sizes = FULL if os.environ.get('D2L_CV_FULL') == '1' else SIZES
     hub = os.path.join(base, 'hub')
     home = os.path.join(base, 'mxnet_home')
     os.makedirs(hub, exist_ok=True)
-    cifar10(os.path.join(home, 'datasets', 'cifar10'), *SIZES['cifar10'])
-    hotdog(os.path.join(hub, 'hotdog.zip'), *SIZES['hotdog'])
-    bananas(os.path.join(hub, 'banana-detection.zip'), *SIZES['banana'])
-    voc2012(os.path.join(hub, 'VOCtrainval_11-May-2012.tar'), *SIZES['voc'])
-    kaggle_cifar10(os.path.join(hub, 'kaggle_cifar10_tiny.zip'), *SIZES['kaggle_cifar10'])
-    kaggle_dog(os.path.join(hub, 'kaggle_dog_tiny.zip'), *SIZES['kaggle_dog'])
+    cifar10(os.path.join(home, 'datasets', 'cifar10'), *sizes['cifar10'])
+    hotdog(os.path.join(hub, 'hotdog.zip'), *sizes['hotdog'])
+    bananas(os.path.join(hub, 'banana-detection.zip'), *sizes['banana'])
+    voc2012(os.path.join(hub, 'VOCtrainval_11-May-2012.tar'), *sizes['voc'])
+    kaggle_cifar10(os.path.join(hub, 'kaggle_cifar10_tiny.zip'), *sizes['kaggle_cifar10'])
+    kaggle_dog(os.path.join(hub, 'kaggle_dog_tiny.zip'), *sizes['kaggle_dog'])
     # the oracle's weights do not depend on the profile: made once, linked (or copied) into the other profiles
     models = os.path.join(home, 'models')
     for name, short in MODELS.items():
