@@ -6,6 +6,15 @@ import weakref
 import torch
 
 
+class Recorded(list):
+    """Weak references to recorded arrays; ``prune_at``: the length at which the dead ones are dropped next."""
+    __slots__ = ('prune_at',)
+
+    def __init__(self, refs=()):
+        super().__init__(refs)
+        self.prune_at = 4096
+
+
 class _State(threading.local):
     def __init__(self):
         super().__init__()
@@ -16,23 +25,23 @@ class _State(threading.local):
         # mxcompat is not recording: operators must then keep torch's graph (no inference-only kernels)
         self.torch_grads = False
         # weak references to the arrays recorded since the last backward that freed a graph (see track_recorded)
-        self.recorded = []
-        self.prune_at = 4096
+        self.recorded = Recorded()
 
 
 STATE = _State()
 
 
-def track_recorded(arr):
+def track_recorded(arr, _ref=weakref.ref):
     """Note ``arr``, an array made by a recorded operator: a later ``backward`` (without ``retain_graph``) through
     its graph makes it a constant, as MXNet clears the autograd entries of the graph it frees (the array's graph in
-    torch is freed too, and using the array in a new recording would make the next backward fail)."""
-    st = STATE
-    lst = st.recorded
-    lst.append(weakref.ref(arr))
-    if len(lst) >= st.prune_at:  # (a long recording without a backward: drop the arrays gone since)
+    torch is freed too, and using the array in a new recording would make the next backward fail). Called for each
+    recorded result: one thread-local read."""
+    lst = STATE.recorded
+    lst.append(_ref(arr))
+    if len(lst) >= lst.prune_at:  # (a long recording without a backward: drop the arrays gone since)
         lst[:] = [r for r in lst if r() is not None]
-        st.prune_at = max(4096, 2 * len(lst))
+        lst.prune_at = max(4096, 2 * len(lst))
+
 
 # what torch.set_grad_enabled(mode) does, without making its context-manager object (private API; falls back)
 _set_grad_mode = getattr(torch._C, '_set_grad_enabled', torch.set_grad_enabled)

@@ -9,7 +9,7 @@ import weakref
 import torch
 
 from .base import MXNetError, MXNetValueError, unsupported
-from ._recording import STATE, _Scope, _set_grad_mode, _without_grad  # noqa: F401  (mx.autograd's state)
+from ._recording import STATE, Recorded, _Scope, _set_grad_mode, _without_grad  # noqa: F401  (mx.autograd's state)
 from ._intgrad import _IntGradTensor, _int_leaf
 from .ndarray.ndarray import NDArray, _wrap
 from .symbol.symbol import Symbol
@@ -189,10 +189,12 @@ def _freeze_recorded(heads):
     for ref in st.recorded:
         a = ref()
         if a is not None:
-            fn = a._t.grad_fn
-            if fn is not None and not getattr(a._t, '_mx_graph_freed', False):
+            t = a._t
+            fn = t.grad_fn
+            # (the heads keep their graph: a second backward through them raises MXNet's error, see backward)
+            if fn is not None and not any(t is h for h in heads):
                 targets.setdefault(fn, []).append(a)
-    st.recorded = []
+    st.recorded = Recorded()
     if not targets:
         return
     # the freed graph, from the heads (torch's node objects, held here so that their identities stay); a walk that
