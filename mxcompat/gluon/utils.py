@@ -109,14 +109,20 @@ def replace_file(src, dst):
                       .format(src, dst)) from None
 
 
-def _fetch(url, fname, sha1_hash, verify_ssl, overwrite):
+def _http_get(url, fname, **kwargs):
+    """``requests.get(url, stream=True, **kwargs)``; the one place mxcompat's downloads (gluon.utils.download,
+    mx.test_utils.download) reach the network."""
     try:
         import requests  # reason: optional dependency, loaded on first use
     except ImportError:
         raise MXNetError('download: fetching %s needs the requests package (pip install requests), or put the '
                          'file at %s yourself' % (url, fname)) from None
+    return requests.get(url, stream=True, **kwargs)
+
+
+def _fetch(url, fname, sha1_hash, verify_ssl, overwrite):
     print('Downloading {} from {}...'.format(fname, url))
-    r = requests.get(url, stream=True, verify=verify_ssl)
+    r = _http_get(url, fname, verify=verify_ssl)
     if r.status_code != 200:
         raise MXNetError('Failed downloading url {}'.format(url))
     tmp = '{}.{}'.format(fname, uuid.uuid4())

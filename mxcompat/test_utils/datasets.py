@@ -1,4 +1,4 @@
-"""Downloads and datasets, from files already on disk only: mxcompat never uses the network."""
+"""Downloads (through ``requests``, as MXNet) and the data sets built on them."""
 import bz2
 import gzip
 import logging
@@ -9,15 +9,15 @@ import zipfile
 import numpy as np
 
 import mxcompat as mx
-from ..base import unsupported as _unsupported
+from ..gluon.utils import _http_get
 
 __all__ = ['download', 'download_model', 'get_mnist', 'get_mnist_pkl', 'get_mnist_ubyte', 'get_cifar10',
            'get_mnist_iterator', 'get_zip_data', 'get_bz2_data']
 
 
 def download(url, fname=None, dirname=None, overwrite=False, retries=5):
-    """The local file name for ``url`` (``fname``/``dirname`` as in MXNet) if that file already exists.
-    Differs from MXNet: mxcompat never downloads; a missing file (or ``overwrite=True``) raises."""
+    """The local file name for ``url`` (``fname``, or the URL's last part, in ``dirname``): an existing file is kept
+    unless ``overwrite``; otherwise it is fetched with ``requests``, ``retries`` more attempts after a failure."""
     assert retries >= 0, 'Number of retries should be at least 0'
     fname = url.split('/')[-1] if fname is None else fname
     if dirname is not None:
@@ -25,14 +25,29 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
     folder = os.path.dirname(fname) if dirname is None else dirname
     if folder and not os.path.exists(folder):
         try:
+            logging.info('create directory %s', folder)
             os.makedirs(folder, exist_ok=True)
         except OSError:
             raise OSError('failed to create ' + folder)
     if not overwrite and os.path.exists(fname):
         logging.info('%s exists, skipping download', fname)
         return fname
-    raise _unsupported('mx.test_utils.download', 'downloading %s' % url,
-                       'mxcompat does not use the network; put the file at %s first' % os.path.abspath(fname))
+    while True:
+        try:
+            r = _http_get(url, fname)
+            assert r.status_code == 200, 'failed to open %s' % url
+            with open(fname, 'wb') as f:
+                for chunk in r.iter_content(chunk_size=1024):
+                    if chunk:
+                        f.write(chunk)
+            break
+        except Exception:  # noqa: BLE001 (retry on any failure, as MXNet)
+            retries -= 1
+            if retries <= 0:
+                raise
+            print('download failed, retrying, {} attempt{} left'.format(retries, 's' if retries > 1 else ''))
+    logging.info('downloaded %s into %s successfully', url, fname)
+    return fname
 
 
 def _default_models():
@@ -52,8 +67,8 @@ def _default_models():
 
 
 def download_model(model_name, dst_dir='./', meta_info=None):
-    """(path prefix, 0) for a model whose ``<dst_dir>/<model_name>-symbol.json`` and ``-0000.params`` files are
-    already there; (None, 0) for a name neither ``meta_info`` nor MXNet's model list has. Nothing is downloaded."""
+    """(path prefix, 0) after ``<dst_dir>/<model_name>-symbol.json`` and ``-0000.params`` are there (downloaded
+    when absent); (None, 0) for a name neither ``meta_info`` nor MXNet's model list has."""
     meta_info = dict(_default_models() if meta_info is None else meta_info)
     if model_name not in meta_info:
         return (None, 0)
@@ -92,7 +107,7 @@ def get_mnist():
 
 
 def get_mnist_pkl():
-    """Needs ``data/mnist.pkl.gz`` to exist already."""
+    """``data/mnist.pkl.gz``, downloaded when absent."""
     if not os.path.isdir('data'):
         os.makedirs('data')
     if not os.path.exists('data/mnist.pkl.gz'):
@@ -108,7 +123,7 @@ def _extract_zip_into_data(url, wanted):
 
 
 def get_mnist_ubyte():
-    """Unpacks ``data/mnist.zip`` into ``data/`` unless the four ubyte files are there already."""
+    """Unpacks ``data/mnist.zip`` (downloaded when absent) into ``data/`` unless the four ubyte files are there."""
     _extract_zip_into_data('http://data.mxnet.io/mxnet/data/mnist.zip',
                            ['train-images-idx3-ubyte', 'train-labels-idx1-ubyte', 't10k-images-idx3-ubyte',
                             't10k-labels-idx1-ubyte'])
@@ -133,7 +148,7 @@ def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
 
 
 def get_zip_data(data_dir, url, data_origin_name):
-    """Unpack ``data_dir/data_origin_name`` (which must exist, or be the file of ``url`` in ``data_dir``)."""
+    """Download ``url`` into ``data_dir`` and unpack it, unless ``data_dir/data_origin_name`` exists."""
     data_origin_name = os.path.join(data_dir, data_origin_name)
     if not os.path.exists(data_origin_name):
         download(url, dirname=data_dir, overwrite=False)
@@ -143,7 +158,7 @@ def get_zip_data(data_dir, url, data_origin_name):
 
 def get_bz2_data(data_dir, data_name, url, data_origin_name):
     """Decompress ``data_dir/data_origin_name`` into ``data_dir/data_name`` (then delete the former) unless the
-    latter exists; the compressed file must already be there."""
+    latter exists; the compressed file is downloaded from ``url`` when absent."""
     data_name = os.path.join(data_dir, data_name)
     if not os.path.exists(data_name):
         data_origin_name = download(url, fname=data_origin_name, dirname=data_dir, overwrite=False)
