@@ -8,12 +8,14 @@ writes
                                                    mx.random.seed(0), so both sides load the same weights
   BASE/hub/<URL's last part>                       what mx.test_utils.download / gluon.utils.download fetch (the
                                                    requests stand-in of tests/d2l/harness/stubs serves them): small
-                                                   generated pictures, ImageNet's label files, archives of pictures
+                                                   generated pictures, ImageNet's label files, archives of pictures,
+                                                   MNIST's IDX files (mx.test_utils.get_mnist), Omniglot's folders
 Fixed seeds: the same files on every run.
 """
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -55,6 +57,20 @@ def picture_folders(n_classes, per_class, prefix, size, seed):
     return files
 
 
+def omniglot(path, seed=3):
+    """images_background.tar.gz: the two Omniglot alphabets the custom-loss tutorial reads (105x105 grey PNGs in
+    ALPHABET/characterNN/ folders), which its reader unpacks by hand."""
+    rng = np.random.RandomState(seed)
+    files = {}
+    for alphabet in ('Tifinagh', 'Inuktitut_(Canadian_Aboriginal_Syllabics)'):
+        for c in range(4):
+            for k in range(5):
+                grey = make_data_cv._picture(rng, 105, 105, c, 4)[..., 0]
+                files['images_background/%s/character%02d/%02d.png' % (alphabet, c + 1, k)] = \
+                    make_data_cv._encode(grey, 'PNG')
+    tar_gz(path, files)
+
+
 def tar_gz(path, files):
     with tarfile.open(path, 'w:gz') as t:
         for name, data in files.items():
@@ -89,6 +105,9 @@ def write(base, models=True):
         f.write(synset())
     with open(os.path.join(hub, 'image_net_labels.json'), 'w') as f:
         json.dump(['class %d' % i for i in range(1000)], f)
+    for name in os.listdir(os.path.join(home, 'datasets', 'mnist')):  # mx.test_utils.get_mnist's files
+        shutil.copyfile(os.path.join(home, 'datasets', 'mnist', name), os.path.join(hub, name))
+    omniglot(os.path.join(hub, 'images_background.tar.gz'))
     tar_gz(os.path.join(hub, '101_ObjectCategories.tar.gz'), picture_folders(4, 6, '101_ObjectCategories', 64, 1))
     tar_gz(os.path.join(hub, 'lfw-deepfunneled.tgz'), picture_folders(8, 8, 'lfw-deepfunneled', 250, 2))
     if models:
