@@ -39,10 +39,11 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import zipfile
 
 import numpy as np
 from PIL import Image
+
+from make_data import write_zip
 
 # examples per split (FULL: what makes every training loop reach its end, >= 5 batches an epoch and a validation
 # batch; written instead when D2L_CV_FULL=1, for runs with a long --timeout: MXNet needs about 10 to 70 minutes
@@ -86,13 +87,6 @@ def _encode(array, fmt, **kwargs):
     return buf.getvalue()
 
 
-def _zip(path, files):
-    """A zip archive of ``files`` ({name: bytes or str}, in order) with fixed timestamps."""
-    with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as z:
-        for name, data in files.items():
-            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            z.writestr(info, data.encode('utf-8') if isinstance(data, str) else data)
 
 
 def _tar(path, files):
@@ -134,7 +128,7 @@ def hotdog(path, n_train, n_test, seed=0):
                 h, w = rng.randint(40, 72), rng.randint(40, 72)
                 files['hotdog/%s/%s/%d.png' % (split, folder, k)] = _encode(_picture(rng, h, w, cls, 2), 'PNG')
                 k += 1
-    _zip(path, files)
+    write_zip(path, files)
 
 
 def bananas(path, n_train, n_val, seed=0):
@@ -153,7 +147,7 @@ def bananas(path, n_train, n_val, seed=0):
             files['banana-detection/%s/images/%d.png' % (split, i)] = _encode(img, 'PNG')
             rows.append('%d.png,0,%d,%d,%d,%d' % (i, x0, y0, x0 + bw, y0 + bh))
         files['banana-detection/%s/label.csv' % split] = '\n'.join(rows) + '\n'
-    _zip(path, files)
+    write_zip(path, files)
 
 
 def _voc_palette():
@@ -222,7 +216,7 @@ def kaggle_cifar10(path, n_per_class, n_test, seed=0):
         files['kaggle_cifar10_tiny/test/%d.png' % (i + 1)] = _encode(
             _picture(rng, 32, 32, rng.randint(10), 10), 'PNG')
     files['kaggle_cifar10_tiny/trainLabels.csv'] = '\n'.join(rows) + '\n'
-    _zip(path, files)
+    write_zip(path, files)
 
 
 def kaggle_dog(path, n_per_breed, n_breeds, n_test, seed=0):
@@ -244,7 +238,7 @@ def kaggle_dog(path, n_per_breed, n_breeds, n_test, seed=0):
         files['kaggle_dog_tiny/test/%s.jpg' % ident()] = _encode(
             _picture(rng, h, w, rng.randint(n_breeds), n_breeds), 'JPEG', quality=85)
     files['kaggle_dog_tiny/labels.csv'] = '\n'.join(rows) + '\n'
-    _zip(path, files)
+    write_zip(path, files)
 
 
 MODEL_SCRIPT = '''

@@ -29,9 +29,10 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import zipfile
 
 import numpy as np
+
+from make_data import write_zip
 
 # content words; the ones the sections look up are in here ('join', 'chip', 'beautiful', 'crane', ...)
 COMMON = ('the of and to a in that is was he for it with as his on be at by i this had not are but from or have '
@@ -93,13 +94,6 @@ def _filler(n, seed):
     return out
 
 
-def _zip(path, files):
-    """A zip archive of ``files`` ({name: bytes or str}) with fixed timestamps."""
-    with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as z:
-        for name, data in files.items():
-            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            z.writestr(info, data.encode('utf-8') if isinstance(data, str) else data)
 
 
 def ptb(path, n_train, seed=0):
@@ -113,7 +107,7 @@ def ptb(path, n_train, seed=0):
     parts = {}
     for name, n in (('train', n_train), ('valid', n_train // 10), ('test', n_train // 10)):
         parts['ptb/ptb.%s.txt' % name] = ''.join(sentence() + '\n' for _ in range(n))
-    _zip(path, parts)
+    write_zip(path, parts)
 
 
 def wikitext2(path, n_paragraphs, seed=0):
@@ -146,7 +140,7 @@ def wikitext2(path, n_paragraphs, seed=0):
         while sum(1 for x in lines if x.count(' . ') >= 1) < n:
             lines += article(rng.randint(3, 8))
         parts['wikitext-2/wiki.%s.tokens' % name] = ''.join(lines)
-    _zip(path, parts)
+    write_zip(path, parts)
 
 
 def aclimdb(path, n_train, n_test, seed=0):
@@ -215,7 +209,7 @@ def snli(path, n_train, n_test, seed=0):
     for name, n in (('train', n_train), ('dev', n_test), ('test', n_test)):
         parts['snli_1.0/snli_1.0_%s.txt' % name] = header + ''.join(row(i) for i in range(n))
     parts['snli_1.0/README.txt'] = 'Synthetic stand-in for the SNLI 1.0 layout.\n'
-    _zip(path, parts)
+    write_zip(path, parts)
 
 
 ANALOGIES = [('man', 'woman', 'son', 'daughter'), ('man', 'woman', 'king', 'queen'),
@@ -241,7 +235,7 @@ def glove(path, folder, dim, n_tokens, seed=0):
     for a, b, c, d in ANALOGIES:
         vecs[d] = vecs[c] + vecs[b] - vecs[a] + rng.normal(0, 0.05, dim)
     lines = ''.join('%s %s\n' % (t, ' '.join('%.4f' % v for v in vecs[t])) for t in tokens)
-    _zip(path, {folder + '/vec.txt': lines})
+    write_zip(path, {folder + '/vec.txt': lines})
 
 
 BERT_SCRIPT = r'''
@@ -284,7 +278,7 @@ def bert_small(path, seed=0):
     with open(params, 'rb') as f:
         blob = f.read()
     os.remove(params)
-    _zip(path, {'bert.small/vocab.json': json.dumps(tokens), 'bert.small/pretrained.params': blob})
+    write_zip(path, {'bert.small/vocab.json': json.dumps(tokens), 'bert.small/pretrained.params': blob})
 
 
 # sizes, the same in every profile: PTB train sentences, WikiText-2 paragraphs, IMDb train / test reviews per class,
