@@ -197,51 +197,64 @@ def _freeze_recorded(heads):
     st.recorded = Recorded()
     if not targets:
         return
-    # the freed graph, from the heads (torch's node objects, held here so that their identities stay); a walk that
-    # stops once every array's own node is met, unless some array's node is not in the graph
-    freed = set()
-    stack = [t.grad_fn for t in heads if t.grad_fn is not None]
-    while stack and targets:
-        fn = stack.pop()
-        if fn in freed or _is_leaf_node(fn):
-            continue
-        freed.add(fn)
-        for a in targets.pop(fn, ()):
-            a._t = a._t.detach()
-        stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
-    if not targets:
-        return
+    # the freed graph, discovered from the heads (torch's node objects, held here so that their identities stay);
+    # every 32 nodes, the arrays whose node is known reached, or whose graph meets a reached node within a few
+    # steps, are settled, so that the walk usually ends long before the graph does
+    reached = set()
+    stack = []
+    for t in heads:
+        fn = t.grad_fn
+        if fn is not None and fn not in reached:
+            reached.add(fn)
+            stack.append(fn)
+    walked = 0
     while stack:
+        if walked % 32 == 0:
+            _settle(targets, reached, 32)
+            if not targets:
+                return
         fn = stack.pop()
-        if fn not in freed and not _is_leaf_node(fn):
-            freed.add(fn)
-            stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
-    clean = set()
-    for fn, arrays in targets.items():
-        if _reaches(fn, freed, clean):
-            for a in arrays:
+        walked += 1
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and nxt not in reached and not _is_leaf_node(nxt):
+                reached.add(nxt)
+                stack.append(nxt)
+    _settle(targets, reached, None)  # (the graph is complete: what does not reach it keeps its graph)
+    for arrays in targets.values():
+        st.recorded.extend(weakref.ref(a) for a in arrays)
+
+
+def _settle(targets, reached, limit):
+    """Detach the arrays of ``targets`` (node -> arrays) whose graph reaches a node of ``reached`` (looking at most
+    ``limit`` nodes deep, or all: ``reached`` is then the whole freed graph, and nodes found not to reach it are
+    remembered across the arrays); drop them from ``targets``."""
+    clean = set() if limit is None else None
+    for fn in list(targets):
+        if _reaches(fn, reached, limit, clean):
+            for a in targets.pop(fn):
                 a._t = a._t.detach()
-        else:
-            st.recorded.extend(weakref.ref(a) for a in arrays)
 
 
 def _is_leaf_node(fn):
     return type(fn).__name__ == 'AccumulateGrad'
 
 
-def _reaches(fn, freed, clean):
-    """Whether torch node ``fn``'s graph reaches a node in ``freed`` (``clean``: nodes known not to; grows)."""
-    stack, path = [fn], []
+def _reaches(fn, reached, limit, clean=None):
+    """Whether torch node ``fn``'s graph meets a node in ``reached`` (within ``limit`` nodes, or anywhere);
+    ``clean``: nodes known not to (grows with what a walk without a hit met)."""
+    stack, seen = [fn], set()
     while stack:
         n = stack.pop()
-        if n in freed:
-            clean.difference_update(path)  # (what this walk met is not known clean)
+        if n in reached:
             return True
-        if n in clean or _is_leaf_node(n):
+        if n in seen or _is_leaf_node(n) or (clean is not None and n in clean):
             continue
-        clean.add(n)
-        path.append(n)
+        seen.add(n)
+        if limit is not None and len(seen) > limit:
+            return False
         stack.extend(nxt for nxt, _ in n.next_functions if nxt is not None)
+    if clean is not None:
+        clean.update(seen)
     return False
 
 
