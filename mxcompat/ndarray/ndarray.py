@@ -26,7 +26,7 @@ from ..operator import registry as _registry
 from ..operator.elemwise import (broadcast_error as _broadcast_error, scalar_as as _scalar_as,
                                   check_binary as _check_binary, op_error as _op_error)
 from . import _codec
-from ..operator.shape_ops import infer_reshape
+from ..operator.shape_ops import infer_reshape, _numel
 
 __all__ = ['NDArray', 'array', 'empty', 'zeros', 'ones', 'full', 'arange', 'eye', 'linspace', 'concatenate',
            'cast_storage', 'waitall', 'moveaxis', 'from_numpy', 'from_torch', 'from_dlpack', 'to_dlpack_for_read',
@@ -700,17 +700,25 @@ class NDArray:
 
     # -- shape (methods whose semantics differ from the ops of the same name) -------------------------------------
     def reshape(self, *shape, **kwargs):
-        """A view with a new shape; MXNet's special codes 0, -1, -2, -3, -4 and ``reverse=True`` work."""
+        """A view with a new shape; MXNet's special codes 0, -1, -2, -3, -4 and ``reverse=True`` work. As MXNet's:
+        -1 takes the size floor-divided by the other dims; a target with fewer elements raises ValueError, one with
+        more MXNetError."""
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]
         elif not shape:
-            shape = kwargs.pop('shape', None)
-            if shape is None:
-                raise MXNetValueError('NDArray.reshape: shape is required')
-        reverse = kwargs.pop('reverse', False)
-        if kwargs:
-            raise MXNetTypeError('NDArray.reshape: unknown arguments %s' % ', '.join(sorted(kwargs)))
-        new = infer_reshape(self.shape, tuple(shape), reverse)
+            shape = kwargs.get('shape')
+            assert shape, 'Shape must be provided.'
+        unknown = [k for k in kwargs if k not in ('shape', 'reverse')]
+        if unknown:
+            raise TypeError("Got unknown keywords in reshape: {}. Accepted keyword arguments are 'shape' and "
+                            "'reverse'.".format(', '.join(unknown)))
+        new = infer_reshape(self.shape, tuple(shape), kwargs.get('reverse', False), exact=False)
+        size, target = self.size, _numel(new)
+        if target != size:
+            if target > size:
+                raise MXNetError('NDArray.Reshape: Check failed: shape_.Size() >= shape.Size() (%d vs. %d) : target '
+                                 'shape size is larger than the current shape' % (size, target))
+            raise ValueError('Cannot reshape array of size {} into shape {}'.format(size, shape))
         t = self._t
         return _wrap(t.view(new) if t.is_contiguous() else t.reshape(new), self._ctx)
 

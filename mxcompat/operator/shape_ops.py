@@ -43,8 +43,10 @@ def _numel(shape):
 
 
 # ---- Reshape ----------------------------------------------------------------------------------------------------
-def infer_reshape(dshape, shape, reverse=False):  # noqa: C901 (one branch per special code of MXNet's Reshape (0, -1..-4))
-    """MXNet's reshape codes: 0 copies a dim, -1 infers one, -2 copies the rest, -3 merges two, -4 splits one."""
+def infer_reshape(dshape, shape, reverse=False, exact=True):  # noqa: C901 (one branch per special code of MXNet's Reshape (0, -1..-4))
+    """MXNet's reshape codes: 0 copies a dim, -1 infers one, -2 copies the rest, -3 merges two, -4 splits one.
+    ``exact=False``: the target of NDArray.reshape (MXNDArrayReshape64), whose -1 is the size floor-divided by the
+    other dims and whose size is not checked here (the caller compares it)."""
     src = list(dshape)
     spec = list(shape)
     if reverse:
@@ -101,12 +103,12 @@ def infer_reshape(dshape, shape, reverse=False):  # noqa: C901 (one branch per s
     size = _numel(dshape)
     if inf >= 0:
         rest = _numel(out)
-        if rest == 0 or size % rest:
+        if rest == 0 or (exact and size % rest):
             raise _reshape_error(dshape, shape, 'cannot infer the -1 dimension')
         out[inf] = size // rest
     if reverse:
         out.reverse()
-    if _numel(out) != size:
+    if exact and _numel(out) != size:
         raise _reshape_error(dshape, shape, 'Target shape size is different to source (%d vs. %d)'
                              % (_numel(out), size))
     return tuple(out)

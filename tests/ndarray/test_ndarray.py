@@ -256,3 +256,34 @@ def test_negative_step_with_advanced_index_gradient_and_errors():
     np.testing.assert_array_equal(x.grad.asnumpy(), want)
     with pytest.raises(mx.base.MXNetIndexError, match=r'too many indices \(5\) for array with 4 dimensions'):
         x[1, [1], :, :, ::-1]
+
+
+@pytest.mark.parametrize('shape, error, message', [
+    # MXNet 1.9.1 (NDArray.reshape -> MXNDArrayReshape64): -1 is the size floor-divided by the other dims; fewer
+    # elements than the source -> ValueError from Python, more -> the engine's size check
+    ((3, 1), ValueError, 'Cannot reshape array of size 6 into shape (3, 1)'),
+    ((-1, 4), ValueError, 'Cannot reshape array of size 6 into shape (-1, 4)'),
+    ((2, -1, 2), ValueError, 'Cannot reshape array of size 6 into shape (2, -1, 2)'),
+    ((4, 2), MXNetError, 'NDArray.Reshape: Check failed: shape_.Size() >= shape.Size() (6 vs. 8) : target shape '
+                         'size is larger than the current shape'),
+    ((0, 2), MXNetError, '(6 vs. 12)'),
+])
+def test_reshape_size_mismatch_errors_as_mxnet(shape, error, message):
+    x = mx.nd.arange(6)
+    with pytest.raises(error) as info:
+        x.reshape(shape)
+    assert message in str(info.value)
+    if error is ValueError:
+        assert not isinstance(info.value, MXNetError)
+    with pytest.raises(error):
+        x.reshape(shape=shape)
+
+
+def test_reshape_argument_errors_as_mxnet():
+    x = mx.nd.arange(6)
+    with pytest.raises(AssertionError, match='Shape must be provided.'):
+        x.reshape()
+    with pytest.raises(TypeError, match="Got unknown keywords in reshape: order. Accepted keyword arguments are "
+                                        "'shape' and 'reverse'."):
+        x.reshape((2, 3), order='C')
+    assert x.reshape((-1, 3), reverse=True).shape == (2, 3)
