@@ -14,8 +14,8 @@ Fixed seeds: the same files on every run.
 """
 import io
 import json
+import gzip
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -55,6 +55,19 @@ def picture_folders(n_classes, per_class, prefix, size, seed):
             img = make_data_cv._picture(rng, size, size, c, n_classes)
             files['%s/class_%03d/image_%04d.jpg' % (prefix, c, k)] = make_data_cv._encode(img, 'JPEG', quality=85)
     return files
+
+
+def separable_mnist(folder, n_train, n_test, seed=4):
+    """MNIST's four IDX .gz files, digits a per-class template plus light noise: the MNIST tutorial asserts a
+    validation accuracy above 0.98 after its 10 epochs."""
+    rng = np.random.RandomState(seed)
+    templates = rng.randint(0, 256, size=(10, 28, 28)).astype(np.float64)
+    for prefix, n in (('train', n_train), ('t10k', n_test)):
+        labels = rng.randint(0, 10, size=n).astype(np.uint8)
+        images = np.clip(templates[labels] + rng.normal(0, 20, size=(n, 28, 28)), 0, 255).astype(np.uint8)
+        for kind, arr in (('images-idx3', images), ('labels-idx1', labels)):
+            with gzip.GzipFile(os.path.join(folder, '%s-%s-ubyte.gz' % (prefix, kind)), 'wb', mtime=0) as f:
+                f.write(make_data._idx(arr))
 
 
 def omniglot(path, seed=3):
@@ -105,8 +118,7 @@ def write(base, models=True):
         f.write(synset())
     with open(os.path.join(hub, 'image_net_labels.json'), 'w') as f:
         json.dump(['class %d' % i for i in range(1000)], f)
-    for name in os.listdir(os.path.join(home, 'datasets', 'mnist')):  # mx.test_utils.get_mnist's files
-        shutil.copyfile(os.path.join(home, 'datasets', 'mnist', name), os.path.join(hub, name))
+    separable_mnist(hub, *SIZES['mnist'])  # mx.test_utils.get_mnist's files
     omniglot(os.path.join(hub, 'images_background.tar.gz'))
     tar_gz(os.path.join(hub, '101_ObjectCategories.tar.gz'), picture_folders(4, 6, '101_ObjectCategories', 64, 1))
     tar_gz(os.path.join(hub, 'lfw-deepfunneled.tgz'), picture_folders(8, 8, 'lfw-deepfunneled', 250, 2))

@@ -39,6 +39,7 @@ SKIP = {
     'packages/onnx/fine_tuning_gluon.md': 'ONNX model zoo files and the onnx package',
     'packages/onnx/inference_on_onnx_model.md': 'ONNX model zoo files and the onnx package',
     'packages/onnx/super_resolution.md': 'an ONNX model file and the onnx package',
+    'getting-started/to-mxnet/pytorch.md': 'its PyTorch cells need torch and torchvision (the oracle has neither)',
     'performance/backend/amp.md': 'GPU (AMP on mx.gpu(0)) and gluoncv',
     'performance/backend/tensorrt/tensorrt.md': 'TensorRT and a GPU',
     'performance/backend/mkldnn/mkldnn_quantization.md': 'the ImageNet validation RecordIO file (val_256_q90.rec) '
