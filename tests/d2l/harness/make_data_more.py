@@ -19,12 +19,11 @@ requests stand-in serves d2l.download()'s files by URL basename:
                           that MXNet's and mxcompat's decoders read the same pixels.
 and into ``base/mxnet_home/datasets/mnist`` MNIST's four IDX files (gluon.data.vision.MNIST, read by the appendix's
 naive-bayes section): make_data's FashionMNIST generator with another seed, 1000 training and 200 test images.
-Everything comes from fixed seeds; zip entries carry a fixed date, so the files are byte-identical on every run.
+Everything comes from fixed seeds; zips are written by make_data.write_zip (fixed dates), so the files are the same on
+every run.
 """
-import io
 import os
 import struct
-import zipfile
 import zlib
 
 import numpy as np
@@ -39,17 +38,6 @@ SIZES = {
     'micro': (200, 40, 300, (100, 140), 10300, 2100, 4, 2, 24),
     'nano': (200, 40, 300, (100, 140), 10300, 2100, 2, 4, 16),
 }
-DATE = (2020, 1, 1, 0, 0, 0)
-
-
-def _zip(path, members):
-    """A zip of ``members`` (name -> bytes) with fixed dates, in the given order."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, 'w', zipfile.ZIP_DEFLATED) as z:
-        for name, data in members:
-            z.writestr(zipfile.ZipInfo(name, date_time=DATE), data)
-    with open(path, 'wb') as f:
-        f.write(buf.getvalue())
 
 
 def airfoil(path, n_rows, seed=0):
@@ -90,7 +78,7 @@ def ml100k(path, n_users, n_items, per_user, seed=0):
         rows.append((u + 1, i, 3, 880000000 + i))
     order = rng.permutation(len(rows))
     text = ''.join('%d\t%d\t%d\t%d\n' % rows[j] for j in order)
-    _zip(path, [('ml-100k/', b''), ('ml-100k/u.data', text.encode())])
+    make_data.write_zip(path, {'ml-100k/': b'', 'ml-100k/u.data': text})
 
 
 def ctr(path, n_train, n_test, seed=0):
@@ -110,7 +98,7 @@ def ctr(path, n_train, n_test, seed=0):
             out.append('\t'.join([str(label)] + feats))
         return ('\n'.join(out) + '\n').encode()
 
-    _zip(path, [('ctr/', b''), ('ctr/train.csv', rows(n_train)), ('ctr/test.csv', rows(n_test))])
+    make_data.write_zip(path, {'ctr/': b'', 'ctr/train.csv': rows(n_train), 'ctr/test.csv': rows(n_test)})
 
 
 def _png(rgb):
@@ -128,9 +116,9 @@ def _png(rgb):
 def pokemon(path, n_classes, per_class, side, seed=0):
     rng = np.random.RandomState(seed)
     yy, xx = np.mgrid[0:side, 0:side] / float(side)
-    members = [('pokemon/', b'')]
+    members = {'pokemon/': b''}
     for c in range(n_classes):
-        members.append(('pokemon/%d/' % c, b''))
+        members['pokemon/%d/' % c] = b''
         color = rng.randint(40, 256, size=3)
         cx, cy, r = rng.uniform(0.3, 0.7), rng.uniform(0.3, 0.7), rng.uniform(0.15, 0.35)
         for k in range(per_class):
@@ -139,8 +127,8 @@ def pokemon(path, n_classes, per_class, side, seed=0):
             img = np.full((side, side, 3), 255, dtype=np.float64)  # white background, as the sprites have
             img[blob] = color
             img += rng.normal(0, 12, size=img.shape)
-            members.append(('pokemon/%d/%d.png' % (c, k), _png(np.clip(img, 0, 255).astype(np.uint8))))
-    _zip(path, members)
+            members['pokemon/%d/%d.png' % (c, k)] = _png(np.clip(img, 0, 255).astype(np.uint8))
+    make_data.write_zip(path, members)
 
 
 def write(base, profile):
