@@ -18,6 +18,7 @@ report as skipped with the reason.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -50,6 +51,8 @@ SKIP = {
     'chapter11_recommender-systems/introduction-to-recommender-systems.ipynb': 'reads Amazon reviews from '
                                                                                'snap.stanford.edu (network)',
     'chapter13_unsupervised-learning/vae-gluon.ipynb': 'tqdm (absent on the mxcompat side)',
+    'chapter14_generative-adversarial-networks/conditional.ipynb': 'GPU (use_gpu = True)',
+    'chapter14_generative-adversarial-networks/dcgan.ipynb': 'GPU (use_gpu = True); matplotlib.image',
     'chapter14_generative-adversarial-networks/pixel2pixel.ipynb': 'downloads the pix2pix facades set (network)',
     'chapter17_deep-reinforcement-learning/DDQN.ipynb': 'gym (absent)',
     'chapter17_deep-reinforcement-learning/DQN.ipynb': 'gym (absent)',
@@ -64,6 +67,10 @@ DATA_CUT = {'nlp/timemachine.txt': 60000, 'nlp/tinyshakespeare.txt': 20000, 'nlp
 SETUP = ("import os as __h_os  # harness setup: the book's data folder at ../data\n"
          "__h_os.path.exists('../data') or __h_os.symlink(__h_os.path.join(__h_os.path.dirname("
          "__h_os.environ['D2L_HARNESS_HUB']), 'sd_data'), '../data')\n")
+
+
+# timing lines the book prints without a unit ('time: 2.640801' per GAN epoch): skipped like run_d2l's 'sec' lines
+run_d2l.TIMING = re.compile(run_d2l.TIMING.pattern + r'|^time: ')
 
 
 def name_of(path):
