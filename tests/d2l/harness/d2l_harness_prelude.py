@@ -5,10 +5,15 @@
 - tab: d2lbook's ``tab`` object with ``selected(*names)`` true when 'mxnet' is among the names.
 - Python's and NumPy's global generators are seeded (book code shuffles with ``random``); MXNet's own generator
   keeps its default state.
+- pandas 2 made ``read_csv``'s arguments after the path keyword-only; D2L v0.17.6 passes the separator second
+  (``pd.read_csv(path, '\t', names=...)``, written for pandas 1.x), so once pandas is imported its ``read_csv``
+  takes a second positional argument as ``sep`` again, on both sides.
 - Only the data files are replaced, so the SHA-1 checks of Gluon's dataset downloads are turned off
   (``mxnet.gluon.utils.check_sha1`` and the name bound in modules that imported it); d2l's own ``download()``
   fetches through the ``requests`` stand-in, which serves the local copies.
 """
+import importlib.abc
+import importlib.util
 import random
 import subprocess
 import sys
@@ -69,3 +74,34 @@ except Exception as exc:  # the section's own import reports the failure
     print('d2l-harness: importing mxnet.gluon.data.vision failed: %r' % (exc,), file=sys.stderr)
 else:
     _patch_sha1()
+
+
+def _read_csv_with_positional_sep(read_csv):
+    def wrapper(filepath_or_buffer, *args, **kwargs):
+        if args:
+            kwargs.setdefault('sep', args[0])
+            args = args[1:]
+        return read_csv(filepath_or_buffer, *args, **kwargs)
+    return wrapper
+
+
+class _PandasPatch(importlib.abc.MetaPathFinder):
+    """Patches pandas.read_csv when pandas is first imported (importing it here would cost every section)."""
+
+    def find_spec(self, name, path, target=None):
+        if name != 'pandas':
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec('pandas')
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_and_patch(module):
+            exec_module(module)
+            module.read_csv = _read_csv_with_positional_sep(module.read_csv)
+        spec.loader.exec_module = exec_and_patch
+        return spec
+
+
+sys.meta_path.insert(0, _PandasPatch())
