@@ -115,7 +115,7 @@ def _csr(start, weights, n_in, dtype, c=1):
 
 @functools.lru_cache(maxsize=1024)
 def _u8_rows(n_in, n_out, interp):
-    """The vertical pass of an 8-bit bicubic or Lanczos resize: OpenCV's 11-bit fixed-point weights, each tap
+    """The vertical pass of an 8-bit Lanczos resize: OpenCV's 11-bit fixed-point weights, each tap
     rounded on its own (a row clamping names twice gets both rounded weights), as a float32 (n_out, n_in) matrix
     in units of 2**-11."""
     idx, coef = _axis_taps(n_in, n_out, interp, False, horizontal=False)
@@ -136,12 +136,54 @@ def _u8_linear_taps(n_in, n_out, interp):
 def _u8_columns(n_in, n_out, interp, c):
     """The horizontal pass of an 8-bit resize as a (n_out*c, n_in*c) matrix on interleaved channels: the weights of
     the taps clamping sends to one source pixel are summed, then rounded to 11-bit fixed point. Bilinear gets
-    them as float32 integers (it goes first), bicubic and Lanczos as float64 in units of 2**-11 (second)."""
+    them as float32 integers (it goes first), Lanczos as float64 in units of 2**-11 (second)."""
     start, alpha = _band(*_axis_taps(n_in, n_out, interp, interp == 3), n_in)
     alpha = np.rint(alpha * _COEF_SCALE)
     if interp in (1, 3):
         return _csr(start, alpha, n_in, torch.float32, c)
     return _csr(start, alpha / _COEF_SCALE, n_in, torch.float64, c)
+
+
+@functools.lru_cache(maxsize=1024)
+def _u8_cubic_columns(n_in, n_out, c):
+    """The horizontal pass of an 8-bit bicubic resize (it goes first, as OpenCV's): each tap's 11-bit fixed-point
+    weight rounded on its own, a border pixel that clamping names twice weighed by both, as float32 integers."""
+    idx, coef = _axis_taps(n_in, n_out, 2, False)
+    return _csr(*_band(idx, np.rint(coef.astype(np.float64) * _COEF_SCALE), n_in), n_in, torch.float32, c)
+
+
+@functools.lru_cache(maxsize=1024)
+def _u8_cubic_rows(n_in, n_out):
+    """The vertical taps of an 8-bit bicubic resize: source rows (h, 4), the 11-bit fixed-point weights as float64
+    (h, 4), and those weights times 2**-22 in float32, as OpenCV's vector pass scales them."""
+    idx, coef = _axis_taps(n_in, n_out, 2, False, horizontal=False)
+    beta = np.rint(coef.astype(np.float64) * _COEF_SCALE)
+    scaled = beta.astype(np.float32) * np.float32(1.0 / (_COEF_SCALE * _COEF_SCALE))
+    return torch.from_numpy(idx), torch.from_numpy(beta), torch.from_numpy(scaled)
+
+
+_CUBIC_STEP = 8  # elements of a row OpenCV's vertical bicubic pass takes per vector (v_uint16 lanes with SSE2)
+
+
+def _resize_u8_cubic(t, w, h):
+    """8-bit bicubic as OpenCV computes it: the horizontal pass in exact integers; the vertical pass, for the part of
+    each row its vector loop covers, in float32 (VResizeCubicVec_32s8u: four products added from the last tap,
+    rounded half to even), and the rest of the row in exact fixed point, (sum + 2**21) >> 22."""
+    ih, iw, c = t.shape
+    src = _scratch('src', (iw * c, ih), torch.float32).copy_(t.reshape(ih, iw * c).T)
+    hs = torch.mm(_u8_cubic_columns(iw, w, c), src, out=_scratch('pass1', (w * c, ih), torch.float32)).T
+    idx, beta, scaled = _u8_cubic_rows(ih, h)
+    rows = [hs.index_select(0, idx[:, k]) for k in range(4)]
+    acc = rows[3] * scaled[:, 3:4]
+    for k in (2, 1, 0):
+        acc = rows[k] * scaled[:, k:k + 1] + acc
+    out = torch.round(acc)
+    n = w * c
+    vec = n - n % _CUBIC_STEP
+    if vec < n:
+        exact = sum(rows[k][:, vec:].to(torch.float64) * beta[:, k:k + 1] for k in range(4))
+        out[:, vec:] = torch.floor((exact + 2.0 ** 21) / 2.0 ** 22).to(torch.float32)
+    return out.clamp_(0, 255).to(torch.uint8).view(h, w, c)
 
 
 _SCRATCH = threading.local()
@@ -162,13 +204,16 @@ def _scratch(role, shape, dtype):
 
 
 def _resize_u8(t, w, h, interp):
-    """8-bit bilinear, bicubic, area (enlarging) and Lanczos-4 in OpenCV's fixed point, as banded (sparse) matrix
-    products. Every weight is an integer (or one times 2**-11) and every pixel an integer, so the sums are exact
-    whatever order a product adds them in: a first pass stays below 2**24 * 2**-11 (exact in float32), the second
-    below 2**53 (exact in float64). Bicubic and Lanczos round once at the end (a linear map, so the vertical pass
-    can go first); bilinear rounds each vertical tap as OpenCV's SSE2 pass does, so the horizontal sums come first.
+    """8-bit bilinear, area (enlarging) and Lanczos-4 in OpenCV's fixed point (bicubic: _resize_u8_cubic), as
+    banded (sparse) matrix products. Every weight is an integer (or one times 2**-11) and every pixel an integer,
+    so the sums are exact whatever order a product adds them in: a first pass stays below 2**24 * 2**-11 (exact in
+    float32), the second below 2**53 (exact in float64). Lanczos rounds once at the end (a linear map, so the
+    vertical pass can go first); bilinear rounds each vertical tap as OpenCV's SSE2 pass does, so the horizontal
+    sums come first.
     """
     ih, iw, c = t.shape
+    if interp == 2:
+        return _resize_u8_cubic(t, w, h)
     flat = t.reshape(ih, iw * c)
     if interp in (1, 3):
         src = _scratch('src', (iw * c, ih), torch.float32).copy_(flat.T)

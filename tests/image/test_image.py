@@ -87,16 +87,16 @@ def test_imresize_matches_opencv(key):
     diff = np.abs(out.asnumpy().astype(np.float64) - ref)
     if kind == 'f32':
         assert diff.max() < 1e-3
-    elif interp in ('0', '1', '3'):
-        assert diff.max() == 0  # nearest, bilinear (incl. OpenCV's SSE2 rounding) and area are bit-exact
-    else:  # bicubic / Lanczos-4: OpenCV rounds a few border pixels one step differently
+    elif interp in ('0', '1', '2', '3'):
+        assert diff.max() == 0  # nearest, bilinear and bicubic (incl. OpenCV's vector rounding) and area: bit-exact
+    else:  # Lanczos-4: OpenCV rounds a few border pixels one step differently
         assert diff.max() <= 1 and (diff > 0).mean() < 0.05
 
 
 def test_resize_short_copy_make_border_and_out():
     src8 = mx.nd.array(RES['src8'], dtype='uint8')
-    short = mx.image.resize_short(src8, 12).asnumpy().astype(int)  # bicubic: within 1 of OpenCV
-    assert short.shape == RES['short_u8'].shape and np.abs(short - RES['short_u8']).max() <= 1
+    short = mx.image.resize_short(src8, 12).asnumpy().astype(int)  # bicubic, as OpenCV's
+    assert short.shape == RES['short_u8'].shape and np.abs(short - RES['short_u8']).max() == 0
     srcf = mx.nd.array(RES['srcf'])
     for t in range(5):
         out = mx.image.copyMakeBorder(srcf, 2, 3, 4, 1, type=t, values=[1, 2, 3])

@@ -1,6 +1,7 @@
 """operator/_cv_resize.py: the 8-bit banded-product resize against OpenCV's fixed-point arithmetic written out
 densely in int64 (numpy), and the layout of what every path returns. Goldens from OpenCV itself are in
 tests/image/test_image.py (test_imresize_matches_opencv) and tests/operator/test_image_ops.py."""
+import os
 import threading
 
 import numpy as np
@@ -12,7 +13,10 @@ from mxcompat.operator import _cv_resize as R
 
 def _reference_u8(a, w, h, interp):
     """OpenCV's 8-bit resize with dense weight matrices: 11-bit horizontal weights (taps clamped to one pixel
-    summed, then rounded), then the vertical taps, rounded per tap (SSE2 bilinear) or once (bicubic, Lanczos)."""
+    summed, then rounded; bicubic: each tap rounded), then the vertical taps, rounded per tap (SSE2 bilinear) or
+    once (Lanczos); bicubic: see _reference_u8_cubic."""
+    if interp == 2:
+        return _reference_u8_cubic(a, w, h)
     ih, iw, c = a.shape
     alpha = np.rint(R._dense(*R._axis_taps(iw, w, interp, interp == 3), iw) * 2048).astype(np.int64)
     hs = np.einsum('hwc,pw->hpc', a.astype(np.int64), alpha).reshape(ih, w * c)
@@ -25,6 +29,43 @@ def _reference_u8(a, w, h, interp):
     else:
         res = ((hs[yidx] * beta[:, :, None]).sum(axis=1) + (1 << 21)) >> 22
     return np.clip(res, 0, 255).astype(np.uint8).reshape(h, w, c)
+
+
+def _reference_u8_cubic(a, w, h, step=8):
+    """OpenCV's 8-bit bicubic (MXNet 1.9.1's cv::resize, INTER_CUBIC), written out: horizontal taps each rounded to
+    11 bits, clamped ones weighing the border pixel once each, in int64; vertically, the first columns of each row
+    that the vector loop (VResizeCubicVec_32s8u, ``step`` lanes) covers in float32 (int sums times beta * 2**-22,
+    added from the last tap, rounded half to even), the rest in fixed point ((sum + 2**21) >> 22)."""
+    ih, iw, c = a.shape
+    xidx, xcoef = R._axis_taps(iw, w, 2, False)
+    alpha = np.rint(xcoef.astype(np.float64) * 2048).astype(np.int64)
+    hs = sum(a[:, xidx[:, k], :].astype(np.int64) * alpha[None, :, k:k + 1] for k in range(4)).reshape(ih, w * c)
+    yidx, ycoef = R._axis_taps(ih, h, 2, False, horizontal=False)
+    beta = np.rint(ycoef.astype(np.float64) * 2048).astype(np.int64)
+    scaled = beta.astype(np.float32) * np.float32(2.0 ** -22)
+    rows = [hs[yidx[:, k]] for k in range(4)]
+    acc = rows[3].astype(np.float32) * scaled[:, 3:4]
+    for k in (2, 1, 0):
+        acc = (rows[k].astype(np.float32) * scaled[:, k:k + 1]).astype(np.float32) + acc
+    res = np.rint(acc).astype(np.int64)
+    vec = w * c - (w * c) % step
+    res[:, vec:] = (sum(rows[k][:, vec:] * beta[:, k:k + 1] for k in range(4)) + (1 << 21)) >> 22
+    return np.clip(res, 0, 255).astype(np.uint8).reshape(h, w, c)
+
+
+def test_u8_bicubic_matches_mxnet():
+    # MXNet 1.9.1's mx.image.imresize(interp=2) of these images (tests/fixtures/cv_resize/gen_cubic.py), bit-exact
+    gold = np.load(os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'cv_resize', 'cubic_u8.npz'))
+    rng = np.random.RandomState(0)
+    for i, (shape, (w, h)) in enumerate(CUBIC_CASES):
+        a = rng.randint(0, 256, size=shape).astype(np.uint8)
+        np.testing.assert_array_equal(R.resize_hwc(torch.from_numpy(a), w, h, 2).numpy(), gold['c%d' % i])
+        np.testing.assert_array_equal(_reference_u8_cubic(a, w, h), gold['c%d' % i])
+
+
+CUBIC_CASES = [((37, 53, 3), (24, 19)), ((64, 80, 3), (45, 33)), ((50, 50, 1), (37, 29)), ((20, 30, 3), (61, 47)),
+               ((100, 90, 3), (31, 77)), ((33, 41, 1), (5, 7)), ((48, 64, 3), (16, 12)),
+               ((300, 200, 3), (224, 150))]
 
 
 def _cases(seed, n):
