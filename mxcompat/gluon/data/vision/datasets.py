@@ -1,10 +1,11 @@
 """Vision datasets read from their standard local files.
 
-Differs from MXNet: nothing is downloaded. MNIST/FashionMNIST read the IDX files (``*-ubyte.gz`` or unpacked)
-found in ``root``; CIFAR10/CIFAR100 read the binary batches (in ``root`` or in the official archive's folder, or
-extracted from the archive if that is in ``root``) or else the python-pickle batches. Files are not checked against
-MXNet's SHA-1 sums, so subsets and re-packed copies load too. A missing file raises ``MXNetError`` naming what to
-put where.
+MNIST/FashionMNIST read the IDX files (``*-ubyte.gz`` or unpacked) found in ``root``; CIFAR10/CIFAR100 read the
+binary batches (in ``root`` or in the official archive's folder, or extracted from the archive if that is in
+``root``) or else the python-pickle batches. What is missing is downloaded as MXNet does, from MXNet's Gluon
+repository (``$MXNET_GLUON_REPO``, gluon.utils.download): MNIST's files one by one, CIFAR's binary archive, extracted
+into ``root``. Differs from MXNet: files are not checked against MXNet's SHA-1 sums (a file that is there is used,
+so subsets and re-packed copies load too).
 """
 import gzip
 import os
@@ -15,6 +16,7 @@ import warnings
 import numpy as np
 
 from ..dataset import Dataset, RecordFileDataset, _DownloadedDataset
+from ...utils import download, _get_repo_file_url
 from ...._fileio import extract_archive
 from ....base import MXNetError, data_dir
 from .... import ndarray as nd, image, recordio
@@ -35,8 +37,15 @@ def _arrays(images, labels):
 
 
 def _missing(cls, root, names, where):
-    return MXNetError('%s: cannot find %s in %s. mxcompat never downloads datasets: put %s there (%s)'
+    return MXNetError('%s: cannot find %s in %s: put %s there (%s)'
                       % (cls, ' and '.join(names), root, 'it' if len(names) == 1 else 'them', where))
+
+
+def _download(namespace, name, root):
+    """MXNet's Gluon repository file ``gluon/dataset/<namespace>/<name>`` downloaded into ``root`` (made if
+    absent, as MXNet's datasets make it); returns its path."""
+    os.makedirs(root, exist_ok=True)
+    return download(_get_repo_file_url('gluon/dataset/' + namespace, name), path=root)
 
 
 # ---- MNIST ---------------------------------------------------------------------------------------------------------
@@ -83,10 +92,8 @@ class MNIST(_DownloadedDataset):
     def _get_data(self):
         cls = type(self).__name__
         wanted = self._split_files[bool(self._train)]
-        found = [_find(self._root, name) for name in wanted]
-        if None in found:
-            raise _missing(cls, self._root, list(wanted),
-                           'from %s%s/ or any MNIST-format copy, gzipped or not' % (_REPO, self._namespace))
+        # the images, then the labels, each downloaded if absent (MXNet's order)
+        found = [_find(self._root, name) or _download(self._namespace, name, self._root) for name in wanted]
         image_path, label_path = found
         images, labels = _read_idx(image_path, 3), _read_idx(label_path, 1)
         if images.shape[0] != labels.shape[0]:
@@ -171,7 +178,10 @@ class CIFAR10(_DownloadedDataset):
             paths = self._find_batches(wanted, folder, archive)
             if paths is not None:
                 break
-        else:
+        else:  # none there: MXNet's binary archive, downloaded into root and extracted
+            _download(self._namespace, self._binary_archive, self._root)
+            reader, paths = self._read_batch, self._find_batches(names, self._binary_dir, self._binary_archive)
+        if paths is None:
             raise _missing(type(self).__name__, self._root, names,
                            'or the python batches %s, or the archive %s from %s%s/ or %s'
                            % (', '.join(py_names), self._binary_archive, _REPO, self._namespace,

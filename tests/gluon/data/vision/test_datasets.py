@@ -83,15 +83,58 @@ def test_cifar_python_batches_and_archives(tmp_path):
     shutil.rmtree(tmp_path / 'src')
 
 
-def test_missing_files_name_what_to_put_where(tmp_path):
-    with pytest.raises(MXNetError, match=r'MNIST: cannot find t10k-images-idx3-ubyte.gz and '
-                                         r't10k-labels-idx1-ubyte.gz in .*never downloads'):
+class _Served:
+    """A stand-in for requests.get's answer: the bytes of a local file."""
+    status_code = 200
+
+    def __init__(self, data):
+        self.data = data
+
+    def iter_content(self, chunk_size=1024):
+        for k in range(0, len(self.data), chunk_size):
+            yield self.data[k:k + chunk_size]
+
+
+def test_absent_files_are_downloaded(tmp_path, monkeypatch):
+    # MXNet 1.9.1 on the same tiny files, served by a stand-in requests (the generator: fetches and labels as here)
+    repo = 'https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/gluon/dataset/'
+    src = tmp_path / 'src'
+    tiny_files.write_mnist(str(src))
+    tiny_files.write_cifar10(str(src / 'c10'))
+    with tarfile.open(str(src / 'cifar-10-binary.tar.gz'), 'w:gz') as tar:
+        for name in sorted(os.listdir(src / 'c10')):
+            tar.add(str(src / 'c10' / name), arcname=name)
+    urls = []
+
+    def http_get(url, fname, **kwargs):
+        urls.append(url)
+        return _Served((src / url.split('/')[-1]).read_bytes())
+    monkeypatch.delenv('MXNET_GLUON_REPO', raising=False)
+    monkeypatch.setattr(mx.gluon.utils, '_http_get', http_get)
+    ds = vision.MNIST(str(tmp_path / 'm' / 'sub'), train=False)  # the folder is made
+    assert [int(ds[i][1]) for i in range(len(ds))] == [4, 4, 2]
+    assert sorted(os.listdir(tmp_path / 'm' / 'sub')) == ['t10k-images-idx3-ubyte.gz', 't10k-labels-idx1-ubyte.gz']
+    ds = vision.CIFAR10(str(tmp_path / 'c'), train=False)
+    assert [int(ds[i][1]) for i in range(len(ds))] == [8, 7, 6]
+    batches = ['data_batch_%d.bin' % k for k in range(1, 6)] + ['test_batch.bin']
+    assert sorted(os.listdir(tmp_path / 'c')) == ['cifar-10-binary.tar.gz'] + batches
+    assert urls == [repo + 'mnist/t10k-images-idx3-ubyte.gz', repo + 'mnist/t10k-labels-idx1-ubyte.gz',
+                    repo + 'cifar10/cifar-10-binary.tar.gz']
+    vision.MNIST(str(tmp_path / 'm' / 'sub'), train=False)  # there now: nothing fetched
+    assert len(urls) == 3
+
+
+def test_failed_downloads_name_what_to_put_where(tmp_path, monkeypatch):
+    def http_get(url, fname, **kwargs):
+        raise OSError('no network')
+    monkeypatch.setattr(mx.gluon.utils, '_http_get', http_get)
+    with pytest.raises(MXNetError, match=r'could not fetch .*mnist/t10k-images-idx3-ubyte.gz .*put the file at '):
         vision.MNIST(str(tmp_path), train=False)
-    with pytest.raises(MXNetError, match=r'FashionMNIST: .*fashion-mnist'):
+    with pytest.raises(MXNetError, match=r'could not fetch .*fashion-mnist/train-images'):
         vision.FashionMNIST(str(tmp_path))
-    with pytest.raises(MXNetError, match=r'CIFAR10: cannot find data_batch_1.bin and .*cifar-10-binary.tar.gz'):
+    with pytest.raises(MXNetError, match=r'could not fetch .*cifar10/cifar-10-binary.tar.gz'):
         vision.CIFAR10(str(tmp_path))
-    with pytest.raises(MXNetError, match=r'CIFAR100: cannot find test.bin'):
+    with pytest.raises(MXNetError, match=r'could not fetch .*cifar100/cifar-100-binary.tar.gz'):
         vision.CIFAR100(str(tmp_path), train=False)
 
 
