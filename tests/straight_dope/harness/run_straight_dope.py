@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(HERE, '..', '..')
@@ -139,6 +140,15 @@ def prepare(args):
     book_data(src, os.path.join(base, 'sd_data'))
     import make_data_tut
     make_data_tut.write(base, models=False)
+    cifar_archive(os.path.join(base, 'mxnet_home', 'datasets', 'cifar10'), os.path.join(base, 'hub'))
+
+
+def cifar_archive(folder, hub):
+    """hub/cifar-10-binary.tar.gz: the synthetic CIFAR-10 batches as MXNet's Gluon repository packs them (flat),
+    for CIFAR10(root) with a root of the notebook's own (it downloads the archive there)."""
+    with tarfile.open(os.path.join(hub, 'cifar-10-binary.tar.gz'), 'w:gz') as tar:
+        for name in sorted(os.listdir(folder)):
+            tar.add(os.path.join(folder, name), arcname=name)
 
 
 def main(argv=None):
