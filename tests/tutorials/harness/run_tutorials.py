@@ -113,13 +113,14 @@ def prepare(args):
 
 
 # NumPy 2 (mxcompat's side) shows a NumPy scalar as np.float32(x) where NumPy 1.x (the oracle's) shows x; mxcompat's
-# modules print as mxcompat.X where MXNet's print as mxnet.X (the same module under python -m mxcompat)
+# modules print as mxcompat.X where MXNet's print as mxnet.X (the same module under python -m mxcompat); object ids
 NP_SCALAR = re.compile(r'\bnp\.(?:float|int|uint|bool|complex|str)\w*\((.*?)\)')
 MODNAME = re.compile(r"<module 'mxcompat\.")
+OBJ_ID = re.compile(r'(\bid\(\w+\)[^\n:]*: )\d+')  # a tutorial printing id(x): an address, as ' at 0x...'
 
 
 def _normalize(text, _d2l_normalize=run_d2l._normalize):
-    return _d2l_normalize(MODNAME.sub("<module 'mxnet.", NP_SCALAR.sub(r'\1', text)))
+    return _d2l_normalize(OBJ_ID.sub(r'\1?', MODNAME.sub("<module 'mxnet.", NP_SCALAR.sub(r'\1', text))))
 
 
 def report(args):
