@@ -52,6 +52,10 @@ SETUP = {
     'packages/gluon/loss/custom-loss.md':
         "tarfile.open(os.path.join(os.environ['D2L_HARNESS_HUB'], 'images_background.tar.gz')).extractall('.')",
 }
+# tutorials whose code runs longer than --timeout on two CPU cores, whatever the data size (their loops count
+# iterations, not epochs): seconds
+TIMEOUT_RULES = [('packages__gluon__training__learning_rates__learning_rate_finder', 1500),
+                 ('packages__ndarray__sparse__train_gluon', 1500)]
 PY_FENCE = re.compile(r'^```python\s*$', re.M)
 MAGIC = re.compile(r'^%%?[A-Za-z]')
 FUTURE = re.compile(r'^from __future__ import .*$', re.M)
@@ -151,6 +155,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     # what run_d2l's run/report read: a release whose chapter order does not matter here, no d2l package, no deps
     args.release, args.oracle_deps, args.mxcompat_deps = 'v1.0.3', '', ''
+    run_d2l.TIMEOUT_RULES = TIMEOUT_RULES  # read by run_d2l.timeout_of
     if args.command in ('prepare', 'all'):
         prepare(args)
     if args.command in ('run', 'all'):
