@@ -645,7 +645,9 @@ def _reshape(a, shape):
     try:
         return _np_wrap(_copy(a._t.reshape(shape)), a._ctx)
     except RuntimeError:
-        raise MXNetValueError('cannot reshape array of size %d into shape %s' % (a._t.numel(), shape)) from None
+        # MXNet's np reshape fails its shape check (an MXNetError, not NumPy's ValueError)
+        raise MXNetError('np.reshape: Check failed: Cannot reshape array of size %d into shape [%s]'
+                         % (a._t.numel(), ','.join(str(s) for s in shape))) from None
 
 
 # ---- creation -----------------------------------------------------------------------------------------------------

@@ -98,3 +98,15 @@ def test_nan_to_num_gradient():
         y = np.nan_to_num(x)
     y.backward()
     onp.testing.assert_array_equal(x.grad.asnumpy(), [1., 0., 0.])
+
+
+@pytest.mark.parametrize('shape', [(2, -1), (5, 5), (2, 3)])
+def test_reshape_size_mismatch_raises_mxnet_error(shape):
+    # MXNet 1.9.1's np reshape fails its shape check with MXNetError (a RuntimeError), not NumPy's ValueError:
+    # 'Check failed: ... : Cannot reshape array of size 21 into shape [2,-1]'
+    x = mx.np.ones((7, 3))
+    for call in (lambda: x.reshape(*shape), lambda: mx.np.reshape(x, shape)):
+        with pytest.raises(mx.base.MXNetError, match=r'Cannot reshape array of size 21 into shape \[%s\]'
+                           % ','.join(str(s) for s in shape)) as info:
+            call()
+        assert not isinstance(info.value, ValueError)
