@@ -52,6 +52,11 @@ class MXNetNotImplementedError(MXNetError, NotImplementedError):
     """Raised for an MXNet API or argument that mxcompat does not support (yet); the message names it."""
 
 
+class _AttributeGap(MXNetNotImplementedError, AttributeError):
+    """A module or object attribute that is not there: an AttributeError (so ``hasattr`` and ``getattr`` with a
+    default answer as with MXNet) that also names the gap, as a known gap's error does."""
+
+
 class _NotAvailableFor(MXNetError):
     """A function called on a kind of array it does not work on; names the function, the operator, the args."""
 
@@ -93,6 +98,11 @@ def cpp_log(where, fmt, *args):
 def unsupported(api, what, why=''):
     """Build the error for a known gap: names the MXNet API and the argument or feature."""
     return MXNetNotImplementedError('%s: %s is not supported by mxcompat%s' % (api, what, ('; ' + why) if why else ''))
+
+
+def missing_attribute(api, what, why=''):
+    """``unsupported`` for an attribute lookup (a module's or an object's ``__getattr__``): also an AttributeError."""
+    return _AttributeGap('%s: %s is not supported by mxcompat%s' % (api, what, ('; ' + why) if why else ''))
 
 
 # ---- MXNet's C API names (``mxnet.base``): the ctypes types, handles and helpers are ctypes' own; the library is not

@@ -45,3 +45,13 @@ def test_nonzero_shape_is_known_when_it_runs():
     x = mx.sym.var('x').as_np_ndarray()
     _, out, _ = mx.sym.npx.nonzero(x).infer_shape_partial(x=(2, 3))
     assert out == [None]
+
+
+def test_unknown_names_are_attribute_errors():
+    # as with MXNet 1.9.1, hasattr and getattr with a default answer for a name these modules lack (code probing for
+    # optional functions); the error still names the gap
+    x = mx.sym.var('x').as_np_ndarray()
+    for obj in (mx.sym.np, mx.sym.np.linalg, mx.sym.np.random, mx.sym.npx, x):
+        assert getattr(obj, 'no_such_name', None) is None and not hasattr(obj, 'no_such_name')
+        with pytest.raises(mx.base.MXNetNotImplementedError, match='no_such_name'):
+            obj.no_such_name

@@ -14,7 +14,8 @@ import numbers
 
 import numpy as _onp
 
-from ...base import MXNetError, MXNetNotImplementedError, MXNetTypeError, MXNetValueError, unsupported
+from ...base import (MXNetError, MXNetNotImplementedError, MXNetTypeError, MXNetValueError, unsupported,
+                     missing_attribute)
 from ...util import is_np_default_dtype, wrap_np_binary_func, wrap_np_unary_func
 from ..symbol import Symbol, Group
 from .. import register as _register
@@ -1117,7 +1118,7 @@ class _Symbol(Symbol):
     def __getattr__(self, name):
         if name.startswith('__'):
             raise AttributeError(name)
-        raise unsupported('mx.sym.np._Symbol.' + name, 'this method of NumPy symbols')
+        raise missing_attribute('mx.sym.np._Symbol.' + name, 'this method of NumPy symbols')
 
 
 def _no_method(name):
@@ -1152,4 +1153,4 @@ from . import random  # noqa: E402,F401
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
-    raise unsupported('mx.sym.np.' + name, 'this function of NumPy-compatible symbols')
+    raise missing_attribute('mx.sym.np.' + name, 'this function of NumPy-compatible symbols')

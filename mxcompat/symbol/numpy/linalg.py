@@ -1,7 +1,7 @@
 """``mx.sym.np.linalg``: ``mx.np.linalg``'s functions on NumPy symbols (``F.np.linalg`` of a hybridized block in
 NumPy mode), each one node of MXNet's ``_npi_<name>`` operator running ``mx.np.linalg.<name>`` on the tensors. A
 function without a symbol here raises ``MXNetNotImplementedError`` naming itself."""
-from ...base import MXNetTypeError, MXNetValueError, unsupported
+from ...base import MXNetTypeError, MXNetValueError, unsupported, missing_attribute
 from . import as_np, _call, _is_int, _sym
 from . import sum as _sum, max as _max, min as _min
 from . import _linalg_ops  # noqa: F401  (registers _npi_norm)
@@ -127,4 +127,4 @@ def pinv(a, rcond=1e-15, hermitian=False):
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
-    raise unsupported('mx.sym.np.linalg.' + name, 'this linear-algebra function of NumPy-compatible symbols')
+    raise missing_attribute('mx.sym.np.linalg.' + name, 'this linear-algebra function of NumPy-compatible symbols')

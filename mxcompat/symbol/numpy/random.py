@@ -8,7 +8,7 @@ functions, so a seeded hybridized block draws what the eager block draws (as in 
 generator). ``mx.np.random``'s ``randn`` and ``multinomial``, which MXNet's symbols lack, raise
 ``MXNetNotImplementedError``.
 """
-from ...base import MXNetValueError, unsupported
+from ...base import MXNetValueError, missing_attribute
 from ...context import current_context  # noqa: F401  (MXNet's module has it)
 from ..symbol import Symbol
 from . import _Symbol, _call, _sym, _ctx, as_np
@@ -147,6 +147,6 @@ def shuffle(x):
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
-    raise unsupported('mx.sym.np.random.' + name, 'this sampler of NumPy-compatible symbols',
+    raise missing_attribute('mx.sym.np.random.' + name, 'this sampler of NumPy-compatible symbols',
                       'MXNet 1.9.1 has no symbol for it either')
 

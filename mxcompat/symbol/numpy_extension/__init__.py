@@ -6,7 +6,7 @@ records a ``FullyConnected`` node, as MXNet's does; ``npx.reshape`` MXNet's ``_n
 nodes; ``image`` and ``random`` are modules (``mx.sym.npx.image.to_tensor``, ``mx.sym.npx.random.bernoulli`` ...).
 A name of ``mx.npx`` without a symbol here raises ``MXNetNotImplementedError``.
 """
-from ...base import unsupported
+from ...base import missing_attribute
 from ...numpy_extension._op import OPS
 from ..numpy import as_np, _call, _sym
 from ..symbol import Symbol
@@ -55,4 +55,4 @@ from . import image, random  # noqa: E402,F401  (mx.sym.npx.image, mx.sym.npx.ra
 def __getattr__(name):
     if name.startswith('__'):
         raise AttributeError(name)
-    raise unsupported('mx.sym.npx.' + name, 'this NumPy-extension symbol function')
+    raise missing_attribute('mx.sym.npx.' + name, 'this NumPy-extension symbol function')
