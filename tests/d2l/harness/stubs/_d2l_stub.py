@@ -36,9 +36,18 @@ class Dummy:
 
 
 class DummyArray(list):
-    """What ``plt.subplots(r, c)`` gives for its axes: r*c dummies (flatten() keeps them)."""
+    """What ``plt.subplots(r, c)`` gives for its axes: r*c dummies, in rows when both are above 1 (``a[i, j]``
+    indexes as NumPy's object array does; flatten() gives the dummies in order)."""
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple):
+            item = self
+            for k in key:
+                item = list.__getitem__(item, k)
+            return item
+        return list.__getitem__(self, key)
 
     def flatten(self):
-        return self
+        return DummyArray(x for row in self for x in (row if isinstance(row, DummyArray) else [row]))
 
     ravel = flatten

@@ -6,6 +6,8 @@ from matplotlib import rcParams  # noqa: F401
 def subplots(nrows=1, ncols=1, squeeze=True, **kwargs):
     if not squeeze:  # always a 2-D grid, as matplotlib gives
         return Dummy(), DummyArray(DummyArray(Dummy() for _ in range(ncols)) for _ in range(nrows))
+    if nrows > 1 and ncols > 1:  # (squeezed, a grid stays 2-D)
+        return subplots(nrows, ncols, squeeze=False)
     n = nrows * ncols
     return Dummy(), (Dummy() if n == 1 else DummyArray(Dummy() for _ in range(n)))
 
