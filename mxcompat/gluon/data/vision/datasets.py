@@ -257,10 +257,8 @@ class ImageFolderDataset(Dataset):
                 warnings.warn('Ignoring %s of type %s. Only support %s' % (path, ext, ', '.join(self._exts)))
 
     def _list_images(self, root):
-        if not os.path.isdir(root):
-            raise MXNetError('ImageFolderDataset: %s is not a directory (expected root/<class>/<image> files)'
-                             % root)
         self.synsets, self.items = [], []
+        # (a missing root or a file raises os.listdir's FileNotFoundError / NotADirectoryError, as in MXNet)
         for entry in sorted(os.listdir(root)):
             folder = os.path.join(root, entry)
             if os.path.isdir(folder):

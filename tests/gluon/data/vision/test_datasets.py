@@ -166,8 +166,11 @@ def test_image_folder(root):
     for i in range(len(ds)):
         np.testing.assert_array_equal(ds[i][0].asnumpy(), ARR['folder_%d' % i])
         np.testing.assert_array_equal(gray[i][0].asnumpy(), ARR['folder_gray_%d' % i])
-    with pytest.raises(MXNetError, match='is not a directory'):
+    # MXNet 1.9.1 lets os.listdir raise: FileNotFoundError for a missing root, NotADirectoryError for a file
+    with pytest.raises(FileNotFoundError, match='No such file or directory'):
         vision.ImageFolderDataset(str(root / 'nope'))
+    with pytest.raises(NotADirectoryError):
+        vision.ImageFolderDataset(str(root / 'imgs.rec'))
 
 
 def test_image_record(root):
