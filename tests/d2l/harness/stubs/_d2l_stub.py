@@ -51,3 +51,11 @@ class DummyArray(list):
         return DummyArray(x for row in self for x in (row if isinstance(row, DummyArray) else [row]))
 
     ravel = flatten
+
+    def reshape(self, *shape):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        flat = self.flatten()
+        if len(shape) == 1:
+            return flat
+        cols = len(flat) // shape[0] if shape[-1] == -1 else shape[-1]
+        return DummyArray(DummyArray(flat[i:i + cols]) for i in range(0, len(flat), cols))
