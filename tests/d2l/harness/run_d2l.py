@@ -83,6 +83,10 @@ SHELL = re.compile(r'<<<d2l-shell.*?d2l-shell>>>\n?', re.S)
 ADDR = re.compile(r' at 0x[0-9a-f]+')
 # NumPy 2 (mxcompat's side) shows a NumPy scalar as np.float32(x) where NumPy 1.x (the oracle's) shows x
 NP_SCALAR = re.compile(r'\bnp\.(?:float|int|uint|bool|complex|str)\w*\((.*?)\)')
+# under python -m mxcompat a module may print as mxcompat.X where MXNet's prints as mxnet.X (the same module); printed
+# id()s are addresses, as ' at 0x...' are
+MODNAME = re.compile(r"<module 'mxcompat\.")
+OBJ_ID = re.compile(r'(\bid\(\w+\)[^\n:]*: )\d+')
 MODFILE = re.compile(r"(<module '[\w.]+' from )'[^']*'>")  # where each installation keeps its files
 
 
@@ -228,7 +232,7 @@ def run(args):
 # ---- comparison ---------------------------------------------------------------------------------------------------
 def _normalize(text):
     text = MODFILE.sub(r"\1'?'>", ADDR.sub(' at 0x?', SHELL.sub('<shell output>\n', text)))
-    text = NP_SCALAR.sub(r'\1', text)
+    text = NP_SCALAR.sub(r'\1', OBJ_ID.sub(r'\1?', MODNAME.sub("<module 'mxnet.", text)))
     return [line.rstrip() for line in text.splitlines() if line.strip()]
 
 

@@ -116,18 +116,7 @@ def prepare(args):
     make_data_tut.write(os.path.join(args.work, 'data', 'small'))
 
 
-# mxcompat's modules print as mxcompat.X where MXNet's print as mxnet.X (the same module under python -m mxcompat);
-# printed object ids are addresses (NumPy 2's scalar reprs: run_d2l._normalize)
-MODNAME = re.compile(r"<module 'mxcompat\.")
-OBJ_ID = re.compile(r'(\bid\(\w+\)[^\n:]*: )\d+')
-
-
-def _normalize(text, _d2l_normalize=run_d2l._normalize):
-    return _d2l_normalize(OBJ_ID.sub(r'\1?', MODNAME.sub("<module 'mxnet.", text)))
-
-
 def report(args):
-    run_d2l._normalize = _normalize  # run_d2l.compare's normalization, with the differences above
     run_d2l.report(args)
     path = os.path.join(args.work, 'skipped.txt')
     rows = [line.rstrip('\n').split('\t') for line in open(path)] if os.path.exists(path) else []
