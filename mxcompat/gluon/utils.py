@@ -120,16 +120,30 @@ def _http_get(url, fname, **kwargs):
     return requests.get(url, stream=True, **kwargs)
 
 
+def _to_temp_file(response, fname):
+    """``response``'s body written to a new temporary file beside ``fname``; returns its name (the caller moves it
+    into place with ``replace_file``, so an interrupted download never leaves a partial ``fname``)."""
+    tmp = '{}.{}'.format(fname, uuid.uuid4())
+    try:
+        with open(tmp, 'wb') as f:
+            for chunk in response.iter_content(chunk_size=1024):
+                if chunk:
+                    f.write(chunk)
+    except BaseException:  # (an interrupted transfer leaves nothing behind)
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
+    return tmp
+
+
 def _fetch(url, fname, sha1_hash, verify_ssl, overwrite):
     print('Downloading {} from {}...'.format(fname, url))
     r = _http_get(url, fname, verify=verify_ssl)
     if r.status_code != 200:
         raise MXNetError('Failed downloading url {}'.format(url))
-    tmp = '{}.{}'.format(fname, uuid.uuid4())
-    with open(tmp, 'wb') as f:
-        for chunk in r.iter_content(chunk_size=1024):
-            if chunk:
-                f.write(chunk)
+    tmp = _to_temp_file(r, fname)
     if overwrite or not os.path.exists(fname) or (sha1_hash and not check_sha1(fname, sha1_hash)):
         replace_file(tmp, fname)
     else:  # another process finished the same download first

@@ -9,7 +9,7 @@ import zipfile
 import numpy as np
 
 import mxcompat as mx
-from ..gluon.utils import _http_get
+from ..gluon.utils import _http_get, _to_temp_file, replace_file
 
 __all__ = ['download', 'download_model', 'get_mnist', 'get_mnist_pkl', 'get_mnist_ubyte', 'get_cifar10',
            'get_mnist_iterator', 'get_zip_data', 'get_bz2_data']
@@ -36,10 +36,7 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
         try:
             r = _http_get(url, fname)
             assert r.status_code == 200, 'failed to open %s' % url
-            with open(fname, 'wb') as f:
-                for chunk in r.iter_content(chunk_size=1024):
-                    if chunk:
-                        f.write(chunk)
+            replace_file(_to_temp_file(r, fname), fname)
             break
         except Exception:  # noqa: BLE001 (retry on any failure, as MXNet)
             retries -= 1

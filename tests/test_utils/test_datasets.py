@@ -62,6 +62,24 @@ def test_download_retries_then_raises_the_last_error(tmp_path, monkeypatch, caps
         tu.download('http://x/e.bin', retries=-1)
 
 
+class _Broken(_Response):
+    def iter_content(self, chunk_size=1024):
+        yield self.content
+        raise OSError('connection reset')
+
+
+def test_an_interrupted_download_leaves_no_partial_file(tmp_path, monkeypatch):
+    # the body goes to a temporary file moved into place when complete: a later call must not take half a file for
+    # the download (it would skip it as existing)
+    monkeypatch.chdir(tmp_path)
+    with mock.patch('requests.get', return_value=_Broken(200, b'half')), pytest.raises(OSError, match='reset'):
+        tu.download('http://x/p.bin', retries=1)
+    assert os.listdir(tmp_path) == []
+    with mock.patch('requests.get', return_value=_Response(200, b'whole')):
+        assert tu.download('http://x/p.bin') == 'p.bin'
+    assert open('p.bin', 'rb').read() == b'whole' and os.listdir(tmp_path) == ['p.bin']
+
+
 def test_download_model(tmp_path):
     assert tu.download_model('no-such-model', dst_dir=str(tmp_path)) == (None, 0)
     with mock.patch('requests.get', side_effect=_offline), pytest.raises(OSError, match='resnet-18-symbol.json'):
