@@ -392,17 +392,17 @@ def report(args):
     print(text)
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+def arguments(doc, work, only_help, source_help, source=None, timeout=300, jobs=1):
+    """The command line the harnesses share (this one, the tutorials' and The Straight Dope's): the command, the
+    source, the work folder, what to run where, and both interpreters; each harness adds its own options."""
+    p = argparse.ArgumentParser(description=doc.split('\n')[0])
     p.add_argument('command', choices=['prepare', 'run', 'report', 'all'])
-    p.add_argument('--source', help='d2l-en checkout directory or GITDIR@REV (prepare/all)')
-    p.add_argument('--work', default='/tmp/d2l')
-    p.add_argument('--release', choices=sorted(RELEASES), default='v1.0.3',
-                   help="the book's release that --source holds (its chapter list)")
-    p.add_argument('--only', nargs='*', help='chapters (e.g. preliminaries) or section globs')
+    p.add_argument('--source', default=source, help=source_help)
+    p.add_argument('--work', default=work)
+    p.add_argument('--only', nargs='*', help=only_help)
     p.add_argument('--impl', choices=['oracle', 'mxcompat', 'both'], default='both')
-    p.add_argument('--timeout', type=int, default=300)
-    p.add_argument('--jobs', type=int, default=2)
+    p.add_argument('--timeout', type=int, default=timeout)
+    p.add_argument('--jobs', type=int, default=jobs)
     p.add_argument('--oracle-python', default='/root/.mxnet-oracle/bin/python')
     repo = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
     if not os.path.isdir(os.path.join(repo, 'mxcompat')):
@@ -411,6 +411,14 @@ def main(argv=None):
     p.add_argument('--mxcompat-python', default=os.path.join(repo, '.venv', 'bin', 'python'))
     p.add_argument('--mxcompat-tree', choices=['head', 'worktree'], default='head',
                    help="head: the repository's committed HEAD (exported); worktree: the files as they are now")
+    return p
+
+
+def main(argv=None):
+    p = arguments(__doc__, '/tmp/d2l', 'chapters (e.g. preliminaries) or section globs',
+                  'd2l-en checkout directory or GITDIR@REV (prepare/all)', timeout=300, jobs=2)
+    p.add_argument('--release', choices=sorted(RELEASES), default='v1.0.3',
+                   help="the book's release that --source holds (its chapter list)")
     p.add_argument('--oracle-deps', help='folder put on PYTHONPATH for the oracle (default WORK/pydeps-oracle)')
     p.add_argument('--mxcompat-deps', help='folder put on PYTHONPATH for mxcompat (default WORK/pydeps-mxcompat)')
     p.add_argument('--no-pandas', action='store_true', help='prepare: do not pip-install pandas into the deps folders')

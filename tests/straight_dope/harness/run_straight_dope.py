@@ -15,7 +15,6 @@ the book's own data/ folder (its notebooks read ../data/...) is copied from the 
 files cut (epochs are capped only through data size). Notebooks that need what this machine lacks are listed in the
 report as skipped with the reason.
 """
-import argparse
 import json
 import os
 import re
@@ -152,22 +151,11 @@ def cifar_archive(folder, hub):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('command', choices=['prepare', 'run', 'report', 'all'])
-    p.add_argument('--source', default='/work/.mirror/zackchase+mxnet-the-straight-dope/repo@HEAD',
-                   help="the book's checkout directory or GITDIR@REV")
-    p.add_argument('--work', default='/tmp/sd')
-    p.add_argument('--only', nargs='*', help='notebook name globs (e.g. chapter04*)')
-    p.add_argument('--impl', choices=['oracle', 'mxcompat', 'both'], default='both')
-    p.add_argument('--timeout', type=int, default=240)
-    p.add_argument('--jobs', type=int, default=1)
-    p.add_argument('--oracle-python', default='/root/.mxnet-oracle/bin/python')
+    p = run_d2l.arguments(__doc__, '/tmp/sd', 'notebook name globs (e.g. chapter04*)',
+                          "the book's checkout directory or GITDIR@REV",
+                          source='/work/.mirror/zackchase+mxnet-the-straight-dope/repo@HEAD', timeout=240)
     p.add_argument('--oracle-deps', default='', help='a folder of extra packages for the oracle (pandas)')
     p.add_argument('--mxcompat-deps', default='', help='a folder of extra packages for mxcompat (pandas)')
-    repo = os.path.abspath(os.path.join(TESTS, '..'))
-    p.add_argument('--mxcompat-repo', default=repo)
-    p.add_argument('--mxcompat-python', default=os.path.join(repo, '.venv', 'bin', 'python'))
-    p.add_argument('--mxcompat-tree', choices=['head', 'worktree'], default='head')
     args = p.parse_args(argv)
     args.release = 'v1.0.3'  # run_d2l's chapter order: none of the book's folders is in it, names sort
     if args.command in ('prepare', 'all'):

@@ -14,7 +14,6 @@ Data: make_data_tut.py (small synthetic MNIST/FashionMNIST/CIFAR-10, pictures, I
 weights made by the oracle). Tutorials that need what this machine lacks are not run; they are listed in the report
 as skipped with the reason (SKIP).
 """
-import argparse
 import os
 import re
 import sys
@@ -127,20 +126,8 @@ def report(args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('command', choices=['prepare', 'run', 'report', 'all'])
-    p.add_argument('--source', default='/work/.mirror/apache+mxnet/repo@1.9.1',
-                   help='an MXNet checkout directory or GITDIR@REV')
-    p.add_argument('--work', default='/tmp/tut')
-    p.add_argument('--only', nargs='*', help='tutorial name globs (e.g. packages__gluon__*)')
-    p.add_argument('--impl', choices=['oracle', 'mxcompat', 'both'], default='both')
-    p.add_argument('--timeout', type=int, default=300)
-    p.add_argument('--jobs', type=int, default=1)
-    p.add_argument('--oracle-python', default='/root/.mxnet-oracle/bin/python')
-    repo = os.path.abspath(os.path.join(HERE, '..', '..', '..'))
-    p.add_argument('--mxcompat-repo', default=repo)
-    p.add_argument('--mxcompat-python', default=os.path.join(repo, '.venv', 'bin', 'python'))
-    p.add_argument('--mxcompat-tree', choices=['head', 'worktree'], default='head')
+    p = run_d2l.arguments(__doc__, '/tmp/tut', 'tutorial name globs (e.g. packages__gluon__*)',
+                          'an MXNet checkout directory or GITDIR@REV', source='/work/.mirror/apache+mxnet/repo@1.9.1')
     args = p.parse_args(argv)
     # what run_d2l's run/report read: a release whose chapter order does not matter here, no d2l package, no deps
     args.release, args.oracle_deps, args.mxcompat_deps = 'v1.0.3', '', ''
