@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import mxcompat as mx
+from mxcompat.kernels import _native
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -81,6 +82,19 @@ def np_mode():
     again)."""
     mx.npx.set_np()
     yield
+
+
+@pytest.fixture(params=['compiled', 'numpy'])
+def random_engines(request, monkeypatch):
+    """MXNet's CPU streams drawn by the compiled generator (kernels._native; skipped where it cannot be built), then
+    by the numpy code: the same values are expected of both."""
+    if _native.library() is None:
+        if request.param == 'compiled':
+            pytest.skip('the compiled generator is not available here: %s' % _native.why_not())
+    elif request.param == 'numpy':
+        monkeypatch.setitem(_native._STATE, 'lib', None)
+        monkeypatch.setenv('MXCOMPAT_NATIVE', '0')  # (and in the processes a test starts)
+    return request.param
 
 
 # One test body on every device there is: ``ctx`` is cpu(0), then gpu(0) where CUDA exists (skipped elsewhere).

@@ -1,7 +1,8 @@
 """MXNet 1.9.1's CPU random numbers, bit for bit: its two kinds of ``std::mt19937`` engines and the samplers drawing
 from them, computed with numpy over the engines' 32-bit outputs. The engines themselves and libstdc++'s canonical
 numbers are in ``_mt19937``, the C library's math functions in ``_libm``; this module holds the process's engines,
-the samplers and the switch between MXNet's streams and torch's (``set_streams``).
+the samplers and the switch between MXNet's streams and torch's (``set_streams``). Uniform and float normal values
+are drawn compiled where ``kernels._native`` can be built (the same numbers).
 
 The engines (a CPU context's random "resources" in MXNet):
 
@@ -166,6 +167,8 @@ def standard_normal(n, f):
     out = np.empty(n, f)
     if not counts:
         return out
+    if f == _F32 and PARALLEL.normal_f32(n, step, len(counts), out):
+        return out
     k = 4 if f == _F64 else 2  # outputs per attempt (a pair of canonical numbers)
     counts = np.array(counts, dtype=np.int64)
     offsets = np.arange(len(counts), dtype=np.int64) * step
@@ -192,9 +195,15 @@ def standard_normal(n, f):
 def normal(n, loc, scale, otype):
     """``z * scale + loc`` per value."""
     f = ftype(otype)
-    z = standard_normal(n, f)
     loc, scale = np.asarray(loc), np.asarray(scale)
     c = _ctype(loc.dtype, f)
+    if c == _F32 == f == np.dtype(otype) and loc.size == 1 and scale.size == 1:  # (scaled as drawn, compiled)
+        step, counts = PARALLEL.split(n)
+        out = np.empty(n, _F32)
+        if not counts or PARALLEL.normal_f32(n, step, len(counts), out, float(scale.ravel()[0]),
+                                             float(loc.ravel()[0])):
+            return out
+    z = standard_normal(n, f)
     return to_output(z.astype(c) * _per_value(scale, n).astype(c) + _per_value(loc, n).astype(c), otype)
 
 

@@ -14,6 +14,9 @@ import pytest
 import mxcompat as mx
 from tests._fixtures import FIXTURES, load_generator
 
+# every test on the compiled generator and on the numpy code (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures('random_engines')
+
 CASES = load_generator('random_streams', 'streams_cases.py')
 with open(os.path.join(FIXTURES, 'random_streams', 'random_streams.json')) as _f:
     RECORD = json.load(_f)

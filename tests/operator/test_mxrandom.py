@@ -13,6 +13,9 @@ from mxcompat.io import _cxxrandom
 from mxcompat.kernels import _libm as libm_module
 from mxcompat.operator import _mt19937, _mxrandom as R
 
+# every test on the compiled generator and on the numpy code (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures('random_engines')
+
 
 def _reference(base):
     """Engine r of a parallel generator seeded from ``base``, one numpy MT19937 each: r -> next(n) outputs."""

@@ -1,0 +1,87 @@
+"""kernels/_native: the compiled parallel generator draws what the numpy code of operator/_mt19937 draws (both read
+and advance the same engines, in any order of calls), normal values included; it is built once into the cache
+folder, and MXCOMPAT_NATIVE=0 keeps everything on numpy. Skipped where no C compiler is found."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from mxcompat.kernels import _native
+from mxcompat.operator import _mt19937, _mxrandom as R
+
+pytestmark = pytest.mark.skipif(_native.library() is None, reason='no compiled generator: %s' % _native.why_not())
+
+
+def _draws(compiled, monkeypatch, calls, base=12345):
+    """The values of ``calls`` ([(kind, n)]) on a parallel generator seeded from ``base``, on either path."""
+    with monkeypatch.context() as m:
+        if not compiled:
+            m.setitem(_native._STATE, 'lib', None)
+        gen = _mt19937.ParallelRandom(base)
+        m.setattr(R, 'PARALLEL', gen)
+        out = []
+        for kind, n in calls:
+            if kind == 'raw':
+                out.append(gen.fixed(n, 1))
+            elif kind == 'float':
+                out.append(gen.fixed(n, 1, np.float32, np.float32(3e-10), np.float32(-0.5)))
+            elif kind == 'double':
+                out.append(gen.fixed(n, 2, np.float64, 2.0 ** -32))
+            elif kind == 'normal':
+                out.append(R.normal(n, np.array([0.25], np.float32), np.array([1.5], np.float32), np.float32))
+            elif kind == 'standard':
+                out.append(R.standard_normal(n, np.float32))
+            else:  # a look ahead of the numpy code, part of it read
+                rows = np.arange(min(R.NUM_STATES, n))
+                out.append(gen.peek(rows, 9).copy())
+                gen.skip(rows, 4)
+        return [np.array(o) for o in out]
+
+
+@pytest.mark.parametrize('trial', range(4))
+def test_compiled_and_numpy_draw_the_same_numbers(trial, monkeypatch):
+    rng = np.random.default_rng(trial)
+    kinds = ['raw', 'float', 'double', 'normal', 'standard', 'peek']
+    calls = [(str(k), int(n)) for k, n in zip(rng.choice(kinds, 40), rng.integers(1, 200000, 40))]
+    calls += [('raw', 64), ('normal', 65), ('float', 65536), ('standard', 65537), ('normal', 1), ('raw', 1000001)]
+    for a, b in zip(_draws(True, monkeypatch, calls, trial), _draws(False, monkeypatch, calls, trial)):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_normal_calls_that_end_anywhere_in_a_block(monkeypatch):
+    # each engine's normal values end after an accepted attempt at any position of its block, some with an attempt
+    # straddling two blocks: the next call must start with the next output (small calls of one engine, in a row)
+    calls = [('normal', n) for n in list(range(1, 64)) * 3] + [('raw', 5), ('normal', 700), ('raw', 3)]
+    for a, b in zip(_draws(True, monkeypatch, calls), _draws(False, monkeypatch, calls)):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize('threads', [1, 2])
+def test_normal_values_do_not_depend_on_threads(threads, monkeypatch):
+    monkeypatch.setattr(_mt19937, '_PART_MIN', 500)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        got = _draws(True, monkeypatch, [('normal', 300001), ('standard', 5000)])
+    finally:
+        torch.set_num_threads(before)
+    ref = _draws(False, monkeypatch, [('normal', 300001), ('standard', 5000)])
+    assert all(np.array_equal(a, b) for a, b in zip(got, ref))
+
+
+def _python(code, env):
+    return subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, **env)).stdout.strip()
+
+
+def test_built_once_into_the_cache_folder_and_switched_off_by_the_environment(tmp_path):
+    code = ('import os; from mxcompat.kernels import _native; lib = _native.library(); d = _native.cache_dir(); '
+            'print(lib is not None, _native.why_not(), sorted(os.listdir(d)) if os.path.isdir(d) else None)')
+    first = _python(code, {'MXCOMPAT_CACHE_DIR': str(tmp_path)})
+    assert first.startswith('True None [') and first.count('.so') == 1
+    assert _python(code, {'MXCOMPAT_CACHE_DIR': str(tmp_path)}) == first  # (loaded, not built again)
+    off = _python(code, {'MXCOMPAT_CACHE_DIR': str(tmp_path / 'other'), 'MXCOMPAT_NATIVE': '0'})
+    assert off == 'False MXCOMPAT_NATIVE is off None'  # (nothing built)
