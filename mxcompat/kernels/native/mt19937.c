@@ -109,7 +109,7 @@ void mx_normal_f32(uint32_t *states, int64_t *pos, int64_t n, int64_t step, int6
                    float shift, float *out) {
     const float two32 = 2.3283064365386963e-10f;  /* 2**-32 */
     float u[MT_N], r2b[MT_N / 2], ys[256], r2s[256];
-    int idx[MT_N / 2];
+    int idx[MT_N / 2], ok[MT_N / 2];
     for (int64_t i = e0; i < e1 && i * step < n; i++) {
         uint32_t *mt = states + i * MT_N;
         int64_t p = pos[i], j = i * step, end = (i + 1) * step < n ? (i + 1) * step : n;
@@ -144,10 +144,12 @@ void mx_normal_f32(uint32_t *states, int64_t *pos, int64_t n, int64_t step, int6
             const float *v = u + at;
             for (int k = 0; k < pairs; k++)
                 r2b[k] = v[2 * k] * v[2 * k] + v[2 * k + 1] * v[2 * k + 1];
+            for (int k = 0; k < pairs; k++)
+                ok[k] = (r2b[k] <= 1.0f) & (r2b[k] != 0.0f);
             int cnt = 0;  /* the accepted attempts' indices, without branches (a rejection is unpredictable) */
             for (int k = 0; k < pairs; k++) {
                 idx[cnt] = k;
-                cnt += (r2b[k] <= 1.0f) & (r2b[k] != 0.0f);
+                cnt += ok[k];
             }
             int use = end - j < cnt ? (int)(end - j) : cnt;
             for (int q = 0; q < use; q++) {
