@@ -237,10 +237,33 @@ def _packed_conv(data, weight, bias, stride, pad, dilate, recording):
         list(pad), list(stride), list(dilate), 1, 'none', [], '')
 
 
+# torch's convolution picks its layout, and so its kernel and rounding, from the strides of the data as well as the
+# weight's. Where a dimension has size 1 (a grey image's channel, a 1x1 map) the same values can carry either
+# layout's strides: a batch of grey NHWC images transposed to NCHW reads as channels-last, the same batch stacked
+# from CHW images as plain, and a training step differed by rounding (which near-tied maximum a max pooling took
+# moved the first layers' gradients by percents). MXNet's arrays have one layout, so its result does not depend on
+# how the batch was built; here the data takes the standard strides of the layout the rules chose (a view).
+def _in_layout(data, channels_last):
+    """``data`` with the standard strides of NCHW, or of channels-last, where its elements already lie in that
+    order (only strides of size-1 dimensions differ); else ``data`` itself. (A size-1 batch does not sway torch.)"""
+    if 1 not in data.shape[1:]:
+        return data
+    if channels_last:
+        if data.is_contiguous(memory_format=torch.channels_last):
+            nhwc = data.permute(0, 2, 3, 1)
+            return nhwc.reshape(-1).view(nhwc.shape).permute(0, 3, 1, 2)
+    elif data.is_contiguous():
+        return data.view(-1).view(data.shape)
+    return data
+
+
 def conv2d(data, weight, bias, stride, pad, dilate, num_group, recording):
     """``F.conv2d`` of NCHW CPU data through the rules above: channels-last, patch products or a packed weight
-    where they pay, else torch's kernel."""
-    if channels_last_pays(data, weight, num_group, recording):
+    where they pay, else torch's kernel; the layout is the rules' choice whatever strides size-1 dimensions of
+    ``data`` carry (``_in_layout``)."""
+    cl = channels_last_pays(data, weight, num_group, recording)
+    data = _in_layout(data, cl)
+    if cl:
         if _gemm_conv_pays(data, weight, stride, pad, dilate):
             return _GemmConv2d.apply(data, _channels_last_weight(data, weight, bias, recording), bias, stride, pad)
         out = _packed_conv(data, weight, bias, stride, pad, dilate, recording)
