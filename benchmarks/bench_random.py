@@ -8,6 +8,9 @@ million uniform / normal numbers with ``mx.nd.random`` beside ``torch.rand`` / `
                         image: the time to a first result on each side
     resnet50_v1-reinit  initialize(mx.init.Xavier(), force_reinit=True) once the shapes are known | every module's
                         reset_parameters()
+    resnet50_v1-reinit-normal  the same with mx.init.MSRAPrelu() (normal values, as GluonCV's training scripts
+                        initialize) | kaiming_normal_ on every convolution and Dense weight, reset_parameters() on the
+                        rest
 
     python -m pytest benchmarks/bench_random.py --benchmark-json=/tmp/r.json && python benchmarks/ratios.py /tmp/r.json
     python benchmarks/bench_random.py      # alternates the sides: steadier on a busy machine; also shows
@@ -101,13 +104,33 @@ def torch_reinit():
     return run
 
 
+def mxcompat_reinit_normal():
+    net = vision.resnet50_v1()
+    net.initialize(mx.init.MSRAPrelu())
+    net(mx.nd.zeros((1, 3, 32, 32)))
+    return lambda: net.initialize(mx.init.MSRAPrelu(), force_reinit=True)
+
+
+def torch_reinit_normal():
+    modules = [m for m in torch_resnet50_v1().modules() if hasattr(m, 'reset_parameters')]
+
+    def run():
+        for m in modules:
+            if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)):
+                torch.nn.init.kaiming_normal_(m.weight)
+            else:
+                m.reset_parameters()
+    return run
+
+
 def _collect():
     gc.collect()  # (returns nothing: pytest-benchmark passes what setup returns to the timed call)
 
 
 INITS = {'resnet50_v1-init': (mxcompat_init, torch_init),
          'resnet50_v1-first-output': (mxcompat_init, torch_first_output),
-         'resnet50_v1-reinit': (mxcompat_reinit, torch_reinit)}
+         'resnet50_v1-reinit': (mxcompat_reinit, torch_reinit),
+         'resnet50_v1-reinit-normal': (mxcompat_reinit_normal, torch_reinit_normal)}
 
 
 SAMPLERS = {

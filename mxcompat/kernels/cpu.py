@@ -201,15 +201,19 @@ def _packed_geometry(data, weight, pad, dilate):
 def _channels_last_weight(data, weight, bias, recording, again=False):
     """``weight`` in channels-last strides; without a gradient wanted, the copy is kept (``_CHANNELS_LAST``) while
     the weight's version counter is unchanged (it took longer than the matrix products of a batch-1 inference).
-    ``again``: kept from the second call with the same version on, the first one's copy being transient (a
-    network's first forward, which deferred initialization runs, then makes no copies it would hold)."""
+    ``again``: kept from the second call with the same version on; the first call takes the weight as it is (a
+    network's first forward, which deferred initialization runs, then makes no copies it would hold, nor one that
+    torch's convolution makes again)."""
     if not _no_gradient(recording, data, weight, bias):
         return weight.contiguous(memory_format=torch.channels_last)
 
     def copy():
         return weight.detach().contiguous(memory_format=torch.channels_last)
+
+    def as_is():  # (torch's convolution of channels-last data makes the same copy itself: the same bits)
+        return weight.detach()
     if again:
-        return _kept_again(_CHANNELS_LAST, _SEEN, weight, weight._version, copy, copy)
+        return _kept_again(_CHANNELS_LAST, _SEEN, weight, weight._version, copy, as_is)
     return _kept(_CHANNELS_LAST, weight, weight._version, copy)
 
 
