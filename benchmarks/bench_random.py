@@ -17,7 +17,7 @@ million uniform / normal numbers with ``mx.nd.random`` beside ``torch.rand`` / `
                                            # mxcompat with set_streams('torch'), what the streams themselves cost
     python benchmarks/bench_random.py --breakdown   # CPU time of each phase of the initialization, and of the
                                                     # samplers of MXNet's streams within it
-Target (issue 37): the resnet50_v1 initialization at most 1.5x torch's.
+Target (issue 37): the resnet50_v1 initialization (Xavier) at most 1.5x torch's.
 
 Each round starts after a garbage collection, outside the timing, on both sides: Gluon blocks hold reference cycles
 (a block and its name scope, as MXNet's), so a dropped network waits for Python's cycle collector, which would
