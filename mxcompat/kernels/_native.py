@@ -78,6 +78,9 @@ def _load():
     ptr, i64, dbl, cint = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double, ctypes.c_int
     lib.mx_fill.restype = None
     lib.mx_fill.argtypes = [ptr, ptr, ptr, i64, i64, ptr, cint, dbl, cint, dbl, cint]
+    for name in ('mx_single_uniform_f32', 'mx_single_normal_f32'):
+        getattr(lib, name).restype = None
+        getattr(lib, name).argtypes = [ptr, i64, ptr, ptr, i64, ptr, ptr]
     lib.mx_normal_f32.restype = None
     lib.mx_normal_f32.argtypes = [ptr, ptr, i64, i64, i64, i64, ctypes.c_float, ctypes.c_float, ptr]
     return lib, None

@@ -201,9 +201,9 @@ def _packed_geometry(data, weight, pad, dilate):
 def _channels_last_weight(data, weight, bias, recording, again=False):
     """``weight`` in channels-last strides; without a gradient wanted, the copy is kept (``_CHANNELS_LAST``) while
     the weight's version counter is unchanged (it took longer than the matrix products of a batch-1 inference).
-    ``again``: kept from the second call with the same version on; the first call takes the weight as it is (a
-    network's first forward, which deferred initialization runs, then makes no copies it would hold, nor one that
-    torch's convolution makes again)."""
+    ``again``: kept from the second call with the same version on; the first call takes the weight as it is where
+    the data is channels-last (a network's first forward, which deferred initialization runs, then makes no copies
+    it would hold, nor one that torch's convolution makes again), else a transient copy."""
     if not _no_gradient(recording, data, weight, bias):
         return weight.contiguous(memory_format=torch.channels_last)
 
@@ -213,7 +213,9 @@ def _channels_last_weight(data, weight, bias, recording, again=False):
     def as_is():  # (torch's convolution of channels-last data makes the same copy itself: the same bits)
         return weight.detach()
     if again:
-        return _kept_again(_CHANNELS_LAST, _SEEN, weight, weight._version, copy, as_is)
+        # (only data that is channels-last and not also plain makes torch choose channels-last whatever the weight)
+        unambiguous = data.is_contiguous(memory_format=torch.channels_last) and not data.is_contiguous()
+        return _kept_again(_CHANNELS_LAST, _SEEN, weight, weight._version, copy, as_is if unambiguous else copy)
     return _kept(_CHANNELS_LAST, weight, weight._version, copy)
 
 

@@ -35,6 +35,7 @@ SEED_MAGIC = 127      # ResourceManager's kRandMagic: a seed s becomes s * 127
 _U32 = 0xFFFFFFFF
 _EMPTY = np.empty(0, dtype=np.uint32)
 _LOOKAHEAD = 2048     # outputs an engine draws at least at a time (numpy's call costs microseconds)
+_COMPILED_MIN = 256   # values a call of the single engine draws at least for the compiled samplers to take it
 _BLOCK_WORDS = 1 << 18  # words of the blocks laid side by side for engines at scattered positions, at a time
 _F32 = np.float32
 _F64 = np.float64
@@ -79,6 +80,24 @@ class Engine:
         """Give back the last outputs drawn (``values``, in order): the next draw starts with them."""
         if len(values):
             self._ahead = np.concatenate((values, self._ahead)) if len(self._ahead) else values
+
+    def compiled(self, name, n, out):
+        """Fill float32 ``out`` (``n`` values) with the compiled sampler ``name`` of kernels/native/mt19937.c on
+        this engine (the outputs drawn ahead first); False where that does not apply (not built, or too few values
+        to pay for handing the state over: a few microseconds)."""
+        lib = _native.library()
+        if lib is None or n < _COMPILED_MIN:
+            return False
+        state = self._bits.state['state']
+        key = np.array(state['key'], dtype=np.uint32)
+        pos = np.array([state['pos']], dtype=np.int64)
+        ahead = np.ascontiguousarray(self._ahead, dtype=np.uint32)
+        used = np.zeros(1, dtype=np.int64)
+        getattr(lib, name)(ahead.ctypes.data, len(ahead), key.ctypes.data, pos.ctypes.data, n, out.ctypes.data,
+                           used.ctypes.data)
+        self._bits.state = {'bit_generator': 'MT19937', 'state': {'key': key, 'pos': int(pos[0])}}
+        self._ahead = self._ahead[int(used[0]):]
+        return True
 
 
 # ---- std::mt19937 on many engines at once ---------------------------------------------------------------------------

@@ -40,6 +40,7 @@ import numpy as np
 from ._mt19937 import (_F32, _F64, _U32, NUM_STATES, SEED_MAGIC, Engine, ParallelRandom, canonical, canonical_f32,
                        canonical_f64, outputs_per_uniform, uniform_int_downscale)
 from ..kernels._libm import _pow, libm, log, logf, powf
+from ..kernels._native import glibc
 
 
 # ---- the engines of this process ---------------------------------------------------------------------------------
@@ -601,6 +602,10 @@ def dropout_mask(n, p, dtype, strict=False):
 # ---- the single engine ---------------------------------------------------------------------------------------------
 def single_uniform(n, f=_F32):
     """``n`` canonical numbers of the single engine (``mshadow::Random::SampleUniform``)."""
+    if f == _F32:
+        out = np.empty(n, _F32)
+        if SINGLE.compiled('mx_single_uniform_f32', n, out):
+            return out
     k = outputs_per_uniform(f)
     return canonical(SINGLE.draw(n * k).reshape(n, k), f)
 
@@ -612,6 +617,8 @@ def single_normal(n, f=_F32, engine=None):
     spare is dropped with the distribution."""
     engine = SINGLE if engine is None else engine
     out = np.empty(n, f)
+    if f == _F32 and glibc() and engine.compiled('mx_single_normal_f32', n, out):  # (glibc's logf, as MXNet's)
+        return out
     k = 4 if f == _F64 else 2  # outputs per attempt (a pair of canonical numbers)
     need, got = (n + 1) // 2, 0  # accepted pairs
     while got < need:

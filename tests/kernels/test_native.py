@@ -15,30 +15,45 @@ from mxcompat.operator import _mt19937, _mxrandom as R
 pytestmark = pytest.mark.skipif(_native.library() is None, reason='no compiled generator: %s' % _native.why_not())
 
 
-def _draws(compiled, monkeypatch, calls, base=12345):
-    """The values of ``calls`` ([(kind, n)]) on a parallel generator seeded from ``base``, on either path."""
+def _parallel_call(gen, kind, n):
+    """One call of kind ``kind`` filling ``n`` values on the parallel generator ``gen`` (R.PARALLEL)."""
+    if kind == 'raw':
+        return gen.fixed(n, 1)
+    if kind == 'float':
+        return gen.fixed(n, 1, np.float32, np.float32(3e-10), np.float32(-0.5))
+    if kind == 'double':
+        return gen.fixed(n, 2, np.float64, 2.0 ** -32)
+    if kind == 'normal':
+        return R.normal(n, np.array([0.25], np.float32), np.array([1.5], np.float32), np.float32)
+    if kind == 'standard':
+        return R.standard_normal(n, np.float32)
+    rows = np.arange(min(R.NUM_STATES, n))  # a look ahead of the numpy code, part of it read
+    ahead = gen.peek(rows, 9).copy()
+    gen.skip(rows, 4)
+    return ahead
+
+
+def _single_call(engine, kind, n):
+    """One call of kind ``kind`` drawing ``n`` values on the single engine ``engine`` (R.SINGLE)."""
+    if kind == 'uniform':
+        return R.single_uniform(n)
+    if kind == 'normal':
+        return R.single_normal(n)
+    if kind == 'normal64':  # (numpy's path on both sides: it leaves outputs drawn ahead)
+        return R.single_normal(n, np.float64)
+    return engine.draw(n).copy()
+
+
+def _draws(compiled, monkeypatch, calls, seed=12345, single=False):
+    """The values of ``calls`` ([(kind, n)]) on a parallel generator seeded from ``seed`` (or on the single engine
+    seeded with it), on either path."""
     with monkeypatch.context() as m:
         if not compiled:
             m.setitem(_native._STATE, 'lib', None)
-        gen = _mt19937.ParallelRandom(base)
-        m.setattr(R, 'PARALLEL', gen)
-        out = []
-        for kind, n in calls:
-            if kind == 'raw':
-                out.append(gen.fixed(n, 1))
-            elif kind == 'float':
-                out.append(gen.fixed(n, 1, np.float32, np.float32(3e-10), np.float32(-0.5)))
-            elif kind == 'double':
-                out.append(gen.fixed(n, 2, np.float64, 2.0 ** -32))
-            elif kind == 'normal':
-                out.append(R.normal(n, np.array([0.25], np.float32), np.array([1.5], np.float32), np.float32))
-            elif kind == 'standard':
-                out.append(R.standard_normal(n, np.float32))
-            else:  # a look ahead of the numpy code, part of it read
-                rows = np.arange(min(R.NUM_STATES, n))
-                out.append(gen.peek(rows, 9).copy())
-                gen.skip(rows, 4)
-        return [np.array(o) for o in out]
+        gen = _mt19937.Engine(seed) if single else _mt19937.ParallelRandom(seed)
+        m.setattr(R, 'SINGLE' if single else 'PARALLEL', gen)
+        call = _single_call if single else _parallel_call
+        return [np.array(call(gen, kind, n)) for kind, n in calls]
 
 
 @pytest.mark.parametrize('trial', range(4))
@@ -85,3 +100,14 @@ def test_built_once_into_the_cache_folder_and_switched_off_by_the_environment(tm
     assert _python(code, {'MXCOMPAT_CACHE_DIR': str(tmp_path)}) == first  # (loaded, not built again)
     off = _python(code, {'MXCOMPAT_CACHE_DIR': str(tmp_path / 'other'), 'MXCOMPAT_NATIVE': '0'})
     assert off == 'False MXCOMPAT_NATIVE is off None'  # (nothing built)
+
+
+@pytest.mark.parametrize('trial', range(3))
+def test_single_engine_compiled_and_numpy_draw_the_same_numbers(trial, monkeypatch):
+    # mx.np.random's engine: the compiled samplers read first what the numpy code drew ahead and left unread
+    rng = np.random.default_rng(trial)
+    calls = [(str(k), int(n)) for k, n in zip(rng.choice(['uniform', 'normal', 'normal64', 'raw'], 40),
+                                              rng.integers(1, 100000, 40))]
+    calls += [('normal', 255), ('normal', 256), ('normal', 257), ('uniform', 100001), ('raw', 3), ('normal', 9999)]
+    for a, b in zip(_draws(True, monkeypatch, calls, 4242, True), _draws(False, monkeypatch, calls, 4242, True)):
+        assert a.dtype == b.dtype and np.array_equal(a, b)

@@ -527,6 +527,20 @@ def test_convolution_gemm_inference_keeps_the_channels_last_weight(gemm_on):
     _inference_keeps_the_channels_last_weight(mx.nd.array(rs.randn(1, 64, 4, 4)), rs.randn(64, 64, 3, 3))
 
 
+def test_convolution_first_call_on_channels_last_data_gives_the_kept_weights_bits():
+    # the first call on a weight version takes the plain weight where the data is channels-last (torch's convolution
+    # then copies it as the kept copy is made): the first, second and third calls give the same bits
+    rs = np.random.RandomState(16)
+    for hw, c in ((2, 64), (4, 64), (2, 512), (8, 32)):
+        x = mx.nd.array(rs.randn(1, c, hw, hw))
+        x._t = x._t.contiguous(memory_format=torch.channels_last)
+        weight = mx.nd.array(rs.randn(c, c, 3, 3))
+        args = dict(kernel=(3, 3), pad=(1, 1), num_filter=c, no_bias=True)
+        first, second, third = [mx.nd.Convolution(x, weight, **args).asnumpy() for _ in range(3)]
+        np.testing.assert_array_equal(first, second)
+        np.testing.assert_array_equal(first, third)
+
+
 def test_convolution_inference_on_a_map_smaller_than_the_kernel_keeps_the_channels_last_weight():
     # A 3x3 convolution of a 1x1 or 2x2 map (ResNet's last stages on thumbnails) is not one the reordered-weight
     # path takes; it computes channels-last through torch's kernel, and its channels-last copy of the weight is

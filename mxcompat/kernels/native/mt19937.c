@@ -44,49 +44,55 @@ static uint32_t next(uint32_t *mt, int64_t *pos) {
     return temper(mt[(*pos)++]);
 }
 
-/* The next m outputs of each engine rows[k] into out[k * m ...]: as uint32 (kind 0), or converted to float (1) or
-   double (2), then times scale when has_scale, then plus shift when has_shift, each rounded in that type. A block
-   is tempered and converted in one loop over its words (vectorized by the compiler). */
-void mx_fill(uint32_t *states, int64_t *pos, const int64_t *rows, int64_t nrows, int64_t m, void *out, int kind,
-             double scale, int has_scale, double shift, int has_shift) {
+/* The next m outputs of the engine mt at *p into out: as uint32 (kind 0), or converted to float (1) or double (2),
+   then times scale when has_scale, then plus shift when has_shift, each rounded in that type. A block is tempered
+   and converted in one loop over its words (vectorized by the compiler). */
+static void fill(uint32_t *mt, int64_t *pos, int64_t m, void *out, int kind, double scale, int has_scale,
+                 double shift, int has_shift) {
     const float fs = has_scale ? (float)scale : 1.0f, fsh = (float)shift;
     const double ds = has_scale ? scale : 1.0;
-    for (int64_t k = 0; k < nrows; k++) {
-        uint32_t *mt = states + rows[k] * MT_N;
-        int64_t p = pos[rows[k]];
-        for (int64_t j = 0; j < m;) {
-            if (p >= MT_N) {
-                twist(mt);
-                p = 0;
-            }
-            int64_t len = MT_N - p < m - j ? MT_N - p : m - j;
-            const uint32_t *w = mt + p;
-            if (kind == 0) {
-                uint32_t *o = (uint32_t *)out + k * m + j;
-                for (int64_t i = 0; i < len; i++)
-                    o[i] = temper(w[i]);
-            } else if (kind == 1) {
-                float *o = (float *)out + k * m + j;
-                if (has_shift)
-                    for (int64_t i = 0; i < len; i++)
-                        o[i] = (float)temper(w[i]) * fs + fsh;
-                else
-                    for (int64_t i = 0; i < len; i++)
-                        o[i] = (float)temper(w[i]) * fs;
-            } else {
-                double *o = (double *)out + k * m + j;
-                if (has_shift)
-                    for (int64_t i = 0; i < len; i++)
-                        o[i] = (double)temper(w[i]) * ds + shift;
-                else
-                    for (int64_t i = 0; i < len; i++)
-                        o[i] = (double)temper(w[i]) * ds;
-            }
-            p += len;
-            j += len;
+    int64_t p = *pos;
+    for (int64_t j = 0; j < m;) {
+        if (p >= MT_N) {
+            twist(mt);
+            p = 0;
         }
-        pos[rows[k]] = p;
+        int64_t len = MT_N - p < m - j ? MT_N - p : m - j;
+        const uint32_t *w = mt + p;
+        if (kind == 0) {
+            uint32_t *o = (uint32_t *)out + j;
+            for (int64_t i = 0; i < len; i++)
+                o[i] = temper(w[i]);
+        } else if (kind == 1) {
+            float *o = (float *)out + j;
+            if (has_shift)
+                for (int64_t i = 0; i < len; i++)
+                    o[i] = (float)temper(w[i]) * fs + fsh;
+            else
+                for (int64_t i = 0; i < len; i++)
+                    o[i] = (float)temper(w[i]) * fs;
+        } else {
+            double *o = (double *)out + j;
+            if (has_shift)
+                for (int64_t i = 0; i < len; i++)
+                    o[i] = (double)temper(w[i]) * ds + shift;
+            else
+                for (int64_t i = 0; i < len; i++)
+                    o[i] = (double)temper(w[i]) * ds;
+        }
+        p += len;
+        j += len;
     }
+    *pos = p;
+}
+
+/* The next m outputs of each engine rows[k] into out[k * m ...] (see fill). */
+void mx_fill(uint32_t *states, int64_t *pos, const int64_t *rows, int64_t nrows, int64_t m, void *out, int kind,
+             double scale, int has_scale, double shift, int has_shift) {
+    const int64_t size = kind == 0 || kind == 1 ? 4 : 8;
+    for (int64_t k = 0; k < nrows; k++)
+        fill(states + rows[k] * MT_N, pos + rows[k], m, (char *)out + k * m * size, kind, scale, has_scale, shift,
+             has_shift);
 }
 
 /* the values of accepted pairs (y, r2): y * sqrt(-2 * log(r2) / r2), times scale, plus shift, rounded step by step
@@ -170,5 +176,45 @@ void mx_normal_f32(uint32_t *states, int64_t *pos, int64_t n, int64_t step, int6
         }
         polar_values(ys, r2s, pending, scale, shift, out + done);
         pos[i] = MT_N - (have - at);  /* the block's outputs not read are the engine's next ones */
+    }
+}
+
+/* MXNet's single engine (mshadow::Random<cpu>): one std::mt19937 (mt, *pos as above) whose first outputs the numpy
+   code may have drawn already: pre[0 .. npre) are read first; *used says how many of them were. */
+static uint32_t single_next(const uint32_t *pre, int64_t npre, int64_t *used, uint32_t *mt, int64_t *pos) {
+    if (*used < npre)
+        return pre[(*used)++];
+    return next(mt, pos);
+}
+
+/* n float canonical numbers (an output / 2**32) of the single engine: mshadow's SampleUniform. */
+void mx_single_uniform_f32(const uint32_t *pre, int64_t npre, uint32_t *mt, int64_t *pos, int64_t n, float *out,
+                           int64_t *used) {
+    const float two32 = 2.3283064365386963e-10f;  /* 2**-32 */
+    int64_t j = 0;
+    *used = 0;
+    for (; j < n && *used < npre; j++)
+        out[j] = (float)pre[(*used)++] * two32;
+    fill(mt, pos, n - j, out + j, 1, two32, 1, 0.0, 0);
+}
+
+/* n standard normal floats of one SampleGaussian call on the single engine: one std::normal_distribution for the
+   call, so each accepted polar pair gives y * mult and then the spare x * mult (an odd n's last spare is dropped
+   with the distribution); the C library's logf. */
+void mx_single_normal_f32(const uint32_t *pre, int64_t npre, uint32_t *mt, int64_t *pos, int64_t n, float *out,
+                          int64_t *used) {
+    const float two32 = 2.3283064365386963e-10f;
+    *used = 0;
+    for (int64_t j = 0; j < n; j += 2) {
+        float x, y, r2;
+        do {
+            x = 2.0f * ((float)single_next(pre, npre, used, mt, pos) * two32) - 1.0f;
+            y = 2.0f * ((float)single_next(pre, npre, used, mt, pos) * two32) - 1.0f;
+            r2 = x * x + y * y;
+        } while (r2 > 1.0f || r2 == 0.0f);
+        float mult = sqrtf(-2.0f * logf(r2) / r2);
+        out[j] = y * mult;
+        if (j + 1 < n)
+            out[j + 1] = x * mult;
     }
 }
