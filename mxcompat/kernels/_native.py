@@ -81,6 +81,8 @@ def _load():
     for name in ('mx_single_uniform_f32', 'mx_single_normal_f32'):
         getattr(lib, name).restype = None
         getattr(lib, name).argtypes = [ptr, i64, ptr, ptr, i64, ptr, ptr]
+    lib.mx_gamma_f32.restype = None
+    lib.mx_gamma_f32.argtypes = [ptr, ptr, i64, i64, i64, i64, ctypes.c_float, ctypes.c_float, ptr]
     lib.mx_normal_f32.restype = None
     lib.mx_normal_f32.argtypes = [ptr, ptr, i64, i64, i64, i64, ctypes.c_float, ctypes.c_float, ptr]
     return lib, None

@@ -10,8 +10,8 @@ ranges on their 32-bit outputs. The samplers on top are in ``_mxrandom``.
 * the single engine of ``mshadow::Random<cpu>`` (``kRandom``): numpy's ``MT19937`` with its legacy seeding, which
   is ``std::mt19937``'s ``init_genrand`` (:class:`Engine`).
 
-Where the machine has a C compiler, the parallel generator's reads (``take``) and its float normal values are
-drawn by the same algorithm compiled (``kernels._native``, 3-8x faster), on the same state array: the numpy code
+Where the machine has a C compiler, the parallel generator's reads (``take``) and its float normal and gamma values,
+and the single engine's float uniform and normal values, are drawn by the same algorithms compiled (``kernels._native``, 3-8x faster), on the same state array: the numpy code
 below and the compiled one give the same numbers and can take turns on the same engines.
 
 Canonical numbers are those of the libstdc++ that built MXNet 1.9.1's wheel (GCC 4.8): a float one is an output /
@@ -407,22 +407,24 @@ class ParallelRandom:
                     0.0 if shift is None else float(shift), shift is not None)
         return True
 
-    def normal_f32(self, n, step, engines, out, scale=1.0, shift=0.0):
-        """A call filling ``n`` normal floats into ``out`` (engine i the values i * step ...): standard normal values
-        times ``scale`` plus ``shift``, in float, drawn by the compiled generator; False where it does not apply
-        (not built, or a C library other than glibc, whose ``logf`` the polar method calls as MXNet does)."""
+    def compiled(self, name, n, step, engines, out, *params):
+        """A call filling ``n`` floats into ``out`` (engine i the values i * step ...) with the compiled sampler
+        ``name`` of kernels/native/mt19937.c (``mx_normal_f32``: standard normal values times a scale plus a shift;
+        ``mx_gamma_f32``: gamma values of a shape and a scale), its float ``params`` after the engine range; the
+        engines shared out to threads as :meth:`take`'s. False where it does not apply (not built, or a C library
+        other than glibc, whose ``logf`` the polar method calls as MXNet does)."""
         lib = _native.library()
         if lib is None or not _native.glibc():
             return False
+        fn = getattr(lib, name)
         self._fresh(np.arange(engines))
         self._peeked = None
         mt, pos, dst = self._mt.ctypes.data, self._pos.ctypes.data, out.ctypes.data
-        parts = _parts(engines, step)  # (the engines shared out to threads, as take's)
+        parts = _parts(engines, step)
         cut = [engines * i // parts for i in range(parts + 1)]
-        jobs = [_workers().submit(lib.mx_normal_f32, mt, pos, n, step, a, b, scale, shift, dst)
-                for a, b in zip(cut[1:-1], cut[2:])]
+        jobs = [_workers().submit(fn, mt, pos, n, step, a, b, *params, dst) for a, b in zip(cut[1:-1], cut[2:])]
         try:
-            lib.mx_normal_f32(mt, pos, n, step, 0, cut[1], scale, shift, dst)
+            fn(mt, pos, n, step, 0, cut[1], *params, dst)
         finally:
             futures.wait(jobs)
         for job in jobs:

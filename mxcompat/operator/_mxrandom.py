@@ -1,8 +1,8 @@
 """MXNet 1.9.1's CPU random numbers, bit for bit: its two kinds of ``std::mt19937`` engines and the samplers drawing
 from them, computed with numpy over the engines' 32-bit outputs. The engines themselves and libstdc++'s canonical
 numbers are in ``_mt19937``, the C library's math functions in ``_libm``; this module holds the process's engines,
-the samplers and the switch between MXNet's streams and torch's (``set_streams``). Uniform and float normal values
-are drawn compiled where ``kernels._native`` can be built (the same numbers).
+the samplers and the switch between MXNet's streams and torch's (``set_streams``). Uniform values and float normal
+and gamma values are drawn compiled where ``kernels._native`` can be built (the same numbers).
 
 The engines (a CPU context's random "resources" in MXNet):
 
@@ -168,7 +168,7 @@ def standard_normal(n, f):
     out = np.empty(n, f)
     if not counts:
         return out
-    if f == _F32 and PARALLEL.normal_f32(n, step, len(counts), out):
+    if f == _F32 and PARALLEL.compiled('mx_normal_f32', n, step, len(counts), out, 1.0, 0.0):
         return out
     k = 4 if f == _F64 else 2  # outputs per attempt (a pair of canonical numbers)
     counts = np.array(counts, dtype=np.int64)
@@ -201,8 +201,8 @@ def normal(n, loc, scale, otype):
     if c == _F32 == f == np.dtype(otype) and loc.size == 1 and scale.size == 1:  # (scaled as drawn, compiled)
         step, counts = PARALLEL.split(n)
         out = np.empty(n, _F32)
-        if not counts or PARALLEL.normal_f32(n, step, len(counts), out, float(scale.ravel()[0]),
-                                             float(loc.ravel()[0])):
+        if not counts or PARALLEL.compiled('mx_normal_f32', n, step, len(counts), out, float(scale.ravel()[0]),
+                                           float(loc.ravel()[0])):
             return out
     z = standard_normal(n, f)
     return to_output(z.astype(c) * _per_value(scale, n).astype(c) + _per_value(loc, n).astype(c), otype)
@@ -546,7 +546,13 @@ def gamma(n, alpha, beta, otype):
     f = _F32 if np.dtype(otype) != np.float64 else _F64  # float16 draws in float
     alpha, beta = np.asarray(alpha).astype(_itype(alpha)), np.asarray(beta).astype(_itype(beta))
     if alpha.size == 1 and beta.size == 1:
-        return to_output(_gamma_constant(n, alpha.ravel()[0], beta.ravel()[0], f), otype)
+        a, b = alpha.ravel()[0], beta.ravel()[0]
+        if f == _F32 and a.dtype == b.dtype == _F32:  # (compiled where it can be: float shape and scale)
+            step, counts = PARALLEL.split(n)
+            out = np.empty(n, _F32)
+            if not counts or PARALLEL.compiled('mx_gamma_f32', n, step, len(counts), out, float(a), float(b)):
+                return to_output(out, otype)
+        return to_output(_gamma_constant(n, a, b, f), otype)
     a, b = _taker(alpha, n), _taker(beta, n)
     return to_output(_by_value(n, lambda cur, rows, i: _gamma_values(cur, rows, a(i), b(i), f)), otype)
 

@@ -1,6 +1,7 @@
 """kernels/_native: the compiled parallel generator draws what the numpy code of operator/_mt19937 draws (both read
-and advance the same engines, in any order of calls), normal values included; it is built once into the cache
-folder, and MXCOMPAT_NATIVE=0 keeps everything on numpy. Skipped where no C compiler is found."""
+and advance the same engines, in any order of calls), normal and gamma values included, and so does the single
+engine; it is built once into the cache folder, and MXCOMPAT_NATIVE=0 keeps everything on numpy. Skipped where no
+C compiler is found."""
 import os
 import subprocess
 import sys
@@ -27,6 +28,10 @@ def _parallel_call(gen, kind, n):
         return R.normal(n, np.array([0.25], np.float32), np.array([1.5], np.float32), np.float32)
     if kind == 'standard':
         return R.standard_normal(n, np.float32)
+    if kind == 'gamma':
+        return R.gamma(n, np.float32(2.5), np.float32(1.3), np.float32)
+    if kind == 'gamma_below_1':  # (a uniform number more per value)
+        return R.gamma(n, np.float32(0.4), np.float32(0.7), np.float32)
     rows = np.arange(min(R.NUM_STATES, n))  # a look ahead of the numpy code, part of it read
     ahead = gen.peek(rows, 9).copy()
     gen.skip(rows, 4)
@@ -59,9 +64,10 @@ def _draws(compiled, monkeypatch, calls, seed=12345, single=False):
 @pytest.mark.parametrize('trial', range(4))
 def test_compiled_and_numpy_draw_the_same_numbers(trial, monkeypatch):
     rng = np.random.default_rng(trial)
-    kinds = ['raw', 'float', 'double', 'normal', 'standard', 'peek']
+    kinds = ['raw', 'float', 'double', 'normal', 'standard', 'peek', 'gamma', 'gamma_below_1']
     calls = [(str(k), int(n)) for k, n in zip(rng.choice(kinds, 40), rng.integers(1, 200000, 40))]
-    calls += [('raw', 64), ('normal', 65), ('float', 65536), ('standard', 65537), ('normal', 1), ('raw', 1000001)]
+    calls += [('raw', 64), ('normal', 65), ('float', 65536), ('standard', 65537), ('normal', 1), ('raw', 1000001),
+              ('gamma', 65537), ('gamma_below_1', 63)]
     for a, b in zip(_draws(True, monkeypatch, calls, trial), _draws(False, monkeypatch, calls, trial)):
         assert a.dtype == b.dtype and np.array_equal(a, b)
 

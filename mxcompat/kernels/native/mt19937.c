@@ -218,3 +218,49 @@ void mx_single_normal_f32(const uint32_t *pre, int64_t npre, uint32_t *mt, int64
             out[j + 1] = x * mult;
     }
 }
+
+/* A call of the parallel generator filling n gamma floats of shape a and scale b (float parameters), engine i the
+   values i * step ... for e0 <= i < e1: MXNet's SampleGamma (Marsaglia and Tsang) as its CPU kernel computes it:
+   d, k and c rounded to float; per attempt a standard normal z (the polar method, a fresh distribution); where
+   z > -k, x = 1 + c z and V = x**3 in float and the test log(1 - u) < z**2 / 2 + d (1 - V + log V) in double with
+   the C library's log; the value d V b in float, times pow(u', 1 / a) in double for a < 1. */
+void mx_gamma_f32(uint32_t *states, int64_t *pos, int64_t n, int64_t step, int64_t e0, int64_t e1, float a, float b,
+                  float *out) {
+    const float two32 = 2.3283064365386963e-10f;
+    const double a64 = (double)a;
+    const int small = a < 1.0f;
+    const float d = (float)(small ? a64 + 2.0 / 3.0 : a64 - 1.0 / 3.0);
+    const float k = (float)sqrt(9.0 * (double)d);
+    const float c = (float)(1.0 / (double)k);
+    const double inv_a = (double)(float)(1.0 / a64);
+    for (int64_t i = e0; i < e1 && i * step < n; i++) {
+        uint32_t *mt = states + i * MT_N;
+        int64_t *p = pos + i;
+        int64_t end = (i + 1) * step < n ? (i + 1) * step : n;
+        for (int64_t j = i * step; j < end; j++) {
+            float value;
+            for (;;) {
+                float x, y, r2;
+                do {
+                    x = 2.0f * ((float)next(mt, p) * two32) - 1.0f;
+                    y = 2.0f * ((float)next(mt, p) * two32) - 1.0f;
+                    r2 = x * x + y * y;
+                } while (r2 > 1.0f || r2 == 0.0f);
+                float z = y * sqrtf(-2.0f * logf(r2) / r2);
+                if (!(z > -k))
+                    continue;
+                float xv = (float)(1.0 + (double)(c * z));
+                float v = xv * xv * xv;
+                double ue = (double)((float)next(mt, p) * two32);
+                double zd = (double)z, vd = (double)v;
+                if (log(1.0 - ue) < 0.5 * zd * zd + (double)d * ((1.0 - vd) + log(vd))) {
+                    value = d * v * b;
+                    break;
+                }
+            }
+            if (small)
+                value = (float)((double)value * pow((double)((float)next(mt, p) * two32), inv_a));
+            out[j] = value;
+        }
+    }
+}
