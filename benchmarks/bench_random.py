@@ -88,36 +88,21 @@ def torch_first_output():
     return run
 
 
-def mxcompat_reinit():
+def mxcompat_reinit(initializer=mx.init.Xavier):
     net = vision.resnet50_v1()
-    net.initialize(mx.init.Xavier())
+    net.initialize(initializer())
     net(mx.nd.zeros((1, 3, 32, 32)))
-    return lambda: net.initialize(mx.init.Xavier(), force_reinit=True)
+    return lambda: net.initialize(initializer(), force_reinit=True)
 
 
-def torch_reinit():
+def torch_reinit(weight_init=None):
+    """Every module's reset_parameters(), or ``weight_init`` on the convolution and Dense weights instead."""
     modules = [m for m in torch_resnet50_v1().modules() if hasattr(m, 'reset_parameters')]
 
     def run():
         for m in modules:
-            m.reset_parameters()
-    return run
-
-
-def mxcompat_reinit_normal():
-    net = vision.resnet50_v1()
-    net.initialize(mx.init.MSRAPrelu())
-    net(mx.nd.zeros((1, 3, 32, 32)))
-    return lambda: net.initialize(mx.init.MSRAPrelu(), force_reinit=True)
-
-
-def torch_reinit_normal():
-    modules = [m for m in torch_resnet50_v1().modules() if hasattr(m, 'reset_parameters')]
-
-    def run():
-        for m in modules:
-            if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)):
-                torch.nn.init.kaiming_normal_(m.weight)
+            if weight_init is not None and isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)):
+                weight_init(m.weight)
             else:
                 m.reset_parameters()
     return run
@@ -130,7 +115,8 @@ def _collect():
 INITS = {'resnet50_v1-init': (mxcompat_init, torch_init),
          'resnet50_v1-first-output': (mxcompat_init, torch_first_output),
          'resnet50_v1-reinit': (mxcompat_reinit, torch_reinit),
-         'resnet50_v1-reinit-normal': (mxcompat_reinit_normal, torch_reinit_normal)}
+         'resnet50_v1-reinit-normal': (lambda: mxcompat_reinit(mx.init.MSRAPrelu),
+                                       lambda: torch_reinit(torch.nn.init.kaiming_normal_))}
 
 
 SAMPLERS = {
