@@ -11,8 +11,9 @@ ranges on their 32-bit outputs. The samplers on top are in ``_mxrandom``.
   is ``std::mt19937``'s ``init_genrand`` (:class:`Engine`).
 
 Where the machine has a C compiler, the parallel generator's reads (``take``) and its float normal and gamma values,
-and the single engine's float uniform and normal values, are drawn by the same algorithms compiled (``kernels._native``, 3-8x faster), on the same state array: the numpy code
-below and the compiled one give the same numbers and can take turns on the same engines.
+and the single engine's float uniform and normal values, are drawn by the same algorithms compiled
+(``kernels._native``, 4-11x faster), on the same states: the numpy code below and the compiled one give the same
+numbers and can take turns on the same engines.
 
 Canonical numbers are those of the libstdc++ that built MXNet 1.9.1's wheel (GCC 4.8): a float one is an output /
 2**32 rounded to float (1.0 when it rounds up: GCC 4.8 does not keep it below 1), a double one (first + second *
@@ -242,6 +243,20 @@ def _workers():
     return _WORKERS[0]
 
 
+def _in_parts(count, parts, run):
+    """``run(a, b)`` for ``parts`` consecutive ranges of ``count`` engines: the first on this thread, the others on
+    the worker threads; returns when all are done (the engines' states are whole again before anything is
+    raised)."""
+    cut = [count * i // parts for i in range(parts + 1)]
+    jobs = [_workers().submit(run, a, b) for a, b in zip(cut[1:-1], cut[2:])]
+    try:
+        run(0, cut[1])
+    finally:
+        futures.wait(jobs)
+    for job in jobs:
+        job.result()
+
+
 class ParallelRandom:
     """MXNet's parallel CPU generator: ``NUM_STATES`` engines, engine ``i`` seeded with ``base + i``.
 
@@ -420,15 +435,7 @@ class ParallelRandom:
         self._fresh(np.arange(engines))
         self._peeked = None
         mt, pos, dst = self._mt.ctypes.data, self._pos.ctypes.data, out.ctypes.data
-        parts = _parts(engines, step)
-        cut = [engines * i // parts for i in range(parts + 1)]
-        jobs = [_workers().submit(fn, mt, pos, n, step, a, b, *params, dst) for a, b in zip(cut[1:-1], cut[2:])]
-        try:
-            fn(mt, pos, n, step, 0, cut[1], *params, dst)
-        finally:
-            futures.wait(jobs)
-        for job in jobs:
-            job.result()
+        _in_parts(engines, _parts(engines, step), lambda a, b: fn(mt, pos, n, step, a, b, *params, dst))
         return True
 
     def _commit(self, rows, pos, counts, parts):
@@ -475,15 +482,7 @@ class ParallelRandom:
         if parts == 1 or not out.flags.c_contiguous:
             return self._fill(rows, m, out, scale, True, shift)
         self._fresh(rows)  # (here: the threads below then only read the seeding's bookkeeping)
-        cut = [len(rows) * i // parts for i in range(parts + 1)]
-        jobs = [_workers().submit(self._fill, rows[a:b], m, out[a:b], scale, True, shift)
-                for a, b in zip(cut[1:-1], cut[2:])]
-        try:
-            self._fill(rows[:cut[1]], m, out[:cut[1]], scale, True, shift)
-        finally:
-            futures.wait(jobs)  # (the engines' states are whole again before anything is raised)
-        for job in jobs:
-            job.result()
+        _in_parts(len(rows), parts, lambda a, b: self._fill(rows[a:b], m, out[a:b], scale, True, shift))
         return out
 
     @staticmethod
