@@ -114,27 +114,16 @@ def book_data(src, dest):
             f.write(data)
 
 
+def _pages(src):
+    for path in src.list():
+        if path.endswith('.ipynb'):
+            script = None if path in SKIP else script_of(src.read(path))
+            yield name_of(path), script, SKIP.get(path, 'no code cells')
+
+
 def prepare(args):
     src = convert.Source(args.source)
-    scripts = os.path.join(args.work, 'scripts')
-    os.makedirs(scripts, exist_ok=True)
-    skipped, n = {}, 0
-    for path in src.list():
-        if not path.endswith('.ipynb'):
-            continue
-        target = os.path.join(scripts, name_of(path) + '.py')
-        if os.path.exists(target):
-            os.remove(target)
-        script = None if path in SKIP else script_of(src.read(path))
-        if script is None:
-            skipped[name_of(path)] = SKIP.get(path, 'no code cells')
-            continue
-        with open(target, 'w', encoding='utf-8') as f:
-            f.write(script)
-        n += 1
-    with open(os.path.join(args.work, 'skipped.txt'), 'w') as f:
-        f.writelines('%s\t%s\n' % kv for kv in sorted(skipped.items()))
-    print('%d notebook scripts in %s, %d skipped' % (n, scripts, len(skipped)))
+    run_tutorials.write_scripts(args.work, _pages(src), 'notebook')
     base = os.path.join(args.work, 'data', 'small')
     book_data(src, os.path.join(base, 'sd_data'))
     import make_data_tut

@@ -89,28 +89,37 @@ def name_of(path):
     return path[len(ROOT):-3].replace('/', '__')
 
 
-def prepare(args):
-    src = convert.Source(args.source)
-    scripts = os.path.join(args.work, 'scripts')
+def write_scripts(work, pages, what):
+    """Write WORK/scripts/NAME.py for each (name, script or None, reason) of ``pages`` (a page without a script is
+    listed in WORK/skipped.txt with its reason; an earlier run's script of it is removed)."""
+    scripts = os.path.join(work, 'scripts')
     os.makedirs(scripts, exist_ok=True)
     skipped, n = {}, 0
-    for path in src.list():
-        if not (path.startswith(ROOT) and path.endswith('.md')):
-            continue
-        rel = path[len(ROOT):]
-        target = os.path.join(scripts, name_of(path) + '.py')
+    for name, script, reason in pages:
+        target = os.path.join(scripts, name + '.py')
         if os.path.exists(target):
             os.remove(target)
-        script = script_of(src.read(path), rel)
-        if rel in SKIP or script is None:
-            skipped[name_of(path)] = SKIP.get(rel, 'no Python code cells')
+        if script is None:
+            skipped[name] = reason
             continue
         with open(target, 'w', encoding='utf-8') as f:
             f.write(script)
         n += 1
-    with open(os.path.join(args.work, 'skipped.txt'), 'w') as f:
+    with open(os.path.join(work, 'skipped.txt'), 'w') as f:
         f.writelines('%s\t%s\n' % kv for kv in sorted(skipped.items()))
-    print('%d tutorial scripts in %s, %d skipped' % (n, scripts, len(skipped)))
+    print('%d %s scripts in %s, %d skipped' % (n, what, scripts, len(skipped)))
+
+
+def _pages(src):
+    for path in src.list():
+        if path.startswith(ROOT) and path.endswith('.md'):
+            rel = path[len(ROOT):]
+            script = None if rel in SKIP else script_of(src.read(path), rel)
+            yield name_of(path), script, SKIP.get(rel, 'no Python code cells')
+
+
+def prepare(args):
+    write_scripts(args.work, _pages(convert.Source(args.source)), 'tutorial')
     import make_data_tut
     make_data_tut.write(os.path.join(args.work, 'data', 'small'))
 
