@@ -100,12 +100,15 @@ def _python(code, env):
 
 def test_built_once_into_the_cache_folder_and_switched_off_by_the_environment(tmp_path):
     code = ('import os; from mxcompat.kernels import _native; lib = _native.library(); d = _native.cache_dir(); '
-            'print(lib is not None, _native.why_not(), sorted(os.listdir(d)) if os.path.isdir(d) else None)')
+            'ext = _native.extension("npcall"); '
+            'print(lib is not None, ext is not None, _native.why_not(), _native.why_not("npcall"), '
+            'sorted(os.listdir(d)) if os.path.isdir(d) else None)')
     first = _python(code, {'MXCOMPAT_CACHE_DIR': str(tmp_path)})
-    assert first.startswith('True None [') and first.count('.so') == 1
+    # the generator and mx.np's extension, one file each
+    assert first.startswith("True True None None ['mt19937-") and first.count('.so') == 2 and "'npcall-" in first
     assert _python(code, {'MXCOMPAT_CACHE_DIR': str(tmp_path)}) == first  # (loaded, not built again)
     off = _python(code, {'MXCOMPAT_CACHE_DIR': str(tmp_path / 'other'), 'MXCOMPAT_NATIVE': '0'})
-    assert off == 'False MXCOMPAT_NATIVE is off None'  # (nothing built)
+    assert off == 'False False MXCOMPAT_NATIVE is off MXCOMPAT_NATIVE is off None'  # (nothing built)
 
 
 @pytest.mark.parametrize('trial', range(3))
