@@ -13,6 +13,7 @@ from ..context import current_context
 from ..ndarray.ndarray import NDArray, _broadcast_error, _check_recorded_write
 from ..util import _check_ufunc_kwargs
 from .._recording import track_recorded as _track_recorded
+from ._fastcall import fast as _fast
 from .multiarray import (ndarray, _dtypes_differ, _dtype_name, _np_wrap, _operand, _legacy_error, _scalar_as,
                          _array_input, _default_float, _write, promote)
 
@@ -316,8 +317,9 @@ def _binary(name, fn, kind):
         f, method = _binary_fast(name, fn, direct, float_direct, number_fn, general)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` with MXNet 1.9.1\'s dtype rules (see ``_op``\'s notes).' % name
-    f.method = method
-    return f
+    mode = 'COMPARE' if kind == 'cmp' else 'BINARY'
+    f.method = _fast(mode, method, fn, number_fn, None, direct, float_direct)
+    return _fast(mode, f, fn, number_fn, None, direct, float_direct)
 
 
 def _promote(t, dt):
@@ -498,8 +500,9 @@ def _unary(name, fn, host_name=None, float_only=False):
         return f(self)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = 'NumPy\'s ``%s`` (integer inputs keep their dtype, as in MXNet 1.9.1).' % name
-    f.method = method
-    return f
+    result_dt = None if bool_ok else ...
+    f.method = _fast('UNARY', method, fn, direct=direct, result_dt=result_dt)
+    return _fast('UNARY', f, fn, direct=direct, result_dt=result_dt)
 
 
 def _bitwise_not(t):
@@ -710,6 +713,9 @@ def dot(a, b, out=None):
     return _finish(_product('dot', _dot, ta, tb), a._ctx, out)
 
 
+dot = _fast('DOT', dot, torch.mm, torch.mv, torch.matmul)
+
+
 def matmul(a, b, out=None, **kwargs):
     """NumPy's ``matmul`` (broadcast batches; 0-d operands are refused, as NumPy does)."""
     if type(a) is ndarray and type(b) is ndarray and out is None and not kwargs:  # the common case
@@ -844,6 +850,9 @@ def _legacy_only(name):
 
 
 ndarray.__eq__ = equal.method  # (``a == None`` raises TypeError, as in MXNet)
+# the common cases of a[3] and a.reshape(4, 16) compiled too (see _fastcall)
+ndarray.__getitem__ = _fast('GETITEM', ndarray.__getitem__)
+ndarray.reshape = _fast('RESHAPE', ndarray.reshape)
 ndarray.__ne__ = not_equal.method
 # the methods MXNet's mx.np.ndarray has that are functions of mx.np
 for _name, _fn in (('round', around), ('dot', dot), ('clip', _clip_method)):

@@ -13,6 +13,7 @@ from ..operator.extra_ops import cumsum_along
 from ..operator.reduce import extremum_with_ties
 from .._recording import track_recorded as _track_recorded
 from .multiarray import ndarray, _np_wrap, _array_input, _default_float, promote
+from ._fastcall import fast as _fast
 from ._op import _finish, _new, _STATE, _WIDE_FLOATS
 
 __all__ = ['sum', 'prod', 'product', 'mean', 'var', 'std', 'max', 'amax', 'min', 'amin', 'argmax', 'argmin', 'all',
@@ -111,6 +112,9 @@ def sum(a, axis=None, dtype=None, keepdims=False, initial=None, out=None):  # no
     if out is None:
         return _np_wrap(r, a._ctx)
     return _finish(r, a._ctx, out)
+
+
+sum = _fast('UNARY', sum, torch.sum, direct=_WIDE_FLOATS)  # noqa: A001 (np.sum(a) compiled: see _fastcall)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):  # (MXNet's order)
