@@ -4,6 +4,7 @@ of operand, in and out of ``autograd.record()``; they introspect, pickle and cop
 MXCOMPAT_NATIVE=0 leaves the Python functions alone. The comparisons call the Python function (``fallback``)
 directly, so its own fast paths, the ones that run where the extension cannot be built, are checked here too."""
 import copy
+import functools
 import inspect
 import os
 import pickle
@@ -31,10 +32,10 @@ UNARY = ('exp', 'negative', 'abs', 'sqrt', 'tanh', 'floor', 'isnan', 'sum')
 UNARY_METHODS = ('__neg__', '__abs__')
 
 
-def _array(dtype, shape=(3, 4), seed=0, known=True):
+def _array(dtype, shape=(3, 4), seed=0, known=True, ctx=None):
     """A fresh array; ``known``: its dtype recorded (``_dt``) as after an operator, else unset as a wrapped tensor."""
     rs = onp.random.RandomState(seed)
-    a = np.array((rs.uniform(-2, 3, shape) * (1 if dtype.startswith('float') else 4)).astype(dtype))
+    a = np.array((rs.uniform(-2, 3, shape) * (1 if dtype.startswith('float') else 4)).astype(dtype), ctx=ctx)
     a._dt = a._t.dtype if known else None
     return a
 
@@ -99,26 +100,27 @@ def test_unary_functions_and_methods(name, dtype):
 
 
 @pytest.mark.parametrize('dtype', ('float32', 'float64', 'int32'))
-def test_dot_getitem_reshape(dtype):
-    a, v = (lambda: _array(dtype, (3, 4))), (lambda: _array(dtype, (4,), seed=3))
-    for make in (lambda: (a(), _array(dtype, (4, 2), seed=3)), lambda: (a(), v()), lambda: (v(), v()),
-                 lambda: (_array(dtype, (2, 3, 4)), v()), lambda: (a(), _array(dtype, (2, 4, 5))),
-                 lambda: (a(), _array('float64' if dtype != 'float64' else 'float32', (4, 2))),
-                 lambda: (a(), a()), lambda: (_array(dtype, ()), v()), lambda: (a(), 2)):
+def test_dot_getitem_reshape(dtype, ctx):
+    arr = functools.partial(_array, ctx=ctx)
+    a, v = (lambda: arr(dtype, (3, 4))), (lambda: arr(dtype, (4,), seed=3))
+    for make in (lambda: (a(), arr(dtype, (4, 2), seed=3)), lambda: (a(), v()), lambda: (v(), v()),
+                 lambda: (arr(dtype, (2, 3, 4)), v()), lambda: (a(), arr(dtype, (2, 4, 5))),
+                 lambda: (a(), arr('float64' if dtype != 'float64' else 'float32', (4, 2))),
+                 lambda: (a(), a()), lambda: (arr(dtype, ()), v()), lambda: (a(), 2)):
         _check_same(np.dot, make)
         _check_same(np.ndarray.dot, make)
     for key in (0, 2, -1, 3, -4, True, slice(1, 2), (1, 2), onp.int64(1)):
         _check_same(np.ndarray.__getitem__, lambda: (a(), key))
-        _check_same(np.ndarray.__getitem__, lambda: (_array(dtype, ()), key))
+        _check_same(np.ndarray.__getitem__, lambda: (arr(dtype, ()), key))
     for shape in ((4, 3), ((4, 3),), ([2, 6],), (12,), (-1,), (5, 3), ((2, -1),), (onp.int64(12),), ()):
         _check_same(np.ndarray.reshape, lambda: (a(),) + shape)
         _check_same(np.ndarray.reshape, lambda: (a()[:, 1:3],) + shape)
 
 
-def test_autograd_records_through_the_compiled_paths():
+def test_autograd_records_through_the_compiled_paths(ctx):
     def run(via):
-        x = _array('float32')
-        w = _array('float32', (4, 2), seed=5)
+        x = _array('float32', ctx=ctx)
+        w = _array('float32', (4, 2), seed=5, ctx=ctx)
         for p in (x, w):
             p.attach_grad()
         with autograd.record():
@@ -131,7 +133,7 @@ def test_autograd_records_through_the_compiled_paths():
     for g, h in zip(fast, slow):
         assert onp.array_equal(g, h)
     # outside record() a variable's result is detached, as the Python path does
-    x = _array('float32')
+    x = _array('float32', ctx=ctx)
     x.attach_grad()
     assert not np.exp(x)._t.requires_grad and not (x + x)._t.requires_grad and not x[0]._t.requires_grad
 
