@@ -75,8 +75,12 @@ def _build(cc, source, flags, suffix):
     return path
 
 
-def _off():
-    return os.environ.get('MXCOMPAT_NATIVE', '1').strip().lower() in ('0', 'false', 'no', 'off')
+def _compiler_or_why():
+    """(the C compiler, None), or (None, why mxcompat's C code is not built here)."""
+    if os.environ.get('MXCOMPAT_NATIVE', '1').strip().lower() in ('0', 'false', 'no', 'off'):
+        return None, 'MXCOMPAT_NATIVE is off'
+    cc = _compiler()
+    return (cc, None) if cc is not None else (None, 'no C compiler found')
 
 
 def _failure(source, e):
@@ -85,11 +89,9 @@ def _failure(source, e):
 
 
 def _load():
-    if _off():
-        return None, 'MXCOMPAT_NATIVE is off'
-    cc = _compiler()
+    cc, why = _compiler_or_why()
     if cc is None:
-        return None, 'no C compiler found'
+        return None, why
     try:
         lib = ctypes.CDLL(_build(cc, _SOURCE, _FLAGS, '.dll' if sys.platform == 'win32' else '.so'))
     except (OSError, subprocess.SubprocessError) as e:
@@ -133,12 +135,10 @@ def glibc():
 
 
 def _load_extension(name):
-    if _off():
-        return None, 'MXCOMPAT_NATIVE is off'
-    cc = _compiler()
-    include = sysconfig.get_paths().get('include')
+    cc, why = _compiler_or_why()
     if cc is None:
-        return None, 'no C compiler found'
+        return None, why
+    include = sysconfig.get_paths().get('include')
     if not include or not os.path.exists(os.path.join(include, 'Python.h')):
         return None, "Python's headers (Python.h) are not installed"
     source = os.path.join(_NATIVE, name + '.c')
